@@ -1,0 +1,78 @@
+/* log.c: stderr logging with <N> priority prefixes (see log.h). */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static int max_level = LOG_INFO;
+static int prefix_mode = -1; /* -1: auto */
+static const char *program = NULL;
+
+static const char *const level_names[] = {
+        [LOG_EMERG] = "emerg", [LOG_ALERT] = "alert", [LOG_CRIT] = "crit",
+        [LOG_ERR] = "err",     [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
+        [LOG_INFO] = "info",   [LOG_DEBUG] = "debug",
+};
+
+void log_set_max_level(int level) {
+        max_level = level;
+}
+
+int log_get_max_level(void) {
+        return max_level;
+}
+
+int log_level_from_string(const char *s) {
+        for (size_t i = 0; i < ELEMENTSOF(level_names); i++)
+                if (streq(s, level_names[i]))
+                        return (int) i;
+        if (streq(s, "error"))
+                return LOG_ERR;
+        if (streq(s, "warn"))
+                return LOG_WARNING;
+        return -EINVAL;
+}
+
+const char *log_level_to_string(int level) {
+        if (level < 0 || (size_t) level >= ELEMENTSOF(level_names))
+                return NULL;
+        return level_names[level];
+}
+
+void log_set_prefix(int mode) {
+        prefix_mode = mode;
+}
+
+void log_set_program(const char *name) {
+        program = name;
+}
+
+int log_internal(int level, int error, const char *fmt, ...) {
+        int saved = errno;
+        char buf[2048];
+        va_list ap;
+        bool prefix;
+
+        error = abs(error);
+        /* %m in fmt refers to 'error', as in systemd's log_*_errno(). */
+        errno = error;
+        va_start(ap, fmt);
+        (void) vsnprintf(buf, sizeof buf, fmt, ap);
+        va_end(ap);
+
+        prefix = prefix_mode < 0 ? !isatty(STDERR_FILENO) : prefix_mode > 0;
+        if (prefix)
+                fprintf(stderr, "<%d>%s\n", level, buf);
+        else if (program)
+                fprintf(stderr, "%s: %s\n", program, buf);
+        else
+                fprintf(stderr, "%s\n", buf);
+
+        errno = saved;
+        return -error;
+}

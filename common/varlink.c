@@ -1,0 +1,237 @@
+/* varlink.c: NUL-framed JSON messages (see varlink.h). */
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "protocol.h"
+#include "varlink.h"
+
+int varlink_parse(const char *buf, size_t len, json_object **ret) {
+        struct json_tokener *tok;
+        json_object *o;
+        enum json_tokener_error jerr;
+        size_t consumed;
+
+        if (len == 0 || len > INT32_MAX || memchr(buf, 0, len))
+                return -EBADMSG;
+        tok = json_tokener_new_ex(VARLINK_MAX_DEPTH);
+        if (!tok)
+                return -ENOMEM;
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+        o = json_tokener_parse_ex(tok, buf, (int) len);
+        jerr = json_tokener_get_error(tok);
+        consumed = json_tokener_get_parse_end(tok);
+        json_tokener_free(tok);
+
+        if (!o || jerr != json_tokener_success) {
+                json_object_put(o);
+                return -EBADMSG;
+        }
+        /* Only whitespace may follow the object. */
+        for (size_t i = consumed; i < len; i++)
+                if (!strchr(" \t\r\n", buf[i])) {
+                        json_object_put(o);
+                        return -EBADMSG;
+                }
+        if (!json_object_is_type(o, json_type_object)) {
+                json_object_put(o);
+                return -EBADMSG;
+        }
+        *ret = o;
+        return 0;
+}
+
+int varlink_serialize(json_object *msg, char **ret, size_t *ret_len) {
+        size_t len;
+        const char *s = json_object_to_json_string_length(msg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+        char *b;
+
+        if (!s)
+                return -ENOMEM;
+        b = malloc(len + 1);
+        if (!b)
+                return -ENOMEM;
+        memcpy(b, s, len);
+        b[len] = 0;
+        *ret = b;
+        *ret_len = len + 1;
+        return 0;
+}
+
+static json_object *envelope(const char *key, const char *value, json_object *params) {
+        json_object *o = json_object_new_object();
+
+        if (!params)
+                params = json_object_new_object();
+        if (!o || !params)
+                goto fail;
+        if (key && json_object_object_add(o, key, json_object_new_string(value)) < 0)
+                goto fail;
+        if (json_object_object_add(o, VL_PARAMETERS, params) < 0)
+                goto fail;
+        return o;
+fail:
+        json_object_put(params);
+        json_object_put(o);
+        return NULL;
+}
+
+json_object *varlink_request_new(const char *method, json_object *params) {
+        return envelope(VL_METHOD, method, params);
+}
+
+json_object *varlink_reply_new(json_object *params) {
+        return envelope(NULL, NULL, params);
+}
+
+json_object *varlink_error_new(const char *error, json_object *params) {
+        return envelope(VL_ERROR, error, params);
+}
+
+json_object *varlink_error_new_str(const char *error, const char *key, const char *value) {
+        json_object *p = json_object_new_object();
+
+        if (p && key && json_object_object_add(p, key, json_object_new_string(value ? value : "")) < 0) {
+                json_object_put(p);
+                return NULL;
+        }
+        return varlink_error_new(error, p);
+}
+
+int varlink_connect(const char *path, int *ret_fd) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        _cleanup_close_ int fd = -1;
+
+        if (strlen(path) >= sizeof sa.sun_path)
+                return -ENAMETOOLONG;
+        strcpy(sa.sun_path, path);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        if (connect(fd, (struct sockaddr *) &sa, sizeof sa) < 0)
+                return -errno;
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
+}
+
+/* Waits for 'events' on fd until 'deadline'; -ETIMEDOUT past it. */
+static int wait_fd(int fd, short events, uint64_t deadline) {
+        for (;;) {
+                struct pollfd p = { .fd = fd, .events = events };
+                uint64_t now = now_usec();
+                int r, timeout;
+
+                if (deadline == USEC_INFINITY)
+                        timeout = -1;
+                else if (now >= deadline)
+                        return -ETIMEDOUT;
+                else
+                        timeout = (int) MIN((deadline - now + 999) / 1000, (uint64_t) INT32_MAX);
+                r = poll(&p, 1, timeout);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r < 0)
+                        return -errno;
+                if (r == 0)
+                        return -ETIMEDOUT;
+                return 0;
+        }
+}
+
+int varlink_call(int fd, const char *method, json_object *params, uint64_t timeout_usec,
+                 size_t max_reply, json_object **ret_params, char **ret_error) {
+        _cleanup_json_ json_object *req = NULL, *reply = NULL;
+        _cleanup_free_ char *out = NULL, *in = NULL;
+        size_t out_len, off = 0, in_len = 0, in_alloc = 0;
+        uint64_t deadline = timeout_usec == USEC_INFINITY ? USEC_INFINITY : now_usec() + timeout_usec;
+        json_object *p, *e;
+        int r;
+
+        req = varlink_request_new(method, params);
+        if (!req)
+                return -ENOMEM;
+        r = varlink_serialize(req, &out, &out_len);
+        if (r < 0)
+                return r;
+
+        while (off < out_len) {
+                ssize_t n = send(fd, out + off, out_len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && errno == EAGAIN) {
+                        r = wait_fd(fd, POLLOUT, deadline);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                if (n < 0)
+                        return -errno;
+                off += (size_t) n;
+        }
+
+        for (;;) {
+                ssize_t n;
+                char *nul;
+
+                if (in_len == in_alloc) {
+                        size_t na = in_alloc ? in_alloc * 2 : 65536;
+                        char *ni;
+
+                        if (in_alloc >= max_reply)
+                                return -EMSGSIZE;
+                        na = MIN(na, max_reply);
+                        ni = realloc(in, na);
+                        if (!ni)
+                                return -ENOMEM;
+                        in = ni;
+                        in_alloc = na;
+                }
+                n = recv(fd, in + in_len, in_alloc - in_len, MSG_DONTWAIT);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && errno == EAGAIN) {
+                        r = wait_fd(fd, POLLIN, deadline);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        return -ECONNRESET;
+                nul = memchr(in + in_len, 0, (size_t) n);
+                in_len += (size_t) n;
+                if (nul) {
+                        r = varlink_parse(in, (size_t) (nul - in), &reply);
+                        if (r < 0)
+                                return r;
+                        break;
+                }
+        }
+
+        p = json_object_object_get(reply, VL_PARAMETERS);
+        e = json_object_object_get(reply, VL_ERROR);
+        if (ret_params)
+                *ret_params = p ? json_object_get(p) : json_object_new_object();
+        if (e) {
+                if (ret_error)
+                        *ret_error = strdup(json_object_get_string(e));
+                return -EBADR;
+        }
+        if (ret_error)
+                *ret_error = NULL;
+        return 0;
+}

@@ -1,0 +1,36 @@
+/* varlink.h: message framing and building for the control protocol, and
+ * the client side of a call. Parsing is json-c's, with a depth limit. */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "macro.h"
+
+#define VARLINK_MAX_DEPTH 16
+
+DEFINE_FREE_FUNC(json_object, json_object_put);
+#define _cleanup_json_ _cleanup_(json_object_putp)
+
+/* Parses exactly 'len' bytes (without the NUL) as one JSON object. Returns
+ * -EBADMSG for malformed, too deep or non-object input. */
+int varlink_parse(const char *buf, size_t len, json_object **ret);
+/* Serializes 'msg' and appends the terminating NUL; *ret_len counts it. */
+int varlink_serialize(json_object *msg, char **ret, size_t *ret_len);
+
+/* Builders; they take ownership of 'params' (which may be NULL). NULL on OOM. */
+json_object *varlink_request_new(const char *method, json_object *params);
+json_object *varlink_reply_new(json_object *params);
+json_object *varlink_error_new(const char *error, json_object *params);
+/* An error with one string parameter, the common case. */
+json_object *varlink_error_new_str(const char *error, const char *key, const char *value);
+
+/* Client side. */
+int varlink_connect(const char *path, int *ret_fd);
+/* Sends the request and waits for its reply. On a Varlink error reply,
+ * returns -EBADR and sets *ret_error to the error name; *ret_params is the
+ * reply's (or error's) parameters either way. */
+int varlink_call(int fd, const char *method, json_object *params, uint64_t timeout_usec,
+                 size_t max_reply, json_object **ret_params, char **ret_error);
