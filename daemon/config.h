@@ -1,0 +1,52 @@
+/* config.h: atimed's configuration, one struct filled from built-in
+ * defaults and then the ini file. Nothing outside config.c sees inih. */
+#pragma once
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "macro.h"
+
+#define ATIMED_CONFIG_DEFAULT SYSCONFDIR "/atimed/atimed.conf"
+#define ATIMED_STATE_DIR_DEFAULT LOCALSTATEDIR "/lib/atimed"
+
+struct config {
+        char *path; /* the file it was read from; NULL for built-in defaults */
+
+        /* [daemon] */
+        int log_level;
+        char *state_dir;
+
+        /* [control] */
+        char *socket_path;
+        mode_t socket_mode;
+        char *socket_group; /* NULL: leave the group as created */
+        unsigned max_clients;
+        uint64_t max_message_size;
+        uint64_t idle_timeout_usec;
+
+        /* [mounts] */
+        char *mountinfo_path;
+        char **include_fstypes;
+        char **exclude_fstypes;
+        char **exclude_paths;
+        uint64_t rescan_delay_usec;
+};
+
+int config_new(struct config **ret);
+struct config *config_free(struct config *c);
+DEFINE_FREE_FUNC(struct config, config_free);
+
+/* Reads 'path' over the defaults. Returns 0; -EINVAL with one message per
+ * problem ("path:line: ...") in *ret_errors; or -errno if the file cannot be
+ * read (nothing in *ret_errors). */
+int config_load(const char *path, struct config **ret, char ***ret_errors);
+/* The same for text in memory; 'name' is used in messages. */
+int config_load_string(const char *name, const char *text, size_t len, struct config **ret, char ***ret_errors);
+
+/* Replaces a string setting (command-line overrides). */
+int config_set_string(char **field, const char *value);
+
+/* Prints the effective configuration in the file's own syntax. */
+void config_print(const struct config *c, FILE *f);
