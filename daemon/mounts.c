@@ -1,0 +1,392 @@
+/* mounts.c: libmount's view of the mount table, reduced to what atimed
+ * tracks, and the effective atime policy of each mount. */
+#include "mounts.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <libmount/libmount.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "strv.h"
+
+static const char *const atime_names[_ATIME_MAX] = {
+        [ATIME_STRICT] = "strictatime",
+        [ATIME_RELATIME] = "relatime",
+        [ATIME_NOATIME] = "noatime",
+};
+
+const char *atime_mode_to_string(AtimeMode m) {
+        return m >= 0 && m < _ATIME_MAX ? atime_names[m] : NULL;
+}
+
+int atime_mode_from_string(const char *s) {
+        for (int i = 0; i < _ATIME_MAX; i++)
+                if (streq(s, atime_names[i]))
+                        return i;
+        return -EINVAL;
+}
+
+static bool has_option(const char *optstr, const char *name) {
+        return optstr && mnt_optstr_get_option(optstr, name, NULL, NULL) == 0;
+}
+
+void mount_policy_from_options(const char *vfs, const char *super, struct mount_policy *ret) {
+        struct mount_policy p = {};
+
+        if (has_option(vfs, "noatime"))
+                p.atime = ATIME_NOATIME;
+        else if (has_option(vfs, "relatime"))
+                p.atime = ATIME_RELATIME;
+        else
+                p.atime = ATIME_STRICT;
+        p.nodiratime = p.atime == ATIME_NOATIME || has_option(vfs, "nodiratime");
+        p.lazytime = has_option(super, "lazytime");
+        p.read_only = has_option(vfs, "ro") || has_option(super, "ro");
+        *ret = p;
+}
+
+bool mount_policy_equal(const struct mount_policy *a, const struct mount_policy *b) {
+        return a->atime == b->atime && a->nodiratime == b->nodiratime && a->lazytime == b->lazytime &&
+               a->read_only == b->read_only;
+}
+
+char *mount_policy_format(const struct mount_policy *p, char *buf, size_t len) {
+        /* nodiratime is implied by noatime: only say it where it adds something. */
+        snprintf(buf, len, "%s%s%s%s", atime_mode_to_string(p->atime),
+                 p->nodiratime && p->atime != ATIME_NOATIME ? ",nodiratime" : "", p->lazytime ? ",lazytime" : "",
+                 p->read_only ? ",ro" : "");
+        return buf;
+}
+
+/* Filesystems without storage of their own or whose atimes mean nothing:
+ * kernel interfaces and FUSE views of them. tmpfs is not here: its atimes are
+ * real and read by tmp cleaners. */
+static const char *const pseudo_fstypes[] = {
+        "autofs",    "binder",     "binfmt_misc", "bpf",          "cgroup",     "cgroup2",
+        "configfs",  "debugfs",    "devpts",      "devtmpfs",     "efivarfs",   "fuse.gvfsd-fuse",
+        "fuse.lxcfs", "fuse.portal", "fusectl",   "hugetlbfs",    "mqueue",     "nsfs",
+        "nfsd",      "proc",       "pstore",      "ramfs",        "resctrl",    "rootfs",
+        "rpc_pipefs", "securityfs", "selinuxfs",  "smackfs",      "sysfs",      "tracefs",
+};
+
+bool fstype_is_pseudo(const char *fstype) {
+        for (size_t i = 0; i < ELEMENTSOF(pseudo_fstypes); i++)
+                if (streq(fstype, pseudo_fstypes[i]))
+                        return true;
+        return false;
+}
+
+static bool match_any(char *const *patterns, const char *s) {
+        STRV_FOREACH(p, patterns)
+                if (fnmatch(*p, s, 0) == 0)
+                        return true;
+        return false;
+}
+
+static bool path_excluded(char *const *paths, const char *target) {
+        STRV_FOREACH(p, paths) {
+                const char *rest;
+
+                if (strpbrk(*p, "*?[")) {
+                        if (fnmatch(*p, target, 0) == 0)
+                                return true;
+                        continue;
+                }
+                rest = startswith(target, *p);
+                /* "/srv" covers "/srv" and "/srv/x", not "/srvdata". */
+                if (rest && (*rest == 0 || *rest == '/' || streq(*p, "/")))
+                        return true;
+        }
+        return false;
+}
+
+/* Whatever is mounted under /proc and /sys (the tmpfs that holds cgroup v1
+ * hierarchies, say) belongs to the kernel's interfaces, not to storage. */
+static bool under_kernel_interface(const char *target) {
+        static const char *const dirs[] = { "/proc", "/sys" };
+
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                const char *rest = startswith(target, dirs[i]);
+
+                if (rest && (*rest == 0 || *rest == '/'))
+                        return true;
+        }
+        return false;
+}
+
+bool mount_filter_match(const struct mount_filter *f, const char *fstype, const char *target) {
+        if (path_excluded(f->exclude_paths, target))
+                return false;
+        if (match_any(f->exclude_fstypes, fstype))
+                return false;
+        if (f->include_fstypes && f->include_fstypes[0])
+                return match_any(f->include_fstypes, fstype);
+        return !fstype_is_pseudo(fstype) && !under_kernel_interface(target);
+}
+
+static void mount_entry_done(MountEntry *e) {
+        free(e->target);
+        free(e->source);
+        free(e->fstype);
+        free(e->root);
+        free(e->vfs_options);
+        free(e->super_options);
+}
+
+MountTable *mount_table_free(MountTable *t) {
+        if (!t)
+                return NULL;
+        for (size_t i = 0; i < t->n; i++)
+                mount_entry_done(&t->entries[i]);
+        free(t->entries);
+        free(t);
+        return NULL;
+}
+
+static int dup_or_empty(const char *s, char **ret) {
+        *ret = strdup(s ? s : "");
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int entry_fill(MountEntry *e, struct libmnt_fs *fs) {
+        *e = (MountEntry) {
+                .id = mnt_fs_get_id(fs),
+                .parent_id = mnt_fs_get_parent_id(fs),
+                .devno = mnt_fs_get_devno(fs),
+        };
+        if (dup_or_empty(mnt_fs_get_target(fs), &e->target) < 0 ||
+            dup_or_empty(mnt_fs_get_source(fs), &e->source) < 0 ||
+            dup_or_empty(mnt_fs_get_fstype(fs), &e->fstype) < 0 || dup_or_empty(mnt_fs_get_root(fs), &e->root) < 0 ||
+            dup_or_empty(mnt_fs_get_vfs_options(fs), &e->vfs_options) < 0 ||
+            dup_or_empty(mnt_fs_get_fs_options(fs), &e->super_options) < 0)
+                return -ENOMEM;
+        mount_policy_from_options(e->vfs_options, e->super_options, &e->policy);
+        return 0;
+}
+
+static int parser_errcb(struct libmnt_table *tb, const char *filename, int line) {
+        unsigned *bad = mnt_table_get_userdata(tb);
+
+        (*bad)++;
+        return 1; /* skip the line, keep parsing */
+}
+
+struct raw {
+        struct libmnt_fs *fs;
+        const char *target;
+        int id, parent_id;
+        bool hidden;
+};
+
+static int cmp_raw_target(const void *a, const void *b) {
+        const struct raw *x = a, *y = b;
+        int c = strcmp(x->target, y->target);
+
+        return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+static int cmp_entry_id(const void *a, const void *b) {
+        const MountEntry *x = a, *y = b;
+
+        return (x->id > y->id) - (x->id < y->id);
+}
+
+/* A mount whose target carries another mount stacked directly on it cannot
+ * be reached by path: atime through it is not what users see. */
+static void mark_hidden(struct raw *raw, size_t n) {
+        qsort(raw, n, sizeof *raw, cmp_raw_target);
+        for (size_t i = 0; i < n;) {
+                size_t j = i;
+
+                while (j < n && streq(raw[j].target, raw[i].target))
+                        j++;
+                for (size_t a = i; a < j; a++)
+                        for (size_t b = i; b < j; b++)
+                                if (a != b && raw[b].parent_id == raw[a].id)
+                                        raw[a].hidden = true;
+                i = j;
+        }
+}
+
+int mount_table_load(const char *path, const struct mount_filter *filter, MountTable **ret) {
+        _cleanup_(mount_table_freep) MountTable *t = calloc(1, sizeof *t);
+        _cleanup_free_ struct raw *raw = NULL;
+        struct libmnt_table *tb = NULL;
+        struct libmnt_iter *itr = NULL;
+        struct libmnt_fs *fs;
+        size_t n = 0, alloc = 0;
+        int r;
+
+        if (!t)
+                return -ENOMEM;
+        tb = mnt_new_table();
+        itr = mnt_new_iter(MNT_ITER_FORWARD);
+        if (!tb || !itr) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        mnt_table_set_userdata(tb, &t->n_bad_lines);
+        mnt_table_set_parser_errcb(tb, parser_errcb);
+        r = mnt_table_parse_file(tb, path);
+        if (r < 0)
+                goto finish;
+
+        while (mnt_table_next_fs(tb, itr, &fs) == 0) {
+                if (n == alloc) {
+                        size_t na = alloc ? alloc * 2 : 64;
+                        struct raw *nr = realloc(raw, na * sizeof *raw);
+                        if (!nr) {
+                                r = -ENOMEM;
+                                goto finish;
+                        }
+                        raw = nr;
+                        alloc = na;
+                }
+                raw[n++] = (struct raw) {
+                        .fs = fs,
+                        .target = mnt_fs_get_target(fs) ?: "",
+                        .id = mnt_fs_get_id(fs),
+                        .parent_id = mnt_fs_get_parent_id(fs),
+                };
+        }
+        mark_hidden(raw, n);
+
+        t->entries = calloc(n ? n : 1, sizeof *t->entries);
+        if (!t->entries) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        for (size_t i = 0; i < n; i++) {
+                const char *fstype = mnt_fs_get_fstype(raw[i].fs);
+
+                if (raw[i].hidden || !fstype || !mount_filter_match(filter, fstype, raw[i].target))
+                        continue;
+                r = entry_fill(&t->entries[t->n], raw[i].fs);
+                t->n++; /* counted even when half-filled, so it is freed */
+                if (r < 0)
+                        goto finish;
+        }
+        qsort(t->entries, t->n, sizeof *t->entries, cmp_entry_id);
+        *ret = TAKE_PTR(t);
+        r = 0;
+finish:
+        mnt_free_iter(itr);
+        mnt_unref_table(tb);
+        return r;
+}
+
+const MountEntry *mount_table_find_target(const MountTable *t, const char *target) {
+        for (size_t i = 0; t && i < t->n; i++)
+                if (streq(t->entries[i].target, target))
+                        return &t->entries[i];
+        return NULL;
+}
+
+static bool entry_changed(const MountEntry *a, const MountEntry *b) {
+        return !mount_policy_equal(&a->policy, &b->policy) || !streq(a->vfs_options, b->vfs_options) ||
+               !streq(a->super_options, b->super_options) || !streq(a->target, b->target) ||
+               !streq(a->source, b->source);
+}
+
+void mount_table_diff(const MountTable *old, const MountTable *new, mount_diff_cb cb, void *userdata) {
+        size_t i = 0, j = 0, no = old ? old->n : 0, nn = new ? new->n : 0;
+
+        while (i < no || j < nn) {
+                const MountEntry *a = i < no ? &old->entries[i] : NULL;
+                const MountEntry *b = j < nn ? &new->entries[j] : NULL;
+
+                if (a && (!b || a->id < b->id)) {
+                        cb(a, NULL, userdata);
+                        i++;
+                } else if (b && (!a || b->id < a->id)) {
+                        cb(NULL, b, userdata);
+                        j++;
+                } else {
+                        if (entry_changed(a, b))
+                                cb(a, b, userdata);
+                        i++;
+                        j++;
+                }
+        }
+}
+
+struct MountMonitor {
+        struct libmnt_monitor *mn;
+        sd_event_source *io;
+        sd_event_source *timer;
+        uint64_t delay;
+        mount_monitor_cb cb;
+        void *userdata;
+};
+
+MountMonitor *mount_monitor_free(MountMonitor *m) {
+        if (!m)
+                return NULL;
+        sd_event_source_disable_unref(m->io);
+        sd_event_source_disable_unref(m->timer);
+        mnt_unref_monitor(m->mn);
+        free(m);
+        return NULL;
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        MountMonitor *m = userdata;
+
+        m->cb(m->userdata);
+        return 0;
+}
+
+static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        MountMonitor *m = userdata;
+        int enabled = SD_EVENT_OFF;
+        uint64_t now;
+
+        /* Drain every pending change: one re-parse covers them all. */
+        (void) mnt_monitor_event_cleanup(m->mn);
+
+        (void) sd_event_source_get_enabled(m->timer, &enabled);
+        if (enabled != SD_EVENT_OFF)
+                return 0; /* a re-parse is already due */
+        (void) sd_event_now(sd_event_source_get_event(s), CLOCK_MONOTONIC, &now);
+        (void) sd_event_source_set_time(m->timer, now + m->delay);
+        (void) sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT);
+        return 0;
+}
+
+int mount_monitor_new(sd_event *e, uint64_t delay_usec, mount_monitor_cb cb, void *userdata, MountMonitor **ret) {
+        _cleanup_(mount_monitor_freep) MountMonitor *m = calloc(1, sizeof *m);
+        int fd, r;
+
+        if (!m)
+                return -ENOMEM;
+        m->delay = delay_usec;
+        m->cb = cb;
+        m->userdata = userdata;
+        m->mn = mnt_new_monitor();
+        if (!m->mn)
+                return -ENOMEM;
+        r = mnt_monitor_enable_kernel(m->mn, 1);
+        if (r < 0)
+                return r;
+        fd = mnt_monitor_get_fd(m->mn);
+        if (fd < 0)
+                return fd;
+        r = sd_event_add_io(e, &m->io, fd, EPOLLIN, on_io, m);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(m->io, "mount-monitor");
+        r = sd_event_add_time(e, &m->timer, CLOCK_MONOTONIC, 0, 0, on_timer, m);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(m->timer, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(m->timer, "mount-rescan");
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+void mount_monitor_set_delay(MountMonitor *m, uint64_t delay_usec) {
+        m->delay = delay_usec;
+}

@@ -1,0 +1,86 @@
+/* mounts.h: the mount table as atimed sees it: which mounts it tracks and
+ * the atime policy really in force on each, from libmount; and a monitor
+ * that says when the table changed. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include "macro.h"
+
+typedef enum AtimeMode {
+        ATIME_STRICT,
+        ATIME_RELATIME,
+        ATIME_NOATIME,
+        _ATIME_MAX,
+} AtimeMode;
+
+const char *atime_mode_to_string(AtimeMode m);
+int atime_mode_from_string(const char *s);
+
+struct mount_policy {
+        AtimeMode atime;
+        bool nodiratime; /* effective: true under noatime */
+        bool lazytime;   /* a superblock option */
+        bool read_only;  /* the mount or its superblock */
+};
+
+/* Derives the effective policy from mountinfo's per-mount (VFS) options and
+ * super options. mountinfo never prints strictatime: no relatime and no
+ * noatime means strict. */
+void mount_policy_from_options(const char *vfs_options, const char *super_options, struct mount_policy *ret);
+bool mount_policy_equal(const struct mount_policy *a, const struct mount_policy *b);
+/* "relatime,lazytime,ro"; at most 64 bytes. */
+char *mount_policy_format(const struct mount_policy *p, char *buf, size_t len);
+
+struct mount_filter {
+        char *const *include_fstypes; /* empty: every type not pseudo */
+        char *const *exclude_fstypes;
+        char *const *exclude_paths;   /* a path and everything below it, or a glob */
+};
+
+bool fstype_is_pseudo(const char *fstype);
+bool mount_filter_match(const struct mount_filter *f, const char *fstype, const char *target);
+
+typedef struct MountEntry {
+        int id;
+        int parent_id;
+        dev_t devno;
+        char *target;
+        char *source;
+        char *fstype;
+        char *root;
+        char *vfs_options;
+        char *super_options;
+        struct mount_policy policy;
+} MountEntry;
+
+typedef struct MountTable {
+        MountEntry *entries; /* sorted by id */
+        size_t n;
+        unsigned n_bad_lines; /* lines libmount could not parse */
+} MountTable;
+
+/* Parses a mountinfo file and keeps the mounts the filter tracks and that
+ * are not hidden under another mount on the same target. */
+int mount_table_load(const char *path, const struct mount_filter *filter, MountTable **ret);
+MountTable *mount_table_free(MountTable *t);
+DEFINE_FREE_FUNC(MountTable, mount_table_free);
+
+const MountEntry *mount_table_find_target(const MountTable *t, const char *target);
+
+/* Calls cb for each mount added (old NULL), removed (new NULL) or changed in
+ * place (both set; same id, other policy or options). */
+typedef void (*mount_diff_cb)(const MountEntry *old, const MountEntry *new, void *userdata);
+void mount_table_diff(const MountTable *old, const MountTable *new, mount_diff_cb cb, void *userdata);
+
+/* Watches the kernel's mount table; calls cb once per burst of changes,
+ * 'delay' after the first. */
+typedef struct MountMonitor MountMonitor;
+typedef void (*mount_monitor_cb)(void *userdata);
+int mount_monitor_new(sd_event *e, uint64_t delay_usec, mount_monitor_cb cb, void *userdata, MountMonitor **ret);
+void mount_monitor_set_delay(MountMonitor *m, uint64_t delay_usec);
+MountMonitor *mount_monitor_free(MountMonitor *m);
+DEFINE_FREE_FUNC(MountMonitor, mount_monitor_free);
