@@ -1,0 +1,508 @@
+/* control.c: control socket server (see control.h).
+ *
+ * Each client is served one request at a time: while a reply is unsent we
+ * stop reading from that client, so a client that never reads holds at most
+ * one reply and one request of memory, and never delays anyone else. */
+#include "control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "protocol.h"
+#include "varlink.h"
+
+#define ACCEPT_RETRY_USEC (250 * USEC_PER_MSEC)
+#define READ_CHUNK 65536
+
+typedef struct Client Client;
+
+struct ControlServer {
+        sd_event *event;
+        int listen_fd;
+        sd_event_source *listen_source;
+        sd_event_source *accept_retry;
+        struct control_limits limits;
+        control_dispatch_t dispatch;
+        void *userdata;
+        Client *clients;
+        unsigned n_clients;
+};
+
+struct Client {
+        ControlServer *server;
+        Client *prev, *next;
+        int fd;
+        ControlPeer peer;
+        sd_event_source *io;
+        sd_event_source *idle;
+        char *in;
+        size_t in_len, in_cap;
+        char *out;
+        size_t out_len, out_off;
+        bool eof;          /* the peer will send nothing more */
+        bool close_after;  /* close once the output is flushed */
+};
+
+static void client_free(Client *c) {
+        ControlServer *s;
+
+        if (!c)
+                return;
+        s = c->server;
+        if (c->prev)
+                c->prev->next = c->next;
+        else
+                s->clients = c->next;
+        if (c->next)
+                c->next->prev = c->prev;
+        s->n_clients--;
+        sd_event_source_disable_unref(c->io);
+        sd_event_source_disable_unref(c->idle);
+        safe_close(c->fd);
+        free(c->in);
+        free(c->out);
+        free(c);
+}
+
+static void client_touch(Client *c) {
+        uint64_t now;
+
+        (void) sd_event_now(c->server->event, CLOCK_MONOTONIC, &now);
+        (void) sd_event_source_set_time(c->idle, now + c->server->limits.idle_timeout_usec);
+}
+
+/* Queues a reply; the client owns at most one at a time. */
+static int client_queue(Client *c, json_object *msg) {
+        char *buf;
+        size_t len;
+        int r;
+
+        r = varlink_serialize(msg, &buf, &len);
+        if (r < 0)
+                return r;
+        free(c->out);
+        c->out = buf;
+        c->out_len = len;
+        c->out_off = 0;
+        return 0;
+}
+
+static int client_queue_error(Client *c, const char *error, const char *key, const char *value) {
+        _cleanup_json_ json_object *m = varlink_error_new_str(error, key, value);
+
+        return m ? client_queue(c, m) : -ENOMEM;
+}
+
+/* Takes one complete message (NUL already stripped) and queues its reply. */
+static int client_handle(Client *c, const char *buf, size_t len) {
+        _cleanup_json_ json_object *req = NULL, *reply = NULL;
+        json_object *method, *params, *oneway, *v;
+        const char *m;
+
+        if (varlink_parse(buf, len, &req) < 0)
+                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "message is not a well-formed JSON object");
+
+        if (!json_object_object_get_ex(req, VL_METHOD, &method) || !json_object_is_type(method, json_type_string))
+                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "request has no \"method\" string");
+        m = json_object_get_string(method);
+
+        params = json_object_object_get(req, VL_PARAMETERS);
+        if (json_object_object_get_ex(req, VL_PARAMETERS, NULL) && !json_object_is_type(params, json_type_object))
+                return client_queue_error(c, ERROR_INVALID_PARAMETER, P_PARAMETER, VL_PARAMETERS);
+
+        json_object_object_foreach(req, key, val) {
+                (void) val;
+                if (!streq(key, VL_METHOD) && !streq(key, VL_PARAMETERS) && !streq(key, VL_ONEWAY) &&
+                    !streq(key, VL_MORE) && !streq(key, VL_UPGRADE))
+                        return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "unknown key in request");
+        }
+        for (const char *const *flag = (const char *const[]) { VL_ONEWAY, VL_MORE, VL_UPGRADE, NULL }; *flag; flag++)
+                if (json_object_object_get_ex(req, *flag, &v) && !json_object_is_type(v, json_type_boolean))
+                        return client_queue_error(c, ERROR_INVALID_PARAMETER, P_PARAMETER, *flag);
+        if (json_object_object_get_ex(req, VL_UPGRADE, &v) && json_object_get_boolean(v))
+                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "connection upgrades are not supported");
+
+        reply = c->server->dispatch(c->server->userdata, &c->peer, m, params);
+        if (!reply)
+                return -ENOMEM;
+        if (json_object_object_get_ex(req, VL_ONEWAY, &oneway) && json_object_get_boolean(oneway))
+                return 0;
+        return client_queue(c, reply);
+}
+
+static int client_queue_too_large(Client *c) {
+        _cleanup_json_ json_object *p = json_object_new_object(), *m = NULL;
+
+        if (!p || json_object_object_add(p, P_LIMIT, json_object_new_int64((int64_t) (c->in_cap - 1))) < 0)
+                return -ENOMEM;
+        m = varlink_error_new(ERROR_REQUEST_TOO_LARGE, TAKE_PTR(p));
+        return m ? client_queue(c, m) : -ENOMEM;
+}
+
+/* Handles complete messages already buffered, one per free output slot. */
+static int client_process(Client *c) {
+        while (!c->out && !c->close_after) {
+                char *nul = c->in_len ? memchr(c->in, 0, c->in_len) : NULL;
+                size_t mlen;
+                int r;
+
+                if (!nul) {
+                        if (c->in_cap > 0 && c->in_len >= c->in_cap) {
+                                r = client_queue_too_large(c);
+                                c->close_after = true;
+                                return r;
+                        }
+                        if (c->eof)
+                                c->close_after = true; /* a partial message at EOF is dropped */
+                        return 0;
+                }
+                mlen = (size_t) (nul - c->in);
+                r = client_handle(c, c->in, mlen);
+                memmove(c->in, nul + 1, c->in_len - mlen - 1);
+                c->in_len -= mlen + 1;
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int client_flush(Client *c) {
+        while (c->out) {
+                ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && errno == EAGAIN)
+                        return 0;
+                if (n < 0)
+                        return -errno;
+                c->out_off += (size_t) n;
+                client_touch(c);
+                if (c->out_off == c->out_len) {
+                        free(c->out);
+                        c->out = NULL;
+                        c->out_len = c->out_off = 0;
+                }
+        }
+        return 0;
+}
+
+static int client_read(Client *c) {
+        ssize_t n;
+
+        /* One request at most, plus its NUL; allocated on first use so idle
+         * clients cost little. The cap is fixed per client: a reload that
+         * changes the limit applies to new connections. */
+        if (!c->in) {
+                c->in_cap = c->server->limits.max_message_size + 1;
+                c->in = malloc(c->in_cap);
+                if (!c->in)
+                        return -ENOMEM;
+        }
+        if (c->in_len >= c->in_cap)
+                return 0;
+        n = recv(c->fd, c->in + c->in_len, MIN(c->in_cap - c->in_len, (size_t) READ_CHUNK), MSG_DONTWAIT);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                return 0;
+        if (n < 0)
+                return -errno;
+        if (n == 0) {
+                c->eof = true;
+                return 0;
+        }
+        c->in_len += (size_t) n;
+        client_touch(c);
+        return 0;
+}
+
+static bool client_has_request(const Client *c) {
+        return c->in_len > 0 && memchr(c->in, 0, c->in_len);
+}
+
+static void client_update_events(Client *c) {
+        uint32_t ev = 0;
+
+        /* A reply to send, or a buffered request still to handle: wait until
+         * writable (at once, if the peer reads), so every client gets a turn. */
+        if (c->out || client_has_request(c))
+                ev |= EPOLLOUT;
+        else if (!c->eof && !c->close_after)
+                ev |= EPOLLIN;
+        (void) sd_event_source_set_io_events(c->io, ev);
+        (void) sd_event_source_set_enabled(c->io, ev ? SD_EVENT_ON : SD_EVENT_OFF);
+}
+
+#define REQUESTS_PER_WAKEUP 16
+
+static int on_client_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Client *c = userdata;
+        int r = 0;
+
+        if (revents & EPOLLOUT)
+                r = client_flush(c);
+        if (r >= 0 && (revents & EPOLLIN) && !c->out)
+                r = client_read(c);
+        if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR)) && !(revents & EPOLLIN))
+                c->eof = true;
+
+        /* Pipelined requests: handle a bounded number now, the rest on the
+         * next turn. */
+        for (unsigned i = 0; r >= 0 && i < REQUESTS_PER_WAKEUP; i++) {
+                r = client_process(c);
+                if (r >= 0)
+                        r = client_flush(c);
+                if (c->out || c->close_after || !client_has_request(c))
+                        break;
+        }
+        if (r >= 0)
+                r = client_process(c); /* notices a partial message at EOF */
+
+        if (r < 0) {
+                if (r != -EPIPE && r != -ECONNRESET)
+                        log_debug_errno(r, "Dropping client (pid " PID_FMT "): %m", c->peer.pid);
+                client_free(c);
+                return 0;
+        }
+        if (!c->out && (c->close_after || (c->eof && c->in_len == 0))) {
+                client_free(c);
+                return 0;
+        }
+        client_update_events(c);
+        return 0;
+}
+
+static int on_client_idle(sd_event_source *s, uint64_t usec, void *userdata) {
+        Client *c = userdata;
+
+        log_debug("Closing idle client (pid " PID_FMT ")", c->peer.pid);
+        client_free(c);
+        return 0;
+}
+
+static int on_accept_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        ControlServer *srv = userdata;
+
+        (void) sd_event_source_set_enabled(srv->listen_source, SD_EVENT_ON);
+        return 0;
+}
+
+/* Tells a client over the limit why, without blocking and without state. */
+static void reject_client(int fd, const char *error, const char *reason) {
+        _cleanup_json_ json_object *m = varlink_error_new_str(error, P_REASON, reason);
+        _cleanup_free_ char *buf = NULL;
+        size_t len;
+
+        if (m && varlink_serialize(m, &buf, &len) >= 0)
+                (void) send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        safe_close(fd);
+}
+
+static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userdata) {
+        ControlServer *srv = userdata;
+        struct ucred cred;
+        socklen_t clen = sizeof cred;
+        Client *c;
+        int fd, r;
+
+        fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+                if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
+                        return 0;
+                if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                        uint64_t now;
+
+                        /* The socket stays readable: pause instead of spinning. */
+                        log_warning_errno(errno, "Cannot accept control connection, pausing: %m");
+                        (void) sd_event_source_set_enabled(srv->listen_source, SD_EVENT_OFF);
+                        (void) sd_event_now(srv->event, CLOCK_MONOTONIC, &now);
+                        (void) sd_event_source_set_time(srv->accept_retry, now + ACCEPT_RETRY_USEC);
+                        (void) sd_event_source_set_enabled(srv->accept_retry, SD_EVENT_ONESHOT);
+                        return 0;
+                }
+                return log_error_errno(errno, "Failed to accept control connection: %m"), 0;
+        }
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
+                log_warning_errno(errno, "Failed to get peer credentials: %m");
+                safe_close(fd);
+                return 0;
+        }
+        if (srv->n_clients >= srv->limits.max_clients) {
+                log_warning("Refusing control connection from pid " PID_FMT ": %u clients already connected",
+                            cred.pid, srv->n_clients);
+                reject_client(fd, ERROR_TOO_MANY_CLIENTS, "too many clients connected; try again later");
+                return 0;
+        }
+
+        c = calloc(1, sizeof *c);
+        if (!c) {
+                safe_close(fd);
+                return log_oom(), 0;
+        }
+        *c = (Client) {
+                .server = srv,
+                .fd = fd,
+                .peer = { .pid = cred.pid, .uid = cred.uid, .gid = cred.gid },
+                .next = srv->clients,
+        };
+        if (srv->clients)
+                srv->clients->prev = c;
+        srv->clients = c;
+        srv->n_clients++;
+
+        r = sd_event_add_io(srv->event, &c->io, fd, EPOLLIN, on_client_io, c);
+        if (r >= 0)
+                r = sd_event_add_time_relative(srv->event, &c->idle, CLOCK_MONOTONIC, srv->limits.idle_timeout_usec, 0,
+                                               on_client_idle, c);
+        if (r < 0) {
+                log_error_errno(r, "Failed to watch control connection: %m");
+                client_free(c);
+                return 0;
+        }
+        (void) sd_event_source_set_description(c->io, "control-client");
+        return 0;
+}
+
+int control_server_new(sd_event *e, int listen_fd, const struct control_limits *limits, control_dispatch_t dispatch,
+                       void *userdata, ControlServer **ret) {
+        _cleanup_(control_server_freep) ControlServer *s = calloc(1, sizeof *s);
+        int r;
+
+        if (!s)
+                return -ENOMEM;
+        s->event = sd_event_ref(e);
+        s->listen_fd = listen_fd;
+        s->limits = *limits;
+        s->dispatch = dispatch;
+        s->userdata = userdata;
+
+        r = sd_event_add_io(e, &s->listen_source, listen_fd, EPOLLIN, on_accept, s);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(s->listen_source, "control-listen");
+        r = sd_event_add_time(e, &s->accept_retry, CLOCK_MONOTONIC, 0, 0, on_accept_retry, s);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(s->accept_retry, SD_EVENT_OFF);
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+void control_server_set_limits(ControlServer *s, const struct control_limits *limits) {
+        s->limits = *limits;
+}
+
+unsigned control_server_n_clients(const ControlServer *s) {
+        return s ? s->n_clients : 0;
+}
+
+ControlServer *control_server_free(ControlServer *s) {
+        if (!s)
+                return NULL;
+        while (s->clients)
+                client_free(s->clients);
+        sd_event_source_disable_unref(s->listen_source);
+        sd_event_source_disable_unref(s->accept_retry);
+        safe_close(s->listen_fd);
+        sd_event_unref(s->event);
+        free(s);
+        return NULL;
+}
+
+int control_socket_from_activation(int *ret_fd) {
+        int n = sd_listen_fds(1), r;
+
+        if (n < 0)
+                return n;
+        if (n == 0)
+                return 0;
+        if (n > 1)
+                return -E2BIG;
+        r = sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_STREAM, 1, NULL, 0);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return -ENOTSOCK;
+        if (fcntl(SD_LISTEN_FDS_START, F_SETFL, fcntl(SD_LISTEN_FDS_START, F_GETFL) | O_NONBLOCK) < 0 ||
+            fcntl(SD_LISTEN_FDS_START, F_SETFD, FD_CLOEXEC) < 0)
+                return -errno;
+        *ret_fd = SD_LISTEN_FDS_START;
+        return 1;
+}
+
+static int mkdir_parents(const char *path, mode_t mode) {
+        _cleanup_free_ char *p = strdup(path);
+        char *slash;
+
+        if (!p)
+                return -ENOMEM;
+        for (slash = strchr(p + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+                *slash = 0;
+                if (mkdir(p, mode) < 0 && errno != EEXIST)
+                        return -errno;
+                *slash = '/';
+        }
+        return 0;
+}
+
+int control_socket_bind(const char *path, mode_t mode, gid_t gid, int *ret_fd) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+        int r;
+
+        if (strlen(path) >= sizeof sa.sun_path)
+                return -ENAMETOOLONG;
+        strcpy(sa.sun_path, path);
+
+        r = mkdir_parents(path, 0755);
+        if (r < 0)
+                return r;
+
+        if (lstat(path, &st) == 0) {
+                int probe;
+
+                if (!S_ISSOCK(st.st_mode))
+                        return -EEXIST; /* never unlink something that is not ours */
+                r = varlink_connect(path, &probe);
+                if (r >= 0) {
+                        safe_close(probe);
+                        return -EADDRINUSE; /* a live server answers there */
+                }
+                if (unlink(path) < 0 && errno != ENOENT)
+                        return -errno;
+        }
+
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        /* Create the inode with its final mode: no window in which a wider
+         * mode lets someone connect. */
+        {
+                mode_t old = umask(~mode & 0777);
+
+                r = bind(fd, (struct sockaddr *) &sa, sizeof sa) < 0 ? -errno : 0;
+                umask(old);
+                if (r < 0)
+                        return r;
+        }
+        if (chmod(path, mode) < 0 || (gid != (gid_t) -1 && chown(path, (uid_t) -1, gid) < 0)) {
+                r = -errno;
+                (void) unlink(path);
+                return r;
+        }
+        if (listen(fd, SOMAXCONN) < 0) {
+                r = -errno;
+                (void) unlink(path);
+                return r;
+        }
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}

@@ -1,0 +1,48 @@
+/* manager.h: the one object that owns atimed's event loop and every event
+ * source: signals, the mount monitor, the control socket, the watchdog.
+ * Modules get what they need passed in. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "control.h"
+#include "mounts.h"
+
+typedef struct Manager {
+        sd_event *event;
+        struct config *config;
+
+        /* Where the configuration comes from, and what the command line
+         * overrides, so that a reload reads the same way. */
+        char *config_path;    /* NULL: the default file if present, else built-in */
+        char *override_socket;
+        char *override_state_dir;
+
+        MountTable *mounts;
+        MountMonitor *monitor;
+        ControlServer *control;
+        char *bound_socket; /* the path we bound and remove at exit; NULL if socket-activated */
+
+        uint64_t started_realtime; /* usec */
+        uint64_t started_monotonic;
+        bool ready;
+} Manager;
+
+/* Reads the configuration the way the manager will on every reload. */
+int manager_read_config(const char *config_path, const char *override_socket, const char *override_state_dir,
+                        struct config **ret, char ***ret_errors);
+
+/* Takes ownership of 'config'. */
+int manager_new(struct config *config, const char *config_path, const char *override_socket,
+                const char *override_state_dir, Manager **ret);
+/* Opens the socket, reads the mount table, starts watching; READY=1 last. */
+int manager_start(Manager *m);
+int manager_run(Manager *m);
+Manager *manager_free(Manager *m);
+DEFINE_FREE_FUNC(Manager, manager_free);
+
+/* Re-reads the mount table now. */
+int manager_rescan_mounts(Manager *m);
