@@ -1,0 +1,290 @@
+/* atimectl: the client of atimed's control socket. */
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "protocol.h"
+#include "table.h"
+#include "varlink.h"
+
+#define CALL_TIMEOUT_USEC (30 * USEC_PER_SEC)
+#define MAX_REPLY (256U * 1024 * 1024)
+
+/* Exit statuses, documented in atimectl(8). */
+enum {
+        EXIT_OK = 0,
+        EXIT_FAIL = 1,  /* daemon unreachable, error reply, I/O error */
+        EXIT_USAGE = 2, /* bad command line */
+};
+
+static const char *arg_socket = NULL;
+static bool arg_json = false;
+static bool arg_legend = true;
+
+static int fail(const char *fmt, ...) _printf_(1, 2);
+static int fail(const char *fmt, ...) {
+        va_list ap;
+
+        fputs("atimectl: ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+        return EXIT_FAIL;
+}
+
+/* One line for an error reply: its name, then its parameters. */
+static int fail_remote(const char *error, json_object *params) {
+        json_object *v;
+
+        if (streq_ptr(error, ERROR_NO_SUCH_MOUNT) && json_object_object_get_ex(params, F_TARGET, &v))
+                return fail("no tracked mount at %s.", json_object_get_string(v));
+        if (streq_ptr(error, ERROR_PERMISSION_DENIED))
+                return fail("permission denied: this needs root.");
+
+        fprintf(stderr, "atimectl: %s", error ? error : "error");
+        json_object_object_foreach(params, key, val)
+                fprintf(stderr, " %s=%s", key, json_object_get_string(val));
+        fputc('\n', stderr);
+        return EXIT_FAIL;
+}
+
+static const char *socket_path(void) {
+        const char *e;
+
+        if (arg_socket)
+                return arg_socket;
+        e = getenv(ATIMED_SOCKET_ENV);
+        return e && *e ? e : ATIMED_SOCKET_DEFAULT;
+}
+
+/* Calls 'method'; on failure prints one line and returns EXIT_FAIL. */
+static int call(const char *method, json_object *params, json_object **ret) {
+        _cleanup_close_ int fd = -1;
+        _cleanup_free_ char *error = NULL;
+        _cleanup_json_ json_object *reply = NULL;
+        const char *path = socket_path();
+        int r;
+
+        r = varlink_connect(path, &fd);
+        if (r == -ENOENT || r == -ECONNREFUSED) {
+                json_object_put(params);
+                return fail("atimed is not running (nothing listens on %s).", path);
+        }
+        if (r == -EACCES) {
+                json_object_put(params);
+                return fail("permission denied connecting to %s.", path);
+        }
+        if (r < 0) {
+                json_object_put(params);
+                return fail("cannot connect to %s: %s", path, strerror(-r));
+        }
+
+        r = varlink_call(fd, method, params, CALL_TIMEOUT_USEC, MAX_REPLY, &reply, &error);
+        if (r == -EBADR)
+                return fail_remote(error, reply);
+        if (r == -ETIMEDOUT)
+                return fail("atimed did not answer within %llus.", (unsigned long long) (CALL_TIMEOUT_USEC / USEC_PER_SEC));
+        if (r == -ECONNRESET)
+                return fail("atimed closed the connection without answering.");
+        if (r < 0)
+                return fail("%s failed: %s", method, strerror(-r));
+        *ret = TAKE_PTR(reply);
+        return EXIT_OK;
+}
+
+static int print_json(json_object *o) {
+        puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+        return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+}
+
+static const char *get_str(json_object *o, const char *key) {
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+                       ? json_object_get_string(v)
+                       : NULL;
+}
+
+static bool get_bool(json_object *o, const char *key) {
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}
+
+/* "relatime,lazytime,ro", as mount(8) would write it. */
+static void format_policy(json_object *mnt, char *buf, size_t len) {
+        const char *atime = get_str(mnt, F_ATIME);
+
+        snprintf(buf, len, "%s%s%s%s", atime ? atime : "?",
+                 get_bool(mnt, F_NODIRATIME) && !streq_ptr(atime, ATIME_NOATIME_NAME) ? ",nodiratime" : "",
+                 get_bool(mnt, F_LAZYTIME) ? ",lazytime" : "", get_bool(mnt, F_READ_ONLY) ? ",ro" : "");
+}
+
+static int cmd_status(int argc, char **argv) {
+        _cleanup_json_ json_object *params = json_object_new_object(), *reply = NULL;
+        _cleanup_(table_freep) Table *t = NULL;
+        static const char *const headers[] = { "TARGET", "FSTYPE", "DEVICE", "ATIME" };
+        unsigned strict = 0, rel = 0, noat = 0;
+        json_object *mounts;
+        size_t n;
+        int r;
+
+        if (!params)
+                return fail("out of memory");
+        if (argc > 1) {
+                char resolved[PATH_MAX];
+                /* Accept "/mnt/" or a symlink to a mount point. */
+                const char *target = realpath(argv[1], resolved) ? resolved : argv[1];
+
+                json_object_object_add(params, F_TARGET, json_object_new_string(target));
+        }
+        r = call(METHOD_GET_STATUS, TAKE_PTR(params), &reply);
+        if (r != EXIT_OK)
+                return r;
+        if (arg_json)
+                return print_json(reply);
+
+        if (!json_object_object_get_ex(reply, F_MOUNTS, &mounts) || !json_object_is_type(mounts, json_type_array))
+                return fail("malformed reply from atimed: no \"%s\" list", F_MOUNTS);
+        t = table_new(ELEMENTSOF(headers), headers);
+        if (!t)
+                return fail("out of memory");
+        n = json_object_array_length(mounts);
+        for (size_t i = 0; i < n; i++) {
+                json_object *mnt = json_object_array_get_idx(mounts, i);
+                const char *atime = get_str(mnt, F_ATIME);
+                char policy[96];
+
+                format_policy(mnt, policy, sizeof policy);
+                if (table_add_row(t, (const char *const[]) { get_str(mnt, F_TARGET), get_str(mnt, F_FSTYPE),
+                                                             get_str(mnt, F_SOURCE), policy }) < 0)
+                        return fail("out of memory");
+                strict += streq_ptr(atime, ATIME_STRICT_NAME);
+                rel += streq_ptr(atime, ATIME_RELATIME_NAME);
+                noat += streq_ptr(atime, ATIME_NOATIME_NAME);
+        }
+        table_print(t, stdout, arg_legend);
+        if (arg_legend)
+                printf("\n%zu mount%s: %u strictatime, %u relatime, %u noatime.\n", n, n == 1 ? "" : "s", strict,
+                       rel, noat);
+        return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+}
+
+static int cmd_call(int argc, char **argv) {
+        _cleanup_json_ json_object *reply = NULL;
+        json_object *params = NULL;
+        int r;
+
+        if (argc > 2) {
+                enum json_tokener_error jerr;
+
+                params = json_tokener_parse_verbose(argv[2], &jerr);
+                if (!params || !json_object_is_type(params, json_type_object)) {
+                        json_object_put(params);
+                        fprintf(stderr, "atimectl: parameters must be a JSON object: %s\n",
+                                params ? "not an object" : json_tokener_error_desc(jerr));
+                        return EXIT_USAGE;
+                }
+        }
+        r = call(argv[1], params, &reply);
+        if (r != EXIT_OK)
+                return r;
+        return print_json(reply);
+}
+
+static void help(void) {
+        printf("Usage: atimectl [OPTIONS] COMMAND [ARGS]\n"
+               "\n"
+               "Shows what atimed measured about this host's mounts.\n"
+               "\n"
+               "Commands:\n"
+               "  status [MOUNT]        each tracked mount and its atime policy\n"
+               "  call METHOD [JSON]    call a control method and print its reply\n"
+               "\n"
+               "Options:\n"
+               "  -s, --socket PATH     atimed's socket (default: $%s or %s)\n"
+               "  -j, --json            print JSON instead of a table\n"
+               "      --no-legend       print no header and no summary\n"
+               "  -h, --help            show this help\n"
+               "      --version         show the version\n"
+               "\n"
+               "Exit status: 0 success, 1 failure (atimed not reachable, error reply),\n"
+               "2 invalid command line.\n",
+               ATIMED_SOCKET_ENV, ATIMED_SOCKET_DEFAULT);
+}
+
+struct command {
+        const char *name;
+        int min_args, max_args; /* counting the command itself */
+        int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+        { "status", 1, 2, cmd_status },
+        { "call", 2, 3, cmd_call },
+};
+
+int main(int argc, char *argv[]) {
+        enum { ARG_VERSION = 0x100, ARG_NO_LEGEND };
+        static const struct option options[] = {
+                { "socket", required_argument, NULL, 's' },
+                { "json", no_argument, NULL, 'j' },
+                { "no-legend", no_argument, NULL, ARG_NO_LEGEND },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                {},
+        };
+        int c;
+
+        /* '+': options end at the command, so its own arguments pass through. */
+        while ((c = getopt_long(argc, argv, "+s:jh", options, NULL)) >= 0) {
+                switch (c) {
+                case 's':
+                        arg_socket = optarg;
+                        break;
+                case 'j':
+                        arg_json = true;
+                        break;
+                case ARG_NO_LEGEND:
+                        arg_legend = false;
+                        break;
+                case 'h':
+                        help();
+                        return EXIT_OK;
+                case ARG_VERSION:
+                        printf("atimectl %s\n", PACKAGE_VERSION);
+                        return EXIT_OK;
+                default:
+                        fprintf(stderr, "Try 'atimectl --help'.\n");
+                        return EXIT_USAGE;
+                }
+        }
+
+        if (optind >= argc) {
+                /* Like systemctl: no command means the overview. */
+                static char status_cmd[] = "status";
+                char *args[] = { status_cmd, NULL };
+                return cmd_status(1, args);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
+                int n = argc - optind;
+
+                if (!streq(commands[i].name, argv[optind]))
+                        continue;
+                if (n < commands[i].min_args || n > commands[i].max_args) {
+                        fprintf(stderr, "atimectl: wrong number of arguments for '%s'. Try 'atimectl --help'.\n",
+                                commands[i].name);
+                        return EXIT_USAGE;
+                }
+                return commands[i].run(n, argv + optind);
+        }
+        fprintf(stderr, "atimectl: unknown command '%s'. Try 'atimectl --help'.\n", argv[optind]);
+        return EXIT_USAGE;
+}
