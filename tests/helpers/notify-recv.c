@@ -1,0 +1,37 @@
+/* notify-recv: a NOTIFY_SOCKET of the tests' own. Binds a datagram socket
+ * at PATH and prints every message it receives, one assignment per line,
+ * until killed. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+int main(int argc, char *argv[]) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        char buf[4097];
+        int fd;
+
+        if (argc != 2 || strlen(argv[1]) >= sizeof sa.sun_path) {
+                fprintf(stderr, "usage: notify-recv PATH\n");
+                return 2;
+        }
+        strcpy(sa.sun_path, argv[1]);
+        fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || bind(fd, (struct sockaddr *) &sa, sizeof sa) < 0) {
+                fprintf(stderr, "notify-recv: %s: %s\n", argv[1], strerror(errno));
+                return 1;
+        }
+        for (;;) {
+                ssize_t n = recv(fd, buf, sizeof buf - 1, 0);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return 1;
+                buf[n] = 0;
+                printf("%s%s", buf, n > 0 && buf[n - 1] == '\n' ? "" : "\n");
+                fflush(stdout);
+        }
+}

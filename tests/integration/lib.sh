@@ -1,0 +1,153 @@
+# lib.sh: shared by the integration tests. Each test is a shell script
+# speaking TAP; it runs as root in a private mount namespace of its own
+# (re-executing itself under unshare), against the real daemon and client
+# built in $top_builddir, on real mounts it makes under a temporary dir.
+
+set -u
+
+: "${top_builddir:?run through make check}" "${top_srcdir:?run through make check}"
+ATIMED=$top_builddir/atimed
+ATIMECTL=$top_builddir/atimectl
+RAWSOCK=$top_builddir/tests/helpers/rawsock
+NOTIFY_RECV=$top_builddir/tests/helpers/notify-recv
+
+TAP_N=0
+TAP_FAILED=0
+
+tap_result() { # STATUS DESCRIPTION
+        TAP_N=$((TAP_N + 1))
+        if [ "$1" -eq 0 ]; then
+                echo "ok $TAP_N - $2"
+        else
+                echo "not ok $TAP_N - $2"
+                TAP_FAILED=$((TAP_FAILED + 1))
+        fi
+}
+
+# check DESCRIPTION COMMAND...: passes if COMMAND exits 0.
+check() {
+        local desc=$1
+        shift
+        if "$@" >"$T/check.out" 2>&1; then
+                tap_result 0 "$desc"
+        else
+                tap_result 1 "$desc"
+                sed 's/^/#   /' "$T/check.out" | head -20
+        fi
+}
+
+# is DESCRIPTION GOT EXPECTED
+is() {
+        if [ "$2" = "$3" ]; then
+                tap_result 0 "$1"
+        else
+                tap_result 1 "$1"
+                printf '#   got:      %s\n#   expected: %s\n' "$2" "$3"
+        fi
+}
+
+# like DESCRIPTION TEXT PATTERN (grep -E)
+like() {
+        if printf '%s\n' "$2" | grep -Eq -- "$3"; then
+                tap_result 0 "$1"
+        else
+                tap_result 1 "$1"
+                printf '%s\n' "$2" | head -10 | sed 's/^/#   got: /'
+                printf '#   expected to match: %s\n' "$3"
+        fi
+}
+
+diag() { echo "# $*"; }
+
+skip_all() {
+        echo "1..0 # SKIP $*"
+        exit 0
+}
+
+bail() {
+        echo "Bail out! $*"
+        exit 1
+}
+
+done_testing() {
+        echo "1..$TAP_N"
+        [ "$TAP_FAILED" -eq 0 ]
+}
+
+# Re-executes the calling script in a private mount namespace, as root.
+enter_namespace() {
+        [ "$(id -u)" -eq 0 ] || skip_all "needs root (mounts in a private namespace)"
+        command -v unshare >/dev/null || skip_all "needs unshare(1)"
+        command -v jq >/dev/null || bail "needs jq"
+        if [ -z "${ATIMED_TEST_NS:-}" ]; then
+                ATIMED_TEST_NS=1 exec unshare -m --propagation private "$SHELL" "$0" "$@"
+        fi
+        T=$(mktemp -d /tmp/atimed-test.XXXXXX) || bail "mktemp"
+        # A tmpfs of its own: nothing the test mounts leaks into /tmp.
+        mount -t tmpfs -o size=512m,mode=0755 atimed-test "$T" || bail "cannot mount tmpfs on $T"
+        mkdir -p "$T/mnt" "$T/state"
+        trap cleanup EXIT
+}
+
+DAEMON_PIDS=""
+
+cleanup() {
+        local p
+        for p in $DAEMON_PIDS; do
+                kill -CONT "$p" 2>/dev/null
+                kill -KILL "$p" 2>/dev/null
+        done
+        wait 2>/dev/null
+        if [ "${KEEP_TEST_DIR:-}" != "" ]; then
+                cp -r "$T" "$KEEP_TEST_DIR" 2>/dev/null
+        fi
+        umount -R "$T" 2>/dev/null
+        rmdir "$T" 2>/dev/null
+}
+
+# wait_until SECONDS COMMAND...: polls every 50 ms.
+wait_until() {
+        local limit=$1 i=0
+        shift
+        while [ "$i" -lt $((limit * 20)) ]; do
+                "$@" >/dev/null 2>&1 && return 0
+                sleep 0.05
+                i=$((i + 1))
+        done
+        return 1
+}
+
+ctl() { "$ATIMECTL" --socket "$T/sock" "$@"; }
+
+# start_daemon [ARGS...]: atimed on $T/sock with $T/atimed.conf if present;
+# sets DAEMON_PID and waits until it answers.
+start_daemon() {
+        local conf=()
+        [ -f "$T/atimed.conf" ] && conf=(--config "$T/atimed.conf")
+        "$ATIMED" "${conf[@]}" --socket "$T/sock" --state-dir "$T/state" "$@" 2>>"$T/atimed.log" &
+        DAEMON_PID=$!
+        DAEMON_PIDS="$DAEMON_PIDS $DAEMON_PID"
+        wait_until 10 ctl status || { cat "$T/atimed.log" | sed 's/^/#   log: /'; bail "atimed did not start"; }
+}
+
+# stop_daemon: SIGTERM, and the exit status in STOP_STATUS.
+stop_daemon() {
+        kill -TERM "$DAEMON_PID"
+        wait "$DAEMON_PID"
+        STOP_STATUS=$?
+}
+
+# mount_json TARGET: the GetStatus entry of one mount, or nothing.
+mount_json() {
+        ctl --json status | jq -c --arg t "$1" '.mounts[] | select(.target == $t)'
+}
+
+# mount_field TARGET FIELD
+mount_field() {
+        ctl --json status | jq -r --arg t "$1" ".mounts[] | select(.target == \$t) | .$2"
+}
+
+# make_ext4 NAME SIZE_MB: a loop-mountable ext4 image at $T/NAME.img.
+make_ext4() {
+        truncate -s "${2}M" "$T/$1.img" && mkfs.ext4 -q -F "$T/$1.img"
+}

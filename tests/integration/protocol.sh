@@ -1,0 +1,99 @@
+#!/bin/bash
+# protocol.sh: the control socket under requests atimectl would never send:
+# unknown methods, malformed JSON, pipelining, oneway, oversize messages,
+# slow and idle clients, too many clients.
+. "$top_srcdir/tests/integration/lib.sh"
+enter_namespace
+
+cat >"$T/atimed.conf" <<CONF
+[control]
+max_clients = 4
+idle_timeout = 2s
+max_message_size = 4K
+CONF
+start_daemon
+
+raw() { "$RAWSOCK" "$@" "$T/sock"; }
+nul() { printf '%s\0' "$@"; }
+
+out=$(nul '{"method":"io.atimed.NoSuchThing"}' '{"method":"org.varlink.service.GetInfo"}' | raw -n 2)
+like "unknown method: MethodNotFound naming it" "$(echo "$out" | sed -n 1p)" \
+        '^\{"error":"org.varlink.service.MethodNotFound","parameters":\{"method":"io.atimed.NoSuchThing"\}\}$'
+like "the connection stays usable after it" "$(echo "$out" | sed -n 2p)" '"product":"atimed"'
+
+out=$(nul '{"method":' '{"method":"io.atimed.GetStatus"}' | raw -n 2)
+like "malformed JSON: InvalidRequest" "$(echo "$out" | sed -n 1p)" '^\{"error":"io.atimed.InvalidRequest"'
+like "and the next request on the connection is answered" "$(echo "$out" | sed -n 2p)" '"mounts":\['
+
+out=$(nul '[1,2,3]' '{"parameters":{}}' '{"method":7}' | raw -n 3)
+is "non-object, missing method, non-string method: three InvalidRequest errors" \
+        "$(echo "$out" | grep -c '"error":"io.atimed.InvalidRequest"')" "3"
+
+out=$(nul '{"method":"io.atimed.GetStatus","parameters":[]}' \
+        '{"method":"io.atimed.GetStatus","parameters":{"target":false}}' \
+        '{"method":"io.atimed.GetStatus","parameters":{"verbose":true}}' \
+        '{"method":"io.atimed.GetStatus","oneway":"yes"}' | raw -n 4)
+is "wrong parameter types and extra parameters: InvalidParameter each" \
+        "$(echo "$out" | grep -c '"error":"org.varlink.service.InvalidParameter"')" "4"
+like "the error names the extra parameter" "$out" '"parameter":"verbose"'
+
+out=$(nul '{"method":"com.example.Other"}' | raw -n 1)
+like "an unknown interface: InterfaceNotFound" "$out" '"error":"org.varlink.service.InterfaceNotFound","parameters":\{"interface":"com.example"\}'
+
+out=$(nul '{"method":"io.atimed.GetStatus","oneway":true}' '{"method":"org.varlink.service.GetInfo"}' | raw -n 2 -t 3)
+is "oneway: no reply, the next request answered" "$(echo "$out" | grep -c .)" "1"
+like "oneway: the answer is the GetInfo one" "$out" '"vendor":"atimed"'
+
+out=$(nul '{"method":"org.varlink.service.GetInterfaceDescription","parameters":{"interface":"io.atimed"}}' | raw -n 1)
+like "GetInterfaceDescription serves the IDL" "$out" 'interface io.atimed\\nmethod|interface io.atimed\\n'
+
+big=$(head -c 5000 /dev/zero | tr '\0' 'x')
+out=$( (printf '{"method":"io.atimed.GetStatus","parameters":{"target":"%s"}}\0' "$big"; nul '{"method":"org.varlink.service.GetInfo"}') | raw -t 5)
+status=$?
+like "oversize: RequestTooLarge with the limit" "$out" '^\{"error":"io.atimed.RequestTooLarge","parameters":\{"limit":4096\}\}$'
+is "oversize: then the connection is closed (no more replies)" "$(echo "$out" | grep -c .)/$status" "1/0"
+check "the daemon serves others after an oversize request" ctl status
+
+# A slow client (a byte every 20 ms) does not delay anyone else.
+nul '{"method":"org.varlink.service.GetInfo"}' | raw -d 20 -n 1 >"$T/slow.out" &
+slow=$!
+sleep 0.2
+start=$(date +%s%N)
+check "a fast client is served while a slow one trickles" ctl status
+elapsed=$((($(date +%s%N) - start) / 1000000))
+diag "fast client took ${elapsed} ms"
+check "the fast client did not wait for the slow one (< 500 ms)" test "$elapsed" -lt 500
+wait $slow
+like "the slow client gets its answer too" "$(cat $T/slow.out)" '"vendor":"atimed"'
+
+# Idle clients are dropped after idle_timeout.
+start=$(date +%s)
+: | raw -k -t 10
+is "an idle connection is closed by the daemon (exit 0, not timeout)" "$?" "0"
+check "after about idle_timeout" test $(($(date +%s) - start)) -le 4
+
+# max_clients: the one over the limit is told so.
+for i in 1 2 3 4; do
+        : | raw -k -t 30 >/dev/null &
+        holders="${holders:-} $!"
+done
+sleep 0.3
+out=$(nul '{"method":"org.varlink.service.GetInfo"}' | raw -t 5)
+like "a client over max_clients gets TooManyClients" "$out" '"error":"io.atimed.TooManyClients"'
+like "the refusal is logged" "$(cat $T/atimed.log)" "Refusing control connection .*4 clients already connected"
+kill $holders 2>/dev/null
+wait $holders 2>/dev/null
+check "slots are freed when clients go" wait_until 3 ctl status
+
+# A client that never reads: its replies pile up in its own socket buffer,
+# not in anyone's way.
+(for i in $(seq 1 2000); do printf '{"method":"io.atimed.GetStatus"}\0'; done) | raw -k -t 1 -n 0 >/dev/null 2>&1 &
+hog=$!
+sleep 0.3
+check "a client that does not read its replies does not block others" ctl status
+kill $hog 2>/dev/null
+wait $hog 2>/dev/null
+
+stop_daemon
+is "exit 0 after all that" "$STOP_STATUS" "0"
+done_testing

@@ -1,0 +1,68 @@
+#!/bin/bash
+# tests/run.sh: the whole test suite, as CI runs it. A fresh build with
+# AddressSanitizer, UndefinedBehaviorSanitizer and -Werror in build-test/,
+# then every suite; ends with one line "N passed, N failed".
+#
+# Needs root (the integration tests mount filesystems in private mount
+# namespaces) and the packages of `./quickstart.sh --deps-only`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+SRC=$PWD
+JOBS=$(nproc)
+passed=0
+failed=0
+skipped=0
+
+# count_trs DIR: adds the per-assertion results automake recorded.
+count_trs() {
+        local p f s
+        p=$(cat $(find "$1" -name '*.trs') /dev/null | grep -c '^:test-result: PASS')
+        f=$(cat $(find "$1" -name '*.trs') /dev/null | grep -Ec '^:test-result: (FAIL|ERROR|XPASS)')
+        s=$(cat $(find "$1" -name '*.trs') /dev/null | grep -Ec '^:test-result: (SKIP|XFAIL)')
+        passed=$((passed + p))
+        failed=$((failed + f))
+        skipped=$((skipped + s))
+}
+
+# step NAME COMMAND...: a whole step that passes or fails as one.
+step() {
+        local name=$1
+        shift
+        echo "== $name"
+        if "$@"; then
+                passed=$((passed + 1))
+        else
+                echo "FAILED: $name"
+                failed=$((failed + 1))
+        fi
+}
+
+build() {
+        [ -x configure ] || ./autogen.sh >/dev/null 2>&1 || return 1
+        rm -rf build-test && mkdir build-test && cd build-test || return 1
+        ../configure -q --enable-sanitizers --enable-werror \
+                --prefix=/usr --sysconfdir=/etc --localstatedir=/var || return 1
+        make -s -j"$JOBS" >/dev/null
+}
+
+step "build (ASan+UBSan, -Werror)" build || { echo "$passed passed, $failed failed"; exit 1; }
+
+echo "== make check"
+make -s -j"$JOBS" check >/dev/null 2>&1
+check_status=$?
+count_trs "$SRC/build-test"
+if [ $check_status -ne 0 ]; then
+        # Show what failed: the TAP lines and the log of each failing test.
+        grep -l '^:test-result: \(FAIL\|ERROR\)' $(find . -name '*.trs') 2>/dev/null | while read -r trs; do
+                log=${trs%.trs}.log
+                echo "---- ${log#./}"
+                grep -E '^(not ok|Bail out|#)' "$log" | head -40
+        done
+        [ "$failed" -gt 0 ] || failed=1 # a crash that left no TAP result
+fi
+
+step "make distcheck" sh -c "make -s -j$JOBS distcheck >distcheck.log 2>&1 || { tail -40 distcheck.log; exit 1; }"
+
+[ "$skipped" -eq 0 ] || echo "($skipped skipped)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

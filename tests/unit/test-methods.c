@@ -1,0 +1,138 @@
+/* test-methods: the dispatcher against a manager built on a mountinfo
+ * fixture: method and error names, parameter checks, and that the interface
+ * description served to Varlink tools matches what the code does. */
+#include <string.h>
+
+#include "methods.h"
+#include "protocol.h"
+#include "../tap.h"
+#include "varlink.h"
+
+static json_object *call(Manager *m, const char *method, const char *params_json) {
+        _cleanup_json_ json_object *p = params_json ? json_tokener_parse(params_json) : NULL;
+        ControlPeer peer = { .pid = 1, .uid = 1000, .gid = 1000 };
+
+        return methods_dispatch(m, &peer, method, p);
+}
+
+static const char *error_of(json_object *reply) {
+        json_object *e;
+
+        return json_object_object_get_ex(reply, VL_ERROR, &e) ? json_object_get_string(e) : NULL;
+}
+
+/* The field names of type 'Mount' in the interface description. */
+static bool described_field(const char *desc, const char *field) {
+        const char *start = strstr(desc, "type Mount (");
+        const char *end = start ? strstr(start, "\n)") : NULL;
+        char needle[64];
+
+        if (!start || !end)
+                return false;
+        snprintf(needle, sizeof needle, "\n  %s: ", field);
+        for (const char *f = strstr(start, needle); f; f = strstr(f + 1, needle))
+                if (f < end)
+                        return true;
+        return false;
+}
+
+int main(void) {
+        Manager m = {};
+        struct mount_filter def = {};
+        char path[4096];
+        const char *desc = methods_interface_description(ATIMED_INTERFACE);
+
+        snprintf(path, sizeof path, "%s/tests/fixtures/mountinfo-basic", getenv("top_srcdir") ?: ".");
+        ok(mount_table_load(path, &def, &m.mounts) == 0, "fixture table loads");
+
+        for (const char *const *n = methods_list(); *n; n++) {
+                const char *short_name = strrchr(*n, '.') + 1;
+                const char *d = methods_interface_description(strncmp(*n, ATIMED_INTERFACE ".", strlen(ATIMED_INTERFACE) + 1) == 0
+                                                                      ? ATIMED_INTERFACE
+                                                                      : VARLINK_SERVICE_INTERFACE);
+                char needle[128];
+
+                snprintf(needle, sizeof needle, "method %s(", short_name);
+                ok(d && strstr(d, needle), "%s is in its interface description", *n);
+        }
+
+        {
+                _cleanup_json_ json_object *r = call(&m, METHOD_GET_STATUS, NULL);
+                json_object *p = json_object_object_get(r, VL_PARAMETERS), *mounts, *first;
+                bool all_described = true, none_missing = true;
+
+                ok(!error_of(r), "GetStatus succeeds");
+                ok(json_object_object_get_ex(p, F_MOUNTS, &mounts) && json_object_array_length(mounts) == 11,
+                   "GetStatus lists the eleven tracked mounts");
+                first = json_object_array_get_idx(mounts, 0);
+                json_object_object_foreach(first, key, val) {
+                        (void) val;
+                        if (!described_field(desc, key)) {
+                                all_described = false;
+                                printf("# field %s is not in type Mount\n", key);
+                        }
+                }
+                ok(all_described, "every field of a mount is in the interface description");
+                {
+                        static const char *const expected[] = { F_MOUNT_ID, F_TARGET, F_SOURCE, F_FSTYPE, F_ROOT,
+                                                                F_DEVICE, F_ATIME, F_NODIRATIME, F_LAZYTIME,
+                                                                F_READ_ONLY, F_OPTIONS, F_SUPER_OPTIONS };
+                        for (size_t i = 0; i < ELEMENTSOF(expected); i++)
+                                if (!json_object_object_get_ex(first, expected[i], NULL)) {
+                                        none_missing = false;
+                                        printf("# field %s missing\n", expected[i]);
+                                }
+                }
+                ok(none_missing, "every field the client reads is produced");
+                ok(json_object_get_int(json_object_object_get(p, F_SCHEMA_VERSION)) == ATIMED_SCHEMA_VERSION,
+                   "schema version");
+        }
+        {
+                _cleanup_json_ json_object *r = call(&m, METHOD_GET_STATUS, "{\"target\":\"/srv/strict\"}");
+                json_object *mounts = json_object_object_get(json_object_object_get(r, VL_PARAMETERS), F_MOUNTS);
+                json_object *e = json_object_array_get_idx(mounts, 0);
+
+                ok(json_object_array_length(mounts) == 1 &&
+                           streq(json_object_get_string(json_object_object_get(e, F_ATIME)), ATIME_STRICT_NAME),
+                   "GetStatus for one target");
+        }
+        {
+                _cleanup_json_ json_object *r = call(&m, METHOD_GET_STATUS, "{\"target\":\"/nope\"}");
+                is_str(error_of(r), ERROR_NO_SUCH_MOUNT, "unknown target");
+        }
+        {
+                _cleanup_json_ json_object *r = call(&m, METHOD_GET_STATUS, "{\"target\":5}");
+                is_str(error_of(r), ERROR_INVALID_PARAMETER, "target of the wrong type");
+        }
+        {
+                _cleanup_json_ json_object *r = call(&m, METHOD_GET_STATUS, "{\"bogus\":true}");
+                is_str(error_of(r), ERROR_INVALID_PARAMETER, "an extra parameter");
+                is_str(json_object_get_string(json_object_object_get(json_object_object_get(r, VL_PARAMETERS), P_PARAMETER)),
+                       "bogus", "the error names the parameter");
+        }
+        {
+                _cleanup_json_ json_object *r = call(&m, "io.atimed.Nope", NULL);
+                is_str(error_of(r), ERROR_METHOD_NOT_FOUND, "unknown method");
+        }
+        {
+                _cleanup_json_ json_object *r = call(&m, "com.example.Thing", NULL);
+                is_str(error_of(r), ERROR_INTERFACE_NOT_FOUND, "unknown interface");
+        }
+        {
+                _cleanup_json_ json_object *r = call(&m, METHOD_GET_INFO, NULL);
+                json_object *ifs = json_object_object_get(json_object_object_get(r, VL_PARAMETERS), F_INTERFACES);
+                ok(!error_of(r) && json_object_array_length(ifs) == 2, "GetInfo lists two interfaces");
+        }
+        {
+                _cleanup_json_ json_object *r = call(&m, METHOD_GET_INTERFACE_DESCRIPTION, "{\"interface\":\"io.atimed\"}");
+                const char *d = json_object_get_string(
+                        json_object_object_get(json_object_object_get(r, VL_PARAMETERS), F_DESCRIPTION));
+                ok(d && strstr(d, "interface io.atimed\n"), "GetInterfaceDescription serves io.atimed");
+        }
+        {
+                _cleanup_json_ json_object *r = call(&m, METHOD_GET_INTERFACE_DESCRIPTION, "{\"interface\":\"x.y\"}");
+                is_str(error_of(r), ERROR_INTERFACE_NOT_FOUND, "description of an unknown interface");
+        }
+        mount_table_free(m.mounts);
+        return tap_done();
+}

@@ -1,0 +1,157 @@
+/* test-mounts: effective policy from mount options, the default filter,
+ * and a mountinfo fixture through libmount. */
+#include <string.h>
+#include <sys/sysmacros.h>
+
+/* Fixtures below are built from string literals the code never writes to. */
+#pragma GCC diagnostic ignored "-Wdiscarded-qualifiers"
+
+#include "mounts.h"
+#include "strv.h"
+#include "../tap.h"
+
+static void test_policy(void) {
+        static const struct {
+                const char *vfs, *super;
+                AtimeMode atime;
+                bool nodiratime, lazytime, ro;
+        } cases[] = {
+                { "rw", "rw", ATIME_STRICT, false, false, false },
+                { "rw,relatime", "rw", ATIME_RELATIME, false, false, false },
+                { "rw,noatime", "rw", ATIME_NOATIME, true, false, false },
+                { "rw,nodiratime", "rw", ATIME_STRICT, true, false, false },
+                { "rw,nodiratime,relatime", "rw", ATIME_RELATIME, true, false, false },
+                { "rw,relatime", "rw,lazytime", ATIME_RELATIME, false, true, false },
+                { "ro,relatime", "ro", ATIME_RELATIME, false, false, true },
+                { "rw,relatime", "ro,lazytime", ATIME_RELATIME, false, true, true },
+                { "rw,nosuid,nodev,noexec", "rw,size=10k,mode=755", ATIME_STRICT, false, false, false },
+                /* Option names are matched whole, never as substrings. */
+                { "rw,x-noatime", "rw,nolazytime", ATIME_STRICT, false, false, false },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct mount_policy p;
+
+                mount_policy_from_options(cases[i].vfs, cases[i].super, &p);
+                ok(p.atime == cases[i].atime && p.nodiratime == cases[i].nodiratime &&
+                           p.lazytime == cases[i].lazytime && p.read_only == cases[i].ro,
+                   "'%s' / '%s' -> %s%s%s%s", cases[i].vfs, cases[i].super, atime_mode_to_string(cases[i].atime),
+                   cases[i].nodiratime ? " nodiratime" : "", cases[i].lazytime ? " lazytime" : "",
+                   cases[i].ro ? " ro" : "");
+        }
+}
+
+static void test_filter(void) {
+        char *inc[] = { "ext4", "fuse.*", NULL }, *exc[] = { "xfs", NULL }, *paths[] = { "/srv", "/snap/*", NULL };
+        struct mount_filter def = {}, f = { .exclude_fstypes = exc, .exclude_paths = paths },
+                            only = { .include_fstypes = inc };
+
+        ok(mount_filter_match(&def, "ext4", "/"), "ext4 tracked by default");
+        ok(mount_filter_match(&def, "tmpfs", "/tmp"), "tmpfs tracked by default");
+        ok(mount_filter_match(&def, "nfs4", "/home"), "nfs tracked by default");
+        ok(!mount_filter_match(&def, "proc", "/proc"), "proc left out");
+        ok(!mount_filter_match(&def, "cgroup2", "/sys/fs/cgroup"), "cgroup2 left out");
+        ok(!mount_filter_match(&def, "tracefs", "/sys/kernel/tracing"), "tracefs left out");
+        ok(!mount_filter_match(&def, "tmpfs", "/sys/fs/cgroup"), "a tmpfs under /sys left out");
+        ok(mount_filter_match(&def, "tmpfs", "/system"), "but not one at a path that only starts with /sys");
+        ok(!mount_filter_match(&f, "xfs", "/data"), "excluded fstype");
+        ok(!mount_filter_match(&f, "ext4", "/srv"), "excluded path itself");
+        ok(!mount_filter_match(&f, "ext4", "/srv/a/b"), "below an excluded path");
+        ok(mount_filter_match(&f, "ext4", "/srvdata"), "a sibling sharing the prefix is kept");
+        ok(!mount_filter_match(&f, "squashfs", "/snap/core/1"), "excluded glob");
+        ok(mount_filter_match(&only, "fuse.sshfs", "/mnt"), "include glob");
+        ok(!mount_filter_match(&only, "tmpfs", "/tmp"), "include list restricts");
+        {
+                char *incp[] = { "proc", NULL };
+                struct mount_filter withproc = { .include_fstypes = incp };
+                ok(mount_filter_match(&withproc, "proc", "/proc"), "a pseudo type can be included by name");
+        }
+}
+
+static const MountEntry *find(const MountTable *t, const char *target) {
+        return mount_table_find_target(t, target);
+}
+
+static void test_fixture(void) {
+        _cleanup_(mount_table_freep) MountTable *t = NULL;
+        struct mount_filter def = {};
+        const MountEntry *e;
+        char path[4096];
+        int r;
+
+        snprintf(path, sizeof path, "%s/tests/fixtures/mountinfo-basic", getenv("top_srcdir") ?: ".");
+        r = mount_table_load(path, &def, &t);
+        is_int(r, 0, "fixture loads");
+        if (r < 0)
+                return;
+        is_int(t->n_bad_lines, 1, "one malformed line counted");
+        ok(!find(t, "/proc") && !find(t, "/sys") && !find(t, "/sys/fs/cgroup"), "pseudo filesystems left out");
+        ok((e = find(t, "/")) && streq(e->fstype, "ext4") && e->policy.atime == ATIME_RELATIME &&
+                   major(e->devno) == 254,
+           "root: ext4 relatime 254:0");
+        ok((e = find(t, "/srv/strict")) && e->policy.atime == ATIME_STRICT && !e->policy.nodiratime,
+           "no atime option means strictatime");
+        ok((e = find(t, "/srv/noatime")) && e->policy.atime == ATIME_NOATIME && e->policy.nodiratime,
+           "bind mount with noatime, nodiratime implied");
+        ok((e = find(t, "/srv/lazy")) && e->policy.lazytime && streq(e->fstype, "xfs"), "lazytime from super options");
+        ok((e = find(t, "/srv/ndir")) && e->policy.atime == ATIME_STRICT && e->policy.nodiratime, "nodiratime alone");
+        ok((e = find(t, "/srv/ro")) && e->policy.read_only, "read-only mount");
+        ok((e = find(t, "/srv/sbro")) && e->policy.read_only, "read-only superblock");
+        ok((e = find(t, "/srv/under")) && e->id == 71 && e->policy.atime == ATIME_NOATIME,
+           "of two stacked mounts, the top one is kept");
+        ok((e = find(t, "/srv/with space")) && streq(e->root, "/sub"), "\\040 unescaped, root kept");
+        ok((e = find(t, "/srv/fuse")) && streq(e->source, "/src"), "FUSE tracked");
+        ok(find(t, "/var/lib/docker/overlay2/abc/merged") != NULL, "overlay tracked");
+        is_int(t->n, 11, "eleven mounts tracked");
+        for (size_t i = 1; i < t->n; i++)
+                if (t->entries[i - 1].id >= t->entries[i].id) {
+                        ok(0, "sorted by id");
+                        return;
+                }
+        ok(1, "sorted by id");
+}
+
+struct diff_count {
+        unsigned added, removed, changed;
+};
+
+static void count(const MountEntry *a, const MountEntry *b, void *userdata) {
+        struct diff_count *c = userdata;
+
+        if (!a)
+                c->added++;
+        else if (!b)
+                c->removed++;
+        else
+                c->changed++;
+}
+
+static void test_diff(void) {
+        MountEntry e1[] = {
+                { .id = 1, .target = "/a", .source = "s", .vfs_options = "rw", .super_options = "rw" },
+                { .id = 2, .target = "/b", .source = "s", .vfs_options = "rw", .super_options = "rw" },
+                { .id = 3, .target = "/c", .source = "s", .vfs_options = "rw", .super_options = "rw" },
+        };
+        MountEntry e2[] = {
+                { .id = 2, .target = "/b", .source = "s", .vfs_options = "rw,noatime", .super_options = "rw",
+                  .policy = { .atime = ATIME_NOATIME, .nodiratime = true } },
+                { .id = 3, .target = "/c", .source = "s", .vfs_options = "rw", .super_options = "rw" },
+                { .id = 4, .target = "/d", .source = "s", .vfs_options = "rw", .super_options = "rw" },
+        };
+        MountTable a = { .entries = e1, .n = 3 }, b = { .entries = e2, .n = 3 };
+        struct diff_count c = {};
+
+        mount_table_diff(&a, &b, count, &c);
+        ok(c.added == 1 && c.removed == 1 && c.changed == 1, "diff: one added, one removed, one changed");
+        c = (struct diff_count) {};
+        mount_table_diff(NULL, &b, count, &c);
+        ok(c.added == 3 && c.removed == 0, "diff from nothing: all added");
+}
+
+int main(void) {
+        test_policy();
+        test_filter();
+        test_fixture();
+        test_diff();
+        return tap_done();
+}
