@@ -1,0 +1,295 @@
+/* worker.c: thread pool with deadlines (see worker.h). */
+#include "worker.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+/* Threads written off at once at most; past this, new jobs wait. */
+#define WORKER_MAX_STUCK 64
+
+typedef enum JobState {
+        JOB_QUEUED,
+        JOB_RUNNING,
+        JOB_FINISHED, /* on the completion list */
+} JobState;
+
+struct WorkerJob {
+        WorkerPool *pool;
+        WorkerJob *next;
+        worker_fn fn;
+        worker_done_fn done;
+        void *arg;
+        sd_event_source *timer;
+        JobState state;
+        bool timed_out;
+        atomic_bool cancel;
+};
+
+struct WorkerPool {
+        sd_event *event;
+        pthread_mutex_t lock;
+        pthread_cond_t wake;
+        WorkerJob *queue_head, *queue_tail;
+        WorkerJob *finished;   /* completion list, LIFO */
+        int efd;
+        sd_event_source *efd_source;
+        unsigned target;       /* threads that should be available */
+        unsigned threads;      /* threads alive, stuck ones included */
+        unsigned stuck;        /* threads running a timed-out job */
+        unsigned running;      /* jobs being run (stuck ones included) */
+        bool shutdown;
+};
+
+static void job_free(WorkerJob *j) {
+        sd_event_source_disable_unref(j->timer);
+        free(j);
+}
+
+static int spawn_thread_locked(WorkerPool *p);
+
+static void *thread_main(void *userdata) {
+        WorkerPool *p = userdata;
+        uint64_t one = 1;
+
+        pthread_mutex_lock(&p->lock);
+        for (;;) {
+                WorkerJob *j;
+
+                while (!p->queue_head && !p->shutdown)
+                        pthread_cond_wait(&p->wake, &p->lock);
+                if (p->shutdown && !p->queue_head)
+                        break;
+                j = p->queue_head;
+                p->queue_head = j->next;
+                if (!p->queue_head)
+                        p->queue_tail = NULL;
+                j->state = JOB_RUNNING;
+                p->running++;
+                pthread_mutex_unlock(&p->lock);
+
+                j->fn(j->arg, &j->cancel);
+
+                pthread_mutex_lock(&p->lock);
+                p->running--;
+                j->state = JOB_FINISHED;
+                j->next = p->finished;
+                p->finished = j;
+                if (j->timed_out) {
+                        p->stuck--;
+                        /* A replacement took this thread's place. */
+                        if (p->threads - p->stuck > p->target || p->shutdown) {
+                                (void) write(p->efd, &one, sizeof one);
+                                break;
+                        }
+                }
+                (void) write(p->efd, &one, sizeof one);
+        }
+        p->threads--;
+        pthread_cond_broadcast(&p->wake);
+        pthread_mutex_unlock(&p->lock);
+        return NULL;
+}
+
+static int spawn_thread_locked(WorkerPool *p) {
+        pthread_attr_t attr;
+        pthread_t t;
+        sigset_t all, old;
+        int r;
+
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        /* Jobs do little recursion: a small stack keeps RSS low. */
+        pthread_attr_setstacksize(&attr, 256 * 1024);
+        /* Signals belong to the event loop's thread. */
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        r = pthread_create(&t, &attr, thread_main, p);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        pthread_attr_destroy(&attr);
+        if (r != 0)
+                return -r;
+        p->threads++;
+        return 0;
+}
+
+static int on_completion(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        WorkerPool *p = userdata;
+        WorkerJob *list;
+        uint64_t n;
+
+        (void) read(p->efd, &n, sizeof n);
+        pthread_mutex_lock(&p->lock);
+        list = p->finished;
+        p->finished = NULL;
+        pthread_mutex_unlock(&p->lock);
+
+        while (list) {
+                WorkerJob *j = list;
+
+                list = j->next;
+                j->done(j->arg, j->timed_out ? WORKER_LATE : WORKER_DONE);
+                job_free(j);
+        }
+        return 0;
+}
+
+static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
+        WorkerJob *j = userdata;
+        WorkerPool *p = j->pool;
+
+        pthread_mutex_lock(&p->lock);
+        if (j->state == JOB_FINISHED) {
+                /* Finished just now; its completion is on the way. */
+                pthread_mutex_unlock(&p->lock);
+                return 0;
+        }
+        if (j->state == JOB_QUEUED) {
+                WorkerJob **q = &p->queue_head, *prev = NULL;
+
+                while (*q && *q != j) {
+                        prev = *q;
+                        q = &(*q)->next;
+                }
+                if (*q)
+                        *q = j->next;
+                if (p->queue_tail == j)
+                        p->queue_tail = prev;
+                pthread_mutex_unlock(&p->lock);
+                j->done(j->arg, WORKER_TIMED_OUT);
+                job_free(j);
+                return 0;
+        }
+
+        /* Running past its deadline: write the thread off, keep capacity. */
+        j->timed_out = true;
+        atomic_store(&j->cancel, true);
+        p->stuck++;
+        if (p->threads - p->stuck < p->target && p->stuck <= WORKER_MAX_STUCK) {
+                int r = spawn_thread_locked(p);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to start a replacement worker thread: %m");
+        }
+        pthread_mutex_unlock(&p->lock);
+        j->timer = sd_event_source_disable_unref(j->timer);
+        j->done(j->arg, WORKER_TIMED_OUT);
+        return 0;
+}
+
+int worker_submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec) {
+        WorkerJob *j = calloc(1, sizeof *j);
+        int r;
+
+        if (!j)
+                return -ENOMEM;
+        *j = (WorkerJob) { .pool = p, .fn = fn, .done = done, .arg = arg, .state = JOB_QUEUED };
+        atomic_init(&j->cancel, false);
+        /* A deadline a tenth late is fine; coalescing wakeups is welcome. */
+        r = sd_event_add_time_relative(p->event, &j->timer, CLOCK_MONOTONIC, timeout_usec,
+                                       MAX(MIN(timeout_usec / 10, USEC_PER_SEC), USEC_PER_MSEC), on_deadline, j);
+        if (r < 0) {
+                free(j);
+                return r;
+        }
+        pthread_mutex_lock(&p->lock);
+        if (p->queue_tail)
+                p->queue_tail->next = j;
+        else
+                p->queue_head = j;
+        p->queue_tail = j;
+        pthread_cond_signal(&p->wake);
+        pthread_mutex_unlock(&p->lock);
+        return 0;
+}
+
+unsigned worker_pool_stuck(const WorkerPool *p) {
+        return p ? p->stuck : 0;
+}
+
+int worker_pool_new(sd_event *e, unsigned n_threads, WorkerPool **ret) {
+        WorkerPool *p = calloc(1, sizeof *p);
+        int r;
+
+        if (!p)
+                return -ENOMEM;
+        pthread_mutex_init(&p->lock, NULL);
+        pthread_cond_init(&p->wake, NULL);
+        p->event = sd_event_ref(e);
+        p->target = MAX(n_threads, 1u);
+        p->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (p->efd < 0) {
+                r = -errno;
+                goto fail;
+        }
+        r = sd_event_add_io(e, &p->efd_source, p->efd, EPOLLIN, on_completion, p);
+        if (r < 0)
+                goto fail;
+        (void) sd_event_source_set_description(p->efd_source, "worker-completions");
+        pthread_mutex_lock(&p->lock);
+        for (unsigned i = 0; i < p->target && r >= 0; i++)
+                r = spawn_thread_locked(p);
+        pthread_mutex_unlock(&p->lock);
+        if (r < 0)
+                goto fail;
+        *ret = p;
+        return 0;
+fail:
+        worker_pool_free(p);
+        return r;
+}
+
+WorkerPool *worker_pool_free(WorkerPool *p) {
+        struct timespec deadline;
+        WorkerJob *queued, *finished;
+
+        if (!p)
+                return NULL;
+
+        pthread_mutex_lock(&p->lock);
+        p->shutdown = true;
+        queued = p->queue_head;
+        p->queue_head = p->queue_tail = NULL;
+        pthread_cond_broadcast(&p->wake);
+
+        /* Give running jobs a moment to notice; a thread stuck in the kernel
+         * is left behind (it holds only its own job). */
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_sec += 2;
+        while (p->threads > p->stuck) {
+                if (pthread_cond_timedwait(&p->wake, &p->lock, &deadline) == ETIMEDOUT)
+                        break;
+        }
+        finished = p->finished;
+        p->finished = NULL;
+        pthread_mutex_unlock(&p->lock);
+
+        while (queued) {
+                WorkerJob *j = queued;
+                queued = j->next;
+                j->done(j->arg, WORKER_CANCELLED);
+                job_free(j);
+        }
+        while (finished) {
+                WorkerJob *j = finished;
+                finished = j->next;
+                j->done(j->arg, j->timed_out ? WORKER_LATE : WORKER_DONE);
+                job_free(j);
+        }
+
+        sd_event_source_disable_unref(p->efd_source);
+        /* With threads still alive (stuck) the pool's memory stays theirs. */
+        if (p->threads > 0)
+                return NULL;
+        safe_close(p->efd);
+        sd_event_unref(p->event);
+        pthread_mutex_destroy(&p->lock);
+        pthread_cond_destroy(&p->wake);
+        free(p);
+        return NULL;
+}

@@ -1,0 +1,44 @@
+/* worker.h: a small thread pool for everything that touches a filesystem.
+ *
+ * The event loop must never block on a dead NFS server or a stopped FUSE
+ * daemon, so probes, sweeps and walks run here, each with a deadline. A job
+ * past its deadline is reported as timed out at once; if it was running, its
+ * thread is written off and replaced, and when (if ever) the thread comes
+ * back the job's completion is delivered with WORKER_LATE so its owner can
+ * free what it lent out. Completions are delivered in the event loop. */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "macro.h"
+
+typedef struct WorkerPool WorkerPool;
+typedef struct WorkerJob WorkerJob;
+
+typedef enum WorkerStatus {
+        WORKER_DONE,      /* ran to completion in time */
+        WORKER_TIMED_OUT, /* deadline passed; if it was running, a WORKER_LATE follows */
+        WORKER_LATE,      /* a timed-out job's thread finally returned */
+        WORKER_CANCELLED, /* never ran: the pool is shutting down */
+} WorkerStatus;
+
+/* Runs in a worker thread. 'cancel' becomes true on shutdown or timeout;
+ * long jobs should check it between steps. */
+typedef void (*worker_fn)(void *arg, const atomic_bool *cancel);
+/* Runs in the event loop. Called once with DONE, TIMED_OUT or CANCELLED,
+ * and a second time with LATE for a job that timed out while running. */
+typedef void (*worker_done_fn)(void *arg, WorkerStatus status);
+
+int worker_pool_new(sd_event *e, unsigned n_threads, WorkerPool **ret);
+/* Waits briefly for running jobs (they are asked to cancel), then leaves
+ * behind any thread stuck in the kernel. */
+WorkerPool *worker_pool_free(WorkerPool *p);
+DEFINE_FREE_FUNC(WorkerPool, worker_pool_free);
+
+int worker_submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec);
+
+/* Threads currently stuck past a deadline. */
+unsigned worker_pool_stuck(const WorkerPool *p);

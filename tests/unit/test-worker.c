@@ -1,0 +1,60 @@
+/* test-worker: the pool under a job that outlives its deadline: the
+ * timeout is reported at once, the pool keeps its capacity, and the late
+ * completion still arrives. */
+#include <unistd.h>
+
+#include "../tap.h"
+#include "worker.h"
+
+struct rec {
+        WorkerStatus seen[4];
+        unsigned n;
+        unsigned sleep_ms;
+};
+
+static void work(void *arg, const atomic_bool *cancel) {
+        struct rec *r = arg;
+        usleep(r->sleep_ms * 1000);
+}
+
+static void done(void *arg, WorkerStatus st) {
+        struct rec *r = arg;
+        if (r->n < 4)
+                r->seen[r->n++] = st;
+}
+
+/* Runs the loop for about 'ms' milliseconds. */
+static void run_for(sd_event *e, unsigned ms) {
+        uint64_t start, now;
+
+        sd_event_now(e, CLOCK_MONOTONIC, &start);
+        do {
+                (void) sd_event_run(e, 10 * 1000);
+                sd_event_now(e, CLOCK_MONOTONIC, &now);
+        } while (now - start < (uint64_t) ms * 1000);
+}
+
+int main(void) {
+        sd_event *e = NULL;
+        WorkerPool *p = NULL;
+        struct rec slow = { .sleep_ms = 600 }, quick = { .sleep_ms = 10 }, queued = { .sleep_ms = 10 };
+
+        ok(sd_event_new(&e) >= 0 && worker_pool_new(e, 1, &p) == 0, "a pool of one thread");
+        ok(worker_submit(p, work, done, &slow, 100 * 1000) == 0, "a job that will overrun its 100 ms deadline");
+        ok(worker_submit(p, work, done, &quick, 2000 * 1000) == 0, "a quick job behind it");
+        run_for(e, 400);
+        ok(slow.n == 1 && slow.seen[0] == WORKER_TIMED_OUT, "the overrun is reported at its deadline");
+        ok(quick.n == 1 && quick.seen[0] == WORKER_DONE, "a replacement thread ran the queued job meanwhile");
+        is_int(worker_pool_stuck(p), 1, "one thread counted as stuck");
+
+        run_for(e, 500);
+        ok(slow.n == 2 && slow.seen[1] == WORKER_LATE, "its late completion arrives");
+        is_int(worker_pool_stuck(p), 0, "no thread stuck any more");
+
+        ok(worker_submit(p, work, done, &queued, 2000 * 1000) == 0, "a job submitted before shutdown");
+        worker_pool_free(p);
+        ok(queued.n == 1 && (queued.seen[0] == WORKER_DONE || queued.seen[0] == WORKER_CANCELLED),
+           "shutdown completes or cancels it, never loses it");
+        sd_event_unref(e);
+        return tap_done();
+}
