@@ -1,0 +1,260 @@
+/* device.c: block devices behind mounts and their write rates. */
+#include "device.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "strv.h"
+
+#define DISKSTATS_MAX (16 * 1024 * 1024)
+
+static const char *const kind_names[_DEVICE_KIND_MAX] = {
+        [DEVICE_NONE] = "none", [DEVICE_DISK] = "disk", [DEVICE_PARTITION] = "partition",
+        [DEVICE_LOOP] = "loop", [DEVICE_DM] = "dm",     [DEVICE_MD] = "md",
+};
+
+const char *device_kind_to_string(DeviceKind k) {
+        return k >= 0 && k < _DEVICE_KIND_MAX ? kind_names[k] : NULL;
+}
+
+DiskStats *diskstats_free(DiskStats *s) {
+        if (!s)
+                return NULL;
+        free(s->v);
+        free(s);
+        return NULL;
+}
+
+/* One line: major minor name then at least 7 counters; the 5th counter is
+ * writes completed, the 7th sectors written (Documentation/admin-guide/iostats). */
+static bool parse_line(const char *line, size_t len, DiskStat *ret) {
+        char buf[512], name[64];
+        unsigned long long c[7];
+        unsigned maj, min;
+        int n = 0;
+
+        if (len >= sizeof buf)
+                return false;
+        memcpy(buf, line, len);
+        buf[len] = 0;
+        if (sscanf(buf, "%u %u %63s %llu %llu %llu %llu %llu %llu %llu%n", &maj, &min, name, &c[0], &c[1], &c[2], &c[3],
+                   &c[4], &c[5], &c[6], &n) != 10)
+                return false;
+        if (strlen(name) >= sizeof ret->name)
+                return false;
+        *ret = (DiskStat) { .major = maj, .minor = min, .writes = c[4], .write_sectors = c[6] };
+        strcpy(ret->name, name);
+        return true;
+}
+
+int diskstats_parse(const char *text, size_t len, DiskStats **ret) {
+        DiskStats *s = calloc(1, sizeof *s);
+        size_t alloc = 0;
+
+        if (!s)
+                return -ENOMEM;
+        for (size_t pos = 0; pos < len;) {
+                const char *nl = memchr(text + pos, '\n', len - pos);
+                size_t l = nl ? (size_t) (nl - (text + pos)) : len - pos;
+                DiskStat d;
+
+                if (l > 0) {
+                        if (!parse_line(text + pos, l, &d))
+                                s->n_bad_lines++;
+                        else {
+                                if (s->n == alloc) {
+                                        size_t na = alloc ? alloc * 2 : 32;
+                                        DiskStat *nv = realloc(s->v, na * sizeof *nv);
+                                        if (!nv) {
+                                                diskstats_free(s);
+                                                return -ENOMEM;
+                                        }
+                                        s->v = nv;
+                                        alloc = na;
+                                }
+                                s->v[s->n++] = d;
+                        }
+                }
+                pos += l + 1;
+        }
+        *ret = s;
+        return 0;
+}
+
+/* Reads a whole (small) file; /proc files have no size, so read to EOF. */
+static int read_all(const char *path, size_t max, char **ret, size_t *ret_len) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0, alloc = 0;
+
+        if (fd < 0)
+                return -errno;
+        for (;;) {
+                ssize_t n;
+
+                if (len + 1 >= alloc) {
+                        size_t na = alloc ? alloc * 2 : 4096;
+                        char *nb;
+
+                        if (na > max + 1)
+                                return -EFBIG;
+                        nb = realloc(buf, na);
+                        if (!nb)
+                                return -ENOMEM;
+                        buf = nb;
+                        alloc = na;
+                }
+                n = read(fd, buf + len, alloc - len - 1);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+        }
+        buf[len] = 0;
+        *ret = TAKE_PTR(buf);
+        *ret_len = len;
+        return 0;
+}
+
+int diskstats_read(const char *path, DiskStats **ret) {
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        int r = read_all(path, DISKSTATS_MAX, &text, &len);
+
+        if (r < 0)
+                return r;
+        return diskstats_parse(text, len, ret);
+}
+
+const DiskStat *diskstats_find(const DiskStats *s, unsigned major, unsigned minor) {
+        for (size_t i = 0; s && i < s->n; i++)
+                if (s->v[i].major == major && s->v[i].minor == minor)
+                        return &s->v[i];
+        return NULL;
+}
+
+void device_rate(const DiskStat *prev, const DiskStat *cur, double seconds, struct device_rate *ret) {
+        *ret = (struct device_rate) {};
+        if (!prev || !cur || seconds <= 0 || cur->writes < prev->writes || cur->write_sectors < prev->write_sectors)
+                return;
+        ret->valid = true;
+        ret->write_iops = (double) (cur->writes - prev->writes) / seconds;
+        ret->write_kib_per_s = (double) (cur->write_sectors - prev->write_sectors) * 512.0 / 1024.0 / seconds;
+}
+
+/* The first line of a sysfs attribute, trimmed; NULL if unreadable. */
+static char *read_attr(const char *path) {
+        char *text = NULL;
+        size_t len;
+
+        if (read_all(path, 65536, &text, &len) < 0)
+                return NULL;
+        text[strcspn(text, "\n")] = 0;
+        return text;
+}
+
+/* "vda2 dm-1" from a slaves/ directory; NULL if empty. */
+static char *list_dir(const char *path) {
+        _cleanup_strv_free_ char **l = NULL;
+        DIR *d = opendir(path);
+        struct dirent *de;
+        char *r;
+
+        if (!d)
+                return NULL;
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.' && strv_extend(&l, de->d_name) < 0)
+                        break;
+        closedir(d);
+        if (strv_length(l) == 0)
+                return NULL;
+        r = strv_join(l, " ");
+        return r;
+}
+
+void device_info_done(DeviceInfo *d) {
+        free(d->label);
+        free(d->parents);
+        *d = (DeviceInfo) { .rotational = -1 };
+}
+
+int device_resolve(const char *sysfs, const char *devfs, dev_t devno, const char *source, DeviceInfo *ret) {
+        char link[512], target[PATH_MAX], real[PATH_MAX], path[PATH_MAX + 64];
+        _cleanup_free_ char *rot = NULL;
+        const char *name;
+        struct stat st;
+        ssize_t n;
+
+        *ret = (DeviceInfo) { .kind = DEVICE_NONE, .rotational = -1 };
+
+        /* Anonymous device numbers (btrfs, overlay...): a /dev source names
+         * the real one. */
+        if (major(devno) == 0) {
+                const char *rest = source ? startswith(source, "/dev/") : NULL;
+
+                if (!rest || !*rest)
+                        return 0;
+                snprintf(path, sizeof path, "%s/%s", devfs, rest);
+                if (stat(path, &st) < 0 || !S_ISBLK(st.st_mode))
+                        return 0;
+                devno = st.st_rdev;
+        }
+
+        snprintf(link, sizeof link, "%s/dev/block/%u:%u", sysfs, major(devno), minor(devno));
+        n = readlink(link, target, sizeof target - 1);
+        if (n < 0)
+                return 0; /* not a block device known to sysfs */
+        target[n] = 0;
+        name = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+        if (strlen(name) >= sizeof ret->name || !realpath(link, real))
+                return 0;
+
+        ret->major = major(devno);
+        ret->minor = minor(devno);
+        strcpy(ret->name, name);
+
+        snprintf(path, sizeof path, "%s/partition", real);
+        if (access(path, F_OK) == 0) {
+                char *slash = strrchr(real, '/');
+
+                ret->kind = DEVICE_PARTITION;
+                if (slash) {
+                        *slash = 0; /* the disk holding the partition */
+                        ret->parents = strdup(strrchr(real, '/') ? strrchr(real, '/') + 1 : real);
+                }
+        } else if (startswith(name, "loop")) {
+                ret->kind = DEVICE_LOOP;
+                snprintf(path, sizeof path, "%s/loop/backing_file", real);
+                ret->label = read_attr(path);
+        } else if (startswith(name, "dm-")) {
+                ret->kind = DEVICE_DM;
+                snprintf(path, sizeof path, "%s/dm/name", real);
+                ret->label = read_attr(path);
+                snprintf(path, sizeof path, "%s/slaves", real);
+                ret->parents = list_dir(path);
+        } else if (startswith(name, "md")) {
+                ret->kind = DEVICE_MD;
+                snprintf(path, sizeof path, "%s/slaves", real);
+                ret->parents = list_dir(path);
+        } else
+                ret->kind = DEVICE_DISK;
+
+        snprintf(path, sizeof path, "%s/queue/rotational", real);
+        rot = read_attr(path);
+        if (rot)
+                ret->rotational = streq(rot, "1");
+        return 0;
+}
