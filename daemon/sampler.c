@@ -1,0 +1,413 @@
+/* sampler.c: the reservoir walk and the statx sweep (see sampler.h). */
+#include "sampler.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct Walk {
+        char **stack; /* directories still to read, relative */
+        size_t n_stack, alloc_stack;
+        char *dir;     /* the directory being read, or NULL */
+        off_t dir_off; /* getdents position to resume from */
+        SampleEntry *res;
+        size_t n_res;
+        uint64_t seen;
+        uint64_t skipped;
+};
+
+struct linux_dirent64 {
+        uint64_t d_ino;
+        int64_t d_off;
+        unsigned short d_reclen;
+        unsigned char d_type;
+        char d_name[];
+};
+
+static uint64_t rng_next(uint64_t *s) {
+        /* xorshift64*: plenty for choosing reservoir slots. */
+        uint64_t x = *s;
+
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        *s = x;
+        return x * 0x2545F4914F6CDD1DULL;
+}
+
+static void entries_free(SampleEntry *v, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                free(v[i].path);
+        free(v);
+}
+
+static Reservoir *reservoir_free(Reservoir *r) {
+        if (r) {
+                entries_free(r->v, r->n);
+                free(r);
+        }
+        return NULL;
+}
+
+static Walk *walk_free(Walk *w) {
+        if (!w)
+                return NULL;
+        for (size_t i = 0; i < w->n_stack; i++)
+                free(w->stack[i]);
+        free(w->stack);
+        free(w->dir);
+        entries_free(w->res, w->n_res);
+        free(w);
+        return NULL;
+}
+
+int sampler_new(unsigned k, uint64_t seed, Sampler **ret) {
+        Sampler *s = calloc(1, sizeof *s);
+
+        if (!s)
+                return -ENOMEM;
+        s->k = MAX(k, 1u);
+        s->rng = seed ? seed : 0x9E3779B97F4A7C15ULL;
+        *ret = s;
+        return 0;
+}
+
+Sampler *sampler_free(Sampler *s) {
+        if (!s)
+                return NULL;
+        reservoir_free(s->current);
+        reservoir_free(s->next);
+        walk_free(s->walk);
+        free(s);
+        return NULL;
+}
+
+uint64_t sampler_walk_seen(const Sampler *s) {
+        return s->walk ? s->walk->seen : 0;
+}
+
+static char *path_join(const char *dir, const char *name) {
+        char *p;
+
+        if (streq(dir, "."))
+                return strdup(name);
+        return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
+}
+
+/* Opens the mount point and checks it is still the mount expected. */
+static int open_place(const struct sampler_place *pl, int flags) {
+        struct statx stx;
+        int fd = open(pl->target, flags | O_DIRECTORY | O_CLOEXEC);
+
+        if (fd < 0)
+                return -errno;
+        if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID | STATX_INO, &stx) < 0) {
+                int r = -errno;
+                safe_close(fd);
+                return r;
+        }
+        if ((stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id != (uint64_t) pl->mount_id) {
+                safe_close(fd);
+                return -ESTALE;
+        }
+        return fd;
+}
+
+/* Algorithm R: the i-th eligible inode takes a slot with probability k/i. */
+static int reservoir_offer(Sampler *s, Walk *w, const char *dir, const char *name, uint64_t ino) {
+        /* dir is the directory holding name, relative to the walked mount. */
+        size_t slot;
+        char *p;
+
+        w->seen++;
+        if (w->n_res < s->k)
+                slot = w->n_res;
+        else {
+                uint64_t j = rng_next(&s->rng) % w->seen;
+                if (j >= s->k)
+                        return 0;
+                slot = (size_t) j;
+        }
+        p = path_join(dir, name);
+        if (!p)
+                return -ENOMEM;
+        if (slot == w->n_res) {
+                if (!w->res) {
+                        w->res = calloc(s->k, sizeof *w->res);
+                        if (!w->res) {
+                                free(p);
+                                return -ENOMEM;
+                        }
+                }
+                w->n_res++;
+        } else
+                free(w->res[slot].path);
+        w->res[slot] = (SampleEntry) { .path = p, .ino = ino };
+        return 0;
+}
+
+static int push_dir(Walk *w, char *path) {
+        if (w->n_stack == w->alloc_stack) {
+                size_t na = w->alloc_stack ? w->alloc_stack * 2 : 64;
+                char **ns = realloc(w->stack, na * sizeof *ns);
+
+                if (!ns)
+                        return -ENOMEM;
+                w->stack = ns;
+                w->alloc_stack = na;
+        }
+        w->stack[w->n_stack++] = path;
+        return 0;
+}
+
+/* Handles one directory entry; decrements nothing, the caller counts. */
+static int walk_entry(Sampler *s, Walk *w, int dfd, const struct linux_dirent64 *d, uint64_t mount_id) {
+        unsigned type = d->d_type;
+        uint64_t ino = d->d_ino;
+
+        if (streq(d->d_name, ".") || streq(d->d_name, ".."))
+                return 0;
+        if (type == DT_DIR || type == DT_UNKNOWN) {
+                struct statx stx;
+
+                /* A directory may be a mount point: the dirent shows what is
+                 * under it, statx what is on it. */
+                if (statx(dfd, d->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+                          STATX_TYPE | STATX_INO | STATX_MNT_ID, &stx) < 0)
+                        return 0;
+                if ((stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id != mount_id)
+                        return 0;
+                type = S_ISDIR(stx.stx_mode) ? DT_DIR : S_ISREG(stx.stx_mode) ? DT_REG : DT_UNKNOWN;
+                ino = stx.stx_ino;
+        }
+        if (type != DT_DIR && type != DT_REG)
+                return 0;
+        if (reservoir_offer(s, w, w->dir, d->d_name, ino) < 0)
+                return -ENOMEM;
+        if (type == DT_DIR) {
+                char *p = path_join(w->dir, d->d_name);
+
+                if (!p || push_dir(w, p) < 0) {
+                        free(p);
+                        return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
+int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t budget, const atomic_bool *cancel) {
+        _cleanup_close_ int rootfd = -1;
+        char buf[32768];
+        Walk *w;
+        int r;
+
+        rootfd = open_place(pl, O_PATH);
+        if (rootfd < 0)
+                return rootfd;
+
+        if (!s->walk) {
+                struct statx stx;
+                char *dot;
+
+                w = s->walk = calloc(1, sizeof *w);
+                if (!w)
+                        return -ENOMEM;
+                if (statx(rootfd, "", AT_EMPTY_PATH, STATX_INO, &stx) < 0)
+                        return -errno;
+                /* The top directory is an inode like any other: "." joined
+                 * to "." is ".". */
+                r = reservoir_offer(s, w, ".", ".", stx.stx_ino);
+                if (r < 0)
+                        return r;
+                dot = strdup(".");
+                if (!dot || push_dir(w, dot) < 0) {
+                        free(dot);
+                        return -ENOMEM;
+                }
+        }
+        w = s->walk;
+
+        while (budget > 0 && !atomic_load(cancel)) {
+                struct open_how how = {
+                        .flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC,
+                        .resolve = RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+                };
+                _cleanup_close_ int dfd = -1;
+                bool dir_done = false;
+
+                if (!w->dir) {
+                        if (w->n_stack == 0) {
+                                Reservoir *res = calloc(1, sizeof *res);
+
+                                if (!res)
+                                        return -ENOMEM;
+                                *res = (Reservoir) { .v = w->res, .n = w->n_res, .population = w->seen,
+                                                     .skipped = w->skipped };
+                                w->res = NULL;
+                                w->n_res = 0;
+                                reservoir_free(s->next);
+                                s->next = res;
+                                s->walk = walk_free(w);
+                                return 1;
+                        }
+                        w->dir = w->stack[--w->n_stack];
+                        w->dir_off = 0;
+                }
+
+                dfd = (int) syscall(SYS_openat2, rootfd, w->dir, &how, sizeof how);
+                if (dfd < 0) {
+                        /* EPERM: O_NOATIME refused (not the owner, no CAP_FOWNER).
+                         * Reading it otherwise would change its atime: skip it. */
+                        if (errno == EPERM || errno == EACCES)
+                                w->skipped++;
+                        free(w->dir);
+                        w->dir = NULL;
+                        continue;
+                }
+                if (w->dir_off != 0 && lseek(dfd, w->dir_off, SEEK_SET) < 0) {
+                        free(w->dir);
+                        w->dir = NULL;
+                        continue;
+                }
+
+                while (budget > 0 && !dir_done && !atomic_load(cancel)) {
+                        long n = syscall(SYS_getdents64, dfd, buf, sizeof buf);
+
+                        if (n <= 0) {
+                                dir_done = true;
+                                break;
+                        }
+                        for (long off = 0; off < n;) {
+                                const struct linux_dirent64 *d = (const void *) (buf + off);
+
+                                off += d->d_reclen;
+                                w->dir_off = d->d_off;
+                                budget--;
+                                r = walk_entry(s, w, dfd, d, (uint64_t) pl->mount_id);
+                                if (r < 0)
+                                        return r;
+                                if (budget == 0 || atomic_load(cancel)) {
+                                        /* Resume after this entry next time; if it was the
+                                         * last one, the next getdents simply returns 0. */
+                                        break;
+                                }
+                        }
+                }
+                if (dir_done) {
+                        free(w->dir);
+                        w->dir = NULL;
+                }
+        }
+        return 0;
+}
+
+/* statx()es every entry, counting moved atimes among those with a baseline
+ * and attributing them to writers; then records the new atimes. */
+static int sweep_entries(Reservoir *res, const struct sampler_place *pl, struct sampler_writer *writers,
+                         size_t n_writers, const atomic_bool *cancel, struct sweep_result *out) {
+        size_t tlen = strlen(pl->target);
+        char path[PATH_MAX];
+
+        for (size_t i = 0; i < res->n; i++) {
+                SampleEntry *e = &res->v[i];
+                struct statx stx;
+                bool moved;
+
+                if (atomic_load(cancel))
+                        return -ECANCELED;
+                if (e->gone)
+                        continue;
+                if (snprintf(path, sizeof path, "%s%s%s", pl->target, tlen > 1 ? "/" : "", e->path) >= (int) sizeof path) {
+                        e->gone = true;
+                        continue;
+                }
+                if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+                          STATX_ATIME | STATX_INO | STATX_MNT_ID, &stx) < 0 ||
+                    stx.stx_ino != e->ino || ((stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id != (uint64_t) pl->mount_id)) {
+                        /* Deleted, replaced, or now under another mount. */
+                        e->gone = true;
+                        if (out)
+                                out->gone++;
+                        continue;
+                }
+                moved = e->baseline && (stx.stx_atime.tv_sec != e->atime_sec || stx.stx_atime.tv_nsec != e->atime_nsec);
+                if (out && e->baseline) {
+                        out->sample++;
+                        if (moved)
+                                out->changed++;
+                }
+                if (moved && n_writers > 0) {
+                        /* Which mounts let this inode's atime be written? */
+                        char fspath[PATH_MAX];
+                        size_t covering = 0;
+
+                        snprintf(fspath, sizeof fspath, "%s/%s", streq(pl->fs_root, "/") ? "" : pl->fs_root,
+                                 streq(e->path, ".") ? "" : e->path);
+                        for (int pass = 0; pass < 2; pass++)
+                                for (size_t w = 0; w < n_writers; w++) {
+                                        const char *rest = streq(writers[w].fs_root, "/") ? fspath
+                                                                                         : startswith(fspath, writers[w].fs_root);
+                                        if (!rest || (*rest != 0 && *rest != '/'))
+                                                continue;
+                                        if (pass == 0)
+                                                covering++;
+                                        else
+                                                writers[w].changed += 1.0 / (double) covering;
+                                }
+                }
+                e->atime_sec = stx.stx_atime.tv_sec;
+                e->atime_nsec = stx.stx_atime.tv_nsec;
+                e->baseline = true;
+        }
+        return 0;
+}
+
+int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_writer *writers, size_t n_writers,
+                  uint64_t now_usec, const atomic_bool *cancel, struct sweep_result *ret) {
+        struct sweep_result res = {};
+        bool compared = false;
+        int fd, r;
+
+        *ret = res;
+        if (!s->current && !s->next)
+                return -EAGAIN;
+        fd = open_place(pl, O_PATH);
+        if (fd < 0)
+                return fd;
+        safe_close(fd);
+
+        for (size_t w = 0; w < n_writers; w++)
+                writers[w].changed = 0;
+        if (s->current && s->last_sweep > 0 && now_usec > s->last_sweep) {
+                r = sweep_entries(s->current, pl, writers, n_writers, cancel, &res);
+                if (r < 0)
+                        return r;
+                res.valid = res.sample > 0;
+                res.seconds = (double) (now_usec - s->last_sweep) / 1e6;
+                res.population = s->current->population;
+                compared = true;
+        }
+        if (s->next) {
+                reservoir_free(s->current);
+                s->current = s->next;
+                s->next = NULL;
+                compared = false;
+        }
+        if (!compared) {
+                /* A new reservoir (or the first sweep): record its baseline. */
+                r = sweep_entries(s->current, pl, NULL, 0, cancel, NULL);
+                if (r < 0)
+                        return r;
+        }
+        s->last_sweep = now_usec;
+        *ret = res;
+        return 0;
+}

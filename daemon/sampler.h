@@ -1,0 +1,83 @@
+/* sampler.h: per-filesystem atime activity by sampling. A budgeted walk
+ * builds a uniform reservoir of the filesystem's files and directories; each
+ * interval a sweep statx()es the reservoir and counts the atimes that moved.
+ *
+ * Neither ever changes an atime: directories are read through O_NOATIME
+ * descriptors (a directory that cannot be opened so is skipped, never read
+ * otherwise), files are never opened, statx() reads no data. Neither crosses
+ * into another mount. Neither holds a descriptor between calls, so atimed
+ * never keeps a filesystem busy against umount. */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "macro.h"
+
+typedef struct SampleEntry {
+        char *path; /* relative to the mount walked */
+        uint64_t ino;
+        int64_t atime_sec;
+        uint32_t atime_nsec;
+        bool baseline; /* atime recorded by a sweep */
+        bool gone;     /* no longer found: left out of every count */
+} SampleEntry;
+
+typedef struct Reservoir {
+        SampleEntry *v;
+        size_t n;
+        uint64_t population; /* eligible inodes the walk saw */
+        uint64_t skipped;    /* directories the walk could not read without O_NOATIME */
+} Reservoir;
+
+typedef struct Walk Walk;
+
+typedef struct Sampler {
+        unsigned k;
+        uint64_t rng;
+        Reservoir *current; /* what sweeps compare */
+        Reservoir *next;    /* a finished walk, swapped in at the next sweep */
+        Walk *walk;         /* a walk in progress */
+        uint64_t last_sweep; /* CLOCK_MONOTONIC usec of the last sweep; 0: none yet */
+} Sampler;
+
+/* Where the filesystem is reached: a mount of it. */
+struct sampler_place {
+        const char *target; /* the mount point */
+        int mount_id;
+        const char *fs_root; /* the mount's root inside the filesystem ("/" mostly) */
+};
+
+/* A mount of the filesystem that lets atime be written, by its root inside
+ * the filesystem; a sweep adds the changes it can see to 'changed' (shared
+ * equally where several such mounts see one inode). */
+struct sampler_writer {
+        const char *fs_root;
+        double changed;
+};
+
+struct sweep_result {
+        bool valid;          /* an interval was measured (not just a baseline) */
+        double seconds;      /* since the previous sweep */
+        uint64_t sample;     /* inodes compared */
+        uint64_t changed;    /* of which the atime moved */
+        uint64_t population;
+        uint64_t gone;       /* sampled inodes no longer found */
+};
+
+int sampler_new(unsigned k, uint64_t seed, Sampler **ret);
+Sampler *sampler_free(Sampler *s);
+DEFINE_FREE_FUNC(Sampler, sampler_free);
+
+/* Walks at most 'budget' directory entries. Returns 1 when the walk is
+ * complete (the new reservoir waits in s->next), 0 when there is more to do,
+ * or -errno (-ESTALE: the mount is not the one expected). Blocking. */
+int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t budget, const atomic_bool *cancel);
+uint64_t sampler_walk_seen(const Sampler *s);
+
+/* Compares the reservoir with the previous sweep, then swaps in a finished
+ * walk's reservoir. Returns 0, -EAGAIN if there is nothing to sweep yet,
+ * -ECANCELED, or -errno (-ESTALE as above). Blocking. */
+int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_writer *writers, size_t n_writers,
+                  uint64_t now_usec, const atomic_bool *cancel, struct sweep_result *ret);

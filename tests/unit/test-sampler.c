@@ -1,0 +1,152 @@
+/* test-sampler: the walk and the sweep on a real directory tree: the
+ * reservoir, the population, exact counts of moved atimes, attribution to
+ * writers, and that walking never changes a directory's atime even where a
+ * plain readdir would (old atimes on a relatime or strictatime mount). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../tap.h"
+#include "sampler.h"
+
+static char root[256];
+static const atomic_bool no_cancel = false;
+
+static void touch_atime(const char *rel, time_t when) {
+        char p[512];
+        struct timespec ts[2] = { { .tv_sec = when }, { .tv_nsec = UTIME_OMIT } };
+
+        snprintf(p, sizeof p, "%s/%s", root, rel);
+        utimensat(AT_FDCWD, p, ts, AT_SYMLINK_NOFOLLOW);
+}
+
+static time_t atime_of(const char *rel) {
+        char p[512];
+        struct stat st;
+
+        snprintf(p, sizeof p, "%s/%s", root, rel);
+        return stat(p, &st) == 0 ? st.st_atim.tv_sec : -1;
+}
+
+static int walk_all(Sampler *s, const struct sampler_place *pl, uint64_t budget, unsigned *steps) {
+        int r;
+
+        *steps = 0;
+        do {
+                r = sampler_walk_step(s, pl, budget, &no_cancel);
+                (*steps)++;
+        } while (r == 0 && *steps < 100000);
+        return r;
+}
+
+int main(void) {
+        struct sampler_place pl;
+        struct statx stx;
+        struct sweep_result res;
+        Sampler *s = NULL;
+        unsigned steps;
+        uint64_t t0 = 1000000;
+        char p[512];
+
+        strcpy(root, "/tmp/atimed-sampler.XXXXXX");
+        if (!mkdtemp(root))
+                return 1;
+        /* 3 directories of 30 files, one nested directory of 10, a symlink
+         * and a fifo (neither is sampled). */
+        for (int d = 0; d < 3; d++) {
+                snprintf(p, sizeof p, "%s/d%d", root, d);
+                mkdir(p, 0755);
+                for (int f = 0; f < 30; f++) {
+                        FILE *fp;
+                        snprintf(p, sizeof p, "%s/d%d/f%d", root, d, f);
+                        fp = fopen(p, "w");
+                        if (fp) {
+                                fputs("x\n", fp);
+                                fclose(fp);
+                        }
+                }
+        }
+        snprintf(p, sizeof p, "%s/d0/sub", root);
+        mkdir(p, 0755);
+        for (int f = 0; f < 10; f++) {
+                snprintf(p, sizeof p, "%s/d0/sub/g%d", root, f);
+                close(open(p, O_CREAT | O_WRONLY, 0644));
+        }
+        snprintf(p, sizeof p, "%s/link", root);
+        symlink("d0", p);
+        snprintf(p, sizeof p, "%s/fifo", root);
+        mkfifo(p, 0600);
+        /* 100 files + 4 directories + the top = 105 inodes sampled. */
+
+        statx(AT_FDCWD, root, 0, STATX_MNT_ID, &stx);
+        pl = (struct sampler_place) { .target = root, .mount_id = (int) stx.stx_mnt_id, .fs_root = "/" };
+
+        /* Old directory atimes: any plain readdir would now move them. */
+        touch_atime(".", 1000);
+        touch_atime("d0", 1000);
+        touch_atime("d0/sub", 1000);
+
+        ok(sampler_new(1000, 42, &s) == 0, "sampler");
+        is_int(walk_all(s, &pl, 7, &steps), 1, "the walk completes in steps of 7 entries");
+        ok(steps > 10, "and took %u steps (budgeted)", steps);
+        ok(s->next && s->next->population == 105 && s->next->n == 105,
+           "population 105 (files and directories; no symlink, no fifo), all sampled");
+        ok(atime_of(".") == 1000 && atime_of("d0") == 1000 && atime_of("d0/sub") == 1000,
+           "walking changed no directory's atime (O_NOATIME)");
+
+        ok(sampler_sweep(s, &pl, NULL, 0, t0, &no_cancel, &res) == 0 && !res.valid, "first sweep: a baseline only");
+        touch_atime("d1/f3", 5000);
+        touch_atime("d2/f7", 5000);
+        touch_atime("d0/sub/g1", 5000);
+        touch_atime("d0/sub", 5000);
+        {
+                struct sampler_writer w[2] = { { .fs_root = "/" }, { .fs_root = "/d0" } };
+
+                ok(sampler_sweep(s, &pl, w, 2, t0 + 60 * 1000000ULL, &no_cancel, &res) == 0 && res.valid, "second sweep");
+                is_int(res.changed, 4, "exactly the 4 inodes whose atime moved");
+                is_int(res.sample, 105, "of 105 compared");
+                ok(res.seconds == 60.0, "over 60 s");
+                ok(w[0].changed == 3.0 && w[1].changed == 1.0,
+                   "attribution: 2 outside d0 to '/', 2 inside shared by both (got %.1f, %.1f)", w[0].changed, w[1].changed);
+        }
+        ok(atime_of(".") == 1000 && atime_of("d0") == 1000, "sweeping changed no atime either");
+        ok(sampler_sweep(s, &pl, NULL, 0, t0 + 120 * 1000000ULL, &no_cancel, &res) == 0 && res.changed == 0,
+           "nothing moved since: 0");
+
+        snprintf(p, sizeof p, "%s/d2/f8", root);
+        unlink(p);
+        ok(sampler_sweep(s, &pl, NULL, 0, t0 + 180 * 1000000ULL, &no_cancel, &res) == 0 && res.gone == 1 &&
+                   res.sample == 104,
+           "a deleted file drops out of the sample");
+        sampler_free(s);
+
+        ok(sampler_new(20, 7, &s) == 0 && walk_all(s, &pl, 1000, &steps) == 1 && s->next->n == 20 &&
+                   s->next->population == 104,
+           "a reservoir of 20 from 104");
+        {
+                bool distinct = true;
+
+                for (size_t i = 0; i < s->next->n; i++)
+                        for (size_t j = i + 1; j < s->next->n; j++)
+                                if (streq(s->next->v[i].path, s->next->v[j].path))
+                                        distinct = false;
+                ok(distinct, "with no inode twice");
+        }
+        sampler_free(s);
+
+        pl.mount_id += 1000;
+        ok(sampler_new(10, 1, &s) == 0 && sampler_walk_step(s, &pl, 100, &no_cancel) == -ESTALE,
+           "a place on another mount than expected is refused");
+        sampler_free(s);
+
+        {
+                char cmd[600];
+                snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+                if (system(cmd) != 0)
+                        printf("# could not remove %s\n", root);
+        }
+        return tap_done();
+}
