@@ -27,6 +27,7 @@
 #define METHOD_GET_INFO "org.varlink.service.GetInfo"
 #define METHOD_GET_INTERFACE_DESCRIPTION "org.varlink.service.GetInterfaceDescription"
 #define METHOD_GET_STATUS "io.atimed.GetStatus"
+#define METHOD_PROBE "io.atimed.Probe"
 
 /* Errors: Varlink's own, then ours */
 #define ERROR_INTERFACE_NOT_FOUND "org.varlink.service.InterfaceNotFound"
@@ -75,6 +76,35 @@
 #define F_READ_ONLY "read_only"
 #define F_OPTIONS "options"
 #define F_SUPER_OPTIONS "super_options"
+#define F_STALLED "stalled"
+#define F_STUCK_THREADS "stuck_threads"
+
+/* GetStatus: a mount's probe (also the reply of Probe) */
+#define F_PROBE "probe"
+#define F_EFFECTIVE "effective"
+#define F_VERIFIED "verified"
+#define F_AT "at"
+#define F_MATCHES_TABLE "matches_table"
+#define F_REASON "reason"
+
+/* GetStatus: a mount's activity over the last completed interval */
+#define F_ACTIVITY "activity"
+#define F_ATIME_INODES_PER_MIN "atime_inodes_per_min"
+#define F_CI95 "ci95"
+#define F_INTERVAL_S "interval_s"
+#define F_SAMPLE_SIZE "sample_size"
+#define F_POPULATION "population"
+#define F_EXACT "exact"
+#define F_SHARED "shared"
+
+/* GetStatus: a mount's device */
+#define F_NAME "name"
+#define F_KIND "kind"
+#define F_LABEL "label"
+#define F_PARENTS "parents"
+#define F_ROTATIONAL "rotational"
+#define F_WRITE_IOPS "write_iops"
+#define F_WRITE_KIB_PER_S "write_kib_per_s"
 
 /* Values of F_ATIME */
 #define ATIME_STRICT_NAME "strictatime"

@@ -29,6 +29,7 @@
 
 typedef enum ConfigType {
         CT_PATH,      /* absolute path */
+        CT_RELPATH,   /* relative path without "..", or empty */
         CT_PATH_LIST, /* absolute paths or globs, space or comma separated */
         CT_LIST,      /* words, space or comma separated */
         CT_DURATION,
@@ -54,6 +55,7 @@ struct config_item {
 static const struct config_item config_items[] = {
         ITEM("daemon", "log_level", CT_LOG_LEVEL, log_level, "info", 0, 0),
         ITEM("daemon", "state_dir", CT_PATH, state_dir, ATIMED_STATE_DIR_DEFAULT, 0, 0),
+        ITEM("daemon", "worker_threads", CT_UNSIGNED, worker_threads, "2", 1, 64),
 
         ITEM("control", "socket", CT_PATH, socket_path, ATIMED_SOCKET_DEFAULT, 0, 0),
         ITEM("control", "socket_mode", CT_MODE, socket_mode, "0666", 0, 0777),
@@ -61,29 +63,56 @@ static const struct config_item config_items[] = {
         ITEM("control", "max_clients", CT_UNSIGNED, max_clients, "64", 1, 4096),
         ITEM("control", "max_message_size", CT_SIZE, max_message_size, "64K", 1024, 16 * 1024 * 1024),
         ITEM("control", "idle_timeout", CT_DURATION, idle_timeout_usec, "1min", 1 * SEC, 86400 * SEC),
+        ITEM("control", "privileged_group", CT_GROUP, privileged_group, "", 0, 0),
 
         ITEM("mounts", "mountinfo", CT_PATH, mountinfo_path, "/proc/self/mountinfo", 0, 0),
         ITEM("mounts", "include_fstypes", CT_LIST, include_fstypes, "", 0, 0),
         ITEM("mounts", "exclude_fstypes", CT_LIST, exclude_fstypes, "", 0, 0),
         ITEM("mounts", "exclude_paths", CT_PATH_LIST, exclude_paths, "", 0, 0),
         ITEM("mounts", "rescan_delay", CT_DURATION, rescan_delay_usec, "200ms", 0, 10 * SEC),
+
+        ITEM("probe", "interval", CT_DURATION, probe_interval_usec, "10min", 1 * SEC, 7 * 86400 * SEC),
+        ITEM("probe", "timeout", CT_DURATION, probe_timeout_usec, "10s", 100000, 600 * SEC),
+        ITEM("probe", "dir", CT_RELPATH, probe_dir, "", 0, 0),
+
+        ITEM("sampler", "interval", CT_DURATION, sampler_interval_usec, "1min", 1 * SEC, 3600 * SEC),
+        ITEM("sampler", "sample_size", CT_UNSIGNED, sample_size, "1000", 10, 1000000),
+        ITEM("sampler", "walk_rate", CT_UNSIGNED, walk_rate, "1000", 10, 10000000),
+        ITEM("sampler", "refresh", CT_DURATION, walk_refresh_usec, "6h", 60 * SEC, 30 * 86400 * SEC),
+        ITEM("sampler", "timeout", CT_DURATION, sampler_timeout_usec, "30s", 1 * SEC, 3600 * SEC),
+
+        ITEM("device", "diskstats", CT_PATH, diskstats_path, "/proc/diskstats", 0, 0),
+        ITEM("device", "sysfs", CT_PATH, sysfs_path, "/sys", 0, 0),
 };
 
-static const char *const config_sections[] = { "daemon", "control", "mounts" };
+/* Keys of a [mount:PATH] section, as offsets into struct mount_config. */
+#define MITEM(k, t, f) { "mount:", k, t, offsetof(struct mount_config, f), "", 0, 0 }
+static const struct config_item mount_items[] = {
+        MITEM("probe_dir", CT_PATH, probe_dir),
+};
+
+#define MOUNT_SECTION_PREFIX "mount:"
+#define MAX_MOUNT_SECTIONS 4096
+
+static const char *const config_sections[] = { "daemon", "control", "mounts", "probe", "sampler", "device" };
 
 static bool section_known(const char *name) {
+        const char *path = startswith(name, MOUNT_SECTION_PREFIX);
+
+        if (path)
+                return path[0] == '/';
         for (size_t i = 0; i < ELEMENTSOF(config_sections); i++)
                 if (streq(config_sections[i], name))
                         return true;
         return false;
 }
 
-static void *field(struct config *c, const struct config_item *it) {
-        return (char *) c + it->offset;
+static void *field(void *base, const struct config_item *it) {
+        return (char *) base + it->offset;
 }
 
-static const void *cfield(const struct config *c, const struct config_item *it) {
-        return (const char *) c + it->offset;
+static const void *cfield(const void *base, const struct config_item *it) {
+        return (const char *) base + it->offset;
 }
 
 int config_set_string(char **f, const char *value) {
@@ -105,8 +134,8 @@ static bool valid_word(const char *s) {
 
 /* Parses 'value' for 'it' into c. On a bad value returns -EINVAL and sets
  * *ret_why to what was expected. */
-static int item_parse(struct config *c, const struct config_item *it, const char *value, const char **ret_why) {
-        void *f = field(c, it);
+static int item_parse(void *base, const struct config_item *it, const char *value, const char **ret_why) {
+        void *f = field(base, it);
         uint64_t u;
         int r;
 
@@ -114,6 +143,16 @@ static int item_parse(struct config *c, const struct config_item *it, const char
         case CT_PATH:
                 if (value[0] != '/' || strpbrk(value, " \t")) {
                         *ret_why = "expected an absolute path";
+                        return -EINVAL;
+                }
+                return config_set_string(f, value);
+
+        case CT_RELPATH:
+                if (value[0] == 0)
+                        return config_set_string(f, NULL);
+                if (value[0] == '/' || strpbrk(value, " \t") || streq(value, "..") || startswith(value, "../") ||
+                    strstr(value, "/../") || (strlen(value) >= 3 && streq(value + strlen(value) - 3, "/.."))) {
+                        *ret_why = "expected a path relative to the mount point, without ..";
                         return -EINVAL;
                 }
                 return config_set_string(f, value);
@@ -220,11 +259,12 @@ static int item_parse(struct config *c, const struct config_item *it, const char
         return 0;
 }
 
-static void item_format(const struct config *c, const struct config_item *it, char *buf, size_t len) {
-        const void *f = cfield(c, it);
+static void item_format(const void *base, const struct config_item *it, char *buf, size_t len) {
+        const void *f = cfield(base, it);
 
         switch (it->type) {
         case CT_PATH:
+        case CT_RELPATH:
         case CT_GROUP:
                 snprintf(buf, len, "%s", *(char *const *) f ? *(char *const *) f : "");
                 break;
@@ -276,20 +316,57 @@ static void item_describe_range(const struct config_item *it, char *buf, size_t 
         }
 }
 
+static void items_free(void *base, const struct config_item *items, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                const struct config_item *it = &items[i];
+
+                if (it->type == CT_PATH || it->type == CT_RELPATH || it->type == CT_GROUP)
+                        free(*(char **) field(base, it));
+                else if (it->type == CT_LIST || it->type == CT_PATH_LIST)
+                        strv_free(*(char ***) field(base, it));
+        }
+}
+
 struct config *config_free(struct config *c) {
         if (!c)
                 return NULL;
         free(c->path);
-        for (size_t i = 0; i < ELEMENTSOF(config_items); i++) {
-                const struct config_item *it = &config_items[i];
-
-                if (it->type == CT_PATH || it->type == CT_GROUP)
-                        free(*(char **) field(c, it));
-                else if (it->type == CT_LIST || it->type == CT_PATH_LIST)
-                        strv_free(*(char ***) field(c, it));
+        items_free(c, config_items, ELEMENTSOF(config_items));
+        for (size_t i = 0; i < c->n_mounts; i++) {
+                items_free(&c->mounts[i], mount_items, ELEMENTSOF(mount_items));
+                free(c->mounts[i].target);
         }
+        free(c->mounts);
         free(c);
         return NULL;
+}
+
+const struct mount_config *config_find_mount(const struct config *c, const char *target) {
+        for (size_t i = 0; i < c->n_mounts; i++)
+                if (streq(c->mounts[i].target, target))
+                        return &c->mounts[i];
+        return NULL;
+}
+
+/* The [mount:PATH] entry for a section, created on first use. */
+static struct mount_config *mount_section(struct config *c, const char *target) {
+        struct mount_config *n;
+
+        for (size_t i = 0; i < c->n_mounts; i++)
+                if (streq(c->mounts[i].target, target))
+                        return &c->mounts[i];
+        if (c->n_mounts >= MAX_MOUNT_SECTIONS)
+                return NULL;
+        n = realloc(c->mounts, (c->n_mounts + 1) * sizeof *n);
+        if (!n)
+                return NULL;
+        c->mounts = n;
+        n = &c->mounts[c->n_mounts];
+        *n = (struct mount_config) { .target = strdup(target) };
+        if (!n->target)
+                return NULL;
+        c->n_mounts++;
+        return n;
 }
 
 int config_new(struct config **ret) {
@@ -314,9 +391,10 @@ struct parse_ctx {
         const char *text;
         size_t len, pos;
         unsigned line;
-        char section[128];
+        char section[256];
         bool skip_section;
-        unsigned seen_line[ELEMENTSOF(config_items)];
+        char **seen_keys; /* "section\nkey" of every key set so far */
+        unsigned *seen_lines;
         struct config *config;
         char **errors;
         bool oom;
@@ -377,7 +455,12 @@ static bool lex_line(struct parse_ctx *p, const char *s, size_t l) {
                 p->skip_section = !section_known(p->section);
                 if (p->skip_section) {
                         char b[64];
-                        add_error(p, "unknown section [%s]", shorten(p->section, b, sizeof b));
+
+                        if (startswith(p->section, MOUNT_SECTION_PREFIX))
+                                add_error(p, "[%s]: a mount section needs an absolute path, as in [mount:/srv]",
+                                          shorten(p->section, b, sizeof b));
+                        else
+                                add_error(p, "unknown section [%s]", shorten(p->section, b, sizeof b));
                         return false;
                 }
                 return true;
@@ -445,12 +528,39 @@ static char *reader(char *str, int num, void *stream) {
         return str;
 }
 
+/* Records that section/key was set on this line; returns the line it was
+ * set on before, or 0. */
+static unsigned seen_before(struct parse_ctx *p, const char *section, const char *name) {
+        _cleanup_free_ char *k = NULL;
+        size_t n = strv_length(p->seen_keys);
+        unsigned *nl;
+
+        if (asprintf(&k, "%s\n%s", section, name) < 0) {
+                p->oom = true;
+                return 0;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (streq(p->seen_keys[i], k))
+                        return p->seen_lines[i];
+        nl = realloc(p->seen_lines, (n + 1) * sizeof *nl);
+        if (!nl || strv_extend(&p->seen_keys, k) < 0) {
+                if (nl)
+                        p->seen_lines = nl;
+                p->oom = true;
+                return 0;
+        }
+        p->seen_lines = nl;
+        nl[n] = p->line;
+        return 0;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value) {
         struct parse_ctx *p = user;
         const struct config_item *it = NULL;
-        const char *why = NULL;
+        const char *why = NULL, *mount_target;
+        void *base = p->config;
         char vb[64];
-        size_t idx;
+        unsigned prev;
         int r;
 
         if (p->skip_section)
@@ -459,22 +569,33 @@ static int handler(void *user, const char *section, const char *name, const char
                 add_error(p, "%s: key outside of any [section]", name);
                 return 1;
         }
-        for (idx = 0; idx < ELEMENTSOF(config_items); idx++)
-                if (streq(config_items[idx].section, section) && streq(config_items[idx].key, name)) {
-                        it = &config_items[idx];
-                        break;
-                }
+        mount_target = startswith(section, MOUNT_SECTION_PREFIX);
+        if (mount_target) {
+                for (size_t i = 0; i < ELEMENTSOF(mount_items); i++)
+                        if (streq(mount_items[i].key, name))
+                                it = &mount_items[i];
+        } else
+                for (size_t i = 0; i < ELEMENTSOF(config_items); i++)
+                        if (streq(config_items[i].section, section) && streq(config_items[i].key, name))
+                                it = &config_items[i];
         if (!it) {
                 add_error(p, "[%s] %s: unknown key", section, name);
                 return 1;
         }
-        if (p->seen_line[idx] > 0) {
-                add_error(p, "[%s] %s: already set on line %u", section, name, p->seen_line[idx]);
+        prev = seen_before(p, section, name);
+        if (prev > 0) {
+                add_error(p, "[%s] %s: already set on line %u", section, name, prev);
                 return 1;
         }
-        p->seen_line[idx] = p->line;
+        if (mount_target) {
+                base = mount_section(p->config, mount_target);
+                if (!base) {
+                        add_error(p, "[%s]: too many [mount:...] sections", section);
+                        return 1;
+                }
+        }
 
-        r = item_parse(p->config, it, value, &why);
+        r = item_parse(base, it, value, &why);
         if (r == -ENOMEM)
                 p->oom = true;
         else if (r < 0) {
@@ -521,6 +642,8 @@ int config_load_string(const char *name, const char *text, size_t len, struct co
                         add_error(p, "syntax error");
                 }
         }
+        strv_free(p->seen_keys);
+        free(p->seen_lines);
         if (p->oom) {
                 strv_free(p->errors);
                 return -ENOMEM;
@@ -582,5 +705,15 @@ void config_print(const struct config *c, FILE *f) {
                 }
                 item_format(c, it, v, sizeof v);
                 fprintf(f, "%s = %s\n", it->key, v);
+        }
+        for (size_t m = 0; m < c->n_mounts; m++) {
+                fprintf(f, "\n[%s%s]\n", MOUNT_SECTION_PREFIX, c->mounts[m].target);
+                for (size_t i = 0; i < ELEMENTSOF(mount_items); i++) {
+                        char v[4096];
+
+                        item_format(&c->mounts[m], &mount_items[i], v, sizeof v);
+                        if (v[0])
+                                fprintf(f, "%s = %s\n", mount_items[i].key, v);
+                }
         }
 }

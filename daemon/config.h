@@ -11,12 +11,19 @@
 #define ATIMED_CONFIG_DEFAULT SYSCONFDIR "/atimed/atimed.conf"
 #define ATIMED_STATE_DIR_DEFAULT LOCALSTATEDIR "/lib/atimed"
 
+/* A [mount:PATH] section: settings for the mount at PATH. */
+struct mount_config {
+        char *target;
+        char *probe_dir; /* where to probe instead of the mount point; NULL: default */
+};
+
 struct config {
         char *path; /* the file it was read from; NULL for built-in defaults */
 
         /* [daemon] */
         int log_level;
         char *state_dir;
+        unsigned worker_threads;
 
         /* [control] */
         char *socket_path;
@@ -25,6 +32,7 @@ struct config {
         unsigned max_clients;
         uint64_t max_message_size;
         uint64_t idle_timeout_usec;
+        char *privileged_group; /* may call methods that change things; NULL: root only */
 
         /* [mounts] */
         char *mountinfo_path;
@@ -32,7 +40,30 @@ struct config {
         char **exclude_fstypes;
         char **exclude_paths;
         uint64_t rescan_delay_usec;
+
+        /* [probe] */
+        uint64_t probe_interval_usec;
+        uint64_t probe_timeout_usec;
+        char *probe_dir; /* relative to each mount point; NULL: the mount point */
+
+        /* [sampler] */
+        uint64_t sampler_interval_usec;
+        unsigned sample_size;
+        unsigned walk_rate; /* directory entries per second, for all walks together */
+        uint64_t walk_refresh_usec;
+        uint64_t sampler_timeout_usec;
+
+        /* [device] */
+        char *diskstats_path;
+        char *sysfs_path;
+
+        /* [mount:PATH] sections, in file order */
+        struct mount_config *mounts;
+        size_t n_mounts;
 };
+
+/* The [mount:PATH] settings for target, or NULL. */
+const struct mount_config *config_find_mount(const struct config *c, const char *target);
 
 int config_new(struct config **ret);
 struct config *config_free(struct config *c);

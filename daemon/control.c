@@ -36,6 +36,16 @@ struct ControlServer {
         unsigned n_clients;
 };
 
+struct ControlCall {
+        unsigned n_ref;
+        Client *client; /* NULL once the client is gone */
+        ControlPeer peer;
+        bool oneway;
+        bool dispatching;       /* inside the dispatcher */
+        bool detached;          /* no connection: keep the answer */
+        json_object *early;     /* a deferred answer given before the dispatcher returned */
+};
+
 struct Client {
         ControlServer *server;
         Client *prev, *next;
@@ -49,7 +59,49 @@ struct Client {
         size_t out_len, out_off;
         bool eof;          /* the peer will send nothing more */
         bool close_after;  /* close once the output is flushed */
+        ControlCall *pending; /* a request answered later */
 };
+
+ControlCall *control_call_ref(ControlCall *c) {
+        if (c)
+                c->n_ref++;
+        return c;
+}
+
+ControlCall *control_call_unref(ControlCall *c) {
+        if (c && --c->n_ref == 0) {
+                json_object_put(c->early);
+                free(c);
+        }
+        return NULL;
+}
+
+const ControlPeer *control_call_peer(const ControlCall *c) {
+        return &c->peer;
+}
+
+int control_call_new_detached(const ControlPeer *peer, ControlCall **ret) {
+        ControlCall *c = calloc(1, sizeof *c);
+
+        if (!c)
+                return -ENOMEM;
+        *c = (ControlCall) { .n_ref = 1, .peer = *peer, .detached = true };
+        *ret = c;
+        return 0;
+}
+
+json_object *control_call_steal_reply(ControlCall *c) {
+        return TAKE_PTR(c->early);
+}
+
+bool control_peer_in_group(const ControlPeer *p, gid_t gid) {
+        if (p->gid == gid)
+                return true;
+        for (unsigned i = 0; i < p->n_groups; i++)
+                if (p->groups[i] == gid)
+                        return true;
+        return false;
+}
 
 static void client_free(Client *c) {
         ControlServer *s;
@@ -64,6 +116,10 @@ static void client_free(Client *c) {
         if (c->next)
                 c->next->prev = c->prev;
         s->n_clients--;
+        if (c->pending) {
+                c->pending->client = NULL;
+                control_call_unref(c->pending);
+        }
         sd_event_source_disable_unref(c->io);
         sd_event_source_disable_unref(c->idle);
         safe_close(c->fd);
@@ -104,8 +160,10 @@ static int client_queue_error(Client *c, const char *error, const char *key, con
 /* Takes one complete message (NUL already stripped) and queues its reply. */
 static int client_handle(Client *c, const char *buf, size_t len) {
         _cleanup_json_ json_object *req = NULL, *reply = NULL;
+        _cleanup_(control_call_unrefp) ControlCall *call = NULL;
         json_object *method, *params, *oneway, *v;
         const char *m;
+        int r;
 
         if (varlink_parse(buf, len, &req) < 0)
                 return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "message is not a well-formed JSON object");
@@ -130,10 +188,24 @@ static int client_handle(Client *c, const char *buf, size_t len) {
         if (json_object_object_get_ex(req, VL_UPGRADE, &v) && json_object_get_boolean(v))
                 return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "connection upgrades are not supported");
 
-        reply = c->server->dispatch(c->server->userdata, &c->peer, m, params);
-        if (!reply)
+        call = calloc(1, sizeof *call);
+        if (!call)
                 return -ENOMEM;
-        if (json_object_object_get_ex(req, VL_ONEWAY, &oneway) && json_object_get_boolean(oneway))
+        *call = (ControlCall) { .n_ref = 1, .client = c, .peer = c->peer };
+        call->oneway = json_object_object_get_ex(req, VL_ONEWAY, &oneway) && json_object_get_boolean(oneway);
+        call->dispatching = true;
+        r = c->server->dispatch(c->server->userdata, call, m, params, &reply);
+        call->dispatching = false;
+        if (r < 0)
+                return r;
+        if (r > 0 && call->early)
+                reply = TAKE_PTR(call->early); /* "later" came at once */
+        else if (r > 0) {
+                /* Answered later: hold further requests until then. */
+                c->pending = TAKE_PTR(call);
+                return 0;
+        }
+        if (call->oneway)
                 return 0;
         return client_queue(c, reply);
 }
@@ -149,7 +221,7 @@ static int client_queue_too_large(Client *c) {
 
 /* Handles complete messages already buffered, one per free output slot. */
 static int client_process(Client *c) {
-        while (!c->out && !c->close_after) {
+        while (!c->out && !c->close_after && !c->pending) {
                 char *nul = c->in_len ? memchr(c->in, 0, c->in_len) : NULL;
                 size_t mlen;
                 int r;
@@ -224,7 +296,7 @@ static int client_read(Client *c) {
 }
 
 static bool client_has_request(const Client *c) {
-        return c->in_len > 0 && memchr(c->in, 0, c->in_len);
+        return !c->pending && c->in_len > 0 && memchr(c->in, 0, c->in_len);
 }
 
 static void client_update_events(Client *c) {
@@ -234,7 +306,7 @@ static void client_update_events(Client *c) {
          * writable (at once, if the peer reads), so every client gets a turn. */
         if (c->out || client_has_request(c))
                 ev |= EPOLLOUT;
-        else if (!c->eof && !c->close_after)
+        else if (!c->eof && !c->close_after && !c->pending)
                 ev |= EPOLLIN;
         (void) sd_event_source_set_io_events(c->io, ev);
         (void) sd_event_source_set_enabled(c->io, ev ? SD_EVENT_ON : SD_EVENT_OFF);
@@ -271,12 +343,37 @@ static int on_client_io(sd_event_source *s, int fd, uint32_t revents, void *user
                 client_free(c);
                 return 0;
         }
-        if (!c->out && (c->close_after || (c->eof && c->in_len == 0))) {
+        if (!c->out && !c->pending && (c->close_after || (c->eof && c->in_len == 0))) {
                 client_free(c);
                 return 0;
         }
         client_update_events(c);
         return 0;
+}
+
+void control_call_reply(ControlCall *call, json_object *reply) {
+        Client *c = call->client;
+
+        if (call->dispatching || call->detached) {
+                json_object_put(call->early);
+                call->early = reply;
+                return;
+        }
+        if (!c || c->pending != call) {
+                json_object_put(reply);
+                return;
+        }
+        c->pending = NULL;
+        call->client = NULL;
+        if (!call->oneway && client_queue(c, reply) < 0)
+                c->close_after = true;
+        json_object_put(reply);
+        control_call_unref(call);
+        client_touch(c);
+        /* Resume: flush the reply and handle what was waiting behind it. */
+        client_update_events(c);
+        if (!c->out && (c->eof && c->in_len == 0))
+                client_free(c);
 }
 
 static int on_client_idle(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -352,6 +449,14 @@ static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userda
                 .peer = { .pid = cred.pid, .uid = cred.uid, .gid = cred.gid },
                 .next = srv->clients,
         };
+        {
+                socklen_t glen = sizeof c->peer.groups;
+
+                /* Only needed for privileged_group; a peer in more than
+                 * CONTROL_PEER_GROUPS_MAX groups is judged by its primary one. */
+                if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, c->peer.groups, &glen) >= 0)
+                        c->peer.n_groups = glen / sizeof(gid_t);
+        }
         if (srv->clients)
                 srv->clients->prev = c;
         srv->clients = c;

@@ -11,11 +11,18 @@
 
 #include "macro.h"
 
+#define CONTROL_PEER_GROUPS_MAX 64
+
 typedef struct ControlPeer {
         pid_t pid;
         uid_t uid;
         gid_t gid;
+        gid_t groups[CONTROL_PEER_GROUPS_MAX]; /* supplementary groups (SO_PEERGROUPS) */
+        unsigned n_groups;
 } ControlPeer;
+
+/* Whether the peer is root or in group 'gid' (primary or supplementary). */
+bool control_peer_in_group(const ControlPeer *p, gid_t gid);
 
 struct control_limits {
         unsigned max_clients;
@@ -23,10 +30,28 @@ struct control_limits {
         uint64_t idle_timeout_usec;
 };
 
-/* Handles one request. Returns the whole reply message (a Varlink reply or
- * error); NULL only on OOM. */
-typedef json_object *(*control_dispatch_t)(void *userdata, const ControlPeer *peer, const char *method,
-                                           json_object *params);
+/* One request being answered. The dispatcher either answers at once or
+ * keeps a reference and answers later with control_call_reply(); the client
+ * sends nothing else meanwhile. A call whose client went away swallows its
+ * reply. */
+typedef struct ControlCall ControlCall;
+
+ControlCall *control_call_ref(ControlCall *c);
+ControlCall *control_call_unref(ControlCall *c);
+DEFINE_FREE_FUNC(ControlCall, control_call_unref);
+const ControlPeer *control_call_peer(const ControlCall *c);
+/* Sends 'reply' (a whole Varlink message; consumed) to the caller. */
+void control_call_reply(ControlCall *c, json_object *reply);
+
+/* A call outside any connection (tests, fuzzers): its answer, given now or
+ * later, is kept for control_call_steal_reply(). */
+int control_call_new_detached(const ControlPeer *peer, ControlCall **ret);
+json_object *control_call_steal_reply(ControlCall *c);
+
+/* Handles one request: returns 0 with the whole reply (a Varlink reply or
+ * error) in *ret_reply, 1 if it will answer later through 'call', or -ENOMEM. */
+typedef int (*control_dispatch_t)(void *userdata, ControlCall *call, const char *method, json_object *params,
+                                  json_object **ret_reply);
 
 /* The socket passed by systemd, if any: 1 and *ret_fd; 0 if none; -errno if
  * what was passed is not one listening Unix stream socket. */

@@ -61,13 +61,18 @@ static void limits_from_config(const struct config *c, struct control_limits *l)
 }
 
 static void manager_notify_status(Manager *m) {
-        unsigned n[_ATIME_MAX] = {};
+        unsigned n[_ATIME_MAX] = {}, stalled = 0;
         size_t total = m->mounts ? m->mounts->n : 0;
 
-        for (size_t i = 0; i < total; i++)
+        for (size_t i = 0; i < total; i++) {
+                const TrackedMount *tm = tracker_find(m->tracker, m->mounts->entries[i].id);
+
                 n[m->mounts->entries[i].policy.atime]++;
-        (void) sd_notifyf(0, "STATUS=Tracking %zu mounts: %u strictatime, %u relatime, %u noatime", total,
-                          n[ATIME_STRICT], n[ATIME_RELATIME], n[ATIME_NOATIME]);
+                stalled += tm && tracker_mount_stalled(tm);
+        }
+        (void) sd_notifyf(0, "STATUS=Tracking %zu mounts: %u strictatime, %u relatime, %u noatime%s%.0u%s", total,
+                          n[ATIME_STRICT], n[ATIME_RELATIME], n[ATIME_NOATIME], stalled ? "; " : "", stalled,
+                          stalled ? " stalled" : "");
 }
 
 static void log_mount_change(const MountEntry *old, const MountEntry *new, void *userdata) {
@@ -105,6 +110,14 @@ int manager_rescan_mounts(Manager *m) {
         mount_table_diff(m->mounts, t, log_mount_change, &initial);
         if (initial)
                 log_info("Tracking %zu mounts", t->n);
+        r = tracker_update(m->tracker, t);
+        if (r < 0) {
+                /* The tracker may point into either table now: keep both and
+                 * let the service manager restart us. */
+                log_error_errno(r, "Failed to update mount state: %m");
+                TAKE_PTR(t);
+                return sd_event_exit(m->event, r);
+        }
         mount_table_free(m->mounts);
         m->mounts = TAKE_PTR(t);
         if (m->ready)
@@ -114,6 +127,20 @@ int manager_rescan_mounts(Manager *m) {
 
 static void on_mounts_changed(void *userdata) {
         (void) manager_rescan_mounts(userdata);
+}
+
+/* Resolved once per (re)load: no NSS lookups on the event loop later. */
+static gid_t resolve_group(const char *name) {
+        struct group *gr;
+
+        if (!name)
+                return (gid_t) -1;
+        gr = getgrnam(name);
+        if (!gr) {
+                log_warning("privileged_group %s does not exist; only root may call privileged methods.", name);
+                return (gid_t) -1;
+        }
+        return gr->gr_gid;
 }
 
 static int manager_reload(Manager *m) {
@@ -143,9 +170,14 @@ static int manager_reload(Manager *m) {
                 log_warning("Control socket settings changed; they take effect when atimed restarts.");
         if (!streq(c->state_dir, m->config->state_dir))
                 log_warning("state_dir changed; it takes effect when atimed restarts.");
+        if (c->worker_threads != m->config->worker_threads)
+                log_warning("worker_threads changed; it takes effect when atimed restarts.");
+        c->worker_threads = m->config->worker_threads;
 
+        tracker_set_config(m->tracker, c);
         config_free(m->config);
         m->config = TAKE_PTR(c);
+        m->privileged_gid = resolve_group(m->config->privileged_group);
         log_set_max_level(m->config->log_level);
         limits_from_config(m->config, &lim);
         control_server_set_limits(m->control, &lim);
@@ -268,6 +300,11 @@ int manager_start(Manager *m) {
                 log_debug("Service manager watchdog enabled");
 
         manager_prepare_state_dir(m);
+        m->privileged_gid = resolve_group(m->config->privileged_group);
+
+        r = tracker_new(m->event, m->config, &m->tracker);
+        if (r < 0)
+                return log_error_errno(r, "Failed to start the workers: %m");
 
         r = mount_monitor_new(m->event, m->config->rescan_delay_usec, on_mounts_changed, m, &m->monitor);
         if (r < 0)
@@ -301,7 +338,10 @@ int manager_run(Manager *m) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        /* Clients first (pending answers are dropped), then the tracker
+         * whose last completions may still answer them. */
         control_server_free(m->control);
+        tracker_free(m->tracker);
         if (m->bound_socket) {
                 (void) unlink(m->bound_socket);
                 free(m->bound_socket);

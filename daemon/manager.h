@@ -10,6 +10,7 @@
 #include "config.h"
 #include "control.h"
 #include "mounts.h"
+#include "tracker.h"
 
 typedef struct Manager {
         sd_event *event;
@@ -23,6 +24,8 @@ typedef struct Manager {
 
         MountTable *mounts;
         MountMonitor *monitor;
+        Tracker *tracker;
+        gid_t privileged_gid; /* (gid_t) -1: root only */
         ControlServer *control;
         char *bound_socket; /* the path we bound and remove at exit; NULL if socket-activated */
 

@@ -45,7 +45,49 @@ static const char atimed_description[] =
         "\n"
         "type Device (\n"
         "  major: int,\n"
-        "  minor: int\n"
+        "  minor: int,\n"
+        "  # The block device (partition, loop, dm, md or disk); null without one.\n"
+        "  name: ?string,\n"
+        "  kind: (none, disk, partition, loop, dm, md),\n"
+        "  # A dm device's name, or a loop device's backing file.\n"
+        "  label: ?string,\n"
+        "  # What it sits on: the disk of a partition, the slaves of dm or md.\n"
+        "  parents: ?string,\n"
+        "  rotational: ?bool,\n"
+        "  # Over the last sampler interval; null until two readings exist.\n"
+        "  write_iops: ?float,\n"
+        "  write_kib_per_s: ?float\n"
+        ")\n"
+        "\n"
+        "# The outcome of the O_TMPFILE experiment on the mount.\n"
+        "type Probe (\n"
+        "  # The policy found in force; null when not verified.\n"
+        "  effective: ?(strictatime, relatime, noatime),\n"
+        "  verified: bool,\n"
+        "  # Unix time of the experiment.\n"
+        "  at: int,\n"
+        "  # Why it is not verified; null when it is.\n"
+        "  reason: ?string,\n"
+        "  # Whether the effective policy is the one the mount table shows.\n"
+        "  matches_table: ?bool\n"
+        ")\n"
+        "\n"
+        "# Inodes whose atime was written, over the last completed interval.\n"
+        "type Activity (\n"
+        "  atime_inodes_per_min: float,\n"
+        "  # 95% interval.\n"
+        "  ci95: []float,\n"
+        "  interval_s: float,\n"
+        "  # Sampled inodes compared, and inodes in the filesystem.\n"
+        "  sample_size: int,\n"
+        "  population: int,\n"
+        "  # The whole filesystem was compared, or no atime can be written here.\n"
+        "  exact: bool,\n"
+        "  # Other mounts of the filesystem let atime be written too: changes\n"
+        "  # seen through several are shared equally between them.\n"
+        "  shared: bool,\n"
+        "  # Unix time of the interval's end; null for an exact zero.\n"
+        "  at: ?int\n"
         ")\n"
         "\n"
         "type Mount (\n"
@@ -63,7 +105,14 @@ static const char atimed_description[] =
         "  lazytime: bool,\n"
         "  read_only: bool,\n"
         "  options: string,\n"
-        "  super_options: string\n"
+        "  super_options: string,\n"
+        "  # Null until the first probe.\n"
+        "  probe: ?Probe,\n"
+        "  # Null until the first interval is measured.\n"
+        "  activity: ?Activity,\n"
+        "  # A probe or sample job on it missed its deadline: the filesystem\n"
+        "  # does not answer (a dead NFS server, a stopped FUSE daemon).\n"
+        "  stalled: bool\n"
         ")\n"
         "\n"
         "# The daemon and every tracked mount, or only the one at target.\n"
@@ -73,21 +122,34 @@ static const char atimed_description[] =
         "  hostname: string,\n"
         "  started_at: int,\n"
         "  uptime_s: int,\n"
+        "  # Worker threads stuck on filesystems that do not answer.\n"
+        "  stuck_threads: int,\n"
         "  mounts: []Mount\n"
         ")\n"
         "\n"
+        "# Probes the mount now and returns the result. Root only, or the\n"
+        "# configured privileged_group.\n"
+        "method Probe(target: string) -> (target: string, probe: Probe)\n"
+        "\n"
         "error NoSuchMount (target: string)\n"
+
         "error InvalidRequest (reason: string)\n"
         "error RequestTooLarge (limit: int)\n"
         "error TooManyClients (reason: string)\n"
         "error InternalError (reason: string)\n";
 
+/* A method answers at once (returns the whole reply; NULL only on OOM) or,
+ * for work done elsewhere, later: call_later returns 1 and answers through
+ * the call, or 0 with the reply in *ret. */
 typedef json_object *(*method_fn)(Manager *m, const ControlPeer *peer, json_object *params);
+typedef int (*method_later_fn)(Manager *m, ControlCall *call, json_object *params, json_object **ret);
 
 struct method {
         const char *name;
         method_fn call;
+        method_later_fn call_later;
         const char *const *params; /* accepted parameter names, NULL-terminated */
+        bool privileged;           /* changes something: root or privileged_group only */
 };
 
 static json_object *invalid_parameter(const char *name) {
@@ -130,25 +192,116 @@ static int add(json_object *o, const char *key, json_object *v) {
         return json_object_object_add(o, key, v) < 0 ? -ENOMEM : 0;
 }
 
-json_object *methods_mount_to_json(const MountEntry *e) {
-        _cleanup_json_ json_object *o = json_object_new_object(), *dev = json_object_new_object();
+static json_object *string_or_null(const char *s) {
+        return s ? json_object_new_string(s) : NULL;
+}
 
-        if (!o || !dev)
+/* json-c's NULL is JSON null: add() must not take it for OOM there. */
+static int add_nullable(json_object *o, const char *key, json_object *v) {
+        return json_object_object_add(o, key, v) < 0 ? -ENOMEM : 0;
+}
+
+/* A number printed with at most 'decimals' digits after the point (json-c
+ * would print every binary digit of 3000.08). */
+static json_object *rounded(double v, int decimals) {
+        char buf[64];
+        char *dot;
+
+        snprintf(buf, sizeof buf, "%.*f", decimals, v);
+        dot = strchr(buf, '.');
+        if (dot) {
+                char *end = buf + strlen(buf) - 1;
+
+                while (end > dot && *end == '0')
+                        *end-- = 0;
+                if (end == dot)
+                        *end = 0;
+        }
+        if (streq(buf, "-0"))
+                strcpy(buf, "0");
+        return json_object_new_double_s(strtod(buf, NULL), buf);
+}
+
+json_object *methods_probe_to_json(const struct probe_result *r, const MountEntry *e) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+
+        if (!o)
                 return NULL;
-        if (add(dev, F_MAJOR, json_object_new_int64(major(e->devno))) < 0 ||
-            add(dev, F_MINOR, json_object_new_int64(minor(e->devno))) < 0)
+        if (add_nullable(o, F_EFFECTIVE, r->verified ? string_or_null(atime_mode_to_string(r->effective)) : NULL) < 0 ||
+            add(o, F_VERIFIED, json_object_new_boolean(r->verified)) < 0 ||
+            add(o, F_AT, json_object_new_int64((int64_t) (r->at / USEC_PER_SEC))) < 0 ||
+            add_nullable(o, F_REASON, r->verified ? NULL : json_object_new_string(r->reason)) < 0 ||
+            add_nullable(o, F_MATCHES_TABLE, r->verified && e ? json_object_new_boolean(r->effective == e->policy.atime) : NULL) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
+static json_object *activity_to_json(const struct activity *a) {
+        _cleanup_json_ json_object *o = json_object_new_object(), *ci = json_object_new_array();
+
+        if (!o || !ci)
+                return NULL;
+        if (json_object_array_add(ci, rounded(a->est.lo, 2)) < 0 || json_object_array_add(ci, rounded(a->est.hi, 2)) < 0)
+                return NULL;
+        if (add(o, F_ATIME_INODES_PER_MIN, rounded(a->est.per_min, 2)) < 0 || add(o, F_CI95, TAKE_PTR(ci)) < 0 ||
+            add(o, F_INTERVAL_S, rounded(a->seconds, 3)) < 0 ||
+            add(o, F_SAMPLE_SIZE, json_object_new_int64((int64_t) a->sample)) < 0 ||
+            add(o, F_POPULATION, json_object_new_int64((int64_t) a->population)) < 0 ||
+            add(o, F_EXACT, json_object_new_boolean(a->est.exact)) < 0 ||
+            add(o, F_SHARED, json_object_new_boolean(a->shared)) < 0 ||
+            add_nullable(o, F_AT, a->at ? json_object_new_int64((int64_t) (a->at / USEC_PER_SEC)) : NULL) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
+static json_object *device_to_json(const MountEntry *e, const Filesystem *fs) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        const DeviceInfo *d = fs ? &fs->device : NULL;
+        bool has = d && d->kind != DEVICE_NONE;
+
+        if (!o)
+                return NULL;
+        if (add(o, F_MAJOR, json_object_new_int64(major(e->devno))) < 0 ||
+            add(o, F_MINOR, json_object_new_int64(minor(e->devno))) < 0 ||
+            add_nullable(o, F_NAME, has ? json_object_new_string(d->name) : NULL) < 0 ||
+            add(o, F_KIND, json_object_new_string(device_kind_to_string(d ? d->kind : DEVICE_NONE))) < 0 ||
+            add_nullable(o, F_LABEL, has ? string_or_null(d->label) : NULL) < 0 ||
+            add_nullable(o, F_PARENTS, has ? string_or_null(d->parents) : NULL) < 0 ||
+            add_nullable(o, F_ROTATIONAL, has && d->rotational >= 0 ? json_object_new_boolean(d->rotational) : NULL) < 0 ||
+            add_nullable(o, F_WRITE_IOPS, has && fs->rate.valid ? rounded(fs->rate.write_iops, 2) : NULL) < 0 ||
+            add_nullable(o, F_WRITE_KIB_PER_S, has && fs->rate.valid ? rounded(fs->rate.write_kib_per_s, 2) : NULL) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
+json_object *methods_mount_to_json(const MountEntry *e, const TrackedMount *tm) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        json_object *probe = NULL, *activity = NULL;
+        struct activity a;
+
+        if (!o)
                 return NULL;
         if (add(o, F_MOUNT_ID, json_object_new_int(e->id)) < 0 ||
             add(o, F_TARGET, json_object_new_string(e->target)) < 0 ||
             add(o, F_SOURCE, json_object_new_string(e->source)) < 0 ||
             add(o, F_FSTYPE, json_object_new_string(e->fstype)) < 0 ||
-            add(o, F_ROOT, json_object_new_string(e->root)) < 0 || add(o, F_DEVICE, TAKE_PTR(dev)) < 0 ||
+            add(o, F_ROOT, json_object_new_string(e->root)) < 0 ||
+            add(o, F_DEVICE, device_to_json(e, tm ? tm->fs : NULL)) < 0 ||
             add(o, F_ATIME, json_object_new_string(atime_mode_to_string(e->policy.atime))) < 0 ||
             add(o, F_NODIRATIME, json_object_new_boolean(e->policy.nodiratime)) < 0 ||
             add(o, F_LAZYTIME, json_object_new_boolean(e->policy.lazytime)) < 0 ||
             add(o, F_READ_ONLY, json_object_new_boolean(e->policy.read_only)) < 0 ||
             add(o, F_OPTIONS, json_object_new_string(e->vfs_options)) < 0 ||
             add(o, F_SUPER_OPTIONS, json_object_new_string(e->super_options)) < 0)
+                return NULL;
+        if (tm && tm->probe.have && !(probe = methods_probe_to_json(&tm->probe.result, e)))
+                return NULL;
+        if (add_nullable(o, F_PROBE, probe) < 0)
+                return NULL;
+        if (tm && tracker_mount_activity(tm, &a) && !(activity = activity_to_json(&a)))
+                return NULL;
+        if (add_nullable(o, F_ACTIVITY, activity) < 0 ||
+            add(o, F_STALLED, json_object_new_boolean(tm && tracker_mount_stalled(tm))) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }
@@ -217,7 +370,7 @@ static json_object *method_get_status(Manager *m, const ControlPeer *peer, json_
 
                 if (target && !streq(target, e->target))
                         continue;
-                json_object *j = methods_mount_to_json(e);
+                json_object *j = methods_mount_to_json(e, tracker_find(m->tracker, e->id));
 
                 found = true;
                 if (!j || json_object_array_add(mounts, j) < 0) {
@@ -235,19 +388,77 @@ static json_object *method_get_status(Manager *m, const ControlPeer *peer, json_
             add(p, F_STARTED_AT, json_object_new_int64((int64_t) (m->started_realtime / USEC_PER_SEC))) < 0 ||
             add(p, F_UPTIME_S,
                 json_object_new_int64((int64_t) ((now_usec(CLOCK_MONOTONIC) - m->started_monotonic) / USEC_PER_SEC))) < 0 ||
+            add(p, F_STUCK_THREADS, json_object_new_int64(tracker_stuck_threads(m->tracker))) < 0 ||
             add(p, F_MOUNTS, TAKE_PTR(mounts)) < 0)
                 return NULL;
         return varlink_reply_new(TAKE_PTR(p));
 }
 
+struct probe_request {
+        ControlCall *call;
+        char *target;
+};
+
+static void probe_answered(const TrackedMount *tm, const struct probe_result *r, void *userdata) {
+        struct probe_request *req = userdata;
+        _cleanup_json_ json_object *p = json_object_new_object();
+        json_object *reply = NULL;
+
+        if (!tm)
+                reply = varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, req->target);
+        else if (p && add(p, F_TARGET, json_object_new_string(req->target)) >= 0 &&
+                 add(p, F_PROBE, methods_probe_to_json(r, tm->entry)) >= 0)
+                reply = varlink_reply_new(TAKE_PTR(p));
+        if (!reply)
+                reply = varlink_error_new_str(ERROR_INTERNAL, P_REASON, "out of memory");
+        control_call_reply(req->call, reply);
+        control_call_unref(req->call);
+        free(req->target);
+        free(req);
+}
+
+static int method_probe(Manager *m, ControlCall *call, json_object *params, json_object **ret) {
+        const MountEntry *e;
+        struct probe_request *req;
+        const char *target;
+        int r;
+
+        if (param_string(params, F_TARGET, &target) <= 0) {
+                *ret = invalid_parameter(F_TARGET);
+                return 0;
+        }
+        e = mount_table_find_target(m->mounts, target);
+        if (!e) {
+                *ret = varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+                return 0;
+        }
+        req = calloc(1, sizeof *req);
+        if (!req || !(req->target = strdup(target))) {
+                free(req);
+                return -ENOMEM;
+        }
+        req->call = control_call_ref(call);
+        r = tracker_probe_now(m->tracker, e->id, probe_answered, req);
+        if (r < 0) {
+                control_call_unref(req->call);
+                free(req->target);
+                free(req);
+                *ret = varlink_error_new_str(ERROR_INTERNAL, P_REASON, strerror(-r));
+                return 0;
+        }
+        return 1;
+}
+
 static const char *const no_params[] = { NULL };
 static const char *const interface_params[] = { P_INTERFACE, NULL };
 static const char *const status_params[] = { F_TARGET, NULL };
+static const char *const probe_params[] = { F_TARGET, NULL };
 
 static const struct method methods[] = {
-        { METHOD_GET_INFO, method_get_info, no_params },
-        { METHOD_GET_INTERFACE_DESCRIPTION, method_get_interface_description, interface_params },
-        { METHOD_GET_STATUS, method_get_status, status_params },
+        { METHOD_GET_INFO, method_get_info, NULL, no_params, false },
+        { METHOD_GET_INTERFACE_DESCRIPTION, method_get_interface_description, NULL, interface_params, false },
+        { METHOD_GET_STATUS, method_get_status, NULL, status_params, false },
+        { METHOD_PROBE, NULL, method_probe, probe_params, true },
 };
 
 const char *const *methods_list(void) {
@@ -258,19 +469,36 @@ const char *const *methods_list(void) {
         return names;
 }
 
-json_object *methods_dispatch(void *userdata, const ControlPeer *peer, const char *method, json_object *params) {
+static bool peer_privileged(const Manager *m, const ControlPeer *peer) {
+        return peer->uid == 0 || (m->privileged_gid != (gid_t) -1 && control_peer_in_group(peer, m->privileged_gid));
+}
+
+int methods_dispatch(void *userdata, ControlCall *call, const char *method, json_object *params, json_object **ret) {
         Manager *m = userdata;
+        const ControlPeer *peer = control_call_peer(call);
         const char *dot;
         json_object *bad;
         bool iface_known = false;
 
+        *ret = NULL;
         for (size_t i = 0; i < ELEMENTSOF(methods); i++) {
                 if (!streq(methods[i].name, method))
                         continue;
                 bad = check_param_names(&methods[i], params);
-                if (bad)
-                        return bad;
-                return methods[i].call(m, peer, params);
+                if (bad) {
+                        *ret = bad;
+                        return 0;
+                }
+                if (methods[i].privileged && !peer_privileged(m, peer)) {
+                        log_info("Refused %s to uid %u (pid " PID_FMT "): not privileged", method, (unsigned) peer->uid,
+                                 peer->pid);
+                        *ret = varlink_error_new(ERROR_PERMISSION_DENIED, NULL);
+                        return *ret ? 0 : -ENOMEM;
+                }
+                if (methods[i].call_later)
+                        return methods[i].call_later(m, call, params, ret);
+                *ret = methods[i].call(m, peer, params);
+                return *ret ? 0 : -ENOMEM;
         }
 
         /* Varlink tells an unknown interface from an unknown method. */
@@ -284,7 +512,8 @@ json_object *methods_dispatch(void *userdata, const ControlPeer *peer, const cha
         }
         if (!iface_known && dot) {
                 _cleanup_free_ char *iface = strndup(method, (size_t) (dot - method));
-                return iface ? varlink_error_new_str(ERROR_INTERFACE_NOT_FOUND, P_INTERFACE, iface) : NULL;
-        }
-        return varlink_error_new_str(ERROR_METHOD_NOT_FOUND, P_METHOD, method);
+                *ret = iface ? varlink_error_new_str(ERROR_INTERFACE_NOT_FOUND, P_INTERFACE, iface) : NULL;
+        } else
+                *ret = varlink_error_new_str(ERROR_METHOD_NOT_FOUND, P_METHOD, method);
+        return *ret ? 0 : -ENOMEM;
 }

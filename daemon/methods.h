@@ -6,14 +6,16 @@
 
 #include "control.h"
 #include "manager.h"
+#include "tracker.h"
 
 /* control_dispatch_t for a Manager. */
-json_object *methods_dispatch(void *manager, const ControlPeer *peer, const char *method, json_object *params);
+int methods_dispatch(void *manager, ControlCall *call, const char *method, json_object *params, json_object **ret);
 
 /* For tests: the methods served, NULL-terminated, and the Varlink interface
  * description of 'interface' (NULL if not served). */
 const char *const *methods_list(void);
 const char *methods_interface_description(const char *interface);
 
-/* One mount in the GetStatus form. */
-json_object *methods_mount_to_json(const MountEntry *e);
+/* One mount in the GetStatus form; tm may be NULL (nothing measured). */
+json_object *methods_mount_to_json(const MountEntry *e, const TrackedMount *tm);
+json_object *methods_probe_to_json(const struct probe_result *r, const MountEntry *e);

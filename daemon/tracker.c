@@ -1,0 +1,944 @@
+/* tracker.c: runtime state of mounts and filesystems, and the schedule of
+ * the blocking work done for them (see tracker.h). */
+#include "tracker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#define BACKOFF_MIN_USEC (10 * USEC_PER_SEC)
+#define BACKOFF_MAX_USEC (3600 * USEC_PER_SEC)
+#define WALK_TICK_USEC USEC_PER_SEC
+
+struct Tracker {
+        sd_event *event;
+        const struct config *config;
+        WorkerPool *pool;
+        TrackedMount **mounts; /* sorted by id */
+        size_t n_mounts;
+        Filesystem **fss; /* sorted by devno */
+        size_t n_fss;
+        sd_event_source *sweep_timer;
+        sd_event_source *probe_timer;
+        sd_event_source *walk_timer;
+        Filesystem *walking; /* whose walk step is out */
+        size_t walk_cursor;  /* round robin: where the next walk step looks first */
+        unsigned fs_jobs;    /* walk and sweep jobs out, stuck ones excluded */
+        unsigned probe_jobs; /* probe jobs out, stuck ones excluded */
+        uint64_t last_walk_step; /* CLOCK_MONOTONIC usec */
+        bool disk_warned;
+        bool shutting_down;  /* no new jobs: the pool is being torn down */
+};
+
+struct probe_waiter {
+        tracker_probe_cb cb;
+        void *userdata;
+        struct probe_waiter *next;
+};
+
+struct probe_job {
+        Tracker *tracker;
+        int mount_id;
+        char *target;
+        char *dir;          /* where to probe first; NULL: the mount point */
+        struct probe_result result;
+        struct probe_waiter *waiters;
+};
+
+typedef enum FsJobKind {
+        FS_JOB_WALK,
+        FS_JOB_SWEEP,
+} FsJobKind;
+
+struct fs_job {
+        Filesystem *fs;
+        FsJobKind kind;
+        char *target;
+        char *fs_root;
+        int mount_id;
+        uint64_t budget;
+        struct sampler_writer *writers;
+        int *writer_ids;
+        size_t n_writers;
+        int r;
+        struct sweep_result res;
+        uint64_t at; /* CLOCK_REALTIME usec when the sweep ran */
+};
+
+static uint64_t now_usec(clockid_t clock) {
+        struct timespec ts;
+
+        clock_gettime(clock, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
+}
+
+static uint64_t backoff(unsigned failures) {
+        uint64_t b = BACKOFF_MIN_USEC;
+
+        for (unsigned i = 1; i < failures && b < BACKOFF_MAX_USEC; i++)
+                b *= 2;
+        return MIN(b, BACKOFF_MAX_USEC);
+}
+
+static unsigned max_jobs(const Tracker *t) {
+        return 2 * t->config->worker_threads;
+}
+
+bool tracker_mount_writes_atime(const TrackedMount *m) {
+        return m->entry->policy.atime != ATIME_NOATIME && !m->entry->policy.read_only;
+}
+
+static bool fs_needs_sampling(const Filesystem *fs) {
+        for (size_t i = 0; i < fs->n_mounts; i++)
+                if (tracker_mount_writes_atime(fs->mounts[i]))
+                        return true;
+        return false;
+}
+
+bool tracker_mount_stalled(const TrackedMount *m) {
+        return m->probe.stalled || (m->fs && m->fs->stalled);
+}
+
+bool tracker_mount_activity(const TrackedMount *m, struct activity *ret) {
+        if (!tracker_mount_writes_atime(m)) {
+                /* No atime can be written through this mount: exactly zero. */
+                *ret = (struct activity) {
+                        .have = true,
+                        .est = { .exact = true },
+                        .seconds = m->fs && m->fs->last.valid ? m->fs->last.seconds : 0,
+                        .population = m->fs ? m->fs->last.population : 0,
+                };
+                return true;
+        }
+        *ret = m->activity;
+        return m->activity.have;
+}
+
+const TrackedMount *tracker_find(const Tracker *t, int mount_id) {
+        size_t lo = 0, hi = t ? t->n_mounts : 0;
+
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+
+                if (t->mounts[mid]->id == mount_id)
+                        return t->mounts[mid];
+                if (t->mounts[mid]->id < mount_id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+static TrackedMount *find_mount(Tracker *t, int id) {
+        return (TrackedMount *) tracker_find(t, id);
+}
+
+unsigned tracker_stuck_threads(const Tracker *t) {
+        return t ? worker_pool_stuck(t->pool) : 0;
+}
+
+/* ---------------------------------------------------------------- probes */
+
+static void probe_job_free(struct probe_job *j) {
+        while (j->waiters) {
+                struct probe_waiter *w = j->waiters;
+                j->waiters = w->next;
+                free(w);
+        }
+        free(j->target);
+        free(j->dir);
+        free(j);
+}
+
+static void probe_work(void *arg, const atomic_bool *cancel) {
+        struct probe_job *j = arg;
+        const char *dir = j->target;
+
+        /* A configured directory that this mount lacks means the mount point. */
+        if (j->dir && access(j->dir, F_OK) == 0)
+                dir = j->dir;
+        probe_run(dir, j->mount_id, &j->result);
+}
+
+static void rearm_probe_timer(Tracker *t);
+
+static void probe_notify(struct probe_job *j, const TrackedMount *m) {
+        for (struct probe_waiter *w = j->waiters; w; w = w->next)
+                w->cb(m, &j->result, w->userdata);
+        while (j->waiters) {
+                struct probe_waiter *w = j->waiters;
+                j->waiters = w->next;
+                free(w);
+        }
+}
+
+static void probe_done(void *arg, WorkerStatus status) {
+        struct probe_job *j = arg;
+        Tracker *t = j->tracker;
+        TrackedMount *m = find_mount(t, j->mount_id);
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        if (status != WORKER_LATE)
+                t->probe_jobs--;
+        if (m && m->probe.job == j && status != WORKER_TIMED_OUT)
+                m->probe.job = NULL;
+
+        if (status == WORKER_TIMED_OUT) {
+                j->result = (struct probe_result) { .at = now_usec(CLOCK_REALTIME) };
+                snprintf(j->result.reason, sizeof j->result.reason,
+                         "timed out after %.1fs: the filesystem does not answer",
+                         (double) t->config->probe_timeout_usec / 1e6);
+                if (m) {
+                        m->probe.stalled = true;
+                        m->probe.failures++;
+                        m->probe.next_due = now + backoff(m->probe.failures);
+                        log_warning("%s: probe timed out; marked stalled, retrying in %llus", m->entry->target,
+                                    (unsigned long long) (backoff(m->probe.failures) / USEC_PER_SEC));
+                }
+                probe_notify(j, m);
+                rearm_probe_timer(t);
+                return; /* the thread still holds j: freed when it comes back */
+        }
+        if (status == WORKER_LATE) {
+                /* The hung filesystem answered at last; probe again soon. */
+                if (m) {
+                        m->probe.running = false;
+                        m->probe.next_due = MIN(m->probe.next_due, now + BACKOFF_MIN_USEC);
+                }
+                probe_job_free(j);
+                rearm_probe_timer(t);
+                return;
+        }
+        if (status == WORKER_CANCELLED) {
+                snprintf(j->result.reason, sizeof j->result.reason, "atimed is shutting down");
+                probe_notify(j, m);
+                probe_job_free(j);
+                return;
+        }
+
+        if (m) {
+                bool changed = !m->probe.have || m->probe.result.verified != j->result.verified ||
+                               m->probe.result.effective != j->result.effective;
+
+                m->probe.running = false;
+                m->probe.stalled = false;
+                m->probe.failures = 0;
+                m->probe.have = true;
+                m->probe.result = j->result;
+                m->probe.next_due = now + t->config->probe_interval_usec;
+                if (changed) {
+                        if (!j->result.verified)
+                                log_info("%s: atime policy not verified: %s", m->entry->target, j->result.reason);
+                        else if (j->result.effective != m->entry->policy.atime)
+                                log_warning("%s: the mount table says %s but the probe finds %s in force",
+                                            m->entry->target, atime_mode_to_string(m->entry->policy.atime),
+                                            atime_mode_to_string(j->result.effective));
+                        else
+                                log_debug("%s: probe verified %s", m->entry->target,
+                                          atime_mode_to_string(j->result.effective));
+                }
+        }
+        probe_notify(j, m);
+        probe_job_free(j);
+        rearm_probe_timer(t);
+}
+
+static void read_only_result(struct probe_result *r) {
+        *r = (struct probe_result) { .at = now_usec(CLOCK_REALTIME) };
+        snprintf(r->reason, sizeof r->reason, "read-only mount: no atime can be written, none was probed");
+}
+
+static int probe_submit(Tracker *t, TrackedMount *m, struct probe_waiter *waiter) {
+        const struct mount_config *mc = config_find_mount(t->config, m->entry->target);
+        struct probe_job *j;
+        bool oom = false;
+        int r;
+
+        if (t->shutting_down)
+                return -ESHUTDOWN;
+        j = calloc(1, sizeof *j);
+        if (!j)
+                return -ENOMEM;
+        j->tracker = t;
+        j->mount_id = m->id;
+        j->target = strdup(m->entry->target);
+        if (mc && mc->probe_dir)
+                oom = !(j->dir = strdup(mc->probe_dir));
+        else if (t->config->probe_dir)
+                oom = asprintf(&j->dir, "%s/%s", streq(m->entry->target, "/") ? "" : m->entry->target,
+                               t->config->probe_dir) < 0;
+        if (!j->target || oom) {
+                j->dir = oom ? NULL : j->dir;
+                probe_job_free(j);
+                return -ENOMEM;
+        }
+        j->waiters = waiter;
+        r = worker_submit(t->pool, probe_work, probe_done, j, t->config->probe_timeout_usec);
+        if (r < 0) {
+                j->waiters = NULL;
+                probe_job_free(j);
+                return r;
+        }
+        m->probe.running = true;
+        m->probe.job = j;
+        t->probe_jobs++;
+        return 0;
+}
+
+static void run_due_probes(Tracker *t) {
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        for (size_t i = 0; i < t->n_mounts && t->probe_jobs < max_jobs(t); i++) {
+                TrackedMount *m = t->mounts[i];
+
+                if (m->probe.running || m->probe.next_due > now)
+                        continue;
+                if (m->entry->policy.read_only) {
+                        read_only_result(&m->probe.result);
+                        m->probe.have = true;
+                        m->probe.stalled = false;
+                        m->probe.next_due = now + t->config->probe_interval_usec;
+                        continue;
+                }
+                if (probe_submit(t, m, NULL) < 0)
+                        m->probe.next_due = now + BACKOFF_MIN_USEC;
+        }
+}
+
+static int on_probe_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Tracker *t = userdata;
+
+        run_due_probes(t);
+        rearm_probe_timer(t);
+        return 0;
+}
+
+static void rearm_probe_timer(Tracker *t) {
+        uint64_t next = UINT64_MAX;
+
+        if (t->probe_jobs < max_jobs(t))
+                for (size_t i = 0; i < t->n_mounts; i++)
+                        if (!t->mounts[i]->probe.running)
+                                next = MIN(next, t->mounts[i]->probe.next_due);
+        if (next == UINT64_MAX) {
+                (void) sd_event_source_set_enabled(t->probe_timer, SD_EVENT_OFF);
+                return;
+        }
+        (void) sd_event_source_set_time(t->probe_timer, MAX(next, 1));
+        (void) sd_event_source_set_enabled(t->probe_timer, SD_EVENT_ONESHOT);
+}
+
+int tracker_probe_now(Tracker *t, int mount_id, tracker_probe_cb cb, void *userdata) {
+        TrackedMount *m = find_mount(t, mount_id);
+        struct probe_waiter *w;
+        int r;
+
+        if (!m)
+                return -ENOENT;
+        if (m->entry->policy.read_only) {
+                struct probe_result res;
+
+                read_only_result(&res);
+                cb(m, &res, userdata);
+                return 0;
+        }
+        if (m->probe.running && m->probe.stalled) {
+                struct probe_result res = m->probe.result;
+
+                res.verified = false;
+                snprintf(res.reason, sizeof res.reason, "stalled: an earlier probe is still waiting on the filesystem");
+                cb(m, &res, userdata);
+                return 0;
+        }
+        w = calloc(1, sizeof *w);
+        if (!w)
+                return -ENOMEM;
+        *w = (struct probe_waiter) { .cb = cb, .userdata = userdata };
+        if (m->probe.running && m->probe.job) {
+                /* A probe is under way: its result answers this request too. */
+                w->next = m->probe.job->waiters;
+                m->probe.job->waiters = w;
+                return 0;
+        }
+        r = probe_submit(t, m, w);
+        if (r < 0) {
+                free(w);
+                return r;
+        }
+        return 0;
+}
+
+/* ---------------------------------------------------------------- walks and sweeps */
+
+static void fs_free(Filesystem *fs) {
+        if (!fs)
+                return;
+        sampler_free(fs->sampler);
+        free(fs->place_root);
+        free(fs->mounts);
+        device_info_done(&fs->device);
+        free(fs);
+}
+
+static void fs_job_free(struct fs_job *j) {
+        for (size_t i = 0; i < j->n_writers; i++)
+                free((char *) j->writers[i].fs_root);
+        free(j->target);
+        free(j->fs_root);
+        free(j->writers);
+        free(j->writer_ids);
+        free(j);
+}
+
+/* The mount the sampler reaches the filesystem through: the one showing
+ * most of it (the shortest root), the oldest on a tie. */
+static const TrackedMount *fs_place(const Filesystem *fs) {
+        const TrackedMount *best = NULL;
+
+        for (size_t i = 0; i < fs->n_mounts; i++) {
+                const TrackedMount *m = fs->mounts[i];
+
+                if (!best || strlen(m->entry->root) < strlen(best->entry->root))
+                        best = m;
+        }
+        return best;
+}
+
+static void fs_work(void *arg, const atomic_bool *cancel) {
+        struct fs_job *j = arg;
+        struct sampler_place pl = { .target = j->target, .mount_id = j->mount_id, .fs_root = j->fs_root };
+
+        if (j->kind == FS_JOB_WALK)
+                j->r = sampler_walk_step(j->fs->sampler, &pl, j->budget, cancel);
+        else {
+                j->r = sampler_sweep(j->fs->sampler, &pl, j->writers, j->n_writers, now_usec(CLOCK_MONOTONIC), cancel,
+                                     &j->res);
+                j->at = now_usec(CLOCK_REALTIME);
+        }
+}
+
+static void kick(Tracker *t);
+static void rearm_walk_timer(Tracker *t, uint64_t when);
+
+static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
+        Tracker *t = fs->tracker;
+
+        fs->last = j->res;
+        if (!j->res.valid)
+                return;
+        for (size_t w = 0; w < j->n_writers; w++) {
+                TrackedMount *m = find_mount(t, j->writer_ids[w]);
+                struct activity a = {
+                        .have = true,
+                        .seconds = j->res.seconds,
+                        .sample = j->res.sample,
+                        .population = j->res.population,
+                        .at = j->at,
+                        .shared = j->n_writers > 1,
+                };
+
+                if (!m || m->fs != fs)
+                        continue;
+                if (estimate_activity(j->writers[w].changed, j->res.sample, j->res.population, j->res.seconds, &a.est) < 0)
+                        continue;
+                m->activity = a;
+        }
+}
+
+static void fs_done(void *arg, WorkerStatus status) {
+        struct fs_job *j = arg;
+        Filesystem *fs = j->fs;
+        Tracker *t = fs->tracker;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        if (status != WORKER_LATE)
+                t->fs_jobs--;
+
+        if (status == WORKER_TIMED_OUT) {
+                fs->stalled = true;
+                fs->failures++;
+                fs->retry_at = now + backoff(fs->failures);
+                if (!fs->orphaned)
+                        log_warning("%s: %s timed out; filesystem marked stalled, retrying in %llus",
+                                    fs->n_mounts ? fs->mounts[0]->entry->target : "?",
+                                    j->kind == FS_JOB_WALK ? "sample walk" : "sample sweep",
+                                    (unsigned long long) (backoff(fs->failures) / USEC_PER_SEC));
+                if (t->walking == fs)
+                        t->walking = NULL; /* let the other filesystems walk meanwhile */
+                kick(t);
+                return; /* fs stays busy: its sampler is the stuck thread's */
+        }
+
+        fs->busy = false;
+        if (t->walking == fs)
+                t->walking = NULL;
+        if (fs->orphaned) {
+                fs_job_free(j);
+                fs_free(fs);
+                return;
+        }
+        if (status == WORKER_LATE || status == WORKER_CANCELLED) {
+                fs_job_free(j);
+                if (status == WORKER_LATE)
+                        kick(t);
+                return;
+        }
+
+        if (j->r == -ESTALE || j->r == -ENOENT) {
+                /* The mount went away under us: the next table update will say. */
+                log_debug("%s: mount changed during a sample job", j->target);
+        } else if (j->r < 0 && j->r != -ECANCELED && j->r != -EAGAIN)
+                log_warning_errno(j->r, "%s: sampling failed: %m", j->target);
+        else {
+                if (fs->stalled)
+                        log_info("%s: filesystem answers again", j->target);
+                fs->stalled = false;
+                fs->failures = 0;
+        }
+
+        if (j->kind == FS_JOB_WALK) {
+                if (j->r == 1) {
+                        /* A new reservoir: sweep it at once for its baseline if
+                         * nothing is being measured yet. */
+                        fs->next_walk = now + t->config->walk_refresh_usec;
+                        if (!fs->sampler->current)
+                                fs->sweep_pending = true;
+                        log_debug("%s: sample walk done: %llu inodes, %zu sampled", j->target,
+                                  (unsigned long long) fs->sampler->next->population, fs->sampler->next->n);
+                }
+        } else if (j->r >= 0)
+                fs_apply_sweep(fs, j);
+
+        fs_job_free(j);
+        kick(t);
+}
+
+static int fs_submit(Filesystem *fs, FsJobKind kind) {
+        Tracker *t = fs->tracker;
+        const TrackedMount *place = fs_place(fs);
+        struct fs_job *j;
+        int r;
+
+        if (!place)
+                return -ENOENT;
+        if (t->shutting_down)
+                return -ESHUTDOWN;
+        j = calloc(1, sizeof *j);
+        if (!j)
+                return -ENOMEM;
+        *j = (struct fs_job) {
+                .fs = fs,
+                .kind = kind,
+                .mount_id = place->id,
+                .target = strdup(place->entry->target),
+                .fs_root = strdup(place->entry->root),
+                .budget = t->config->walk_rate,
+        };
+        j->writers = calloc(fs->n_mounts ? fs->n_mounts : 1, sizeof *j->writers);
+        j->writer_ids = calloc(fs->n_mounts ? fs->n_mounts : 1, sizeof *j->writer_ids);
+        if (!j->target || !j->fs_root || !j->writers || !j->writer_ids) {
+                fs_job_free(j);
+                return -ENOMEM;
+        }
+        /* The job gets its own copies: the mount table may be replaced
+         * while it runs. */
+        for (size_t i = 0; i < fs->n_mounts; i++)
+                if (tracker_mount_writes_atime(fs->mounts[i])) {
+                        char *root = strdup(fs->mounts[i]->entry->root);
+
+                        if (!root) {
+                                fs_job_free(j);
+                                return -ENOMEM;
+                        }
+                        j->writers[j->n_writers] = (struct sampler_writer) { .fs_root = root };
+                        j->writer_ids[j->n_writers++] = fs->mounts[i]->id;
+                }
+
+        r = worker_submit(t->pool, fs_work, fs_done, j, t->config->sampler_timeout_usec);
+        if (r < 0) {
+                fs_job_free(j);
+                return r;
+        }
+        fs->busy = true;
+        t->fs_jobs++;
+        if (kind == FS_JOB_SWEEP)
+                fs->sweep_pending = false;
+        return 0;
+}
+
+/* The sampler for fs, created on first need; reset when the place moved. */
+static int fs_ensure_sampler(Filesystem *fs) {
+        const TrackedMount *place = fs_place(fs);
+        uint64_t seed;
+
+        if (!place)
+                return -ENOENT;
+        if (fs->sampler && fs->place_root && streq(fs->place_root, place->entry->root) &&
+            fs->sampler->k == fs->tracker->config->sample_size)
+                return 0;
+        if (fs->busy)
+                return -EBUSY; /* retried when its job is back */
+        if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != sizeof seed)
+                seed = now_usec(CLOCK_MONOTONIC) ^ (uint64_t) fs->devno;
+        sampler_free(fs->sampler);
+        fs->sampler = NULL;
+        free(fs->place_root);
+        fs->place_root = strdup(place->entry->root);
+        if (!fs->place_root)
+                return -ENOMEM;
+        fs->next_walk = 0;
+        return sampler_new(fs->tracker->config->sample_size, seed, &fs->sampler);
+}
+
+static bool fs_walk_due(const Filesystem *fs, uint64_t now) {
+        const Sampler *s = fs->sampler;
+
+        if (!s)
+                return false;
+        if (s->walk)
+                return true; /* resume */
+        if (!s->current && !s->next)
+                return true; /* never walked */
+        return !s->next && fs->next_walk > 0 && fs->next_walk <= now;
+}
+
+static bool fs_can_run(const Filesystem *fs, uint64_t now) {
+        return !fs->busy && !fs->orphaned && (!fs->stalled || fs->retry_at <= now);
+}
+
+/* Submits what is due, within the in-flight limit. */
+static void kick(Tracker *t) {
+        uint64_t now = now_usec(CLOCK_MONOTONIC), next_walk = UINT64_MAX;
+
+        if (t->shutting_down)
+                return;
+        for (size_t i = 0; i < t->n_fss && t->fs_jobs < max_jobs(t); i++) {
+                Filesystem *fs = t->fss[i];
+
+                if (!fs->sweep_pending || !fs_can_run(fs, now) || !fs_needs_sampling(fs))
+                        continue;
+                if (fs_ensure_sampler(fs) < 0 || (!fs->sampler->current && !fs->sampler->next)) {
+                        fs->sweep_pending = false;
+                        continue;
+                }
+                (void) fs_submit(fs, FS_JOB_SWEEP);
+        }
+
+        /* Walks share walk_rate, the host's budget: one step per tick, to
+         * each filesystem in turn, so a huge one does not hold up the rest. */
+        for (size_t i = 0; i < t->n_fss; i++) {
+                Filesystem *fs = t->fss[i];
+
+                if (!fs_needs_sampling(fs) || fs->orphaned || fs_ensure_sampler(fs) < 0)
+                        continue;
+                if (fs_walk_due(fs, now))
+                        next_walk = 0;
+                else if (fs->next_walk > 0)
+                        next_walk = MIN(next_walk, fs->next_walk);
+        }
+        if (next_walk == UINT64_MAX)
+                (void) sd_event_source_set_enabled(t->walk_timer, SD_EVENT_OFF);
+        else
+                rearm_walk_timer(t, next_walk);
+}
+
+/* Arms the walk tick for 'when' (0: due now), never sooner than one tick
+ * after the last step, and never later than already armed. */
+static void rearm_walk_timer(Tracker *t, uint64_t when) {
+        int enabled = SD_EVENT_OFF;
+        uint64_t cur = 0;
+
+        if (t->walking)
+                return; /* re-armed when the step out comes back */
+        when = MAX(when, t->last_walk_step + WALK_TICK_USEC);
+        (void) sd_event_source_get_enabled(t->walk_timer, &enabled);
+        if (enabled != SD_EVENT_OFF && sd_event_source_get_time(t->walk_timer, &cur) >= 0 && cur <= when)
+                return;
+        (void) sd_event_source_set_time(t->walk_timer, MAX(when, 1));
+        (void) sd_event_source_set_enabled(t->walk_timer, SD_EVENT_ONESHOT);
+}
+
+static int on_walk_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Tracker *t = userdata;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        /* The next filesystem after the last one served whose walk is due. */
+        for (size_t k = 1; k <= t->n_fss && !t->walking; k++) {
+                size_t i = (t->walk_cursor + k) % t->n_fss;
+                Filesystem *fs = t->fss[i];
+
+                if (!fs_needs_sampling(fs) || !fs_can_run(fs, now) || fs_ensure_sampler(fs) < 0 ||
+                    !fs_walk_due(fs, now))
+                        continue;
+                if (fs_submit(fs, FS_JOB_WALK) >= 0) {
+                        t->walking = fs;
+                        t->walk_cursor = i;
+                        t->last_walk_step = now;
+                }
+        }
+        kick(t);
+        return 0;
+}
+
+/* ---------------------------------------------------------------- devices */
+
+/* Reads diskstats and updates the rates of every filesystem's device; with
+ * only_new, just takes the first reading of those that have none. */
+static void update_devices(Tracker *t, bool only_new) {
+        _cleanup_(diskstats_freep) DiskStats *ds = NULL;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        int r;
+
+        r = diskstats_read(t->config->diskstats_path, &ds);
+        if (r < 0) {
+                if (!t->disk_warned)
+                        log_warning_errno(r, "Cannot read %s; no device I/O figures: %m", t->config->diskstats_path);
+                t->disk_warned = true;
+                return;
+        }
+        t->disk_warned = false;
+        for (size_t i = 0; i < t->n_fss; i++) {
+                Filesystem *fs = t->fss[i];
+                const DiskStat *cur;
+
+                if (fs->device.kind == DEVICE_NONE || (only_new && fs->disk_prev_at > 0))
+                        continue;
+                cur = diskstats_find(ds, fs->device.major, fs->device.minor);
+                if (!cur) {
+                        fs->rate = (struct device_rate) {};
+                        fs->disk_prev_at = 0;
+                        continue;
+                }
+                if (fs->disk_prev_at > 0)
+                        device_rate(&fs->disk_prev, cur, (double) (now - fs->disk_prev_at) / 1e6, &fs->rate);
+                fs->disk_prev = *cur;
+                fs->disk_prev_at = now;
+        }
+}
+
+static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Tracker *t = userdata;
+
+        (void) sd_event_source_set_time(s, usec + t->config->sampler_interval_usec);
+        update_devices(t, false);
+        for (size_t i = 0; i < t->n_fss; i++)
+                if (fs_needs_sampling(t->fss[i]))
+                        t->fss[i]->sweep_pending = true;
+        kick(t);
+        return 0;
+}
+
+/* ---------------------------------------------------------------- the table */
+
+static int cmp_mount_devno(const void *a, const void *b) {
+        const TrackedMount *x = *(TrackedMount *const *) a, *y = *(TrackedMount *const *) b;
+
+        if (x->entry->devno != y->entry->devno)
+                return x->entry->devno < y->entry->devno ? -1 : 1;
+        return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Index of the filesystem with devno in the sorted array, or n. */
+static size_t find_fs(Filesystem *const *fss, size_t n, dev_t devno) {
+        size_t lo = 0, hi = n;
+
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+
+                if (fss[mid]->devno == devno)
+                        return mid;
+                if (fss[mid]->devno < devno)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return n;
+}
+
+int tracker_update(Tracker *t, const MountTable *table) {
+        _cleanup_free_ TrackedMount **mounts = calloc(table->n ? table->n : 1, sizeof *mounts);
+        _cleanup_free_ TrackedMount **by_dev = NULL;
+        _cleanup_free_ Filesystem **fss = NULL;
+        _cleanup_free_ bool *taken = NULL;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        size_t n_fss = 0, j = 0;
+        bool new_fs = false;
+
+        if (!mounts)
+                return -ENOMEM;
+
+        /* Mounts: keep the state of those still here (same id), add new ones. */
+        for (size_t i = 0; i < table->n; i++) {
+                const MountEntry *e = &table->entries[i];
+                TrackedMount *m = NULL;
+
+                while (j < t->n_mounts && t->mounts[j]->id < e->id) {
+                        free(t->mounts[j]);
+                        t->mounts[j++] = NULL;
+                }
+                if (j < t->n_mounts && t->mounts[j]->id == e->id) {
+                        m = t->mounts[j];
+                        t->mounts[j++] = NULL;
+                        if (m->entry->policy.atime != e->policy.atime || m->entry->policy.read_only != e->policy.read_only) {
+                                /* Verify the new policy, and measure afresh. */
+                                m->probe.next_due = now;
+                                m->activity = (struct activity) {};
+                        }
+                } else {
+                        m = calloc(1, sizeof *m);
+                        if (!m) {
+                                for (size_t k = 0; k < i; k++)
+                                        free(mounts[k]);
+                                return -ENOMEM;
+                        }
+                        m->id = e->id;
+                        m->probe.next_due = now;
+                }
+                m->entry = e;
+                m->fs = NULL;
+                mounts[i] = m;
+        }
+        for (; j < t->n_mounts; j++)
+                free(t->mounts[j]);
+        free(t->mounts);
+        t->mounts = TAKE_PTR(mounts);
+        t->n_mounts = table->n;
+
+        /* Filesystems: group the mounts by device number; keep the state of
+         * those still here. */
+        by_dev = malloc((t->n_mounts ? t->n_mounts : 1) * sizeof *by_dev);
+        fss = calloc(t->n_mounts ? t->n_mounts : 1, sizeof *fss);
+        taken = calloc(t->n_fss ? t->n_fss : 1, sizeof *taken);
+        if (!by_dev || !fss || !taken)
+                return -ENOMEM;
+        memcpy(by_dev, t->mounts, t->n_mounts * sizeof *by_dev);
+        qsort(by_dev, t->n_mounts, sizeof *by_dev, cmp_mount_devno);
+        for (size_t i = 0; i < t->n_mounts;) {
+                dev_t d = by_dev[i]->entry->devno;
+                size_t k = i, idx = find_fs(t->fss, t->n_fss, d);
+                Filesystem *fs;
+                TrackedMount **list;
+
+                while (k < t->n_mounts && by_dev[k]->entry->devno == d)
+                        k++;
+                list = malloc((k - i) * sizeof *list);
+                if (!list)
+                        return -ENOMEM;
+                if (idx < t->n_fss) {
+                        fs = t->fss[idx];
+                        taken[idx] = true;
+                } else {
+                        fs = calloc(1, sizeof *fs);
+                        if (!fs) {
+                                free(list);
+                                return -ENOMEM;
+                        }
+                        fs->tracker = t;
+                        fs->devno = d;
+                        (void) device_resolve(t->config->sysfs_path, "/dev", d, by_dev[i]->entry->source, &fs->device);
+                        new_fs = true;
+                }
+                free(fs->mounts);
+                fs->mounts = list;
+                fs->n_mounts = k - i;
+                memcpy(fs->mounts, by_dev + i, (k - i) * sizeof *fs->mounts);
+                for (size_t x = i; x < k; x++)
+                        by_dev[x]->fs = fs;
+                fss[n_fss++] = fs;
+                i = k;
+        }
+        for (size_t i = 0; i < t->n_fss; i++) {
+                Filesystem *fs = t->fss[i];
+
+                if (taken[i])
+                        continue;
+                if (t->walking == fs)
+                        t->walking = NULL;
+                if (fs->busy)
+                        fs->orphaned = true; /* freed when its job returns */
+                else
+                        fs_free(fs);
+        }
+        free(t->fss);
+        t->fss = TAKE_PTR(fss);
+        t->n_fss = n_fss;
+        if (new_fs)
+                update_devices(t, true);
+
+        rearm_probe_timer(t);
+        kick(t);
+        return 0;
+}
+
+void tracker_set_config(Tracker *t, const struct config *config) {
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        t->config = config;
+        for (size_t i = 0; i < t->n_mounts; i++)
+                t->mounts[i]->probe.next_due = MIN(t->mounts[i]->probe.next_due, now + config->probe_interval_usec);
+        (void) sd_event_source_set_time(t->sweep_timer, now + config->sampler_interval_usec);
+        rearm_probe_timer(t);
+        kick(t); /* samplers of another size are rebuilt */
+}
+
+int tracker_new(sd_event *e, const struct config *config, Tracker **ret) {
+        _cleanup_(tracker_freep) Tracker *t = calloc(1, sizeof *t);
+        int r;
+
+        if (!t)
+                return -ENOMEM;
+        t->event = sd_event_ref(e);
+        t->config = config;
+        r = worker_pool_new(e, config->worker_threads, &t->pool);
+        if (r < 0)
+                return r;
+        r = sd_event_add_time_relative(e, &t->sweep_timer, CLOCK_MONOTONIC, config->sampler_interval_usec,
+                                       USEC_PER_SEC / 10, on_sweep_timer, t);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(t->sweep_timer, SD_EVENT_ON);
+        (void) sd_event_source_set_description(t->sweep_timer, "sampler-sweep");
+        r = sd_event_add_time(e, &t->probe_timer, CLOCK_MONOTONIC, 1, USEC_PER_SEC / 10, on_probe_timer, t);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(t->probe_timer, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(t->probe_timer, "probe");
+        r = sd_event_add_time(e, &t->walk_timer, CLOCK_MONOTONIC, 1, USEC_PER_SEC / 20, on_walk_timer, t);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(t->walk_timer, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(t->walk_timer, "sampler-walk");
+        *ret = TAKE_PTR(t);
+        return 0;
+}
+
+Tracker *tracker_free(Tracker *t) {
+        if (!t)
+                return NULL;
+        /* First the pool: its last completions still find everything here,
+         * and must not start anything new. */
+        t->shutting_down = true;
+        worker_pool_free(t->pool);
+        sd_event_source_disable_unref(t->sweep_timer);
+        sd_event_source_disable_unref(t->probe_timer);
+        sd_event_source_disable_unref(t->walk_timer);
+        for (size_t i = 0; i < t->n_fss; i++)
+                if (!t->fss[i]->busy)
+                        fs_free(t->fss[i]);
+        free(t->fss);
+        for (size_t i = 0; i < t->n_mounts; i++)
+                free(t->mounts[i]);
+        free(t->mounts);
+        sd_event_unref(t->event);
+        free(t);
+        return NULL;
+}

@@ -1,0 +1,98 @@
+/* tracker.h: what atimed knows about each tracked mount and filesystem
+ * beyond the mount table, and the schedule that keeps it current: probes
+ * per mount, reservoir walks and sweeps per filesystem, device rates. All
+ * blocking work goes to the worker pool with a deadline; a filesystem or
+ * mount whose job misses it is "stalled" and retried with backoff, with at
+ * most one thread ever stuck on it. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "device.h"
+#include "estimate.h"
+#include "mounts.h"
+#include "probe.h"
+#include "sampler.h"
+#include "worker.h"
+
+typedef struct Tracker Tracker;
+typedef struct Filesystem Filesystem;
+struct probe_job;
+
+struct probe_state {
+        struct probe_result result;
+        bool have;       /* result holds a probe's outcome */
+        bool running;    /* a job is out (possibly stuck) */
+        bool stalled;    /* the last attempt missed its deadline */
+        unsigned failures;
+        uint64_t next_due; /* CLOCK_MONOTONIC usec */
+        struct probe_job *job; /* the job out, while running */
+};
+
+struct activity {
+        bool have;           /* a completed interval exists */
+        struct estimate est;
+        double seconds;      /* the interval's length */
+        uint64_t sample;     /* inodes compared */
+        uint64_t population;
+        uint64_t at;         /* CLOCK_REALTIME usec of the interval's end */
+        bool shared;         /* other mounts of the filesystem also let atime be written */
+};
+
+typedef struct TrackedMount {
+        int id;
+        const MountEntry *entry; /* in the table last given to tracker_update() */
+        Filesystem *fs;
+        struct probe_state probe;
+        struct activity activity;
+} TrackedMount;
+
+struct Filesystem {
+        dev_t devno;
+        Tracker *tracker;
+        TrackedMount **mounts; /* tracked mounts of it, rebuilt on update */
+        size_t n_mounts;
+        Sampler *sampler;
+        char *place_root;      /* fs root of the mount the sampler walks */
+        bool busy;             /* a walk or sweep job is out (possibly stuck) */
+        bool sweep_pending;    /* a sweep is due as soon as it is not busy */
+        bool stalled;
+        unsigned failures;
+        uint64_t retry_at;     /* CLOCK_MONOTONIC usec; 0: now */
+        uint64_t next_walk;    /* a refresh walk is due; 0: not scheduled */
+        bool walk_queued;
+        bool orphaned;         /* no longer in the table; freed when its job returns */
+        struct sweep_result last;
+        DeviceInfo device;
+        struct device_rate rate;
+        DiskStat disk_prev;
+        uint64_t disk_prev_at; /* CLOCK_MONOTONIC usec; 0: no reading yet */
+};
+
+int tracker_new(sd_event *e, const struct config *config, Tracker **ret);
+Tracker *tracker_free(Tracker *t);
+DEFINE_FREE_FUNC(Tracker, tracker_free);
+
+/* The configuration changed (reload); 'config' must outlive the tracker. */
+void tracker_set_config(Tracker *t, const struct config *config);
+/* The mount table changed; 'table' must stay valid until the next call. */
+int tracker_update(Tracker *t, const MountTable *table);
+
+const TrackedMount *tracker_find(const Tracker *t, int mount_id);
+/* A mount's activity as it should be reported: exact zero for mounts that
+ * cannot write atime. False if nothing is known yet. */
+bool tracker_mount_activity(const TrackedMount *m, struct activity *ret);
+/* Whether a mount lets atime be written at all (not noatime, not ro). */
+bool tracker_mount_writes_atime(const TrackedMount *m);
+bool tracker_mount_stalled(const TrackedMount *m);
+
+/* Probes the mount now and calls cb with the result (also when it is read
+ * only, stalled, or times out). cb may be called before this returns. */
+typedef void (*tracker_probe_cb)(const TrackedMount *m, const struct probe_result *r, void *userdata);
+int tracker_probe_now(Tracker *t, int mount_id, tracker_probe_cb cb, void *userdata);
+
+/* Worker threads stuck on hung filesystems, for the status line. */
+unsigned tracker_stuck_threads(const Tracker *t);
