@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "protocol.h"
@@ -53,6 +54,21 @@ static int fail_remote(const char *error, json_object *params) {
                 fprintf(stderr, " %s=%s", key, json_object_get_string(val));
         fputc('\n', stderr);
         return EXIT_FAIL;
+}
+
+/* "/srv//www/" -> "/srv/www", without touching the filesystem: a stat()
+ * on a hung NFS or stopped FUSE mount would hang atimectl itself. */
+static void normalize_path(const char *in, char *out, size_t len) {
+        size_t o = 0;
+
+        for (const char *p = in; *p && o + 1 < len; p++) {
+                if (*p == '/' && o > 0 && out[o - 1] == '/')
+                        continue;
+                out[o++] = *p;
+        }
+        while (o > 1 && out[o - 1] == '/')
+                o--;
+        out[o] = 0;
 }
 
 static const char *socket_path(void) {
@@ -127,11 +143,100 @@ static void format_policy(json_object *mnt, char *buf, size_t len) {
                  get_bool(mnt, F_LAZYTIME) ? ",lazytime" : "", get_bool(mnt, F_READ_ONLY) ? ",ro" : "");
 }
 
+static bool get_double(json_object *o, const char *key, double *ret) {
+        json_object *v;
+
+        if (!json_object_object_get_ex(o, key, &v) ||
+            !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+                return false;
+        *ret = json_object_get_double(v);
+        return true;
+}
+
+/* 0, 7, 42.5, 1234, 18.2k, 3.1M: short and honest about magnitude. */
+static char *format_count(char *buf, size_t len, double v) {
+        if (v >= 999500)
+                snprintf(buf, len, "%.1fM", v / 1e6);
+        else if (v >= 99950)
+                snprintf(buf, len, "%.0fk", v / 1e3);
+        else if (v >= 9999.5)
+                snprintf(buf, len, "%.1fk", v / 1e3);
+        else if (v >= 99.95 || v == 0)
+                snprintf(buf, len, "%.0f", v);
+        else
+                snprintf(buf, len, "%.1f", v);
+        return buf;
+}
+
+/* "3000 (2870-3130)", "0 exact", "-" before the first interval. */
+static void format_activity(json_object *mnt, char *buf, size_t len) {
+        json_object *a, *ci;
+        double v, lo, hi;
+        char b1[16], b2[16], b3[16];
+
+        if (get_bool(mnt, F_STALLED)) {
+                snprintf(buf, len, "stalled");
+                return;
+        }
+        if (!json_object_object_get_ex(mnt, F_ACTIVITY, &a) || !json_object_is_type(a, json_type_object) ||
+            !get_double(a, F_ATIME_INODES_PER_MIN, &v)) {
+                snprintf(buf, len, "-");
+                return;
+        }
+        if (get_bool(a, F_EXACT) || !json_object_object_get_ex(a, F_CI95, &ci) || json_object_array_length(ci) != 2) {
+                snprintf(buf, len, "%s exact", format_count(b1, sizeof b1, v));
+                return;
+        }
+        lo = json_object_get_double(json_object_array_get_idx(ci, 0));
+        hi = json_object_get_double(json_object_array_get_idx(ci, 1));
+        snprintf(buf, len, "%s (%s-%s)", format_count(b1, sizeof b1, v), format_count(b2, sizeof b2, lo),
+                 format_count(b3, sizeof b3, hi));
+}
+
+/* "ok", "MISMATCH: noatime", "unverified", "-" before the first probe. */
+static void format_probe(json_object *mnt, char *buf, size_t len) {
+        json_object *p;
+        const char *eff;
+
+        if (!json_object_object_get_ex(mnt, F_PROBE, &p) || !json_object_is_type(p, json_type_object)) {
+                snprintf(buf, len, "-");
+                return;
+        }
+        eff = get_str(p, F_EFFECTIVE);
+        if (get_bool(mnt, F_READ_ONLY))
+                snprintf(buf, len, "n/a (ro)");
+        else if (!get_bool(p, F_VERIFIED) || !eff)
+                snprintf(buf, len, "unverified");
+        else if (!get_bool(p, F_MATCHES_TABLE))
+                snprintf(buf, len, "MISMATCH: %s", eff);
+        else
+                snprintf(buf, len, "ok");
+}
+
+static void format_device(json_object *mnt, char *name, size_t nlen, char *io, size_t iolen) {
+        json_object *d;
+        const char *n;
+        double iops, kib;
+        char b1[16], b2[16];
+
+        snprintf(io, iolen, "-");
+        if (!json_object_object_get_ex(mnt, F_DEVICE, &d) || !(n = get_str(d, F_NAME))) {
+                const char *src = get_str(mnt, F_SOURCE);
+                snprintf(name, nlen, "%s", src ? src : "-");
+                return;
+        }
+        snprintf(name, nlen, "%s", n);
+        if (get_double(d, F_WRITE_IOPS, &iops) && get_double(d, F_WRITE_KIB_PER_S, &kib))
+                snprintf(io, iolen, "%s/s %s KiB/s", format_count(b1, sizeof b1, iops), format_count(b2, sizeof b2, kib));
+}
+
 static int cmd_status(int argc, char **argv) {
         _cleanup_json_ json_object *params = json_object_new_object(), *reply = NULL;
         _cleanup_(table_freep) Table *t = NULL;
-        static const char *const headers[] = { "TARGET", "FSTYPE", "DEVICE", "ATIME" };
-        unsigned strict = 0, rel = 0, noat = 0;
+        static const char *const headers[] = { "TARGET", "FSTYPE", "DEVICE", "ATIME", "PROBE",
+                                               "ATIME WRITES/MIN (95%)", "DEVICE WRITES" };
+        unsigned strict = 0, rel = 0, noat = 0, stalled = 0;
+        double interval = 0;
         json_object *mounts;
         size_t n;
         int r;
@@ -139,10 +244,9 @@ static int cmd_status(int argc, char **argv) {
         if (!params)
                 return fail("out of memory");
         if (argc > 1) {
-                char resolved[PATH_MAX];
-                /* Accept "/mnt/" or a symlink to a mount point. */
-                const char *target = realpath(argv[1], resolved) ? resolved : argv[1];
+                char target[PATH_MAX];
 
+                normalize_path(argv[1], target, sizeof target);
                 json_object_object_add(params, F_TARGET, json_object_new_string(target));
         }
         r = call(METHOD_GET_STATUS, TAKE_PTR(params), &reply);
@@ -158,22 +262,68 @@ static int cmd_status(int argc, char **argv) {
                 return fail("out of memory");
         n = json_object_array_length(mounts);
         for (size_t i = 0; i < n; i++) {
-                json_object *mnt = json_object_array_get_idx(mounts, i);
+                json_object *mnt = json_object_array_get_idx(mounts, i), *a;
                 const char *atime = get_str(mnt, F_ATIME);
-                char policy[96];
+                char policy[96], probe[64], activity[64], dev[64], io[64];
+                double s;
 
                 format_policy(mnt, policy, sizeof policy);
-                if (table_add_row(t, (const char *const[]) { get_str(mnt, F_TARGET), get_str(mnt, F_FSTYPE),
-                                                             get_str(mnt, F_SOURCE), policy }) < 0)
+                format_probe(mnt, probe, sizeof probe);
+                format_activity(mnt, activity, sizeof activity);
+                format_device(mnt, dev, sizeof dev, io, sizeof io);
+                if (table_add_row(t, (const char *const[]) { get_str(mnt, F_TARGET), get_str(mnt, F_FSTYPE), dev, policy,
+                                                             probe, activity, io }) < 0)
                         return fail("out of memory");
                 strict += streq_ptr(atime, ATIME_STRICT_NAME);
                 rel += streq_ptr(atime, ATIME_RELATIME_NAME);
                 noat += streq_ptr(atime, ATIME_NOATIME_NAME);
+                stalled += get_bool(mnt, F_STALLED);
+                if (json_object_object_get_ex(mnt, F_ACTIVITY, &a) && get_double(a, F_INTERVAL_S, &s) && s > interval)
+                        interval = s;
         }
         table_print(t, stdout, arg_legend);
-        if (arg_legend)
-                printf("\n%zu mount%s: %u strictatime, %u relatime, %u noatime.\n", n, n == 1 ? "" : "s", strict,
-                       rel, noat);
+        if (arg_legend) {
+                printf("\n%zu mount%s: %u strictatime, %u relatime, %u noatime", n, n == 1 ? "" : "s", strict, rel, noat);
+                if (stalled)
+                        printf("; %u stalled (the filesystem does not answer)", stalled);
+                printf(".\n");
+                if (interval > 0)
+                        printf("Atime writes: inodes whose atime was written, per minute, over the last %.0fs interval.\n",
+                               interval);
+        }
+        return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+}
+
+static int cmd_probe(int argc, char **argv) {
+        _cleanup_json_ json_object *params = json_object_new_object(), *reply = NULL;
+        char target[PATH_MAX];
+        const char *eff, *reason;
+        json_object *p;
+        time_t at;
+        char when[64] = "?";
+        int r;
+
+        if (!params)
+                return fail("out of memory");
+        normalize_path(argv[1], target, sizeof target);
+        json_object_object_add(params, F_TARGET, json_object_new_string(target));
+        r = call(METHOD_PROBE, TAKE_PTR(params), &reply);
+        if (r != EXIT_OK)
+                return r;
+        if (arg_json)
+                return print_json(reply);
+        if (!json_object_object_get_ex(reply, F_PROBE, &p))
+                return fail("malformed reply from atimed: no \"%s\"", F_PROBE);
+        at = (time_t) json_object_get_int64(json_object_object_get(p, F_AT));
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime(&at));
+        eff = get_str(p, F_EFFECTIVE);
+        reason = get_str(p, F_REASON);
+        if (get_bool(p, F_VERIFIED) && eff) {
+                printf("%s: %s in force (verified %s)\n", target, eff, when);
+                if (!get_bool(p, F_MATCHES_TABLE))
+                        printf("  The mount table says otherwise: the filesystem or the kernel overrides it.\n");
+        } else
+                printf("%s: not verified (%s): %s\n", target, when, reason ? reason : "unknown reason");
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 
@@ -205,7 +355,8 @@ static void help(void) {
                "Shows what atimed measured about this host's mounts.\n"
                "\n"
                "Commands:\n"
-               "  status [MOUNT]        each tracked mount and its atime policy\n"
+               "  status [MOUNT]        each tracked mount: atime policy, probe, atime writes\n"
+               "  probe MOUNT           verify the policy in force on MOUNT now (root)\n"
                "  call METHOD [JSON]    call a control method and print its reply\n"
                "\n"
                "Options:\n"
@@ -228,6 +379,7 @@ struct command {
 
 static const struct command commands[] = {
         { "status", 1, 2, cmd_status },
+        { "probe", 2, 2, cmd_probe },
         { "call", 2, 3, cmd_call },
 };
 
