@@ -17,28 +17,22 @@ is "an empty file gives the defaults" "$?" "0"
 is "the shipped file (all comments) gives the same as the defaults" \
         "$(sed 1d $T/shipped.out)" "$(sed 1d $T/defaults.out)"
 
-undocumented=""
-wrong_default=""
-while IFS= read -r line; do
-        case "$line" in "#"* | "["* | "") continue ;; esac
-        key=${line%% = *}
-        value=${line#* = }
-        doc=$(grep -E "^#$key = ?" "$SHIPPED" | head -1)
-        if [ -z "$doc" ]; then
-                undocumented="$undocumented $key"
-                continue
-        fi
-        doc_value=${doc#\#$key =}
-        doc_value=${doc_value# }
-        # Path defaults follow ./configure; the file shows the distribution's.
-        case "$key" in state_dir | socket) continue ;; esac
-        [ "$doc_value" = "$value" ] || wrong_default="$wrong_default $key($doc_value != $value)"
-done <"$T/defaults.out"
-is "every key is documented in etc/atimed.conf" "$undocumented" ""
-is "at its real default" "$wrong_default" ""
+# section.key = value, from the effective defaults and from the shipped
+# file's commented-out lines (a commented [mount:...] example included).
+keys() { awk '/^#?\[/ { gsub(/^#|[][]/, ""); sec = $0; next }
+              /^#?[a-z_]+ = ?/ { sub(/^#/, ""); k = $1; v = $0; sub(/^[a-z_]+ = ?/, "", v); print sec "." k "=" v }' "$1"; }
+keys "$T/defaults.out" | sort >"$T/defaults.keys"
+keys "$SHIPPED" | grep -v '^mount:' | sort >"$T/shipped.keys"
+is "every key is documented in etc/atimed.conf" \
+        "$(comm -23 <(cut -d= -f1 $T/defaults.keys) <(cut -d= -f1 $T/shipped.keys) | tr '\n' ' ')" ""
+# Path defaults follow ./configure; the file shows the distribution's.
+is "at its real default" \
+        "$(comm -3 <(grep -Ev '^(daemon.state_dir|control.socket)=' $T/defaults.keys) \
+                   <(grep -Ev '^(daemon.state_dir|control.socket)=' $T/shipped.keys) | tr '\n' ' ')" ""
+like "the per-mount section is documented" "$(keys "$SHIPPED" | grep '^mount:')" "^mount:/.*\.probe_dir="
 
 # Uncommenting every key must give a valid file with the same values.
-sed -E 's/^#([a-z_]+ = ?)/\1/' "$SHIPPED" >"$T/uncommented.conf"
+sed -E 's/^#([a-z_]+ = ?|\[)/\1/' "$SHIPPED" >"$T/uncommented.conf"
 "$ATIMED" --check-config --config "$T/uncommented.conf" >"$T/uncommented.out" 2>&1
 is "the documented defaults, uncommented, are valid" "$?" "0"
 

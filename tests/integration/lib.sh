@@ -151,3 +151,50 @@ mount_field() {
 make_ext4() {
         truncate -s "${2}M" "$T/$1.img" && mkfs.ext4 -q -F "$T/$1.img"
 }
+
+# make_tree DIR NDIRS FILES_PER_DIR: DIR/dN/fM with a little content each.
+make_tree() {
+        local d i j
+        for ((i = 0; i < $2; i++)); do
+                d=$1/d$i
+                mkdir -p "$d"
+                for ((j = 0; j < $3; j++)); do
+                        printf 'atimed test file %d %d\n' "$i" "$j" >"$d/f$j"
+                done
+        done
+}
+
+# list_tree DIR NDIRS FILES_PER_DIR: the paths make_tree made, without
+# reading any directory (which would change directory atimes).
+list_tree() {
+        local i j
+        for ((i = 0; i < $2; i++)); do
+                for ((j = 0; j < $3; j++)); do
+                        echo "$1/d$i/f$j"
+                done
+        done
+}
+
+# activity TARGET: "at interval_s estimate lo hi exact sample population" of
+# the mount's last interval, or nothing.
+activity() {
+        ctl --json status | jq -r --arg t "$1" '.mounts[] | select(.target == $t) | .activity |
+                select(. != null) | "\(.at) \(.interval_s) \(.atime_inodes_per_min) \(.ci95[0]) \(.ci95[1]) \(.exact) \(.sample_size) \(.population)"'
+}
+
+# next_interval TARGET SECONDS: waits until a new interval completes for
+# TARGET; prints its activity line.
+next_interval() {
+        local before now i=0
+        before=$(activity "$1" | cut -d' ' -f1)
+        while [ "$i" -lt $(($2 * 10)) ]; do
+                now=$(activity "$1")
+                if [ -n "$now" ] && [ "${now%% *}" != "$before" ] && [ "${now%% *}" != "null" ]; then
+                        echo "$now"
+                        return 0
+                fi
+                sleep 0.1
+                i=$((i + 1))
+        done
+        return 1
+}

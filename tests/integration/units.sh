@@ -24,6 +24,17 @@ like "reload by SIGHUP" "$(cat $T/units/atimed.service)" '^ExecReload=/bin/kill 
 like "the socket unit listens where the daemon would" "$(cat $T/units/atimed.socket)" \
         "^ListenStream=$("$ATIMED" --check-config --config /dev/null | sed -n 's/^socket = //p')$"
 
+# atimed must see the host's mount options: nothing may give it a mount
+# namespace of its own (PrivateNetwork= implies one since systemd 254 unless
+# PrivateMounts=no).
+ns=$(grep -E '^(ProtectSystem|ProtectHome|PrivateTmp|PrivateDevices|ReadOnlyPaths|ReadWritePaths|InaccessiblePaths|TemporaryFileSystem|BindPaths|BindReadOnlyPaths|ProtectKernelTunables|ProtectKernelModules|ProtectKernelLogs|ProtectControlGroups|ProtectProc|ProcSubset|RootDirectory|RootImage|MountAPIVFS)=' "$T/units/atimed.service")
+is "no setting that creates a mount namespace" "$ns" ""
+if grep -q '^PrivateNetwork=yes' "$T/units/atimed.service"; then
+        like "PrivateNetwork= comes with PrivateMounts=no" "$(cat $T/units/atimed.service)" "^PrivateMounts=no$"
+fi
+like "the bounding set is exactly what the code needs" "$(grep ^CapabilityBoundingSet= $T/units/atimed.service)" \
+        "^CapabilityBoundingSet=CAP_DAC_READ_SEARCH CAP_FOWNER CAP_DAC_OVERRIDE$"
+
 if systemd-analyze security --help 2>/dev/null | grep -q -- --offline; then
         systemd-analyze security --offline=true "$T/units/atimed.service" >"$T/security.out" 2>&1
         score=$(sed -n 's/.*Overall exposure level for atimed.service: \([0-9.]*\).*/\1/p' "$T/security.out")

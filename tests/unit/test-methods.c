@@ -8,11 +8,23 @@
 #include "../tap.h"
 #include "varlink.h"
 
-static json_object *call(Manager *m, const char *method, const char *params_json) {
+static json_object *call_as(Manager *m, uid_t uid, const char *method, const char *params_json) {
         _cleanup_json_ json_object *p = params_json ? json_tokener_parse(params_json) : NULL;
-        ControlPeer peer = { .pid = 1, .uid = 1000, .gid = 1000 };
+        ControlPeer peer = { .pid = 1, .uid = uid, .gid = uid };
+        _cleanup_(control_call_unrefp) ControlCall *c = NULL;
+        json_object *reply = NULL;
+        int r;
 
-        return methods_dispatch(m, &peer, method, p);
+        if (control_call_new_detached(&peer, &c) < 0)
+                return NULL;
+        r = methods_dispatch(m, c, method, p, &reply);
+        if (r > 0)
+                reply = control_call_steal_reply(c);
+        return reply;
+}
+
+static json_object *call(Manager *m, const char *method, const char *params_json) {
+        return call_as(m, 1000, method, params_json);
 }
 
 static const char *error_of(json_object *reply) {
@@ -37,7 +49,7 @@ static bool described_field(const char *desc, const char *field) {
 }
 
 int main(void) {
-        Manager m = {};
+        Manager m = { .privileged_gid = (gid_t) -1 };
         struct mount_filter def = {};
         char path[4096];
         const char *desc = methods_interface_description(ATIMED_INTERFACE);
@@ -76,7 +88,8 @@ int main(void) {
                 {
                         static const char *const expected[] = { F_MOUNT_ID, F_TARGET, F_SOURCE, F_FSTYPE, F_ROOT,
                                                                 F_DEVICE, F_ATIME, F_NODIRATIME, F_LAZYTIME,
-                                                                F_READ_ONLY, F_OPTIONS, F_SUPER_OPTIONS };
+                                                                F_READ_ONLY, F_OPTIONS, F_SUPER_OPTIONS, F_PROBE,
+                                                                F_ACTIVITY, F_STALLED };
                         for (size_t i = 0; i < ELEMENTSOF(expected); i++)
                                 if (!json_object_object_get_ex(first, expected[i], NULL)) {
                                         none_missing = false;
@@ -117,6 +130,18 @@ int main(void) {
         {
                 _cleanup_json_ json_object *r = call(&m, "com.example.Thing", NULL);
                 is_str(error_of(r), ERROR_INTERFACE_NOT_FOUND, "unknown interface");
+        }
+        {
+                _cleanup_json_ json_object *r = call(&m, METHOD_PROBE, "{\"target\":\"/srv/strict\"}");
+                is_str(error_of(r), ERROR_PERMISSION_DENIED, "Probe is refused to an unprivileged uid");
+        }
+        {
+                _cleanup_json_ json_object *r = call_as(&m, 0, METHOD_PROBE, "{\"target\":\"/nope\"}");
+                is_str(error_of(r), ERROR_NO_SUCH_MOUNT, "Probe of an unknown mount, as root");
+        }
+        {
+                _cleanup_json_ json_object *r = call_as(&m, 0, METHOD_PROBE, "{}");
+                is_str(error_of(r), ERROR_INVALID_PARAMETER, "Probe without a target");
         }
         {
                 _cleanup_json_ json_object *r = call(&m, METHOD_GET_INFO, NULL);

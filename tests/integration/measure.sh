@@ -1,0 +1,149 @@
+#!/bin/bash
+# measure.sh: what atimed measures, on real ext4 and tmpfs mounts under a
+# known read workload: the estimate against the truth, exact zeros where no
+# atime can be written, no atime touched by the daemon itself, the probe's
+# verdict on each policy, device I/O, and a FUSE mount whose daemon stops.
+. "$top_srcdir/tests/integration/lib.sh"
+enter_namespace
+READLOAD=$top_builddir/tests/helpers/readload
+M=$T/mnt
+NDIRS=100
+PER_DIR=200 # 20,000 files
+INTERVAL=5
+
+mkdir -p $M/strict $M/noatime $M/rel $M/idle $M/idle-view $M/small $M/ro $M/lazy
+for img in a b c; do
+        truncate -s 160M $T/$img.img && mkfs.ext4 -q -F -N 30000 $T/$img.img || bail "mkfs"
+done
+mount -o loop,strictatime $T/a.img $M/strict &&
+mount --bind $M/strict $M/noatime && mount -o remount,bind,noatime $M/noatime &&
+mount -o loop,relatime $T/b.img $M/rel &&
+mount -o loop,strictatime $T/c.img $M/idle &&
+mount --bind $M/idle $M/idle-view && mount -o remount,bind,noatime $M/idle-view &&
+mount -t tmpfs -o strictatime,size=4m tmpfs $M/small &&
+mount -t tmpfs -o size=1m,ro tmpfs $M/ro &&
+mount -t tmpfs -o lazytime,size=1m tmpfs $M/lazy || bail "mount"
+
+diag "creating 3 x 20,000 files"
+# Created through noatime views where one exists, so no atime moves yet.
+make_tree $M/noatime $NDIRS $PER_DIR
+make_tree $M/rel $NDIRS $PER_DIR
+make_tree $M/idle-view $NDIRS $PER_DIR
+make_tree $M/small 2 20
+sync
+# relatime with fresh atimes: read everything once (atime <= mtime, so each
+# read moves atime once), then further reads within a day move nothing.
+list_tree $M/rel $NDIRS $PER_DIR | xargs cat >/dev/null
+
+# The atimes of the idle filesystem, seen through its noatime view (reading
+# directories there changes nothing).
+snapshot_idle() { (cd $M/idle-view && find . -printf '%A@ %p\n' | sort); }
+snapshot_idle >$T/idle.before
+
+cat >"$T/atimed.conf" <<CONF
+[sampler]
+interval = ${INTERVAL}s
+sample_size = 1000
+walk_rate = 200000
+[probe]
+interval = 1h
+CONF
+start_daemon
+
+check "the strict mount is measured within 60 s" wait_until 60 sh -c "[ -n \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/strict\") | .activity // empty')\" ]"
+check "so are the relatime and idle ones" wait_until 30 sh -c "[ -n \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/idle\" or .target == \"$M/rel\") | .activity // empty' | head -2 | sed -n 2p)\" ]"
+
+# --- Probes: the policy really in force, per mount.
+probe_of() { ctl --json status | jq -r --arg t "$1" '.mounts[] | select(.target == $t) | .probe | "\(.verified) \(.effective) \(.matches_table)"'; }
+is "probe verifies strictatime" "$(probe_of $M/strict)" "true strictatime true"
+is "probe verifies noatime on the bind mount" "$(probe_of $M/noatime)" "true noatime true"
+is "probe verifies relatime" "$(probe_of $M/rel)" "true relatime true"
+is "probe verifies tmpfs lazytime as relatime" "$(probe_of $M/lazy)" "true relatime true"
+is "a read-only mount is not verified" "$(probe_of $M/ro)" "false null null"
+like "and says why" "$(mount_field $M/ro probe.reason)" "read-only"
+out=$(ctl probe $M/strict)
+like "atimectl probe MOUNT prints the verdict" "$out" "^$M/strict: strictatime in force \(verified "
+like "atimectl probe --json" "$(ctl --json probe $M/noatime)" '"effective":"noatime"'
+
+# --- A known workload on the strict mount: 400 distinct files a second.
+RATE=400
+list_tree $M/strict $NDIRS $PER_DIR >$T/strict.list
+"$READLOAD" $RATE 32 <$T/strict.list >$T/load.out &
+load=$!
+: >$T/intervals
+for i in 1 2 3 4 5 6 7; do
+        next_interval $M/strict $((INTERVAL * 3)) >>$T/intervals || break
+done
+wait $load
+start=$(awk '/^start/ { print $2 }' $T/load.out)
+end=$(awk '/^end/ { print $2 }' $T/load.out)
+truth=$((RATE * 60))
+diag "truth: $truth inodes/min; intervals (at interval est lo hi exact sample population):"
+sed 's/^/#   /' $T/intervals
+# Intervals wholly inside the workload (at is whole seconds: 1.5 s margins).
+awk -v s="$start" -v e="$end" -v truth=$truth '
+        $1 - $2 >= s + 1.5 && $1 <= e - 1.5 {
+                n++
+                err = ($3 - truth) / truth; if (err < 0) err = -err
+                if (err <= 0.25) within++
+                if ($4 <= truth && truth <= $5) covered++
+        }
+        END { printf "%d %d %d\n", n, within, covered }' $T/intervals >$T/score
+read -r n within covered <$T/score
+diag "$n intervals inside the workload; $within within 25% of the truth; truth inside ci95 in $covered"
+check "at least 3 whole intervals measured under load" test "$n" -ge 3
+is "every estimate within 25% of the truth" "$within" "$n"
+check "the truth lies within ci95 in most intervals" test $((covered * 3)) -ge $((n * 2))
+is "the population is the filesystem's files and directories" "$(tail -1 $T/intervals | cut -d' ' -f8)" \
+        "$(($(find $M/noatime -xdev | wc -l)))"
+
+# --- The same workload through the noatime bind: nothing is written.
+list_tree $M/noatime $NDIRS $PER_DIR >$T/noatime.list
+"$READLOAD" $RATE 12 <$T/noatime.list >/dev/null &
+load=$!
+next_interval $M/strict 20 >/dev/null
+a_noatime=$(activity $M/noatime)
+a_strict=$(next_interval $M/strict 20)
+wait $load
+is "a noatime mount under load reports exactly 0" "$(echo "$a_noatime" | cut -d' ' -f3,4,5,6)" "0 0 0 true"
+is "and its filesystem sees no atime move either" "$(echo "$a_strict" | cut -d' ' -f3)" "0"
+
+# --- relatime with fresh atimes: about 0.
+list_tree $M/rel $NDIRS $PER_DIR >$T/rel.list
+"$READLOAD" $RATE 12 <$T/rel.list >/dev/null &
+load=$!
+next_interval $M/rel 20 >/dev/null
+a_rel=$(next_interval $M/rel 20)
+wait $load
+diag "relatime under load: $a_rel"
+check "relatime with fresh atimes reports about 0 (under 1% of the reads)" \
+        awk -v v="$(echo "$a_rel" | cut -d' ' -f3)" -v r=$((RATE * 60)) 'BEGIN { exit !(v <= r / 100) }'
+
+# --- The idle strict filesystem: zero, and not one atime changed by atimed
+# (walks, sweeps and the probe have all run on it by now).
+a_idle=$(next_interval $M/idle 20)
+is "an idle strictatime mount reports 0" "$(echo "$a_idle" | cut -d' ' -f3)" "0"
+snapshot_idle >$T/idle.after
+check "not one file or directory atime changed while atimed sampled it" diff $T/idle.before $T/idle.after
+is "  (and the snapshot covered the whole tree)" "$(wc -l <$T/idle.after)" "$((NDIRS * PER_DIR + NDIRS + 2))"
+
+# --- A small filesystem is sampled whole: exact.
+next_interval $M/small 20 >/dev/null
+for f in 0 1 2 3 4 5 6 7 8 9; do cat $M/small/d0/f$f >/dev/null; done
+a_small=$(next_interval $M/small 20)
+diag "small: $a_small"
+is "a small filesystem is exact" "$(echo "$a_small" | cut -d' ' -f6)" "true"
+check "and counts exactly the 10 files read" awk -v v="$(echo "$a_small" | cut -d' ' -f3)" \
+        -v s="$(echo "$a_small" | cut -d' ' -f2)" 'BEGIN { x = v * s / 60; exit !(x > 9.99 && x < 10.01) }'
+
+# --- Device I/O of the loop device.
+dev=$(ctl --json status | jq -c --arg t "$M/strict" '.mounts[] | select(.target == $t) | .device')
+is "device: the loop device" "$(echo "$dev" | jq -r '"\(.kind) \(.name)"')" "loop $(basename $(findmnt -n -o SOURCE $M/strict))"
+like "device: its backing file" "$(echo "$dev" | jq -r .label)" "$T/a.img"
+like "device: write IOs/s and KiB/s are numbers" "$(echo "$dev" | jq -r '"\(.write_iops) \(.write_kib_per_s)"')" '^[0-9.]+ [0-9.]+$'
+is "device: none for tmpfs" "$(mount_field $M/small device.kind)/$(mount_field $M/small device.write_iops)" "none/null"
+like "status shows the activity and device columns" "$(ctl status)" "$M/strict +ext4 +loop[0-9]+ +strictatime +ok +[0-9]"
+
+stop_daemon
+is "exit 0" "$STOP_STATUS" "0"
+done_testing

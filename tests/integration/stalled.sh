@@ -1,0 +1,59 @@
+#!/bin/bash
+# stalled.sh: a FUSE mount (bindfs) whose daemon is stopped with SIGSTOP,
+# as a dead NFS server would be. atimed must keep answering, mark the mount
+# stalled, keep at most one thread stuck on it, and recover when it returns.
+. "$top_srcdir/tests/integration/lib.sh"
+enter_namespace
+command -v bindfs >/dev/null || bail "bindfs is not installed"
+M=$T/mnt
+mkdir -p $M/src $M/fuse $M/tmp
+make_tree $M/src 2 10
+mount -t tmpfs -o strictatime tmpfs $M/tmp || bail mount
+bindfs $M/src $M/fuse || bail "bindfs"
+FUSE_PID=$(pgrep -f "bindfs $M/src $M/fuse" | head -1)
+[ -n "$FUSE_PID" ] || bail "bindfs pid not found"
+resume_fuse() { kill -CONT $FUSE_PID 2>/dev/null; }
+trap 'resume_fuse; umount $M/fuse 2>/dev/null; cleanup' EXIT
+
+cat >"$T/atimed.conf" <<CONF
+[sampler]
+interval = 1s
+timeout = 2s
+walk_rate = 100000
+[probe]
+interval = 2s
+timeout = 1s
+CONF
+start_daemon
+check "the FUSE mount is tracked" wait_until 10 sh -c "[ -n \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/fuse\") | .fstype')\" ]"
+is "and not stalled while its daemon runs" "$(mount_field $M/fuse stalled)" "false"
+
+kill -STOP $FUSE_PID
+diag "bindfs (pid $FUSE_PID) stopped"
+check "it is marked stalled within 10 s" wait_until 10 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/fuse\") | .stalled')\" = true ]"
+
+start=$(date +%s%N)
+for i in 1 2 3 4 5; do timeout 2 "$ATIMECTL" --socket $T/sock status >/dev/null || break; done
+elapsed=$((($(date +%s%N) - start) / 1000000))
+diag "5 status calls while stalled: ${elapsed} ms"
+check "the socket keeps answering while the mount hangs" test "$i" -eq 5 -a "$elapsed" -lt 5000
+is "other mounts are still measured" "$(mount_field $M/tmp stalled)" "false"
+like "the status table says stalled" "$(ctl status)" "$M/fuse +fuse(\.bindfs)? .* stalled"
+like "and the summary line counts it" "$(ctl status)" "1 stalled"
+timeout 5 "$ATIMECTL" --socket $T/sock probe $M/fuse >$T/probe.out 2>&1
+is "an on-demand probe of the stalled mount answers at once" "$?" "0"
+like "saying it is stalled or timed out" "$(cat $T/probe.out)" "not verified .*(stalled|timed out)"
+sleep 6
+stuck=$(ctl --json status | jq .stuck_threads)
+diag "stuck worker threads after 6 s stalled: $stuck"
+check "at most one stuck thread for the filesystem and one per mount" test "$stuck" -le 2
+like "the stall is logged" "$(cat $T/atimed.log)" "$M/fuse: .*timed out.*stalled"
+
+resume_fuse
+diag "bindfs resumed"
+check "it recovers within 40 s of its daemon resuming" wait_until 40 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/fuse\") | .stalled')\" = false ]"
+is "no thread stays stuck" "$(ctl --json status | jq .stuck_threads)" "0"
+
+stop_daemon
+is "exit 0" "$STOP_STATUS" "0"
+done_testing
