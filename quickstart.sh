@@ -10,8 +10,8 @@ cd "$(dirname "$0")"
 BUILD_DEPS=(build-essential autoconf automake libtool pkg-config
             libsystemd-dev libmount-dev libinih-dev libjson-c-dev)
 # What the test suite drives for real: loop-mounted filesystems, systemd's
-# own tools, jq to read JSON replies.
-TEST_DEPS=(jq e2fsprogs util-linux mount systemd)
+# own tools, jq to read JSON replies, bindfs for a FUSE mount to stop.
+TEST_DEPS=(jq e2fsprogs util-linux mount systemd bindfs fuse3 xfsprogs)
 
 if [ "$(id -u)" -ne 0 ]; then
         echo "quickstart.sh: run as root (sudo ./quickstart.sh): it installs packages and starts a service." >&2

@@ -78,7 +78,7 @@ static const struct config_item config_items[] = {
         ITEM("sampler", "interval", CT_DURATION, sampler_interval_usec, "1min", 1 * SEC, 3600 * SEC),
         ITEM("sampler", "sample_size", CT_UNSIGNED, sample_size, "1000", 10, 1000000),
         ITEM("sampler", "walk_rate", CT_UNSIGNED, walk_rate, "1000", 10, 10000000),
-        ITEM("sampler", "refresh", CT_DURATION, walk_refresh_usec, "6h", 60 * SEC, 30 * 86400 * SEC),
+        ITEM("sampler", "refresh", CT_DURATION, walk_refresh_usec, "6h", 10 * SEC, 30 * 86400 * SEC),
         ITEM("sampler", "timeout", CT_DURATION, sampler_timeout_usec, "30s", 1 * SEC, 3600 * SEC),
 
         ITEM("device", "diskstats", CT_PATH, diskstats_path, "/proc/diskstats", 0, 0),
@@ -165,7 +165,8 @@ static int item_parse(void *base, const struct config_item *it, const char *valu
                 if (r < 0)
                         return r;
                 STRV_FOREACH(s, l) {
-                        if (it->type == CT_PATH_LIST && (*s)[0] != '/') {
+                        /* A path, or a glob over whole paths ("[/]" is / alone). */
+                        if (it->type == CT_PATH_LIST && (*s)[0] != '/' && !strchr("[*?", (*s)[0])) {
                                 *ret_why = "expected absolute paths or globs, separated by spaces or commas";
                                 return -EINVAL;
                         }

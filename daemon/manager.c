@@ -278,7 +278,7 @@ static void manager_prepare_state_dir(Manager *m) {
 
 int manager_start(Manager *m) {
         struct control_limits lim;
-        int fd, r;
+        int fd = -1, r;
 
         m->started_realtime = now_usec(CLOCK_REALTIME);
         m->started_monotonic = now_usec(CLOCK_MONOTONIC);

@@ -294,19 +294,15 @@ static bool entry_changed(const MountEntry *a, const MountEntry *b) {
 void mount_table_diff(const MountTable *old, const MountTable *new, mount_diff_cb cb, void *userdata) {
         size_t i = 0, j = 0, no = old ? old->n : 0, nn = new ? new->n : 0;
 
+        /* Both tables are sorted by id: one merge pass. */
         while (i < no || j < nn) {
-                const MountEntry *a = i < no ? &old->entries[i] : NULL;
-                const MountEntry *b = j < nn ? &new->entries[j] : NULL;
-
-                if (a && (!b || a->id < b->id)) {
-                        cb(a, NULL, userdata);
-                        i++;
-                } else if (b && (!a || b->id < a->id)) {
-                        cb(NULL, b, userdata);
-                        j++;
-                } else {
-                        if (entry_changed(a, b))
-                                cb(a, b, userdata);
+                if (i < no && (j >= nn || old->entries[i].id < new->entries[j].id))
+                        cb(&old->entries[i++], NULL, userdata);
+                else if (j < nn && (i >= no || new->entries[j].id < old->entries[i].id))
+                        cb(NULL, &new->entries[j++], userdata);
+                else {
+                        if (entry_changed(&old->entries[i], &new->entries[j]))
+                                cb(&old->entries[i], &new->entries[j], userdata);
                         i++;
                         j++;
                 }

@@ -146,4 +146,32 @@ like "status shows the activity and device columns" "$(ctl status)" "$M/strict +
 
 stop_daemon
 is "exit 0" "$STOP_STATUS" "0"
+
+# --- Pacing and refresh: a walk never goes faster than walk_rate, and a
+# new walk after 'refresh' lets new files into the sample.
+cat >"$T/atimed.conf" <<CONF
+[daemon]
+log_level = debug
+[mounts]
+include_fstypes = ext4 tmpfs
+exclude_paths = $M/strict $M/noatime $M/rel $M/idle-view [/] [/]${T#/}
+[sampler]
+interval = 2s
+walk_rate = 5000
+refresh = 10s
+CONF
+# ("[/]" and "[/]${T#/}" are globs matching / and $T exactly: the host's
+# root and the test's own tmpfs stay out, the mounts below $T stay in.)
+: >"$T/atimed.log"
+begin=$(date +%s.%N)
+start_daemon
+check "the 20,000-file walk finishes" wait_until 60 grep -q "$M/idle: sample walk done" "$T/atimed.log"
+took=$(awk -v b=$begin -v e=$(date +%s.%N) 'BEGIN { printf "%.1f", e - b }')
+diag "walk of 20,102 entries at walk_rate 5000: ${took} s"
+check "and took at least its budget allows (4 s)" awk -v t=$took 'BEGIN { exit !(t >= 4.0) }'
+pop0=$(activity $M/small | cut -d' ' -f8)
+next_interval $M/small 20 >/dev/null
+for f in 1 2 3 4 5 6 7 8 9 10; do : >$M/small/new$f; done
+check "after refresh, new files are in the sample" wait_until 40 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/small\") | .activity.population')\" = $((pop0 + 10)) ]"
+stop_daemon
 done_testing

@@ -1,12 +1,95 @@
 /* test-device: /proc/diskstats parsing (kernels print 11, 15 or 17 counters;
  * odd lines are counted, not fatal) and rates between two readings. */
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "../tap.h"
 #include "device.h"
 
+/* A small sysfs: a disk with a partition, a dm device on a loop device, an
+ * md array, the way the kernel lays them out. */
+static char sysfs[128];
+
+static void put(const char *rel, const char *content) {
+        char p[512];
+        FILE *f;
+
+        snprintf(p, sizeof p, "%s/%s", sysfs, rel);
+        for (char *s = strchr(p + strlen(sysfs) + 1, '/'); s; s = strchr(s + 1, '/')) {
+                *s = 0;
+                mkdir(p, 0755);
+                *s = '/';
+        }
+        if (content && (f = fopen(p, "w"))) {
+                fputs(content, f);
+                fclose(f);
+        } else if (!content)
+                mkdir(p, 0755);
+}
+
+static void link_dev(const char *majmin, const char *target) {
+        char p[512];
+
+        snprintf(p, sizeof p, "%s/dev/block/%s", sysfs, majmin);
+        symlink(target, p);
+}
+
+static void make_sysfs(void) {
+        strcpy(sysfs, "/tmp/atimed-sysfs.XXXXXX");
+        if (!mkdtemp(sysfs))
+                exit(1);
+        put("dev/block", NULL);
+        put("devices/pci0/block/sda/queue/rotational", "1\n");
+        put("devices/pci0/block/sda/sda1/partition", "1\n");
+        put("devices/virtual/block/dm-0/dm/name", "vg-root\n");
+        put("devices/virtual/block/dm-0/slaves/loop3", NULL);
+        put("devices/virtual/block/dm-0/queue/rotational", "0\n");
+        put("devices/virtual/block/md0/slaves/sdb", NULL);
+        put("devices/virtual/block/md0/slaves/sdc", NULL);
+        put("devices/virtual/block/md0/queue/rotational", "1\n");
+        put("devices/virtual/block/loop3/loop/backing_file", "/var/lib/images/x.img\n");
+        put("devices/virtual/block/loop3/queue/rotational", "1\n");
+        link_dev("8:0", "../../devices/pci0/block/sda");
+        link_dev("8:1", "../../devices/pci0/block/sda/sda1");
+        link_dev("253:0", "../../devices/virtual/block/dm-0");
+        link_dev("9:0", "../../devices/virtual/block/md0");
+        link_dev("7:3", "../../devices/virtual/block/loop3");
+}
+
+static void test_resolve(void) {
+        DeviceInfo d;
+        char cmd[256];
+
+        make_sysfs();
+        ok(device_resolve(sysfs, "/dev", makedev(8, 1), "/dev/sda1", &d) == 0 && d.kind == DEVICE_PARTITION &&
+                   streq(d.name, "sda1") && streq_ptr(d.parents, "sda") && d.rotational == 1,
+           "a partition: its disk, and the disk's rotational flag");
+        device_info_done(&d);
+        ok(device_resolve(sysfs, "/dev", makedev(8, 0), "/dev/sda", &d) == 0 && d.kind == DEVICE_DISK && !d.parents,
+           "a whole disk");
+        device_info_done(&d);
+        ok(device_resolve(sysfs, "/dev", makedev(253, 0), "/dev/mapper/vg-root", &d) == 0 && d.kind == DEVICE_DM &&
+                   streq(d.name, "dm-0") && streq_ptr(d.label, "vg-root") && streq_ptr(d.parents, "loop3") &&
+                   d.rotational == 0,
+           "a dm device: its name and what it sits on");
+        device_info_done(&d);
+        ok(device_resolve(sysfs, "/dev", makedev(9, 0), "/dev/md0", &d) == 0 && d.kind == DEVICE_MD &&
+                   d.parents && strstr(d.parents, "sdb") && strstr(d.parents, "sdc"),
+           "an md array: its members");
+        device_info_done(&d);
+        ok(device_resolve(sysfs, "/dev", makedev(7, 3), "/dev/loop3", &d) == 0 && d.kind == DEVICE_LOOP &&
+                   streq_ptr(d.label, "/var/lib/images/x.img"),
+           "a loop device: its backing file");
+        device_info_done(&d);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", sysfs);
+        if (system(cmd) != 0)
+                printf("# could not remove %s\n", sysfs);
+}
+
 int main(void) {
+        test_resolve();
         _cleanup_(diskstats_freep) DiskStats *s = NULL;
         char path[4096];
         const DiskStat *d;
