@@ -1,0 +1,100 @@
+/* stats.h: a mount's history at several resolutions. Pure: no I/O, no
+ * clock; times are Unix seconds given by the caller.
+ *
+ * Every sample is added to every ring, each aggregating by its own buckets
+ * (the mean of what fell in them), so a coarse point is exactly the
+ * sample-weighted mean of the fine points it covers: nothing drifts. A
+ * bucket no sample fell in is a gap, not a zero. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "macro.h"
+
+#define STATS_MAX_RINGS 4
+
+/* Policy bits of a point. */
+enum {
+        STATS_NODIRATIME = 1 << 0,
+        STATS_LAZYTIME = 1 << 1,
+        STATS_READ_ONLY = 1 << 2,
+        STATS_PROBED = 1 << 3,         /* a probe result exists */
+        STATS_PROBE_VERIFIED = 1 << 4, /* and it verified a policy (in 'probe') */
+        STATS_STALLED = 1 << 5,
+        STATS_POLICY_CHANGED = 1 << 6, /* the policy or probe differed within the bucket */
+};
+
+/* What is known at one moment. Either kind may be absent. */
+struct stats_sample {
+        int64_t t;
+        bool has_activity; /* a measured interval ended at t */
+        float per_min, lo, hi;
+        bool has_device;   /* device rates over the interval ending at t */
+        float write_iops, write_kib;
+        bool has_policy;   /* the state at t (the daemon was up) */
+        uint8_t atime;     /* AtimeMode */
+        uint8_t flags;     /* STATS_* */
+        uint8_t probe;     /* AtimeMode found by the probe, if verified */
+};
+
+/* One bucket. 32 bytes, stored as is (little-endian) in the state file. */
+struct stats_point {
+        float per_min, lo, hi;     /* means over the samples with activity */
+        float write_iops, write_kib; /* means over the samples with device rates */
+        uint16_t n;                /* samples with a policy: the daemon was up */
+        uint16_t n_act;
+        uint16_t n_dev;
+        uint8_t atime;             /* the policy at the bucket's last sample */
+        uint8_t flags;
+        uint8_t probe;
+        uint8_t reserved[3];
+};
+
+struct stats_ring_spec {
+        uint32_t resolution; /* seconds per point */
+        uint32_t capacity;   /* points kept */
+};
+
+typedef struct StatsRing {
+        struct stats_ring_spec spec;
+        int64_t head_t;  /* start of the newest bucket; meaningless if count is 0 */
+        uint32_t head;   /* its index in v */
+        uint32_t count;  /* points held, at most capacity */
+        uint32_t alloc;  /* points allocated: rings grow as history accrues */
+        struct stats_point *v;
+} StatsRing;
+
+typedef struct MountHistory {
+        char *key;
+        int64_t last_seen; /* Unix seconds of the last sample */
+        uint32_t scratch;  /* the store's, while it writes */
+        unsigned n_rings;
+        StatsRing rings[STATS_MAX_RINGS];
+} MountHistory;
+
+/* Parses "1min:6h, 10min:7d, 1h:90d" (resolution:retention, finest first). */
+int stats_parse_rings(const char *s, struct stats_ring_spec *ret, unsigned *ret_n);
+
+int history_new(const char *key, const struct stats_ring_spec *specs, unsigned n, MountHistory **ret);
+MountHistory *history_free(MountHistory *h);
+DEFINE_FREE_FUNC(MountHistory, history_free);
+
+/* Adds a sample to every ring. Samples older than a ring's newest bucket
+ * are dropped by that ring (the clock went back): returns the number of
+ * rings that took it. */
+int history_add(MountHistory *h, const struct stats_sample *s);
+
+/* The point of ring r at bucket start t, or NULL if outside the ring. A
+ * point with n == 0 is a gap. */
+const struct stats_point *history_point(const MountHistory *h, unsigned r, int64_t t);
+/* The oldest bucket start ring r holds; INT64_MAX if empty. */
+int64_t history_oldest(const MountHistory *h, unsigned r);
+/* The finest ring reaching back to 'since'; the coarsest if none does. */
+unsigned history_pick_ring(const MountHistory *h, int64_t since);
+
+/* Rings, for the store: replace ring r's contents (points oldest first). */
+int history_set_ring(MountHistory *h, unsigned r, int64_t head_t, const struct stats_point *points, uint32_t count);
+/* Points oldest first into buf (count of them); returns count. */
+uint32_t history_ring_points(const MountHistory *h, unsigned r, struct stats_point *buf);
+size_t history_memory(const MountHistory *h);
