@@ -1,0 +1,962 @@
+/* store.c: histories on disk: snapshot plus journal (see store.h).
+ * Everything on disk is little-endian; every read is bounds-checked. */
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "strv.h"
+
+#define SNAPSHOT_MAGIC "ATIMEDHS"
+#define JOURNAL_MAGIC "ATIMEDHJ"
+#define STORE_VERSION 1u
+#define BLOCK_MAGIC 0x4b4c424au /* "JBLK" */
+#define FILE_MAX ((size_t) 1 << 30)
+#define KEY_MAX 4096u
+#define MOUNTS_MAX 1000000u
+#define PENDING_MAX 1000000u
+#define JOURNAL_MIN_COMPACT ((off_t) 1 << 20)
+#define SNAPSHOT_MAX_AGE (24 * 3600)
+#define SAMPLE_BYTES 36u
+#define POINT_BYTES 32u
+
+struct pending {
+        MountHistory *h; /* histories are only freed by pruning, which drops these */
+        struct stats_sample s;
+};
+
+struct Store {
+        char *dir;
+        struct stats_ring_spec specs[STATS_MAX_RINGS];
+        unsigned n_specs;
+        size_t max_mounts;
+        MountHistory **h; /* sorted by key */
+        size_t n, alloc;
+        struct pending *pending;
+        size_t n_pending, alloc_pending;
+        uint64_t seq;          /* of the last journal block written or read */
+        uint64_t snapshot_seq; /* journal blocks up to this are in the snapshot */
+        int64_t snapshot_at;   /* when the snapshot was written; 0: never */
+        off_t snapshot_size;
+        off_t journal_size;
+        bool need_snapshot;
+};
+
+/* ---------------------------------------------------------------- CRC-32 (IEEE 802.3) */
+
+static uint32_t crc_table[256];
+
+static void crc_init(void) {
+        for (uint32_t i = 0; i < 256; i++) {
+                uint32_t c = i;
+                for (int k = 0; k < 8; k++)
+                        c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+                crc_table[i] = c;
+        }
+}
+
+static uint32_t crc32_of(const void *buf, size_t len) {
+        const uint8_t *p = buf;
+        uint32_t c = 0xFFFFFFFFu;
+
+        if (crc_table[1] == 0)
+                crc_init();
+        while (len--)
+                c = crc_table[(c ^ *p++) & 0xFF] ^ (c >> 8);
+        return c ^ 0xFFFFFFFFu;
+}
+
+/* ---------------------------------------------------------------- encoding */
+
+struct buf {
+        uint8_t *p;
+        size_t len, alloc;
+        bool oom;
+};
+
+static void put(struct buf *b, const void *data, size_t n) {
+        if (b->oom)
+                return;
+        if (b->len + n > b->alloc) {
+                size_t na = b->alloc ? b->alloc : 4096;
+                uint8_t *np;
+
+                while (na < b->len + n)
+                        na *= 2;
+                np = realloc(b->p, na);
+                if (!np) {
+                        b->oom = true;
+                        return;
+                }
+                b->p = np;
+                b->alloc = na;
+        }
+        memcpy(b->p + b->len, data, n);
+        b->len += n;
+}
+
+static void put_u16(struct buf *b, uint16_t v) {
+        uint8_t x[2] = { (uint8_t) v, (uint8_t) (v >> 8) };
+        put(b, x, 2);
+}
+
+static void put_u32(struct buf *b, uint32_t v) {
+        uint8_t x[4] = { (uint8_t) v, (uint8_t) (v >> 8), (uint8_t) (v >> 16), (uint8_t) (v >> 24) };
+        put(b, x, 4);
+}
+
+static void put_u64(struct buf *b, uint64_t v) {
+        put_u32(b, (uint32_t) v);
+        put_u32(b, (uint32_t) (v >> 32));
+}
+
+static void put_f32(struct buf *b, float f) {
+        uint32_t v;
+        memcpy(&v, &f, 4);
+        put_u32(b, v);
+}
+
+static void put_point(struct buf *b, const struct stats_point *p) {
+        put_f32(b, p->per_min);
+        put_f32(b, p->lo);
+        put_f32(b, p->hi);
+        put_f32(b, p->write_iops);
+        put_f32(b, p->write_kib);
+        put_u16(b, p->n);
+        put_u16(b, p->n_act);
+        put_u16(b, p->n_dev);
+        put(b, (uint8_t[]) { p->atime, p->flags, p->probe, 0, 0, 0 }, 6);
+}
+
+/* Reading: a cursor that refuses to run past the end. */
+struct cur {
+        const uint8_t *p;
+        size_t len, off;
+        bool bad;
+};
+
+static const uint8_t *take(struct cur *c, size_t n) {
+        const uint8_t *r;
+
+        if (c->bad || c->len - c->off < n) {
+                c->bad = true;
+                return NULL;
+        }
+        r = c->p + c->off;
+        c->off += n;
+        return r;
+}
+
+static uint16_t get_u16(struct cur *c) {
+        const uint8_t *x = take(c, 2);
+        return x ? (uint16_t) (x[0] | x[1] << 8) : 0;
+}
+
+static uint32_t get_u32(struct cur *c) {
+        const uint8_t *x = take(c, 4);
+        return x ? (uint32_t) x[0] | (uint32_t) x[1] << 8 | (uint32_t) x[2] << 16 | (uint32_t) x[3] << 24 : 0;
+}
+
+static uint64_t get_u64(struct cur *c) {
+        uint64_t lo = get_u32(c);
+        return lo | (uint64_t) get_u32(c) << 32;
+}
+
+static float get_f32(struct cur *c) {
+        uint32_t v = get_u32(c);
+        float f;
+
+        memcpy(&f, &v, 4);
+        return f;
+}
+
+/* Finite and not absurd: a flipped bit must not become a NaN on a chart. */
+static bool sane(float f) {
+        return f == f && f >= -1e30f && f <= 1e30f;
+}
+
+static bool get_point(struct cur *c, struct stats_point *p) {
+        const uint8_t *tail;
+
+        *p = (struct stats_point) {
+                .per_min = get_f32(c), .lo = get_f32(c), .hi = get_f32(c),
+                .write_iops = get_f32(c), .write_kib = get_f32(c),
+                .n = get_u16(c), .n_act = get_u16(c), .n_dev = get_u16(c),
+        };
+        tail = take(c, 6);
+        if (!tail)
+                return false;
+        p->atime = tail[0];
+        p->flags = tail[1];
+        p->probe = tail[2];
+        return sane(p->per_min) && sane(p->lo) && sane(p->hi) && sane(p->write_iops) && sane(p->write_kib);
+}
+
+/* ---------------------------------------------------------------- histories */
+
+static ssize_t find_index(const Store *s, const char *key, bool *found) {
+        size_t lo = 0, hi = s->n;
+
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                int c = strcmp(s->h[mid]->key, key);
+
+                if (c == 0) {
+                        *found = true;
+                        return (ssize_t) mid;
+                }
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        *found = false;
+        return (ssize_t) lo;
+}
+
+const MountHistory *store_find(const Store *s, const char *key) {
+        bool found;
+        ssize_t i = find_index(s, key, &found);
+
+        return found ? s->h[i] : NULL;
+}
+
+static MountHistory *get_or_create(Store *s, const char *key) {
+        bool found;
+        ssize_t i = find_index(s, key, &found);
+        MountHistory *h;
+
+        if (found)
+                return s->h[i];
+        if (s->n >= MOUNTS_MAX)
+                return NULL;
+        if (s->n == s->alloc) {
+                size_t na = s->alloc ? s->alloc * 2 : 32;
+                MountHistory **nh = realloc(s->h, na * sizeof *nh);
+
+                if (!nh)
+                        return NULL;
+                s->h = nh;
+                s->alloc = na;
+        }
+        if (history_new(key, s->specs, s->n_specs, &h) < 0)
+                return NULL;
+        memmove(s->h + i + 1, s->h + i, (s->n - (size_t) i) * sizeof *s->h);
+        s->h[i] = h;
+        s->n++;
+        return h;
+}
+
+int store_add(Store *s, const char *key, const struct stats_sample *sample) {
+        MountHistory *h = get_or_create(s, key);
+        int r;
+
+        if (!h)
+                return -ENOMEM;
+        r = history_add(h, sample);
+        if (r < 0)
+                return r;
+        if (s->need_snapshot)
+                return 0; /* the next flush writes everything anyway */
+        if (s->n_pending >= PENDING_MAX) {
+                s->need_snapshot = true;
+                free(s->pending);
+                s->pending = NULL;
+                s->n_pending = s->alloc_pending = 0;
+                return 0;
+        }
+        if (s->n_pending == s->alloc_pending) {
+                size_t na = s->alloc_pending ? s->alloc_pending * 2 : 256;
+                struct pending *np = realloc(s->pending, na * sizeof *np);
+
+                if (!np) {
+                        s->need_snapshot = true;
+                        return 0;
+                }
+                s->pending = np;
+                s->alloc_pending = na;
+        }
+        s->pending[s->n_pending++] = (struct pending) { .h = h, .s = *sample };
+        return 0;
+}
+
+size_t store_n_mounts(const Store *s) {
+        return s->n;
+}
+
+const MountHistory *store_get(const Store *s, size_t i) {
+        return i < s->n ? s->h[i] : NULL;
+}
+
+size_t store_memory(const Store *s) {
+        size_t m = sizeof *s + s->alloc * sizeof *s->h + s->alloc_pending * sizeof *s->pending;
+
+        for (size_t i = 0; i < s->n; i++)
+                m += history_memory(s->h[i]);
+        return m;
+}
+
+static int64_t longest_reach(const Store *s) {
+        int64_t r = 0;
+
+        for (unsigned i = 0; i < s->n_specs; i++)
+                r = MAX(r, (int64_t) s->specs[i].resolution * s->specs[i].capacity);
+        return r;
+}
+
+static int cmp_last_seen(const void *a, const void *b) {
+        const MountHistory *x = *(MountHistory *const *) a, *y = *(MountHistory *const *) b;
+
+        return (x->last_seen > y->last_seen) - (x->last_seen < y->last_seen);
+}
+
+static int cmp_key(const void *a, const void *b) {
+        return strcmp((*(MountHistory *const *) a)->key, (*(MountHistory *const *) b)->key);
+}
+
+size_t store_prune(Store *s, int64_t now) {
+        int64_t reach = longest_reach(s);
+        size_t kept = 0, dropped = 0;
+
+        /* Callers prune only right before a snapshot: pending samples point
+         * into histories, and a snapshot needs none of them. */
+        for (size_t i = 0; i < s->n; i++) {
+                if (now - s->h[i]->last_seen > reach) {
+                        history_free(s->h[i]);
+                        dropped++;
+                } else
+                        s->h[kept++] = s->h[i];
+        }
+        s->n = kept;
+        if (s->n > s->max_mounts) {
+                /* Beyond the cap, the longest gone go first. */
+                qsort(s->h, s->n, sizeof *s->h, cmp_last_seen);
+                for (size_t i = 0; i < s->n - s->max_mounts; i++) {
+                        history_free(s->h[i]);
+                        dropped++;
+                }
+                memmove(s->h, s->h + (s->n - s->max_mounts), s->max_mounts * sizeof *s->h);
+                s->n = s->max_mounts;
+                qsort(s->h, s->n, sizeof *s->h, cmp_key);
+        }
+        if (dropped > 0) {
+                free(s->pending);
+                s->pending = NULL;
+                s->n_pending = s->alloc_pending = 0;
+                s->need_snapshot = true;
+        }
+        return dropped;
+}
+
+int store_new(const char *dir, const struct stats_ring_spec *specs, unsigned n_specs, size_t max_mounts,
+              Store **ret) {
+        Store *s;
+
+        if (n_specs == 0 || n_specs > STATS_MAX_RINGS)
+                return -EINVAL;
+        s = calloc(1, sizeof *s);
+        if (!s)
+                return -ENOMEM;
+        s->dir = dir ? strdup(dir) : NULL;
+        if (dir && !s->dir) {
+                free(s);
+                return -ENOMEM;
+        }
+        memcpy(s->specs, specs, n_specs * sizeof *specs);
+        s->n_specs = n_specs;
+        s->max_mounts = max_mounts ? max_mounts : MOUNTS_MAX;
+        *ret = s;
+        return 0;
+}
+
+Store *store_free(Store *s) {
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < s->n; i++)
+                history_free(s->h[i]);
+        free(s->h);
+        free(s->pending);
+        free(s->dir);
+        free(s);
+        return NULL;
+}
+
+void store_load_report_done(struct store_load_report *r) {
+        strv_free(r->problems);
+        *r = (struct store_load_report) {};
+}
+
+static void problem(struct store_load_report *r, const char *fmt, ...) _printf_(2, 3);
+static void problem(struct store_load_report *r, const char *fmt, ...) {
+        _cleanup_free_ char *m = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        if (vasprintf(&m, fmt, ap) >= 0)
+                (void) strv_extend(&r->problems, m);
+        va_end(ap);
+}
+
+/* ---------------------------------------------------------------- snapshot */
+
+static int encode_snapshot(const Store *s, int64_t now, struct buf *b) {
+        _cleanup_free_ struct stats_point *tmp = NULL;
+        uint32_t maxcap = 0;
+
+        for (unsigned r = 0; r < s->n_specs; r++)
+                maxcap = MAX(maxcap, s->specs[r].capacity);
+        tmp = malloc((size_t) MAX(maxcap, 1u) * sizeof *tmp);
+        if (!tmp)
+                return -ENOMEM;
+
+        put(b, SNAPSHOT_MAGIC, 8);
+        put_u32(b, STORE_VERSION);
+        put_u64(b, s->seq);
+        put_u64(b, (uint64_t) now);
+        put_u32(b, s->n_specs);
+        for (unsigned r = 0; r < s->n_specs; r++) {
+                put_u32(b, s->specs[r].resolution);
+                put_u32(b, s->specs[r].capacity);
+        }
+        put_u32(b, (uint32_t) s->n);
+        for (size_t i = 0; i < s->n; i++) {
+                const MountHistory *h = s->h[i];
+                size_t kl = strlen(h->key);
+
+                put_u16(b, (uint16_t) kl);
+                put(b, h->key, kl);
+                put_u64(b, (uint64_t) h->last_seen);
+                for (unsigned r = 0; r < s->n_specs; r++) {
+                        uint32_t n = history_ring_points(h, r, tmp);
+
+                        put_u64(b, (uint64_t) h->rings[r].head_t);
+                        put_u32(b, n);
+                        for (uint32_t k = 0; k < n; k++)
+                                put_point(b, &tmp[k]);
+                }
+        }
+        put_u32(b, crc32_of(b->p, b->len));
+        return b->oom ? -ENOMEM : 0;
+}
+
+/* Loads a snapshot into fresh histories; on any problem, nothing of it is
+ * kept and *ret_problem says what. */
+static int parse_snapshot(Store *s, const uint8_t *p, size_t len, uint64_t *ret_seq, struct store_load_report *rep,
+                          char **ret_problem) {
+        struct cur c = { .p = p, .len = len };
+        struct stats_ring_spec file_specs[STATS_MAX_RINGS];
+        int map[STATS_MAX_RINGS]; /* file ring -> our ring, or -1 */
+        _cleanup_free_ struct stats_point *pts = NULL;
+        MountHistory **hs = NULL;
+        uint32_t version, n_specs, n_mounts, maxcap = 0;
+        uint64_t seq;
+        size_t nh = 0;
+        int r = -EBADMSG;
+
+#define BAD(...) do { if (asprintf(ret_problem, __VA_ARGS__) < 0) *ret_problem = NULL; goto fail; } while (0)
+        if (len == 0)
+                BAD("empty file");
+        if (len < 8 + 4 || memcmp(p, SNAPSHOT_MAGIC, 8) != 0)
+                BAD("not an atimed history file");
+        c.off = 8;
+        version = get_u32(&c);
+        if (version > STORE_VERSION)
+                BAD("written by a newer atimed (format version %u; this one reads %u)", version, STORE_VERSION);
+        if (version == 0)
+                BAD("unknown format version 0");
+        if (len < 16 || crc32_of(p, len - 4) != (uint32_t) (p[len - 4] | p[len - 3] << 8 | p[len - 2] << 16 | (uint32_t) p[len - 1] << 24))
+                BAD("checksum mismatch: the file is corrupt or truncated");
+        c.len = len - 4;
+        seq = get_u64(&c);
+        (void) get_u64(&c); /* written at */
+        n_specs = get_u32(&c);
+        if (c.bad || n_specs == 0 || n_specs > STATS_MAX_RINGS)
+                BAD("bad ring count");
+        for (uint32_t i = 0; i < n_specs; i++) {
+                file_specs[i].resolution = get_u32(&c);
+                file_specs[i].capacity = get_u32(&c);
+                if (file_specs[i].resolution == 0 || file_specs[i].capacity == 0 || file_specs[i].capacity > 1000000)
+                        BAD("bad ring %u", i);
+                map[i] = -1;
+                for (unsigned k = 0; k < s->n_specs; k++)
+                        if (s->specs[k].resolution == file_specs[i].resolution)
+                                map[i] = (int) k;
+                if (map[i] < 0)
+                        problem(rep, "history at %us resolution is no longer kept ([store] rings): dropped",
+                                file_specs[i].resolution);
+                maxcap = MAX(maxcap, file_specs[i].capacity);
+        }
+        n_mounts = get_u32(&c);
+        if (c.bad || n_mounts > MOUNTS_MAX)
+                BAD("bad mount count");
+        pts = malloc((size_t) maxcap * sizeof *pts);
+        hs = calloc(n_mounts ? n_mounts : 1, sizeof *hs);
+        if (!pts || !hs) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        for (uint32_t m = 0; m < n_mounts; m++) {
+                uint16_t kl = get_u16(&c);
+                const uint8_t *k = take(&c, kl);
+                char key[KEY_MAX + 1];
+
+                if (!k || kl == 0 || kl > KEY_MAX || memchr(k, 0, kl))
+                        BAD("bad key of mount %u", m);
+                memcpy(key, k, kl);
+                key[kl] = 0;
+                if (nh > 0 && strcmp(hs[nh - 1]->key, key) >= 0)
+                        BAD("keys out of order at mount %u", m);
+                r = history_new(key, s->specs, s->n_specs, &hs[nh]);
+                if (r < 0)
+                        goto fail;
+                r = -EBADMSG;
+                nh++;
+                hs[nh - 1]->last_seen = (int64_t) get_u64(&c);
+                for (uint32_t i = 0; i < n_specs; i++) {
+                        int64_t head_t = (int64_t) get_u64(&c);
+                        uint32_t n = get_u32(&c);
+
+                        if (c.bad || n > file_specs[i].capacity)
+                                BAD("bad ring %u of %s", i, key);
+                        for (uint32_t x = 0; x < n; x++)
+                                if (!get_point(&c, &pts[x]))
+                                        BAD("bad point in %s", key);
+                        if (map[i] >= 0 && n > 0 && head_t % (int64_t) file_specs[i].resolution != 0)
+                                BAD("misaligned ring %u of %s", i, key);
+                        if (map[i] >= 0 && history_set_ring(hs[nh - 1], (unsigned) map[i], head_t, pts, n) < 0) {
+                                r = -ENOMEM;
+                                goto fail;
+                        }
+                }
+        }
+        if (c.bad || c.off != c.len)
+                BAD("%zu bytes of trailing data", c.len - c.off);
+#undef BAD
+
+        /* All good: it replaces whatever was there. */
+        for (size_t i = 0; i < s->n; i++)
+                history_free(s->h[i]);
+        free(s->h);
+        s->h = hs;
+        s->n = s->alloc = nh;
+        if (s->alloc == 0) {
+                free(hs);
+                s->h = NULL;
+        }
+        *ret_seq = seq;
+        return 0;
+fail:
+        for (size_t i = 0; i < nh; i++)
+                history_free(hs[i]);
+        free(hs);
+        return r;
+}
+
+/* ---------------------------------------------------------------- journal */
+
+static int encode_block(Store *s, uint64_t seq, struct buf *b) {
+        size_t start = b->len;
+        uint32_t n_keys = 0;
+
+        /* Samples name their history by an index into the block's key
+         * table, numbered in order of first use. */
+        for (size_t i = 0; i < s->n; i++)
+                s->h[i]->scratch = UINT32_MAX;
+        for (size_t i = 0; i < s->n_pending; i++)
+                if (s->pending[i].h->scratch == UINT32_MAX)
+                        s->pending[i].h->scratch = n_keys++;
+
+        put_u32(b, BLOCK_MAGIC);
+        put_u32(b, 0); /* payload length, filled in below */
+        put_u64(b, seq);
+        put_u32(b, n_keys);
+        for (uint32_t k = 0, i = 0; k < n_keys; i++)
+                if (s->pending[i].h->scratch == k) {
+                        size_t kl = strlen(s->pending[i].h->key);
+
+                        put_u16(b, (uint16_t) kl);
+                        put(b, s->pending[i].h->key, kl);
+                        k++;
+                }
+        put_u32(b, (uint32_t) s->n_pending);
+        for (size_t i = 0; i < s->n_pending; i++) {
+                const struct stats_sample *x = &s->pending[i].s;
+
+                put_u32(b, s->pending[i].h->scratch);
+                put_u64(b, (uint64_t) x->t);
+                put(b, (uint8_t[]) { (uint8_t) (x->has_activity | x->has_device << 1 | x->has_policy << 2), x->atime,
+                                     x->flags, x->probe },
+                    4);
+                put_f32(b, x->per_min);
+                put_f32(b, x->lo);
+                put_f32(b, x->hi);
+                put_f32(b, x->write_iops);
+                put_f32(b, x->write_kib);
+        }
+        if (b->oom)
+                return -ENOMEM;
+        {
+                uint32_t payload = (uint32_t) (b->len - start - 16);
+                uint8_t *lp = b->p + start + 4;
+
+                lp[0] = (uint8_t) payload;
+                lp[1] = (uint8_t) (payload >> 8);
+                lp[2] = (uint8_t) (payload >> 16);
+                lp[3] = (uint8_t) (payload >> 24);
+        }
+        put_u32(b, crc32_of(b->p + start, b->len - start));
+        return b->oom ? -ENOMEM : 0;
+}
+
+/* Replays the blocks after 'after_seq'. Stops at the first damaged block:
+ * *ret_problem then says what (the blocks before it are applied). */
+static int replay_journal(Store *s, const uint8_t *p, size_t len, uint64_t after_seq, size_t *replayed,
+                          char **ret_problem) {
+        struct cur c = { .p = p, .len = len };
+        uint64_t last = after_seq;
+
+        if (len == 0)
+                return asprintf(ret_problem, "empty journal") < 0 ? -ENOMEM : -EBADMSG;
+        if (len < 12 || memcmp(p, JOURNAL_MAGIC, 8) != 0)
+                return asprintf(ret_problem, "not an atimed journal") < 0 ? -ENOMEM : -EBADMSG;
+        c.off = 8;
+        if (get_u32(&c) != STORE_VERSION)
+                return asprintf(ret_problem, "journal of another format version") < 0 ? -ENOMEM : -EBADMSG;
+
+        while (c.off < c.len) {
+                size_t start = c.off;
+                uint32_t magic = get_u32(&c), payload = get_u32(&c), n_keys, n;
+                uint64_t seq = get_u64(&c);
+                _cleanup_free_ char **keys = NULL;
+                _cleanup_free_ char *keybuf = NULL;
+                struct cur b;
+                size_t kb = 0;
+
+                if (c.bad || magic != BLOCK_MAGIC || payload > c.len - c.off || c.len - c.off - payload < 4)
+                        return asprintf(ret_problem, "journal damaged or cut short at byte %zu (%zu bytes not replayed)",
+                                        start, len - start) < 0 ? -ENOMEM : -EBADMSG;
+                b = (struct cur) { .p = p + c.off, .len = payload };
+                c.off += payload;
+                if (crc32_of(p + start, c.off - start) != get_u32(&c))
+                        return asprintf(ret_problem, "journal checksum mismatch at byte %zu (%zu bytes not replayed)",
+                                        start, len - start) < 0 ? -ENOMEM : -EBADMSG;
+                if (seq <= last)
+                        continue; /* already in the snapshot */
+
+                n_keys = get_u32(&b);
+                /* Every key takes at least 3 bytes of the payload. */
+                if (b.bad || n_keys > payload / 3)
+                        return asprintf(ret_problem, "journal block at byte %zu is malformed", start) < 0 ? -ENOMEM
+                                                                                                         : -EBADMSG;
+                keys = calloc(n_keys ? n_keys : 1, sizeof *keys);
+                keybuf = malloc(payload + 1);
+                if (!keys || !keybuf)
+                        return -ENOMEM;
+                for (uint32_t k = 0; k < n_keys && !b.bad; k++) {
+                        uint16_t kl = get_u16(&b);
+                        const uint8_t *kp = take(&b, kl);
+
+                        if (!kp || kl == 0 || kl > KEY_MAX || memchr(kp, 0, kl)) {
+                                b.bad = true;
+                                break;
+                        }
+                        memcpy(keybuf + kb, kp, kl);
+                        keybuf[kb + kl] = 0;
+                        keys[k] = keybuf + kb;
+                        kb += kl + 1;
+                }
+                n = get_u32(&b);
+                if (b.bad || (size_t) n * SAMPLE_BYTES != b.len - b.off)
+                        return asprintf(ret_problem, "journal block at byte %zu is malformed", start) < 0 ? -ENOMEM
+                                                                                                         : -EBADMSG;
+                for (uint32_t i = 0; i < n; i++) {
+                        uint32_t k = get_u32(&b);
+                        struct stats_sample x = { .t = (int64_t) get_u64(&b) };
+                        const uint8_t *bits = take(&b, 4);
+                        MountHistory *h;
+                        int r;
+
+                        x.per_min = get_f32(&b);
+                        x.lo = get_f32(&b);
+                        x.hi = get_f32(&b);
+                        x.write_iops = get_f32(&b);
+                        x.write_kib = get_f32(&b);
+                        if (!bits || k >= n_keys || !sane(x.per_min) || !sane(x.lo) || !sane(x.hi) ||
+                            !sane(x.write_iops) || !sane(x.write_kib))
+                                return asprintf(ret_problem, "journal block at byte %zu has a bad sample", start) < 0
+                                               ? -ENOMEM
+                                               : -EBADMSG;
+                        x.has_activity = bits[0] & 1;
+                        x.has_device = bits[0] & 2;
+                        x.has_policy = bits[0] & 4;
+                        x.atime = bits[1];
+                        x.flags = bits[2];
+                        x.probe = bits[3];
+                        h = get_or_create(s, keys[k]);
+                        if (!h)
+                                return -ENOMEM;
+                        r = history_add(h, &x);
+                        if (r < 0)
+                                return r;
+                        (*replayed)++;
+                }
+                last = seq;
+                s->seq = MAX(s->seq, seq);
+        }
+        return 0;
+}
+
+/* ---------------------------------------------------------------- files */
+
+static int read_file(int dfd, const char *name, uint8_t **ret, size_t *ret_len) {
+        _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        _cleanup_free_ uint8_t *b = NULL;
+        struct stat st;
+        size_t len = 0;
+
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EBADF;
+        if ((size_t) st.st_size > FILE_MAX)
+                return -EFBIG;
+        b = malloc((size_t) st.st_size + 1);
+        if (!b)
+                return -ENOMEM;
+        while (len < (size_t) st.st_size) {
+                ssize_t n = read(fd, b + len, (size_t) st.st_size - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+        }
+        *ret = TAKE_PTR(b);
+        *ret_len = len;
+        return 0;
+}
+
+/* Renames a bad file out of the way so it is neither trusted nor lost. */
+static void move_aside(int dfd, const char *name, int64_t now, struct store_load_report *rep, const char *why) {
+        char aside[256];
+
+        snprintf(aside, sizeof aside, "%s.corrupt-%" PRId64, name, now);
+        if (renameat(dfd, name, dfd, aside) < 0)
+                problem(rep, "%s: %s; could not move it aside: %s", name, why, strerror(errno));
+        else
+                problem(rep, "%s: %s; moved aside to %s, starting from what remains", name, why, aside);
+}
+
+int store_load_buffers(Store *s, const void *snapshot, size_t snapshot_len, const void *journal, size_t journal_len,
+                       struct store_load_report *rep) {
+        _cleanup_free_ char *why = NULL;
+        uint64_t seq = 0;
+        int r;
+
+        *rep = (struct store_load_report) {};
+        if (snapshot) {
+                r = parse_snapshot(s, snapshot, snapshot_len, &seq, rep, &why);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        problem(rep, "snapshot: %s", why ? why : "unreadable");
+                else
+                        s->snapshot_seq = s->seq = seq;
+        }
+        free(why);
+        why = NULL;
+        if (journal) {
+                r = replay_journal(s, journal, journal_len, s->snapshot_seq, &rep->replayed, &why);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        problem(rep, "journal: %s", why ? why : "unreadable");
+        }
+        rep->mounts = s->n;
+        return 0;
+}
+
+int store_load(Store *s, int64_t now, struct store_load_report *rep) {
+        _cleanup_close_ int dfd = -1;
+        _cleanup_free_ uint8_t *snap = NULL, *jour = NULL;
+        _cleanup_free_ char *why = NULL;
+        size_t snap_len = 0, jour_len = 0;
+        uint64_t seq = 0;
+        int r;
+
+        *rep = (struct store_load_report) {};
+        dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0) {
+                problem(rep, "%s: %s; starting without history", s->dir, strerror(errno));
+                s->need_snapshot = true;
+                return 0;
+        }
+
+        r = read_file(dfd, STORE_FILE, &snap, &snap_len);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0 && r != -ENOENT)
+                move_aside(dfd, STORE_FILE, now, rep, strerror(-r));
+        else if (r >= 0) {
+                r = parse_snapshot(s, snap, snap_len, &seq, rep, &why);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        move_aside(dfd, STORE_FILE, now, rep, why ? why : "unreadable");
+                else {
+                        s->snapshot_seq = s->seq = seq;
+                        s->snapshot_size = (off_t) snap_len;
+                }
+        }
+
+        free(why);
+        why = NULL;
+        r = read_file(dfd, STORE_JOURNAL, &jour, &jour_len);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0 && r != -ENOENT)
+                move_aside(dfd, STORE_JOURNAL, now, rep, strerror(-r));
+        else if (r >= 0) {
+                r = replay_journal(s, jour, jour_len, s->snapshot_seq, &rep->replayed, &why);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        move_aside(dfd, STORE_JOURNAL, now, rep, why ? why : "unreadable");
+        }
+        rep->mounts = s->n;
+        /* Fold the journal into a fresh snapshot at the first flush. */
+        s->need_snapshot = true;
+        return 0;
+}
+
+static int fsync_dir(int dfd) {
+        return fsync(dfd) < 0 ? -errno : 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t len) {
+        while (len > 0) {
+                ssize_t n = write(fd, p, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                p += n;
+                len -= (size_t) n;
+        }
+        return 0;
+}
+
+static int write_snapshot(Store *s, int dfd, int64_t now) {
+        struct buf b = {};
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        r = encode_snapshot(s, now, &b);
+        if (r < 0)
+                goto finish;
+        fd = openat(dfd, STORE_FILE ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0) {
+                r = -errno;
+                goto finish;
+        }
+        r = write_all(fd, b.p, b.len);
+        if (r >= 0 && fsync(fd) < 0)
+                r = -errno;
+        if (r >= 0 && close(TAKE_FD(fd)) < 0)
+                r = -errno;
+        if (r >= 0 && renameat(dfd, STORE_FILE ".tmp", dfd, STORE_FILE) < 0)
+                r = -errno;
+        if (r < 0) {
+                (void) unlinkat(dfd, STORE_FILE ".tmp", 0);
+                goto finish;
+        }
+        /* The snapshot holds everything: the journal starts afresh. */
+        if (unlinkat(dfd, STORE_JOURNAL, 0) < 0 && errno != ENOENT)
+                r = -errno;
+        if (r >= 0)
+                r = fsync_dir(dfd);
+        if (r >= 0) {
+                s->snapshot_seq = s->seq;
+                s->snapshot_at = now;
+                s->snapshot_size = (off_t) b.len;
+                s->journal_size = 0;
+        }
+finish:
+        free(b.p);
+        return r;
+}
+
+static int append_journal(Store *s, int dfd) {
+        struct buf b = {};
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+        int r;
+
+        fd = openat(dfd, STORE_JOURNAL, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (st.st_size == 0) {
+                put(&b, JOURNAL_MAGIC, 8);
+                put_u32(&b, STORE_VERSION);
+        }
+        r = encode_block(s, s->seq + 1, &b);
+        if (r >= 0)
+                r = write_all(fd, b.p, b.len);
+        if (r >= 0 && fdatasync(fd) < 0)
+                r = -errno;
+        if (r < 0) {
+                /* A torn block at the end would hide later ones: cut it off. */
+                (void) ftruncate(fd, st.st_size);
+        } else {
+                s->seq++;
+                s->journal_size = st.st_size + (off_t) b.len;
+                if (st.st_size == 0)
+                        r = fsync_dir(dfd);
+        }
+        free(b.p);
+        return r;
+}
+
+int store_flush(Store *s, int64_t now, bool snapshot) {
+        _cleanup_close_ int dfd = -1;
+        int r;
+
+        if (!s->dir)
+                return -EINVAL;
+        dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0) {
+                s->need_snapshot = true;
+                return -errno;
+        }
+        if (snapshot || s->need_snapshot || now - s->snapshot_at >= SNAPSHOT_MAX_AGE ||
+            s->journal_size > MAX(JOURNAL_MIN_COMPACT, s->snapshot_size / 2)) {
+                (void) store_prune(s, now);
+                r = write_snapshot(s, dfd, now);
+        } else if (s->n_pending == 0)
+                return 0;
+        else
+                r = append_journal(s, dfd);
+
+        if (r < 0) {
+                /* Memory holds it all: try a whole snapshot next time. */
+                s->need_snapshot = true;
+                return r;
+        }
+        s->need_snapshot = false;
+        s->n_pending = 0;
+        return 0;
+}

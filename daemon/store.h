@@ -1,0 +1,62 @@
+/* store.h: every mount's history, kept across restarts in the state dir.
+ *
+ * Two files. "history" is a snapshot of everything: versioned, checksummed,
+ * written atomically (temp file, fsync, rename, fsync of the directory).
+ * "history.journal" holds the samples added since, appended every flush in
+ * checksummed blocks; replaying it over the snapshot gives the exact state.
+ * A flush so costs kilobytes, not the whole history; the snapshot is
+ * rewritten on shutdown, daily, when the journal grows large, and after any
+ * failed write. A file that is corrupt, truncated, empty or from a newer
+ * version is moved aside (history.corrupt-TIME) and never trusted; what
+ * could be read before the damage in a journal is kept. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "macro.h"
+#include "stats.h"
+
+#define STORE_FILE "history"
+#define STORE_JOURNAL "history.journal"
+
+typedef struct Store Store;
+
+struct store_load_report {
+        size_t mounts;         /* histories loaded */
+        size_t replayed;       /* journal samples replayed */
+        char **problems;       /* one line per file moved aside or ring dropped */
+};
+
+int store_new(const char *dir, const struct stats_ring_spec *specs, unsigned n_specs, size_t max_mounts,
+              Store **ret);
+Store *store_free(Store *s);
+DEFINE_FREE_FUNC(Store, store_free);
+
+/* Reads the snapshot and the journal; never fails for bad files (they are
+ * moved aside and reported), only for lack of memory. */
+int store_load(Store *s, int64_t now, struct store_load_report *ret);
+void store_load_report_done(struct store_load_report *r);
+
+/* Adds a sample to the history of 'key' (created on first use). */
+int store_add(Store *s, const char *key, const struct stats_sample *sample);
+const MountHistory *store_find(const Store *s, const char *key);
+
+/* Writes what changed: a journal block, or a snapshot when one is due (or
+ * 'snapshot' asks for it). Returns 0 or -errno; on failure nothing is lost
+ * from memory and the next flush writes a full snapshot. */
+int store_flush(Store *s, int64_t now, bool snapshot);
+
+/* Drops histories not seen for longer than the longest ring reaches, and the
+ * least recently seen ones beyond max_mounts. Returns how many. */
+size_t store_prune(Store *s, int64_t now);
+
+size_t store_n_mounts(const Store *s);
+size_t store_memory(const Store *s);
+/* For iteration: histories in key order. */
+const MountHistory *store_get(const Store *s, size_t i);
+
+/* Parsing alone, for tests and fuzzers: loads 'snapshot' and 'journal' (either
+ * may be NULL) as if read from the files. */
+int store_load_buffers(Store *s, const void *snapshot, size_t snapshot_len, const void *journal, size_t journal_len,
+                       struct store_load_report *ret);
