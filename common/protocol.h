@@ -28,6 +28,7 @@
 #define METHOD_GET_INTERFACE_DESCRIPTION "org.varlink.service.GetInterfaceDescription"
 #define METHOD_GET_STATUS "io.atimed.GetStatus"
 #define METHOD_PROBE "io.atimed.Probe"
+#define METHOD_GET_HISTORY "io.atimed.GetHistory"
 
 /* Errors: Varlink's own, then ours */
 #define ERROR_INTERFACE_NOT_FOUND "org.varlink.service.InterfaceNotFound"
@@ -47,6 +48,9 @@
 #define P_INTERFACE "interface"
 #define P_REASON "reason"
 #define P_LIMIT "limit"
+#define P_SINCE "since"
+#define P_RESOLUTION "resolution"
+#define P_HISTORY_S "history_s"
 
 /* GetInfo reply (Varlink's fixed names) */
 #define F_VENDOR "vendor"
@@ -110,3 +114,17 @@
 #define ATIME_STRICT_NAME "strictatime"
 #define ATIME_RELATIME_NAME "relatime"
 #define ATIME_NOATIME_NAME "noatime"
+
+/* GetStatus with history_s: a mount's recent atime writes per minute */
+#define F_HISTORY "history"
+
+/* GetHistory */
+#define F_KEY "key"
+#define F_RESOLUTION_S "resolution_s"
+#define F_SINCE "since"
+#define F_UNTIL "until"
+#define F_TRUNCATED "truncated"
+#define F_POINTS "points"
+#define F_T "t"
+#define F_SAMPLES "samples"
+#define F_POLICY_CHANGED "policy_changed"

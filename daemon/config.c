@@ -38,6 +38,7 @@ typedef enum ConfigType {
         CT_MODE,
         CT_GROUP,     /* a group name that exists, or empty */
         CT_LOG_LEVEL,
+        CT_RINGS,     /* "1min:6h, 10min:7d": the rings of history */
 } ConfigType;
 
 struct config_item {
@@ -83,6 +84,10 @@ static const struct config_item config_items[] = {
 
         ITEM("device", "diskstats", CT_PATH, diskstats_path, "/proc/diskstats", 0, 0),
         ITEM("device", "sysfs", CT_PATH, sysfs_path, "/sys", 0, 0),
+
+        ITEM("store", "flush_interval", CT_DURATION, flush_interval_usec, "5min", 1 * SEC, 86400 * SEC),
+        ITEM("store", "rings", CT_RINGS, rings, "1min:6h, 10min:7d, 1h:90d", 0, 0),
+        ITEM("store", "max_mounts", CT_UNSIGNED, max_histories, "10000", 1, 1000000),
 };
 
 /* Keys of a [mount:PATH] section, as offsets into struct mount_config. */
@@ -94,7 +99,7 @@ static const struct config_item mount_items[] = {
 #define MOUNT_SECTION_PREFIX "mount:"
 #define MAX_MOUNT_SECTIONS 4096
 
-static const char *const config_sections[] = { "daemon", "control", "mounts", "probe", "sampler", "device" };
+static const char *const config_sections[] = { "daemon", "control", "mounts", "probe", "sampler", "device", "store" };
 
 static bool section_known(const char *name) {
         const char *path = startswith(name, MOUNT_SECTION_PREFIX);
@@ -237,6 +242,24 @@ static int item_parse(void *base, const struct config_item *it, const char *valu
                 }
                 *(int *) f = r;
                 return 0;
+
+        case CT_RINGS: {
+                struct config *c = base;
+                struct stats_ring_spec specs[STATS_MAX_RINGS];
+                unsigned n;
+
+                r = stats_parse_rings(value, specs, &n);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        *ret_why = "expected up to 4 resolution:retention pairs, finest first, each resolution a "
+                                   "multiple of the one before, such as \"1min:6h, 10min:7d, 1h:90d\"";
+                        return -EINVAL;
+                }
+                memcpy(c->rings, specs, sizeof specs);
+                c->n_rings = n;
+                return 0;
+        }
         }
 
         if (it->max > 0 && (u < it->min || u > it->max)) {
@@ -290,6 +313,22 @@ static void item_format(const void *base, const struct config_item *it, char *bu
         case CT_LOG_LEVEL:
                 snprintf(buf, len, "%s", log_level_to_string(*(const int *) f));
                 break;
+        case CT_RINGS: {
+                const struct config *c = base;
+                size_t used = 0;
+
+                buf[0] = 0;
+                for (unsigned i = 0; i < c->n_rings && used < len; i++) {
+                        char a[FORMAT_DURATION_MAX], b[FORMAT_DURATION_MAX];
+
+                        used += (size_t) snprintf(buf + used, len - used, "%s%s:%s", i ? ", " : "",
+                                                  format_duration(a, sizeof a, c->rings[i].resolution * USEC_PER_SEC),
+                                                  format_duration(b, sizeof b,
+                                                                  (uint64_t) c->rings[i].resolution * c->rings[i].capacity *
+                                                                          USEC_PER_SEC));
+                }
+                break;
+        }
         }
 }
 
@@ -610,6 +649,34 @@ static int handler(void *user, const char *section, const char *name, const char
         return 1;
 }
 
+/* The line a key was set on, or 0. */
+static unsigned line_of(const struct parse_ctx *p, const char *section, const char *key) {
+        size_t n = strv_length(p->seen_keys), sl = strlen(section);
+
+        for (size_t i = 0; i < n; i++)
+                if (strncmp(p->seen_keys[i], section, sl) == 0 && p->seen_keys[i][sl] == '\n' &&
+                    streq(p->seen_keys[i] + sl + 1, key))
+                        return p->seen_lines[i];
+        return 0;
+}
+
+/* Rules between keys, checked once every key is read. */
+static void check_consistency(struct parse_ctx *p) {
+        const struct config *c = p->config;
+
+        for (unsigned i = 0; i < c->n_rings; i++)
+                if (((uint64_t) c->rings[i].resolution * USEC_PER_SEC) % c->sampler_interval_usec != 0) {
+                        char a[FORMAT_DURATION_MAX], b[FORMAT_DURATION_MAX];
+                        unsigned rl = line_of(p, "store", "rings");
+
+                        p->line = rl ? rl : line_of(p, "sampler", "interval");
+                        add_error(p, "[store] rings: resolution %s is not a multiple of [sampler] interval %s",
+                                  format_duration(a, sizeof a, c->rings[i].resolution * USEC_PER_SEC),
+                                  format_duration(b, sizeof b, c->sampler_interval_usec));
+                        return;
+                }
+}
+
 int config_load_string(const char *name, const char *text, size_t len, struct config **ret, char ***ret_errors) {
         _cleanup_(config_freep) struct config *c = NULL;
         _cleanup_free_ struct parse_ctx *p = NULL;
@@ -643,6 +710,8 @@ int config_load_string(const char *name, const char *text, size_t len, struct co
                         add_error(p, "syntax error");
                 }
         }
+        if (!p->errors && !p->oom)
+                check_consistency(p);
         strv_free(p->seen_keys);
         free(p->seen_lines);
         if (p->oom) {

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "macro.h"
+#include "stats.h"
 
 #define ATIMED_CONFIG_DEFAULT SYSCONFDIR "/atimed/atimed.conf"
 #define ATIMED_STATE_DIR_DEFAULT LOCALSTATEDIR "/lib/atimed"
@@ -56,6 +57,12 @@ struct config {
         /* [device] */
         char *diskstats_path;
         char *sysfs_path;
+
+        /* [store] */
+        uint64_t flush_interval_usec;
+        struct stats_ring_spec rings[STATS_MAX_RINGS];
+        unsigned n_rings;
+        unsigned max_histories;
 
         /* [mount:PATH] sections, in file order */
         struct mount_config *mounts;

@@ -1,6 +1,7 @@
 /* device.c: block devices behind mounts and their write rates. */
 #include "device.h"
 
+#include <blkid/blkid.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -257,4 +258,27 @@ int device_resolve(const char *sysfs, const char *devfs, dev_t devno, const char
         if (rot)
                 ret->rotational = streq(rot, "1");
         return 0;
+}
+
+int device_read_uuid(const char *devfs, const char *name, char **ret) {
+        char path[PATH_MAX];
+        blkid_probe pr;
+        const char *uuid = NULL;
+        int r;
+
+        if (strchr(name, '/') || snprintf(path, sizeof path, "%s/%s", devfs, name) >= (int) sizeof path)
+                return -EINVAL;
+        pr = blkid_new_probe_from_filename(path);
+        if (!pr)
+                return errno > 0 ? -errno : -EIO;
+        blkid_probe_enable_superblocks(pr, 1);
+        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_UUID);
+        r = blkid_do_safeprobe(pr);
+        if (r == 0 && blkid_probe_lookup_value(pr, "UUID", &uuid, NULL) == 0 && uuid && *uuid) {
+                *ret = strdup(uuid);
+                r = *ret ? 0 : -ENOMEM;
+        } else
+                r = -ENODATA;
+        blkid_free_probe(pr);
+        return r;
 }

@@ -63,3 +63,7 @@ typedef struct DeviceInfo {
  * there names the device. A mount without one gets DEVICE_NONE. */
 int device_resolve(const char *sysfs, const char *devfs, dev_t devno, const char *source, DeviceInfo *ret);
 void device_info_done(DeviceInfo *d);
+
+/* The filesystem UUID on /dev/NAME, read from its superblock with libblkid.
+ * Blocking (it reads the device): for a worker thread. */
+int device_read_uuid(const char *devfs, const char *name, char **ret);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,10 +174,17 @@ static int manager_reload(Manager *m) {
         if (c->worker_threads != m->config->worker_threads)
                 log_warning("worker_threads changed; it takes effect when atimed restarts.");
         c->worker_threads = m->config->worker_threads;
+        if (c->n_rings != m->config->n_rings || memcmp(c->rings, m->config->rings, sizeof c->rings) != 0 ||
+            c->max_histories != m->config->max_histories)
+                log_warning("[store] rings and max_mounts changed; they take effect when atimed restarts.");
+        memcpy(c->rings, m->config->rings, sizeof c->rings);
+        c->n_rings = m->config->n_rings;
+        c->max_histories = m->config->max_histories;
 
         tracker_set_config(m->tracker, c);
         config_free(m->config);
         m->config = TAKE_PTR(c);
+        (void) sd_event_source_set_time_relative(m->flush_timer, m->config->flush_interval_usec);
         m->privileged_gid = resolve_group(m->config->privileged_group);
         log_set_max_level(m->config->log_level);
         limits_from_config(m->config, &lim);
@@ -195,11 +203,126 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         return 0;
 }
 
+/* ---------------------------------------------------------------- history */
+
+static struct stats_sample policy_sample(const TrackedMount *tm, int64_t t) {
+        const struct mount_policy *p = &tm->entry->policy;
+        struct stats_sample s = {
+                .t = t,
+                .has_policy = true,
+                .atime = (uint8_t) p->atime,
+                .flags = (uint8_t) ((p->nodiratime ? STATS_NODIRATIME : 0) | (p->lazytime ? STATS_LAZYTIME : 0) |
+                                    (p->read_only ? STATS_READ_ONLY : 0) |
+                                    (tracker_mount_stalled(tm) ? STATS_STALLED : 0)),
+        };
+
+        if (tm->probe.have) {
+                s.flags |= STATS_PROBED;
+                if (tm->probe.result.verified) {
+                        s.flags |= STATS_PROBE_VERIFIED;
+                        s.probe = (uint8_t) tm->probe.result.effective;
+                }
+        }
+        return s;
+}
+
+static void history_add_sample(Manager *m, const TrackedMount *tm, const struct stats_sample *s) {
+        char key[PATH_MAX + 512];
+        int r;
+
+        if (!tracker_mount_key(tm, key, sizeof key))
+                return; /* who the filesystem is is not known yet */
+        r = store_add(m->store, key, s);
+        if (r < 0)
+                log_warning_errno(r, "%s: cannot record history: %m", tm->entry->target);
+}
+
+static void on_tick(const TrackedMount *tm, int64_t t, void *userdata) {
+        Manager *m = userdata;
+        struct stats_sample s = policy_sample(tm, t);
+
+        if (tm->fs && tm->fs->rate.valid) {
+                s.has_device = true;
+                s.write_iops = (float) tm->fs->rate.write_iops;
+                s.write_kib = (float) tm->fs->rate.write_kib_per_s;
+        }
+        if (!tracker_mount_writes_atime(tm))
+                s.has_activity = true; /* exactly zero, measured by construction */
+        history_add_sample(m, tm, &s);
+}
+
+static void on_activity(const TrackedMount *tm, const struct activity *a, void *userdata) {
+        struct stats_sample s = {
+                .t = (int64_t) (a->at / USEC_PER_SEC),
+                .has_activity = true,
+                .per_min = (float) a->est.per_min,
+                .lo = (float) a->est.lo,
+                .hi = (float) a->est.hi,
+        };
+
+        history_add_sample(userdata, tm, &s);
+}
+
+static int64_t now_seconds(void) {
+        return (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
+}
+
+/* Writes history; a failure is logged once (until it changes) and retried
+ * at the next flush: the daemon keeps everything in memory meanwhile. */
+static void manager_flush(Manager *m, bool snapshot) {
+        int r = store_flush(m->store, now_seconds(), snapshot);
+
+        if (r < 0 && r != m->last_flush_error)
+                log_warning_errno(r, "Cannot write history to %s, keeping it in memory and retrying: %m",
+                                  m->config->state_dir);
+        else if (r >= 0 && m->last_flush_error < 0)
+                log_info("History written to %s again.", m->config->state_dir);
+        m->last_flush_error = r < 0 ? r : 0;
+}
+
+static int on_flush_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        (void) sd_event_source_set_time(s, usec + m->config->flush_interval_usec);
+        manager_flush(m, false);
+        return 0;
+}
+
+static int manager_start_store(Manager *m) {
+        struct store_load_report rep = {};
+        int r;
+
+        r = store_new(m->config->state_dir, m->config->rings, m->config->n_rings, m->config->max_histories, &m->store);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up history: %m");
+        r = store_load(m->store, now_seconds(), &rep);
+        if (r < 0) {
+                store_load_report_done(&rep);
+                return log_error_errno(r, "Failed to load history: %m");
+        }
+        STRV_FOREACH(p, rep.problems)
+                log_warning("History in %s: %s", m->config->state_dir, *p);
+        log_info("History of %zu mounts loaded (%zu journal samples replayed)", rep.mounts, rep.replayed);
+        store_load_report_done(&rep);
+        /* Fold the journal into a fresh snapshot right away. */
+        manager_flush(m, true);
+
+        r = sd_event_add_time_relative(m->event, &m->flush_timer, CLOCK_MONOTONIC, m->config->flush_interval_usec,
+                                       USEC_PER_SEC, on_flush_timer, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the flush timer: %m");
+        (void) sd_event_source_set_enabled(m->flush_timer, SD_EVENT_ON);
+        tracker_set_hooks(m->tracker, &(TrackerHooks) { .tick = on_tick, .activity = on_activity, .userdata = m });
+        return 0;
+}
+
 static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
 
         log_info("Received %s, shutting down.", strsignal((int) si->ssi_signo));
         (void) sd_notify(0, "STOPPING=1\nSTATUS=Shutting down");
+        if (m->store)
+                manager_flush(m, true);
         return sd_event_exit(m->event, 0);
 }
 
@@ -305,6 +428,9 @@ int manager_start(Manager *m) {
         r = tracker_new(m->event, m->config, &m->tracker);
         if (r < 0)
                 return log_error_errno(r, "Failed to start the workers: %m");
+        r = manager_start_store(m);
+        if (r < 0)
+                return r;
 
         r = mount_monitor_new(m->event, m->config->rescan_delay_usec, on_mounts_changed, m, &m->monitor);
         if (r < 0)
@@ -342,6 +468,8 @@ Manager *manager_free(Manager *m) {
          * whose last completions may still answer them. */
         control_server_free(m->control);
         tracker_free(m->tracker);
+        sd_event_source_disable_unref(m->flush_timer);
+        store_free(m->store);
         if (m->bound_socket) {
                 (void) unlink(m->bound_socket);
                 free(m->bound_socket);

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "control.h"
 #include "mounts.h"
+#include "store.h"
 #include "tracker.h"
 
 typedef struct Manager {
@@ -25,6 +26,9 @@ typedef struct Manager {
         MountTable *mounts;
         MountMonitor *monitor;
         Tracker *tracker;
+        Store *store;
+        sd_event_source *flush_timer;
+        int last_flush_error; /* logged once until it changes or clears */
         gid_t privileged_gid; /* (gid_t) -1: root only */
         ControlServer *control;
         char *bound_socket; /* the path we bound and remove at exit; NULL if socket-activated */

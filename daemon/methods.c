@@ -3,6 +3,7 @@
 #include "methods.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,11 +113,37 @@ static const char atimed_description[] =
         "  activity: ?Activity,\n"
         "  # A probe or sample job on it missed its deadline: the filesystem\n"
         "  # does not answer (a dead NFS server, a stopped FUSE daemon).\n"
-        "  stalled: bool\n"
+        "  stalled: bool,\n"
+        "  # Only when history_s was asked for.\n"
+        "  history: ?[]?float\n"
         ")\n"
         "\n"
-        "# The daemon and every tracked mount, or only the one at target.\n"
-        "method GetStatus(target: ?string) -> (\n"
+        "# One bucket of a mount's history: means over the samples in it. A gap\n"
+        "# (the daemon was not running) has samples 0 and nulls.\n"
+        "type Point (\n"
+        "  # Unix time of the bucket's start.\n"
+        "  t: int,\n"
+        "  samples: int,\n"
+        "  atime_inodes_per_min: ?float,\n"
+        "  ci95: ?[]float,\n"
+        "  write_iops: ?float,\n"
+        "  write_kib_per_s: ?float,\n"
+        "  # The policy at the bucket's last sample.\n"
+        "  atime: ?(strictatime, relatime, noatime),\n"
+        "  nodiratime: ?bool,\n"
+        "  lazytime: ?bool,\n"
+        "  read_only: ?bool,\n"
+        "  # The policy the probe verified, if it did.\n"
+        "  probe: ?(strictatime, relatime, noatime),\n"
+        "  stalled: ?bool,\n"
+        "  # The policy or the probe's verdict changed during the bucket.\n"
+        "  policy_changed: ?bool\n"
+        ")\n"
+        "\n"
+        "# The daemon and every tracked mount, or only the one at target. With\n"
+        "# history_s, each mount also has its atime writes per minute over that\n"
+        "# many seconds, about 60 values (null for a gap).\n"
+        "method GetStatus(target: ?string, history_s: ?int) -> (\n"
         "  schema_version: int,\n"
         "  version: string,\n"
         "  hostname: string,\n"
@@ -127,10 +154,25 @@ static const char atimed_description[] =
         "  mounts: []Mount\n"
         ")\n"
         "\n"
+        "# The history of the mount at target (or, if none is mounted there now,\n"
+        "# of the last one that was) from since (Unix time; default: 6 h ago),\n"
+        "# at the given resolution in seconds or the finest that reaches back so\n"
+        "# far. At most 10000 points: the newest, with truncated set.\n"
+        "method GetHistory(target: string, since: ?int, resolution: ?int) -> (\n"
+        "  target: string,\n"
+        "  key: string,\n"
+        "  resolution_s: int,\n"
+        "  since: int,\n"
+        "  until: int,\n"
+        "  truncated: bool,\n"
+        "  points: []Point\n"
+        ")\n"
+        "\n"
         "# Probes the mount now and returns the result. Root only, or the\n"
         "# configured privileged_group.\n"
         "method Probe(target: string) -> (target: string, probe: Probe)\n"
         "\n"
+        "# No mount at target, now or in the history kept.\n"
         "error NoSuchMount (target: string)\n"
 
         "error InvalidRequest (reason: string)\n"
@@ -352,11 +394,80 @@ static uint64_t now_usec(clockid_t clock) {
         return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
 }
 
+/* An optional integer parameter: 0 if absent, 1 if present, -EINVAL if of
+ * another type or outside [lo, hi]. */
+static int param_int(json_object *params, const char *name, int64_t lo, int64_t hi, int64_t *ret) {
+        json_object *v;
+
+        if (!params || !json_object_object_get_ex(params, name, &v) || json_object_is_type(v, json_type_null))
+                return 0;
+        if (!json_object_is_type(v, json_type_int))
+                return -EINVAL;
+        errno = 0;
+        *ret = json_object_get_int64(v);
+        if (errno == ERANGE || *ret < lo || *ret > hi)
+                return -EINVAL;
+        return 1;
+}
+
+static const MountHistory *history_of(Manager *m, const char *target) {
+        const MountEntry *e = mount_table_find_target(m->mounts, target);
+        const MountHistory *best = NULL;
+        char key[PATH_MAX + 512], suffix[PATH_MAX + 16];
+
+        if (e) {
+                const TrackedMount *tm = tracker_find(m->tracker, e->id);
+
+                if (tm && tracker_mount_key(tm, key, sizeof key))
+                        return store_find(m->store, key);
+        }
+        /* Not mounted now: the last mount that was there. */
+        snprintf(suffix, sizeof suffix, " target=%s", target);
+        for (size_t i = 0; i < store_n_mounts(m->store); i++) {
+                const MountHistory *h = store_get(m->store, i);
+                size_t kl = strlen(h->key), sl = strlen(suffix);
+
+                if (kl > sl && streq(h->key + kl - sl, suffix) && (!best || h->last_seen > best->last_seen))
+                        best = h;
+        }
+        return best;
+}
+
+/* About 60 values over the last 'seconds', from the finest ring whose
+ * points are at least seconds/60 long: enough for a sparkline, small enough
+ * for thousands of mounts. */
+static json_object *recent_history(const MountHistory *h, int64_t seconds) {
+        _cleanup_json_ json_object *a = json_object_new_array();
+        unsigned r = 0;
+        uint32_t res;
+        int64_t newest, from;
+
+        if (!a)
+                return NULL;
+        if (!h)
+                return TAKE_PTR(a);
+        while (r + 1 < h->n_rings && (int64_t) h->rings[r].spec.resolution * 60 < seconds)
+                r++;
+        if (h->rings[r].count == 0)
+                return TAKE_PTR(a);
+        res = h->rings[r].spec.resolution;
+        newest = h->rings[r].head_t;
+        from = newest - (MAX(seconds / res, 1) - 1) * (int64_t) res;
+        for (int64_t t = from; t <= newest; t += res) {
+                const struct stats_point *p = history_point(h, r, t);
+
+                if (json_object_array_add(a, p && p->n_act ? rounded(p->per_min, 2) : NULL) < 0)
+                        return NULL;
+        }
+        return TAKE_PTR(a);
+}
+
 static json_object *method_get_status(Manager *m, const ControlPeer *peer, json_object *params) {
         _cleanup_json_ json_object *p = json_object_new_object(), *mounts = json_object_new_array();
         const char *target;
         char host[256] = "";
         bool found = false;
+        int64_t history_s = 0;
         int r;
 
         if (!p || !mounts)
@@ -364,6 +475,9 @@ static json_object *method_get_status(Manager *m, const ControlPeer *peer, json_
         r = param_string(params, F_TARGET, &target);
         if (r < 0)
                 return invalid_parameter(F_TARGET);
+        r = param_int(params, P_HISTORY_S, 1, 86400, &history_s);
+        if (r < 0)
+                return invalid_parameter(P_HISTORY_S);
 
         for (size_t i = 0; m->mounts && i < m->mounts->n; i++) {
                 const MountEntry *e = &m->mounts->entries[i];
@@ -371,6 +485,11 @@ static json_object *method_get_status(Manager *m, const ControlPeer *peer, json_
                 if (target && !streq(target, e->target))
                         continue;
                 json_object *j = methods_mount_to_json(e, tracker_find(m->tracker, e->id));
+                if (j && history_s > 0 && m->store &&
+                    add(j, F_HISTORY, recent_history(history_of(m, e->target), history_s)) < 0) {
+                        json_object_put(j);
+                        return NULL;
+                }
 
                 found = true;
                 if (!j || json_object_array_add(mounts, j) < 0) {
@@ -390,6 +509,91 @@ static json_object *method_get_status(Manager *m, const ControlPeer *peer, json_
                 json_object_new_int64((int64_t) ((now_usec(CLOCK_MONOTONIC) - m->started_monotonic) / USEC_PER_SEC))) < 0 ||
             add(p, F_STUCK_THREADS, json_object_new_int64(tracker_stuck_threads(m->tracker))) < 0 ||
             add(p, F_MOUNTS, TAKE_PTR(mounts)) < 0)
+                return NULL;
+        return varlink_reply_new(TAKE_PTR(p));
+}
+
+#define HISTORY_MAX_POINTS 10000
+
+static json_object *point_to_json(int64_t t, const struct stats_point *p) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        bool up = p && p->n > 0, act = p && p->n_act > 0, dev = p && p->n_dev > 0;
+        json_object *ci = NULL;
+
+        if (!o)
+                return NULL;
+        if (act) {
+                ci = json_object_new_array();
+                if (!ci || json_object_array_add(ci, rounded(p->lo, 2)) < 0 || json_object_array_add(ci, rounded(p->hi, 2)) < 0) {
+                        json_object_put(ci);
+                        return NULL;
+                }
+        }
+        if (add(o, F_T, json_object_new_int64(t)) < 0 ||
+            add(o, F_SAMPLES, json_object_new_int(p ? MAX(p->n, MAX(p->n_act, p->n_dev)) : 0)) < 0 ||
+            add_nullable(o, F_ATIME_INODES_PER_MIN, act ? rounded(p->per_min, 2) : NULL) < 0 ||
+            add_nullable(o, F_CI95, ci) < 0 ||
+            add_nullable(o, F_WRITE_IOPS, dev ? rounded(p->write_iops, 2) : NULL) < 0 ||
+            add_nullable(o, F_WRITE_KIB_PER_S, dev ? rounded(p->write_kib, 2) : NULL) < 0 ||
+            add_nullable(o, F_ATIME, up ? string_or_null(atime_mode_to_string(p->atime)) : NULL) < 0 ||
+            add_nullable(o, F_NODIRATIME, up ? json_object_new_boolean(p->flags & STATS_NODIRATIME) : NULL) < 0 ||
+            add_nullable(o, F_LAZYTIME, up ? json_object_new_boolean(p->flags & STATS_LAZYTIME) : NULL) < 0 ||
+            add_nullable(o, F_READ_ONLY, up ? json_object_new_boolean(p->flags & STATS_READ_ONLY) : NULL) < 0 ||
+            add_nullable(o, F_PROBE,
+                         up && (p->flags & STATS_PROBE_VERIFIED) ? string_or_null(atime_mode_to_string(p->probe)) : NULL) < 0 ||
+            add_nullable(o, F_STALLED, up ? json_object_new_boolean(p->flags & STATS_STALLED) : NULL) < 0 ||
+            add_nullable(o, F_POLICY_CHANGED, up ? json_object_new_boolean(p->flags & STATS_POLICY_CHANGED) : NULL) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
+static json_object *method_get_history(Manager *m, const ControlPeer *peer, json_object *params) {
+        _cleanup_json_ json_object *p = json_object_new_object(), *points = json_object_new_array();
+        const MountHistory *h;
+        const char *target;
+        int64_t now = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC), since = now - 6 * 3600, res = 0, from, to;
+        unsigned ring = 0;
+        bool truncated = false;
+
+        if (!p || !points)
+                return NULL;
+        if (param_string(params, F_TARGET, &target) <= 0)
+                return invalid_parameter(F_TARGET);
+        if (param_int(params, P_SINCE, INT32_MIN, INT64_MAX / 2, &since) < 0)
+                return invalid_parameter(P_SINCE);
+        if (param_int(params, P_RESOLUTION, 1, UINT32_MAX, &res) < 0)
+                return invalid_parameter(P_RESOLUTION);
+        h = m->store ? history_of(m, target) : NULL;
+        if (!h)
+                return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+        if (res > 0) {
+                for (ring = 0; ring < h->n_rings && h->rings[ring].spec.resolution != res; ring++)
+                        ;
+                if (ring == h->n_rings)
+                        return invalid_parameter(P_RESOLUTION); /* not a resolution kept */
+        } else
+                ring = history_pick_ring(h, since);
+        res = h->rings[ring].spec.resolution;
+
+        /* From the bucket holding 'since' (or the oldest held) to the newest. */
+        to = h->rings[ring].count ? h->rings[ring].head_t : since - since % res;
+        from = MAX(since - (since % res + res) % res, history_oldest(h, ring) == INT64_MAX ? to : history_oldest(h, ring));
+        if ((to - from) / res + 1 > HISTORY_MAX_POINTS) {
+                from = to - (HISTORY_MAX_POINTS - 1) * res;
+                truncated = true;
+        }
+        for (int64_t t = from; h->rings[ring].count && t <= to; t += res) {
+                json_object *pt = point_to_json(t, history_point(h, ring, t));
+
+                if (!pt || json_object_array_add(points, pt) < 0) {
+                        json_object_put(pt);
+                        return NULL;
+                }
+        }
+        if (add(p, F_TARGET, json_object_new_string(target)) < 0 || add(p, F_KEY, json_object_new_string(h->key)) < 0 ||
+            add(p, F_RESOLUTION_S, json_object_new_int64(res)) < 0 || add(p, F_SINCE, json_object_new_int64(from)) < 0 ||
+            add(p, F_UNTIL, json_object_new_int64(to + res)) < 0 ||
+            add(p, F_TRUNCATED, json_object_new_boolean(truncated)) < 0 || add(p, F_POINTS, TAKE_PTR(points)) < 0)
                 return NULL;
         return varlink_reply_new(TAKE_PTR(p));
 }
@@ -451,13 +655,15 @@ static int method_probe(Manager *m, ControlCall *call, json_object *params, json
 
 static const char *const no_params[] = { NULL };
 static const char *const interface_params[] = { P_INTERFACE, NULL };
-static const char *const status_params[] = { F_TARGET, NULL };
+static const char *const status_params[] = { F_TARGET, P_HISTORY_S, NULL };
+static const char *const history_params[] = { F_TARGET, P_SINCE, P_RESOLUTION, NULL };
 static const char *const probe_params[] = { F_TARGET, NULL };
 
 static const struct method methods[] = {
         { METHOD_GET_INFO, method_get_info, NULL, no_params, false },
         { METHOD_GET_INTERFACE_DESCRIPTION, method_get_interface_description, NULL, interface_params, false },
         { METHOD_GET_STATUS, method_get_status, NULL, status_params, false },
+        { METHOD_GET_HISTORY, method_get_history, NULL, history_params, false },
         { METHOD_PROBE, NULL, method_probe, probe_params, true },
 };
 

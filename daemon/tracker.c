@@ -34,6 +34,7 @@ struct Tracker {
         unsigned fs_jobs;    /* walk and sweep jobs out, stuck ones excluded */
         unsigned probe_jobs; /* probe jobs out, stuck ones excluded */
         uint64_t last_walk_step; /* CLOCK_MONOTONIC usec */
+        TrackerHooks hooks;
         bool disk_warned;
         bool shutting_down;  /* no new jobs: the pool is being torn down */
 };
@@ -56,6 +57,7 @@ struct probe_job {
 typedef enum FsJobKind {
         FS_JOB_WALK,
         FS_JOB_SWEEP,
+        FS_JOB_IDENTIFY,
 } FsJobKind;
 
 struct fs_job {
@@ -70,7 +72,9 @@ struct fs_job {
         size_t n_writers;
         int r;
         struct sweep_result res;
-        uint64_t at; /* CLOCK_REALTIME usec when the sweep ran */
+        uint64_t at;  /* CLOCK_REALTIME usec when the sweep ran */
+        char *devname; /* FS_JOB_IDENTIFY: the block device */
+        char *uuid;    /* and what it found */
 };
 
 static uint64_t now_usec(clockid_t clock) {
@@ -140,6 +144,24 @@ const TrackedMount *tracker_find(const Tracker *t, int mount_id) {
 
 static TrackedMount *find_mount(Tracker *t, int id) {
         return (TrackedMount *) tracker_find(t, id);
+}
+
+void tracker_set_hooks(Tracker *t, const TrackerHooks *hooks) {
+        t->hooks = *hooks;
+}
+
+bool tracker_mount_key(const TrackedMount *m, char *buf, size_t len) {
+        const MountEntry *e = m->entry;
+        const char *root = streq(e->root, "/") ? "" : e->root;
+
+        if (!m->fs || !m->fs->identified)
+                return false;
+        if (m->fs->uuid)
+                snprintf(buf, len, "uuid=%s%s%s target=%s", m->fs->uuid, *root ? " root=" : "", root, e->target);
+        else
+                snprintf(buf, len, "source=%s fstype=%s%s%s target=%s", e->source, e->fstype, *root ? " root=" : "",
+                         root, e->target);
+        return true;
 }
 
 unsigned tracker_stuck_threads(const Tracker *t) {
@@ -382,6 +404,7 @@ int tracker_probe_now(Tracker *t, int mount_id, tracker_probe_cb cb, void *userd
 static void fs_free(Filesystem *fs) {
         if (!fs)
                 return;
+        free(fs->uuid);
         sampler_free(fs->sampler);
         free(fs->place_root);
         free(fs->mounts);
@@ -392,6 +415,8 @@ static void fs_free(Filesystem *fs) {
 static void fs_job_free(struct fs_job *j) {
         for (size_t i = 0; i < j->n_writers; i++)
                 free((char *) j->writers[i].fs_root);
+        free(j->devname);
+        free(j->uuid);
         free(j->target);
         free(j->fs_root);
         free(j->writers);
@@ -417,7 +442,9 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
         struct fs_job *j = arg;
         struct sampler_place pl = { .target = j->target, .mount_id = j->mount_id, .fs_root = j->fs_root };
 
-        if (j->kind == FS_JOB_WALK)
+        if (j->kind == FS_JOB_IDENTIFY)
+                j->r = device_read_uuid("/dev", j->devname, &j->uuid);
+        else if (j->kind == FS_JOB_WALK)
                 j->r = sampler_walk_step(j->fs->sampler, &pl, j->budget, cancel);
         else {
                 j->r = sampler_sweep(j->fs->sampler, &pl, j->writers, j->n_writers, now_usec(CLOCK_MONOTONIC), cancel,
@@ -451,6 +478,8 @@ static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
                 if (estimate_activity(j->writers[w].changed, j->res.sample, j->res.population, j->res.seconds, &a.est) < 0)
                         continue;
                 m->activity = a;
+                if (t->hooks.activity)
+                        t->hooks.activity(m, &a, t->hooks.userdata);
         }
 }
 
@@ -493,6 +522,17 @@ static void fs_done(void *arg, WorkerStatus status) {
                 return;
         }
 
+        if (j->kind == FS_JOB_IDENTIFY) {
+                /* Without a UUID (no superblock blkid knows, no permission) the
+                 * key falls back on the source: still stable across restarts. */
+                fs->identified = true;
+                fs->uuid = TAKE_PTR(j->uuid);
+                if (j->r < 0 && j->r != -ENODATA)
+                        log_debug_errno(j->r, "%s: no filesystem UUID: %m", j->devname);
+                fs_job_free(j);
+                kick(t);
+                return;
+        }
         if (j->r == -ESTALE || j->r == -ENOENT) {
                 /* The mount went away under us: the next table update will say. */
                 log_debug("%s: mount changed during a sample job", j->target);
@@ -563,6 +603,10 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                         j->writer_ids[j->n_writers++] = fs->mounts[i]->id;
                 }
 
+        if (kind == FS_JOB_IDENTIFY && !(j->devname = strdup(fs->device.name))) {
+                fs_job_free(j);
+                return -ENOMEM;
+        }
         r = worker_submit(t->pool, fs_work, fs_done, j, t->config->sampler_timeout_usec);
         if (r < 0) {
                 fs_job_free(j);
@@ -621,6 +665,15 @@ static void kick(Tracker *t) {
 
         if (t->shutting_down)
                 return;
+
+        /* Who each filesystem is comes first: history is keyed by it. */
+        for (size_t i = 0; i < t->n_fss && t->fs_jobs < max_jobs(t); i++) {
+                Filesystem *fs = t->fss[i];
+
+                if (!fs->identified && fs_can_run(fs, now))
+                        (void) fs_submit(fs, FS_JOB_IDENTIFY);
+        }
+
         for (size_t i = 0; i < t->n_fss && t->fs_jobs < max_jobs(t); i++) {
                 Filesystem *fs = t->fss[i];
 
@@ -725,11 +778,28 @@ static void update_devices(Tracker *t, bool only_new) {
         }
 }
 
+/* The next sweep, in the middle of the next wall-clock bucket of one
+ * interval: history buckets by wall clock, and a sweep near a boundary could
+ * land two in one bucket and none in the next. Re-aligned every time, so
+ * clock adjustments never accumulate. */
+static uint64_t next_sweep(const Tracker *t) {
+        uint64_t real = now_usec(CLOCK_REALTIME), iv = t->config->sampler_interval_usec;
+        uint64_t target = (real / iv + 1) * iv + iv / 2;
+
+        if (target - real > iv)
+                target -= iv; /* still in the first half of this bucket */
+        return now_usec(CLOCK_MONOTONIC) + (target - real);
+}
+
 static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Tracker *t = userdata;
+        int64_t now_s = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
 
-        (void) sd_event_source_set_time(s, usec + t->config->sampler_interval_usec);
+        (void) sd_event_source_set_time(s, next_sweep(t));
         update_devices(t, false);
+        if (t->hooks.tick)
+                for (size_t i = 0; i < t->n_mounts; i++)
+                        t->hooks.tick(t->mounts[i], now_s, t->hooks.userdata);
         for (size_t i = 0; i < t->n_fss; i++)
                 if (fs_needs_sampling(t->fss[i]))
                         t->fss[i]->sweep_pending = true;
@@ -845,6 +915,7 @@ int tracker_update(Tracker *t, const MountTable *table) {
                         fs->tracker = t;
                         fs->devno = d;
                         (void) device_resolve(t->config->sysfs_path, "/dev", d, by_dev[i]->entry->source, &fs->device);
+                        fs->identified = fs->device.kind == DEVICE_NONE; /* nothing to read a UUID from */
                         new_fs = true;
                 }
                 free(fs->mounts);
@@ -885,7 +956,7 @@ void tracker_set_config(Tracker *t, const struct config *config) {
         t->config = config;
         for (size_t i = 0; i < t->n_mounts; i++)
                 t->mounts[i]->probe.next_due = MIN(t->mounts[i]->probe.next_due, now + config->probe_interval_usec);
-        (void) sd_event_source_set_time(t->sweep_timer, now + config->sampler_interval_usec);
+        (void) sd_event_source_set_time(t->sweep_timer, next_sweep(t));
         rearm_probe_timer(t);
         kick(t); /* samplers of another size are rebuilt */
 }
@@ -901,8 +972,8 @@ int tracker_new(sd_event *e, const struct config *config, Tracker **ret) {
         r = worker_pool_new(e, config->worker_threads, &t->pool);
         if (r < 0)
                 return r;
-        r = sd_event_add_time_relative(e, &t->sweep_timer, CLOCK_MONOTONIC, config->sampler_interval_usec,
-                                       USEC_PER_SEC / 10, on_sweep_timer, t);
+        r = sd_event_add_time(e, &t->sweep_timer, CLOCK_MONOTONIC, next_sweep(t),
+                              MIN(config->sampler_interval_usec / 100, USEC_PER_SEC / 10), on_sweep_timer, t);
         if (r < 0)
                 return r;
         (void) sd_event_source_set_enabled(t->sweep_timer, SD_EVENT_ON);

@@ -70,6 +70,8 @@ struct Filesystem {
         struct device_rate rate;
         DiskStat disk_prev;
         uint64_t disk_prev_at; /* CLOCK_MONOTONIC usec; 0: no reading yet */
+        bool identified;       /* the UUID lookup is done (whatever it found) */
+        char *uuid;            /* the filesystem's UUID, if it has one */
 };
 
 int tracker_new(sd_event *e, const struct config *config, Tracker **ret);
@@ -96,3 +98,19 @@ int tracker_probe_now(Tracker *t, int mount_id, tracker_probe_cb cb, void *userd
 
 /* Worker threads stuck on hung filesystems, for the status line. */
 unsigned tracker_stuck_threads(const Tracker *t);
+
+/* A key for the mount's history that survives restarts, reboots and
+ * remounts: its filesystem's UUID (or, without one, its source and type),
+ * its root in the filesystem, and its mount point. False until the UUID
+ * lookup is done. */
+bool tracker_mount_key(const TrackedMount *m, char *buf, size_t len);
+
+/* Where measurements go as they are made: 'tick' once per sampler interval
+ * for every mount (t: Unix seconds, at the middle of the interval's bucket),
+ * 'activity' for every mount whose filesystem's sweep finished. */
+typedef struct TrackerHooks {
+        void (*tick)(const TrackedMount *m, int64_t t, void *userdata);
+        void (*activity)(const TrackedMount *m, const struct activity *a, void *userdata);
+        void *userdata;
+} TrackerHooks;
+void tracker_set_hooks(Tracker *t, const TrackerHooks *hooks);

@@ -95,6 +95,12 @@ static void test_errors(void) {
         expect_error("bad log level", "[daemon]\nlog_level = loud\n", "test.conf:2:", "log_level");
         expect_error("unknown group", "[control]\nsocket_group = no-such-group-xyz\n", "test.conf:2:", "no such group");
         expect_error("bad mode", "[control]\nsocket_mode = rw\n", "test.conf:2:", "socket_mode");
+        expect_error("rings out of order", "[store]\nrings = 1h:90d, 1min:6h\n", "test.conf:2:", "finest first");
+        expect_error("rings that do not nest with the sampler interval",
+                     "[sampler]\ninterval = 45s\n[store]\nrings = 1min:6h, 10min:7d\n", "test.conf:4:",
+                     "not a multiple of [sampler] interval 45s");
+        expect_error("a sampler interval the default rings do not nest with", "[sampler]\ninterval = 7s\n",
+                     "test.conf:2:", "resolution 1min is not a multiple");
 
         memset(longline, 'x', sizeof longline);
         memcpy(longline, "[mounts]\nexclude_paths = /", 26);
