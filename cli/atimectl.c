@@ -6,10 +6,14 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "chart.h"
+#include "parse-util.h"
 #include "protocol.h"
 #include "table.h"
 #include "varlink.h"
@@ -153,21 +157,6 @@ static bool get_double(json_object *o, const char *key, double *ret) {
         return true;
 }
 
-/* 0, 7, 42.5, 1234, 18.2k, 3.1M: short and honest about magnitude. */
-static char *format_count(char *buf, size_t len, double v) {
-        if (v >= 999500)
-                snprintf(buf, len, "%.1fM", v / 1e6);
-        else if (v >= 99950)
-                snprintf(buf, len, "%.0fk", v / 1e3);
-        else if (v >= 9999.5)
-                snprintf(buf, len, "%.1fk", v / 1e3);
-        else if (v >= 99.95 || v == 0)
-                snprintf(buf, len, "%.0f", v);
-        else
-                snprintf(buf, len, "%.1f", v);
-        return buf;
-}
-
 /* "3000 (2870-3130)", "0 exact", "-" before the first interval. */
 static void format_activity(json_object *mnt, char *buf, size_t len) {
         json_object *a, *ci;
@@ -184,13 +173,13 @@ static void format_activity(json_object *mnt, char *buf, size_t len) {
                 return;
         }
         if (get_bool(a, F_EXACT) || !json_object_object_get_ex(a, F_CI95, &ci) || json_object_array_length(ci) != 2) {
-                snprintf(buf, len, "%s exact", format_count(b1, sizeof b1, v));
+                snprintf(buf, len, "%s exact", chart_format_count(b1, sizeof b1, v));
                 return;
         }
         lo = json_object_get_double(json_object_array_get_idx(ci, 0));
         hi = json_object_get_double(json_object_array_get_idx(ci, 1));
-        snprintf(buf, len, "%s (%s-%s)", format_count(b1, sizeof b1, v), format_count(b2, sizeof b2, lo),
-                 format_count(b3, sizeof b3, hi));
+        snprintf(buf, len, "%s (%s-%s)", chart_format_count(b1, sizeof b1, v), chart_format_count(b2, sizeof b2, lo),
+                 chart_format_count(b3, sizeof b3, hi));
 }
 
 /* "ok", "MISMATCH: noatime", "unverified", "-" before the first probe. */
@@ -227,14 +216,61 @@ static void format_device(json_object *mnt, char *name, size_t nlen, char *io, s
         }
         snprintf(name, nlen, "%s", n);
         if (get_double(d, F_WRITE_IOPS, &iops) && get_double(d, F_WRITE_KIB_PER_S, &kib))
-                snprintf(io, iolen, "%s/s %s KiB/s", format_count(b1, sizeof b1, iops), format_count(b2, sizeof b2, kib));
+                snprintf(io, iolen, "%s/s %s KiB/s", chart_format_count(b1, sizeof b1, iops), chart_format_count(b2, sizeof b2, kib));
+}
+
+/* Values of a JSON array of numbers and nulls, as a series. */
+struct owned_series {
+        struct series s;
+        double *v;
+        bool *p;
+};
+
+static void owned_series_done(struct owned_series *o) {
+        free(o->v);
+        free(o->p);
+}
+
+static int series_from_points(json_object *arr, const char *field, struct owned_series *ret) {
+        size_t n = json_object_array_length(arr);
+
+        *ret = (struct owned_series) { .v = calloc(n ? n : 1, sizeof(double)), .p = calloc(n ? n : 1, sizeof(bool)) };
+        if (!ret->v || !ret->p)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                json_object *e = json_object_array_get_idx(arr, i), *v = e;
+
+                if (field && !json_object_object_get_ex(e, field, &v))
+                        v = NULL;
+                if (v && (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))) {
+                        ret->v[i] = json_object_get_double(v);
+                        ret->p[i] = true;
+                }
+        }
+        ret->s = (struct series) { .value = ret->v, .present = ret->p, .n = n };
+        return 0;
+}
+
+/* The last hour, 20 cells: '-' when there is no history yet. */
+static void format_sparkline(json_object *mnt, bool unicode, char *buf, size_t len) {
+        struct owned_series os;
+        json_object *h;
+
+        snprintf(buf, len, "-");
+        if (!json_object_object_get_ex(mnt, F_HISTORY, &h) || !json_object_is_type(h, json_type_array) ||
+            json_object_array_length(h) == 0)
+                return;
+        if (series_from_points(h, NULL, &os) >= 0)
+                chart_sparkline(&os.s, 20, unicode, buf, len);
+        owned_series_done(&os);
 }
 
 static int cmd_status(int argc, char **argv) {
         _cleanup_json_ json_object *params = json_object_new_object(), *reply = NULL;
         _cleanup_(table_freep) Table *t = NULL;
         static const char *const headers[] = { "TARGET", "FSTYPE", "DEVICE", "ATIME", "PROBE",
-                                               "ATIME WRITES/MIN (95%)", "DEVICE WRITES" };
+                                               "ATIME WRITES/MIN (95%)", "LAST HOUR", "DEVICE WRITES" };
+        bool unicode = chart_unicode();
         unsigned strict = 0, rel = 0, noat = 0, stalled = 0;
         double interval = 0;
         json_object *mounts;
@@ -249,6 +285,8 @@ static int cmd_status(int argc, char **argv) {
                 normalize_path(argv[1], target, sizeof target);
                 json_object_object_add(params, F_TARGET, json_object_new_string(target));
         }
+        if (!arg_json)
+                json_object_object_add(params, P_HISTORY_S, json_object_new_int(3600));
         r = call(METHOD_GET_STATUS, TAKE_PTR(params), &reply);
         if (r != EXIT_OK)
                 return r;
@@ -264,15 +302,16 @@ static int cmd_status(int argc, char **argv) {
         for (size_t i = 0; i < n; i++) {
                 json_object *mnt = json_object_array_get_idx(mounts, i), *a;
                 const char *atime = get_str(mnt, F_ATIME);
-                char policy[96], probe[64], activity[64], dev[64], io[64];
+                char policy[96], probe[64], activity[64], dev[64], io[64], spark[128];
                 double s;
 
                 format_policy(mnt, policy, sizeof policy);
                 format_probe(mnt, probe, sizeof probe);
                 format_activity(mnt, activity, sizeof activity);
                 format_device(mnt, dev, sizeof dev, io, sizeof io);
+                format_sparkline(mnt, unicode, spark, sizeof spark);
                 if (table_add_row(t, (const char *const[]) { get_str(mnt, F_TARGET), get_str(mnt, F_FSTYPE), dev, policy,
-                                                             probe, activity, io }) < 0)
+                                                             probe, activity, spark, io }) < 0)
                         return fail("out of memory");
                 strict += streq_ptr(atime, ATIME_STRICT_NAME);
                 rel += streq_ptr(atime, ATIME_RELATIME_NAME);
@@ -291,6 +330,148 @@ static int cmd_status(int argc, char **argv) {
                         printf("Atime writes: inodes whose atime was written, per minute, over the last %.0fs interval.\n",
                                interval);
         }
+        return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+}
+
+static int terminal_width(void) {
+        struct winsize ws;
+        const char *c = getenv("COLUMNS");
+
+        if (c && atoi(c) > 20)
+                return atoi(c);
+        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
+                return ws.ws_col;
+        return 80;
+}
+
+static int cmd_history(int argc, char **argv) {
+        enum { ARG_SINCE = 0x100, ARG_RESOLUTION };
+        static const struct option options[] = {
+                { "since", required_argument, NULL, ARG_SINCE },
+                { "resolution", required_argument, NULL, ARG_RESOLUTION },
+                { "json", no_argument, NULL, 'j' },
+                {},
+        };
+        _cleanup_json_ json_object *params = json_object_new_object(), *reply = NULL;
+        uint64_t since_usec = 6 * 3600 * USEC_PER_SEC, res_usec = 0;
+        struct owned_series act = {}, iops = {};
+        _cleanup_free_ bool *marks = NULL;
+        json_object *points;
+        char target[PATH_MAX], a[16], b[16], c[16], d[32];
+        bool unicode = chart_unicode();
+        int64_t res, from, until;
+        double sum = 0, peak = 0, last = -1, dsum = 0;
+        size_t n, have = 0, dhave = 0, gaps = 0;
+        int opt, r;
+
+        if (!params)
+                return fail("out of memory");
+        optind = 0;
+        while ((opt = getopt_long(argc, argv, "j", options, NULL)) >= 0)
+                switch (opt) {
+                case ARG_SINCE:
+                        if (parse_duration(optarg, &since_usec) < 0 || since_usec == 0) {
+                                fprintf(stderr, "atimectl: --since: expected a duration such as 6h or 7d\n");
+                                return EXIT_USAGE;
+                        }
+                        break;
+                case ARG_RESOLUTION:
+                        if (parse_duration(optarg, &res_usec) < 0 || res_usec < USEC_PER_SEC || res_usec % USEC_PER_SEC) {
+                                fprintf(stderr, "atimectl: --resolution: expected whole seconds, such as 1min or 1h\n");
+                                return EXIT_USAGE;
+                        }
+                        break;
+                case 'j':
+                        arg_json = true;
+                        break;
+                default:
+                        return EXIT_USAGE;
+                }
+        if (optind + 1 != argc) {
+                fprintf(stderr, "atimectl: history takes one MOUNT. Try 'atimectl --help'.\n");
+                return EXIT_USAGE;
+        }
+        normalize_path(argv[optind], target, sizeof target);
+        json_object_object_add(params, F_TARGET, json_object_new_string(target));
+        json_object_object_add(params, P_SINCE,
+                               json_object_new_int64((int64_t) time(NULL) - (int64_t) (since_usec / USEC_PER_SEC)));
+        if (res_usec)
+                json_object_object_add(params, P_RESOLUTION, json_object_new_int64((int64_t) (res_usec / USEC_PER_SEC)));
+        r = call(METHOD_GET_HISTORY, TAKE_PTR(params), &reply);
+        if (r != EXIT_OK)
+                return r;
+        if (arg_json)
+                return print_json(reply);
+
+        if (!json_object_object_get_ex(reply, F_POINTS, &points) || !json_object_is_type(points, json_type_array))
+                return fail("malformed reply from atimed: no \"%s\"", F_POINTS);
+        res = json_object_get_int64(json_object_object_get(reply, F_RESOLUTION_S));
+        from = json_object_get_int64(json_object_object_get(reply, F_SINCE));
+        until = json_object_get_int64(json_object_object_get(reply, F_UNTIL));
+        n = json_object_array_length(points);
+        format_duration(d, sizeof d, (uint64_t) res * USEC_PER_SEC);
+        printf("%s: inodes whose atime was written, per minute (points of %s)\n", target, d);
+        if (n == 0) {
+                printf("No history in that period yet.\n");
+                return EXIT_OK;
+        }
+        if (series_from_points(points, F_ATIME_INODES_PER_MIN, &act) < 0 ||
+            series_from_points(points, F_WRITE_IOPS, &iops) < 0 || !(marks = calloc(n, sizeof *marks))) {
+                owned_series_done(&act);
+                owned_series_done(&iops);
+                return fail("out of memory");
+        }
+
+        /* Policy changes: within a point, or from one point to the next. */
+        {
+                const char *prev = NULL;
+
+                for (size_t i = 0; i < n; i++) {
+                        json_object *pt = json_object_array_get_idx(points, i);
+                        const char *at = get_str(pt, F_ATIME);
+
+                        marks[i] = get_bool(pt, F_POLICY_CHANGED) || (at && prev && !streq(at, prev));
+                        if (marks[i] && at) {
+                                time_t tt = (time_t) json_object_get_int64(json_object_object_get(pt, F_T));
+                                char when[32];
+
+                                strftime(when, sizeof when, "%m-%d %H:%M", localtime(&tt));
+                                if (prev && !streq(at, prev))
+                                        printf("  %s  policy %s -> %s\n", when, prev, at);
+                                else
+                                        printf("  %s  policy changed within the point\n", when);
+                        }
+                        if (at)
+                                prev = at;
+                        if (act.p[i]) {
+                                sum += act.v[i];
+                                peak = fmax(peak, act.v[i]);
+                                last = act.v[i];
+                                have++;
+                        }
+                        if (iops.p[i]) {
+                                dsum += iops.v[i];
+                                dhave++;
+                        }
+                        gaps += json_object_get_int(json_object_object_get(pt, F_SAMPLES)) == 0;
+                }
+        }
+        chart_plot(stdout, &act.s, marks, (size_t) MAX(terminal_width() - 12, 20), 6, (time_t) from, (time_t) until,
+                   unicode);
+        if (have > 0)
+                printf("mean %s/min, peak %s/min, last %s/min", chart_format_count(a, sizeof a, sum / (double) have),
+                       chart_format_count(b, sizeof b, peak), chart_format_count(c, sizeof c, last));
+        else
+                printf("no atime writes measured in this period");
+        if (dhave > 0)
+                printf("; device writes %s IO/s on average", chart_format_count(a, sizeof a, dsum / (double) dhave));
+        printf(".\n");
+        if (gaps > 0) {
+                format_duration(d, sizeof d, (uint64_t) gaps * (uint64_t) res * USEC_PER_SEC);
+                printf("%zu gap%s (atimed not running): %s in all.\n", gaps, gaps == 1 ? "" : "s", d);
+        }
+        owned_series_done(&act);
+        owned_series_done(&iops);
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 
@@ -357,6 +538,8 @@ static void help(void) {
                "Commands:\n"
                "  status [MOUNT]        each tracked mount: atime policy, probe, atime writes\n"
                "  probe MOUNT           verify the policy in force on MOUNT now (root)\n"
+               "  history MOUNT [--since 6h|7d] [--resolution 10min]\n"
+               "                        atime writes over time, policy changes marked\n"
                "  call METHOD [JSON]    call a control method and print its reply\n"
                "\n"
                "Options:\n"
@@ -380,6 +563,7 @@ struct command {
 static const struct command commands[] = {
         { "status", 1, 2, cmd_status },
         { "probe", 2, 2, cmd_probe },
+        { "history", 2, 8, cmd_history },
         { "call", 2, 3, cmd_call },
 };
 

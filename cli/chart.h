@@ -1,0 +1,34 @@
+/* chart.h: small terminal charts for atimectl: a one-line sparkline and a
+ * bar chart with axis labels. Values may be missing (gaps). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+
+/* A series: value[i] is meaningful where present[i]. */
+struct series {
+        const double *value;
+        const bool *present;
+        size_t n;
+};
+
+/* Whether to draw with Unicode blocks (a UTF-8 locale) or ASCII. */
+bool chart_unicode(void);
+
+/* Resamples s into 'width' columns (mean of each column's values; a column
+ * with none is a gap). Returns the column count; NaN marks gaps. */
+size_t chart_columns(const struct series *s, size_t width, double *out);
+
+/* One line, 'width' cells at most, scaled to the series' own maximum. */
+void chart_sparkline(const struct series *s, size_t width, bool unicode, char *buf, size_t len);
+
+/* A bar chart 'height' rows high, with the maximum and 0 labelled on the
+ * left, time labels under it ('t0' to 't1'), and a row of markers under the
+ * columns where 'marks' is set (policy changes). */
+void chart_plot(FILE *f, const struct series *s, const bool *marks, size_t width, size_t height, time_t t0, time_t t1,
+                bool unicode);
+
+/* 1234 -> "1234", 18200 -> "18.2k". */
+char *chart_format_count(char *buf, size_t len, double v);
