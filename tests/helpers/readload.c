@@ -3,10 +3,12 @@
  * files per second for SECONDS, paced against the clock so the count per
  * second is exact. Prints the start and end as Unix times with fractions:
  *
- *   readload RATE SECONDS < list
+ *   readload RATE SECONDS [TIMES] < list
  *   start 1795993481.512
  *   end 1795993491.513 reads 4000
- */
+ *
+ * With TIMES, the time of every read goes there, one per line: under load
+ * the pace slips, and a test then counts what really happened in a window. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,10 +26,15 @@ int main(int argc, char *argv[]) {
         char **files = NULL, line[4096], buf[1024];
         size_t n = 0, alloc = 0, reads = 0;
         double rate, seconds, start;
+        FILE *times = NULL;
 
-        if (argc != 3 || (rate = atof(argv[1])) <= 0 || (seconds = atof(argv[2])) <= 0) {
-                fprintf(stderr, "usage: readload RATE SECONDS < list\n");
+        if ((argc != 3 && argc != 4) || (rate = atof(argv[1])) <= 0 || (seconds = atof(argv[2])) <= 0) {
+                fprintf(stderr, "usage: readload RATE SECONDS [TIMES] < list\n");
                 return 2;
+        }
+        if (argc == 4 && !(times = fopen(argv[3], "w"))) {
+                perror(argv[3]);
+                return 1;
         }
         while (fgets(line, sizeof line, stdin)) {
                 line[strcspn(line, "\n")] = 0;
@@ -59,9 +66,13 @@ int main(int argc, char *argv[]) {
                                 perror("read");
                         close(fd);
                 }
+                if (times)
+                        fprintf(times, "%.4f\n", now_real());
                 reads++;
         }
         printf("end %.3f reads %zu\n", now_real(), reads);
+        if (times)
+                fclose(times);
         for (size_t i = 0; i < n; i++)
                 free(files[i]);
         free(files);
