@@ -1,0 +1,620 @@
+/* consumers.c: atime consumers from tmpfiles.d, mail spools, tmpreaper,
+ * tmpwatch and popularity-contest (see consumers.h). */
+#include "consumers.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "parse-util.h"
+#include "strv.h"
+
+#define CONFIG_FILE_MAX (1024 * 1024)
+#define DAY_USEC (86400ULL * USEC_PER_SEC)
+
+static const char *const kind_names[_CONSUMER_KIND_MAX] = {
+        [CONSUMER_MAIL] = "mail",         [CONSUMER_TMPFILES] = "tmpfiles", [CONSUMER_TMPREAPER] = "tmpreaper",
+        [CONSUMER_TMPWATCH] = "tmpwatch", [CONSUMER_POPCON] = "popcon",     [CONSUMER_CONFIG] = "config",
+};
+static const char *const need_names[_NEED_MAX] = {
+        [NEED_NONE] = "none", [NEED_RELATIME] = "relatime", [NEED_STRICT] = "strict",
+};
+
+const char *consumer_kind_to_string(ConsumerKind k) {
+        return k >= 0 && k < _CONSUMER_KIND_MAX ? kind_names[k] : NULL;
+}
+
+const char *atime_need_to_string(AtimeNeed n) {
+        return n >= 0 && n < _NEED_MAX ? need_names[n] : NULL;
+}
+
+int atime_need_from_string(const char *s) {
+        for (int i = 0; i < _NEED_MAX; i++)
+                if (streq(s, need_names[i]))
+                        return i;
+        if (streq(s, "strictatime"))
+                return NEED_STRICT;
+        return -EINVAL;
+}
+
+int consumers_new(Consumers **ret) {
+        *ret = calloc(1, sizeof **ret);
+        return *ret ? 0 : -ENOMEM;
+}
+
+Consumers *consumers_free(Consumers *c) {
+        if (!c)
+                return NULL;
+        for (size_t i = 0; i < c->n; i++) {
+                free(c->v[i].path);
+                free(c->v[i].why);
+                free(c->v[i].source);
+        }
+        free(c->v);
+        strv_free(c->notes);
+        free(c);
+        return NULL;
+}
+
+int consumers_add(Consumers *c, ConsumerKind kind, AtimeNeed need, const char *path, const char *why,
+                  const char *source) {
+        struct consumer *nv = realloc(c->v, (c->n + 1) * sizeof *nv), *e;
+
+        if (!nv)
+                return -ENOMEM;
+        c->v = nv;
+        e = &c->v[c->n];
+        *e = (struct consumer) { .kind = kind, .need = need, .path = strdup(path), .why = strdup(why),
+                                 .source = strdup(source) };
+        if (!e->path || !e->why || !e->source) {
+                free(e->path);
+                free(e->why);
+                free(e->source);
+                return -ENOMEM;
+        }
+        c->n++;
+        return 0;
+}
+
+static void note(Consumers *c, const char *fmt, ...) _printf_(2, 3);
+static void note(Consumers *c, const char *fmt, ...) {
+        _cleanup_free_ char *m = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        if (vasprintf(&m, fmt, ap) >= 0 && strv_length(c->notes) < 1000)
+                (void) strv_extend(&c->notes, m);
+        va_end(ap);
+}
+
+/* Cleaning by age: under relatime a read moves atime at most once a day, so
+ * an age of a day or more is served by relatime; a shorter one needs every
+ * read recorded. */
+static AtimeNeed need_for_age(uint64_t age_usec) {
+        return age_usec < DAY_USEC ? NEED_STRICT : NEED_RELATIME;
+}
+
+/* Ages as tmp cleaners write them; a unit we do not know (months, years)
+ * is surely more than a day. Returns 0, or -EINVAL for nonsense. */
+static int parse_age(const char *s, uint64_t *ret) {
+        size_t l = strlen(s);
+
+        if (parse_duration(s, ret) >= 0)
+                return 0;
+        if (l > 1 && isdigit((unsigned char) s[0]) &&
+            (strchr("yM", s[l - 1]) || (l > 5 && streq(s + l - 5, "month")) || (l > 6 && streq(s + l - 6, "months")))) {
+                *ret = 30 * DAY_USEC;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+/* Splits a line into whitespace-separated fields; "..." quotes a field
+ * (with \\ escapes), as systemd-tmpfiles reads them. At most 'max' fields. */
+static size_t split_fields(const char *line, char fields[][512], size_t max) {
+        size_t n = 0;
+        const char *p = line;
+
+        while (n < max) {
+                size_t o = 0;
+
+                p += strspn(p, " \t");
+                if (!*p)
+                        break;
+                if (*p == '"') {
+                        for (p++; *p && *p != '"'; p++) {
+                                if (*p == '\\' && p[1])
+                                        p++;
+                                if (o < 511)
+                                        fields[n][o++] = *p;
+                        }
+                        if (*p == '"')
+                                p++;
+                } else
+                        for (; *p && !strchr(" \t", *p); p++)
+                                if (o < 511)
+                                        fields[n][o++] = *p;
+                fields[n][o] = 0;
+                n++;
+        }
+        return n;
+}
+
+/* %-specifiers systemd-tmpfiles resolves for the system instance; a path
+ * with any other (a user's home, say) is not ours to judge. */
+static int resolve_specifiers(const char *in, char *out, size_t len) {
+        size_t o = 0;
+
+        for (const char *p = in; *p; p++) {
+                const char *rep = NULL;
+                char lit[2] = { *p, 0 };
+
+                if (*p == '%') {
+                        switch (*++p) {
+                        case '%': rep = "%"; break;
+                        case 't': rep = "/run"; break;
+                        case 'T': rep = "/tmp"; break;
+                        case 'V': rep = "/var/tmp"; break;
+                        case 'S': rep = "/var/lib"; break;
+                        case 'C': rep = "/var/cache"; break;
+                        case 'L': rep = "/var/log"; break;
+                        default: return -EINVAL;
+                        }
+                } else
+                        rep = lit;
+                if (o + strlen(rep) >= len)
+                        return -ENAMETOOLONG;
+                o += (size_t) snprintf(out + o, len - o, "%s", rep);
+        }
+        return 0;
+}
+
+/* The directory part before any glob character: "/var/tmp/foo-*" is about
+ * /var/tmp. */
+static void strip_glob(char *path) {
+        char *g = strpbrk(path, "*?[");
+        char *slash;
+
+        if (!g)
+                return;
+        *g = 0;
+        slash = strrchr(path, '/');
+        if (slash && slash != path)
+                *slash = 0;
+        else if (slash)
+                slash[1] = 0;
+}
+
+int consumers_parse_tmpfiles(Consumers *c, const char *name, const char *text, size_t len) {
+        unsigned lineno = 0;
+
+        for (size_t pos = 0; pos < len;) {
+                const char *nl = memchr(text + pos, '\n', len - pos);
+                size_t l = nl ? (size_t) (nl - text - pos) : len - pos;
+                char line[4096], f[6][512], path[1024], src[1200], why[2200], *age;
+                const char *spec = NULL;
+                bool uses_atime = true;
+                uint64_t age_usec;
+                size_t nf;
+                char type = 0;
+
+                lineno++;
+                memcpy(line, text + pos, MIN(l, sizeof line - 1));
+                line[MIN(l, sizeof line - 1)] = 0;
+                pos += l + 1;
+                line[strcspn(line, "\r")] = 0;
+                if (!line[strspn(line, " \t")] || line[strspn(line, " \t")] == '#')
+                        continue;
+                nf = split_fields(line, f, 6);
+                if (nf < 6 || streq(f[5], "-"))
+                        continue; /* no age: never cleaned by age */
+                for (const char *t = f[0]; *t && !type; t++)
+                        if (isalpha((unsigned char) *t))
+                                type = *t;
+                if (!type || !strchr("dDevqQC", type))
+                        continue;
+
+                age = f[5];
+                if (*age == '~')
+                        age++;
+                if (strchr(age, ':')) {
+                        /* "am:10d": which timestamps count. */
+                        spec = age;
+                        age = strchr(age, ':');
+                        *age++ = 0;
+                        uses_atime = strpbrk(spec, "aA") != NULL;
+                }
+                snprintf(src, sizeof src, "%s:%u", name, lineno);
+                if (!uses_atime) {
+                        note(c, "%s: age counts only '%s', not atime", src, spec);
+                        continue;
+                }
+                if (parse_age(age, &age_usec) < 0) {
+                        note(c, "%s: age '%s' not understood", src, age);
+                        continue;
+                }
+                if (age_usec == 0)
+                        continue; /* cleaned whatever the times */
+                if (resolve_specifiers(f[1], path, sizeof path) < 0 || path[0] != '/') {
+                        note(c, "%s: path '%s' is not a system path", src, f[1]);
+                        continue;
+                }
+                strip_glob(path);
+                snprintf(why, sizeof why, "systemd-tmpfiles removes what in %s was not used (atime) for %s", path,
+                         age);
+                if (consumers_add(c, CONSUMER_TMPFILES, need_for_age(age_usec), path, why, src) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* VAR=value or VAR='value' or VAR="value" in a shell-style file. */
+static bool shell_var(const char *text, size_t len, const char *var, char *out, size_t outlen) {
+        bool found = false;
+
+        for (size_t pos = 0; pos < len;) {
+                const char *nl = memchr(text + pos, '\n', len - pos);
+                size_t l = nl ? (size_t) (nl - text - pos) : len - pos;
+                char line[2048];
+                const char *v;
+
+                memcpy(line, text + pos, MIN(l, sizeof line - 1));
+                line[MIN(l, sizeof line - 1)] = 0;
+                pos += l + 1;
+                v = line + strspn(line, " \t");
+                if (!(v = startswith(v, var)) || *v != '=')
+                        continue;
+                v++;
+                if (*v == '\'' || *v == '"') {
+                        char q = *v++;
+                        const char *end = strchr(v, q);
+                        size_t n = end ? (size_t) (end - v) : strlen(v);
+
+                        snprintf(out, outlen, "%.*s", (int) MIN(n, outlen - 1), v);
+                } else
+                        snprintf(out, outlen, "%.*s", (int) strcspn(v, " \t#"), v);
+                found = true; /* the last assignment wins, as in the shell */
+        }
+        return found;
+}
+
+int consumers_parse_tmpreaper(Consumers *c, const char *name, const char *text, size_t len) {
+        _cleanup_strv_free_ char **dirs = NULL;
+        char v[1024], age[64] = "7d", why[1400];
+        uint64_t age_usec;
+
+        /* Debian ships it disabled until the admin has read the warning. */
+        if (shell_var(text, len, "SHOWWARNING", v, sizeof v) && streq(v, "true")) {
+                note(c, "%s: SHOWWARNING=true: tmpreaper does not run", name);
+                return 0;
+        }
+        if (shell_var(text, len, "TMPREAPER_ADDITIONALOPTIONS", v, sizeof v) && strstr(v, "--mtime")) {
+                note(c, "%s: tmpreaper uses --mtime, not atime", name);
+                return 0;
+        }
+        (void) shell_var(text, len, "TMPREAPER_TIME", age, sizeof age);
+        if (parse_age(age, &age_usec) < 0)
+                age_usec = 7 * DAY_USEC;
+        if (!shell_var(text, len, "TMPREAPER_DIRS", v, sizeof v))
+                snprintf(v, sizeof v, "/tmp/.");
+        if (strv_split(v, " \t", &dirs) < 0)
+                return -ENOMEM;
+        STRV_FOREACH(d, dirs) {
+                char path[1024];
+                size_t l;
+
+                snprintf(path, sizeof path, "%s", *d);
+                strip_glob(path);
+                l = strlen(path);
+                if (l > 2 && streq(path + l - 2, "/."))
+                        path[l - 2] = 0;
+                if (path[0] != '/')
+                        continue;
+                snprintf(why, sizeof why, "tmpreaper removes what in %s was not accessed (atime) for %s", path, age);
+                if (consumers_add(c, CONSUMER_TMPREAPER, need_for_age(age_usec), path, why, name) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+int consumers_parse_tmpwatch(Consumers *c, const char *name, const char *text, size_t len) {
+        unsigned lineno = 0;
+
+        for (size_t pos = 0; pos < len;) {
+                const char *nl = memchr(text + pos, '\n', len - pos);
+                size_t l = nl ? (size_t) (nl - text - pos) : len - pos;
+                _cleanup_strv_free_ char **w = NULL;
+                char line[2048], src[1100], why[1400];
+                const char *age = NULL;
+                bool atime = true, explicit = false;
+                uint64_t age_usec = 0;
+
+                lineno++;
+                memcpy(line, text + pos, MIN(l, sizeof line - 1));
+                line[MIN(l, sizeof line - 1)] = 0;
+                pos += l + 1;
+                if (line[strspn(line, " \t")] == '#' || !strstr(line, "tmpwatch"))
+                        continue;
+                if (strv_split(line, " \t", &w) < 0)
+                        return -ENOMEM;
+                snprintf(src, sizeof src, "%s:%u", name, lineno);
+                /* tmpwatch [-umcaMfqx...] AGE DIR...: -u atime (the default), -m
+                 * mtime, -c ctime; with several, all must be old. */
+                STRV_FOREACH(t, w) {
+                        if (!age && (*t)[0] == '-' && (*t)[1] != '-' && (*t)[1]) {
+                                if (strpbrk(*t + 1, "umc"))
+                                        explicit = true;
+                                if (strchr(*t + 1, 'u'))
+                                        atime = true;
+                                else if (explicit && !strchr(*t + 1, 'u'))
+                                        atime = false;
+                                continue;
+                        }
+                        if (!age && strstr(*t, "tmpwatch"))
+                                continue;
+                        if (!age && isdigit((unsigned char) (*t)[0])) {
+                                age = *t;
+                                /* A bare number is hours. */
+                                if (strspn(age, "0123456789") == strlen(age))
+                                        age_usec = strtoull(age, NULL, 10) * 3600 * USEC_PER_SEC;
+                                else if (parse_age(age, &age_usec) < 0)
+                                        age_usec = 10 * DAY_USEC;
+                                continue;
+                        }
+                        if (age && (*t)[0] == '/') {
+                                char path[1024];
+
+                                if (!atime) {
+                                        note(c, "%s: tmpwatch without -u: atime does not count", src);
+                                        break;
+                                }
+                                snprintf(path, sizeof path, "%s", *t);
+                                strip_glob(path);
+                                snprintf(why, sizeof why, "tmpwatch removes what in %s was not accessed (atime) for %s",
+                                         path, age);
+                                if (consumers_add(c, CONSUMER_TMPWATCH, need_for_age(age_usec), path, why, src) < 0)
+                                        return -ENOMEM;
+                        }
+                }
+        }
+        return 0;
+}
+
+int consumers_parse_popcon(Consumers *c, const char *name, const char *text, size_t len) {
+        char v[64];
+
+        if (!shell_var(text, len, "PARTICIPATE", v, sizeof v) || !streq(v, "yes")) {
+                note(c, "%s: PARTICIPATE is not \"yes\"", name);
+                return 0;
+        }
+        return consumers_add(c, CONSUMER_POPCON, NEED_RELATIME, "/usr",
+                             "popularity-contest tells used packages from unused ones by the atime of their files",
+                             name);
+}
+
+/* ---------------------------------------------------------------- the scan */
+
+static int open_noatime(int dfd, const char *path, int flags) {
+        /* Reading what we judge must not change it; config files of root's
+         * are root's, so O_NOATIME works, and where it does not a plain open
+         * changes only a config file's atime. */
+        int fd = openat(dfd, path, flags | O_NOATIME | O_CLOEXEC | O_NOCTTY);
+
+        if (fd < 0 && errno == EPERM)
+                fd = openat(dfd, path, flags | O_CLOEXEC | O_NOCTTY);
+        return fd;
+}
+
+static int read_text(int dfd, const char *path, char **ret, size_t *ret_len) {
+        _cleanup_close_ int fd = open_noatime(dfd, path, O_RDONLY);
+        _cleanup_free_ char *b = NULL;
+        size_t len = 0;
+
+        if (fd < 0)
+                return -errno;
+        b = malloc(CONFIG_FILE_MAX);
+        if (!b)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t n = read(fd, b + len, CONFIG_FILE_MAX - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+                if (len == CONFIG_FILE_MAX)
+                        return -EFBIG;
+        }
+        *ret = TAKE_PTR(b);
+        *ret_len = len;
+        return 0;
+}
+
+static int cmp_basename(const void *a, const void *b) {
+        return strcmp(strrchr(*(char *const *) a, '/'), strrchr(*(char *const *) b, '/'));
+}
+
+static int scan_tmpfiles(Consumers *c, char *const *dirs) {
+        _cleanup_strv_free_ char **names = NULL, **paths = NULL;
+        size_t n;
+
+        /* A name in a directory of higher precedence masks the same name
+         * below it (a symlink to /dev/null masks it for good). */
+        STRV_FOREACH(d, dirs) {
+                _cleanup_close_ int fd = open_noatime(AT_FDCWD, *d, O_RDONLY | O_DIRECTORY);
+                DIR *dir;
+                struct dirent *de;
+
+                if (fd < 0)
+                        continue;
+                dir = fdopendir(TAKE_FD(fd));
+                if (!dir)
+                        continue;
+                while ((de = readdir(dir))) {
+                        size_t l = strlen(de->d_name);
+                        char full[4096];
+
+                        if (l < 6 || !streq(de->d_name + l - 5, ".conf") || strv_contains(names, de->d_name))
+                                continue;
+                        snprintf(full, sizeof full, "%s/%s", *d, de->d_name);
+                        if (strv_extend(&names, de->d_name) < 0 || strv_extend(&paths, full) < 0) {
+                                closedir(dir);
+                                return -ENOMEM;
+                        }
+                }
+                closedir(dir);
+        }
+
+        /* Files are read in the order of their names, whichever directory. */
+        n = strv_length(paths);
+        if (n > 0)
+                qsort(paths, n, sizeof *paths, cmp_basename);
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *text = NULL;
+                char link[64];
+                ssize_t ll = readlink(paths[i], link, sizeof link - 1);
+                size_t len;
+                int r;
+
+                if (ll > 0) {
+                        link[ll] = 0;
+                        if (streq(link, "/dev/null"))
+                                continue; /* masked */
+                }
+                r = read_text(AT_FDCWD, paths[i], &text, &len);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        note(c, "%s: %s", paths[i], strerror(-r));
+                        continue;
+                }
+                r = consumers_parse_tmpfiles(c, paths[i], text, len);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* A spool holding regular files holds mbox files (Maildir spools hold only
+ * directories). */
+static int scan_mail(Consumers *c, const char *spool) {
+        _cleanup_close_ int fd = -1;
+        DIR *dir;
+        struct dirent *de;
+        bool mbox = false;
+        char why[1100];
+
+        fd = openat(AT_FDCWD, spool, O_RDONLY | O_DIRECTORY | O_NOATIME | O_CLOEXEC);
+        if (fd < 0) {
+                if (errno == EPERM)
+                        note(c, "%s: cannot list it without changing its atime", spool);
+                return 0;
+        }
+        dir = fdopendir(TAKE_FD(fd));
+        if (!dir)
+                return 0;
+        while (!mbox && (de = readdir(dir))) {
+                struct stat st;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                if (de->d_type == DT_REG)
+                        mbox = true;
+                else if (de->d_type == DT_UNKNOWN && fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                        mbox = S_ISREG(st.st_mode);
+        }
+        closedir(dir);
+        if (!mbox)
+                return 0;
+        snprintf(why, sizeof why, "mbox files in %s: mail readers tell new mail by atime older than mtime", spool);
+        return consumers_add(c, CONSUMER_MAIL, NEED_RELATIME, spool, why, spool);
+}
+
+int consumers_scan(const struct consumers_paths *p, Consumers **ret) {
+        _cleanup_(consumers_freep) Consumers *c = NULL;
+        struct {
+                const char *path;
+                int (*parse)(Consumers *, const char *, const char *, size_t);
+        } files[] = {
+                { p->tmpreaper_conf, consumers_parse_tmpreaper },
+                { p->tmpwatch_cron, consumers_parse_tmpwatch },
+                { p->popcon_conf, consumers_parse_popcon },
+        };
+        int r;
+
+        r = consumers_new(&c);
+        if (r < 0)
+                return r;
+        r = scan_tmpfiles(c, p->tmpfiles_dirs);
+        if (r < 0)
+                return r;
+        STRV_FOREACH(s, p->mail_spools) {
+                r = scan_mail(c, *s);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                _cleanup_free_ char *text = NULL;
+                size_t len;
+
+                if (!files[i].path)
+                        continue;
+                r = read_text(AT_FDCWD, files[i].path, &text, &len);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        continue; /* not installed */
+                r = files[i].parse(c, files[i].path, text, len);
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+/* Whether 'path' lies at or under mount point 'target'. */
+static bool under(const char *path, const char *target) {
+        const char *rest = startswith(path, target);
+
+        return rest && (*rest == 0 || *rest == '/' || streq(target, "/"));
+}
+
+AtimeNeed consumers_need_for_mount(const Consumers *c, const char *target, char *const *others,
+                                   const struct consumer **ret_strongest) {
+        AtimeNeed best = NEED_NONE;
+
+        if (ret_strongest)
+                *ret_strongest = NULL;
+        for (size_t i = 0; c && i < c->n; i++) {
+                const char *owner = NULL;
+
+                /* The mount a path is on: the deepest mount point above it. */
+                STRV_FOREACH(o, others)
+                        if (under(c->v[i].path, *o) && (!owner || strlen(*o) > strlen(owner)))
+                                owner = *o;
+                if (!owner || !streq(owner, target) || c->v[i].need <= best)
+                        continue;
+                best = c->v[i].need;
+                if (ret_strongest)
+                        *ret_strongest = &c->v[i];
+        }
+        return best;
+}
+
+ssize_t consumers_owner(const Consumers *c, size_t i, char *const *targets, size_t n_targets) {
+        ssize_t owner = -1;
+
+        for (size_t k = 0; k < n_targets; k++)
+                if (under(c->v[i].path, targets[k]) && (owner < 0 || strlen(targets[k]) > strlen(targets[owner])))
+                        owner = (ssize_t) k;
+        return owner;
+}

@@ -1,0 +1,130 @@
+/* test-consumers: tmpfiles.d rules (age specifiers, types, specifiers,
+ * globs), tmpreaper, tmpwatch and popularity-contest files, the scan with
+ * its override order on a fixture tree, and mapping paths to mounts. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../tap.h"
+#include "consumers.h"
+#include "strv.h"
+
+/* Mount lists are built from literals the code never writes to. */
+#pragma GCC diagnostic ignored "-Wdiscarded-qualifiers"
+
+static Consumers *parse(int (*fn)(Consumers *, const char *, const char *, size_t), const char *text) {
+        Consumers *c = NULL;
+
+        consumers_new(&c);
+        fn(c, "t.conf", text, strlen(text));
+        return c;
+}
+
+static const struct consumer *find(const Consumers *c, const char *path) {
+        for (size_t i = 0; c && i < c->n; i++)
+                if (streq(c->v[i].path, path))
+                        return &c->v[i];
+        return NULL;
+}
+
+int main(void) {
+        const struct consumer *x;
+        Consumers *c;
+        char fx[4096];
+
+        c = parse(consumers_parse_tmpfiles,
+                  "# comment\n"
+                  "D /tmp 1777 root root 10d\n"
+                  "d /var/tmp 1777 root root 30d\n"
+                  "q /var/cache/x 0755 - - 2h\n"
+                  "d /run/lock 0755 root root -\n"
+                  "d /srv/mc 0755 root root cm:5d\n"
+                  "e /srv/am 0755 root root ~aM:1w\n"
+                  "x /tmp/keep-*\n"
+                  "d %T/sub 0755 root root 1d\n"
+                  "d %h/.cache 0700 - - 1d\n"
+                  "d \"/srv/with space\" 0755 root root 3d\n"
+                  "d /var/log/glob-*.d 0755 root root 4d\n"
+                  "d /zero 0755 root root 0\n"
+                  "L /link - - - 9d /target\n"
+                  "d /odd 0755 root root 3fortnights\n");
+        ok((x = find(c, "/tmp")) && x->need == NEED_RELATIME && streq(x->source, "t.conf:2"), "D /tmp 10d: relatime");
+        ok((x = find(c, "/var/tmp")) && x->need == NEED_RELATIME, "d /var/tmp 30d");
+        ok((x = find(c, "/var/cache/x")) && x->need == NEED_STRICT, "an age under a day needs strictatime");
+        ok(!find(c, "/run/lock"), "no age: no consumer");
+        ok(!find(c, "/srv/mc"), "cm: ages by ctime and mtime only");
+        ok((x = find(c, "/srv/am")) && x->need == NEED_RELATIME, "~aM: atime counts");
+        ok((x = find(c, "/tmp/sub")) != NULL, "%%T resolved to /tmp");
+        ok(!find(c, "/.cache") && strv_length(c->notes) >= 1, "%%h is not a system path: noted, skipped");
+        ok(find(c, "/srv/with space") != NULL, "a quoted path");
+        ok(find(c, "/var/log") != NULL, "a glob: the directory before it");
+        ok(!find(c, "/zero"), "age 0: removed whatever the times");
+        ok(!find(c, "/link"), "L lines do not age");
+        ok(!find(c, "/odd"), "an age not understood is skipped");
+        consumers_free(c);
+
+        c = parse(consumers_parse_tmpreaper, "SHOWWARNING=true\nTMPREAPER_TIME=7d\n");
+        is_int(c->n, 0, "tmpreaper as Debian ships it (SHOWWARNING=true) does not run");
+        consumers_free(c);
+        c = parse(consumers_parse_tmpreaper,
+                  "SHOWWARNING=false\nTMPREAPER_TIME=12h\nTMPREAPER_DIRS='/tmp/. /var/spool/junk/.'\n");
+        ok(c->n == 2 && (x = find(c, "/tmp")) && x->need == NEED_STRICT && find(c, "/var/spool/junk"),
+           "tmpreaper: its dirs, and 12h needs strictatime");
+        consumers_free(c);
+        c = parse(consumers_parse_tmpreaper, "SHOWWARNING=false\nTMPREAPER_ADDITIONALOPTIONS='--mtime'\n");
+        is_int(c->n, 0, "tmpreaper --mtime does not read atime");
+        consumers_free(c);
+
+        c = parse(consumers_parse_tmpwatch, "#!/bin/sh\n/usr/sbin/tmpwatch -umc 10d /tmp\n/usr/sbin/tmpwatch 720 /var/tmp\n"
+                                            "/usr/sbin/tmpwatch -m 30d /srv/old\n");
+        ok((x = find(c, "/tmp")) && x->need == NEED_RELATIME, "tmpwatch -umc 10d /tmp");
+        ok(find(c, "/var/tmp") != NULL, "tmpwatch 720 (hours)");
+        ok(!find(c, "/srv/old"), "tmpwatch -m: mtime only");
+        consumers_free(c);
+
+        c = parse(consumers_parse_popcon, "PARTICIPATE=\"yes\"\n");
+        ok((x = find(c, "/usr")) && x->need == NEED_RELATIME, "popularity-contest participating: /usr");
+        consumers_free(c);
+        c = parse(consumers_parse_popcon, "PARTICIPATE=\"no\"\n");
+        is_int(c->n, 0, "not participating");
+        consumers_free(c);
+
+        /* The scan, on a fixture tree. */
+        snprintf(fx, sizeof fx, "%s/tests/fixtures/consumers", getenv("top_srcdir") ?: ".");
+        {
+                char d1[4200], d2[4200], d3[4200], mail[4200], mail2[4200], reaper[4200], popcon[4200];
+                char *dirs[] = { d1, d2, d3, NULL }, *spools[] = { mail, mail2, NULL };
+                struct consumers_paths p = { .tmpfiles_dirs = dirs, .mail_spools = spools, .tmpreaper_conf = reaper,
+                                             .tmpwatch_cron = "/nonexistent", .popcon_conf = popcon };
+                char *mounts[] = { "/", "/tmp", "/var", "/var/mail", "/usr", NULL };
+                const struct consumer *why;
+
+                snprintf(d1, sizeof d1, "%s/etc/tmpfiles.d", fx);
+                snprintf(d2, sizeof d2, "%s/run/tmpfiles.d", fx);
+                snprintf(d3, sizeof d3, "%s/usr/lib/tmpfiles.d", fx);
+                snprintf(mail, sizeof mail, "%s/var/mail", fx);
+                snprintf(mail2, sizeof mail2, "%s/var/spool/maildir", fx);
+                snprintf(reaper, sizeof reaper, "%s/etc/tmpreaper.conf", fx);
+                snprintf(popcon, sizeof popcon, "%s/etc/popularity-contest.conf", fx);
+                c = NULL;
+                ok(consumers_scan(&p, &c) == 0, "the fixture tree scans");
+                ok(find(c, "/tmp") && find(c, "/tmp")->need == NEED_RELATIME && strstr(find(c, "/tmp")->source, "etc/tmpfiles.d/tmp.conf"),
+                   "/etc/tmpfiles.d/tmp.conf overrides the /usr/lib one of the same name");
+                ok(!find(c, "/usr-lib-only-in-overridden-file"), "the overridden file is not read");
+                ok(find(c, "/var/tmp") != NULL, "a file only in /usr/lib is read");
+                ok(!find(c, "/masked"), "a file masked by a /dev/null symlink is not read");
+                ok(find(c, mail) && find(c, mail)->kind == CONSUMER_MAIL, "a spool with mbox files");
+                ok(!find(c, mail2), "a spool of Maildir directories only is not one");
+                ok(find(c, "/srv/reap") != NULL, "tmpreaper.conf read");
+                ok(find(c, "/usr") != NULL, "popularity-contest read");
+
+                is_int(consumers_need_for_mount(c, "/tmp", mounts, &why), NEED_RELATIME, "/tmp needs relatime");
+                ok(why && why->kind == CONSUMER_TMPFILES, "because of tmpfiles");
+                is_int(consumers_need_for_mount(c, "/", mounts, NULL), NEED_RELATIME,
+                       "/ needs relatime (/srv/reap and the fixture spool are on it)");
+                is_int(consumers_need_for_mount(c, "/usr", mounts, NULL), NEED_RELATIME, "/usr: popcon");
+                is_int(consumers_need_for_mount(c, "/var/mail", mounts, NULL), NEED_NONE,
+                       "/var/mail of the host is not the fixture's");
+                consumers_free(c);
+        }
+        return tap_done();
+}
