@@ -1,0 +1,254 @@
+/* advisor.c: the advice rules (see advisor.h). */
+#include "advisor.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const confidence_names[_CONFIDENCE_MAX] = {
+        [CONFIDENCE_LOW] = "low", [CONFIDENCE_MEDIUM] = "medium", [CONFIDENCE_HIGH] = "high",
+};
+
+const char *advice_confidence_to_string(AdviceConfidence c) {
+        return c >= 0 && c < _CONFIDENCE_MAX ? confidence_names[c] : NULL;
+}
+
+/* Measured on this machine kind (DESIGN.md section 2): open+read+close with
+ * strictatime minus the same with noatime, per file. About 0.5 KiB is
+ * written back per atime update (the inode block, amortised). */
+static const struct atime_cost builtin_costs[] = {
+        { "ext4", 1.46, 0.5, 0.15 },  { "ext3", 1.46, 0.5, 0.15 }, { "ext2", 1.46, 0.5, 0.15 },
+        { "xfs", 1.9, 0.5, 0.15 },    { "btrfs", 2.0, 0.5, 0.15 }, { "f2fs", 1.5, 0.5, 0.15 },
+        { "tmpfs", 0.16, 0, 0.16 },   { "ramfs", 0.16, 0, 0.16 },  { "overlay", 1.5, 0.5, 0.15 },
+};
+static const struct atime_cost generic_cost = { "*", 1.5, 0.5, 0.15 };
+
+const struct atime_cost *atime_cost_for(const char *fstype, const struct atime_cost *overrides, size_t n_overrides) {
+        for (size_t i = 0; i < n_overrides; i++)
+                if (fnmatch(overrides[i].fstype, fstype, 0) == 0)
+                        return &overrides[i];
+        for (size_t i = 0; i < ELEMENTSOF(builtin_costs); i++)
+                if (streq(builtin_costs[i].fstype, fstype))
+                        return &builtin_costs[i];
+        return &generic_cost;
+}
+
+int atime_cost_parse(const char *s, struct atime_cost *c, char *buf, size_t buflen) {
+        char *f[4] = {}, *save = NULL, *end;
+        double v[3];
+        size_t n = 0;
+
+        if (strlen(s) >= buflen)
+                return -EINVAL;
+        strcpy(buf, s);
+        for (char *tok = strtok_r(buf, ":", &save); tok && n < 4; tok = strtok_r(NULL, ":", &save))
+                f[n++] = tok;
+        if (n < 3 || strtok_r(NULL, ":", &save))
+                return -EINVAL;
+        for (size_t i = 1; i < n; i++) {
+                v[i - 1] = strtod(f[i], &end);
+                if (*end || end == f[i] || !(v[i - 1] >= 0) || v[i - 1] > 1e6)
+                        return -EINVAL;
+        }
+        *c = (struct atime_cost) { .fstype = f[0], .usec = v[0], .kib = v[1], .lazy_usec = n == 4 ? v[2] : generic_cost.lazy_usec };
+        return 0;
+}
+
+/* lazytime only pays where atime updates would otherwise go to a journal. */
+bool fstype_journals(const char *fstype) {
+        static const char *const j[] = { "ext3", "ext4", "xfs", "btrfs", "f2fs", "jfs", "reiserfs", "ocfs2", "gfs2" };
+
+        for (size_t i = 0; i < ELEMENTSOF(j); i++)
+                if (streq(j[i], fstype))
+                        return true;
+        return false;
+}
+
+static void reason(struct advice *a, const char *fmt, ...) _printf_(2, 3);
+static void reason(struct advice *a, const char *fmt, ...) {
+        va_list ap;
+
+        if (a->n_reasons >= ADVICE_REASONS_MAX)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(a->reasons[a->n_reasons++], ADVICE_REASON_LEN, fmt, ap);
+        va_end(ap);
+}
+
+/* 18000 -> "18,000"; 3.25 -> "3.2". */
+static const char *num(char *buf, size_t len, double v) {
+        char raw[64];
+        size_t n, o = 0, lead;
+
+        if (v < 10 && v != floor(v)) {
+                snprintf(buf, len, "%.1f", v);
+                return buf;
+        }
+        snprintf(raw, sizeof raw, "%.0f", v);
+        n = strlen(raw);
+        lead = n % 3 ? n % 3 : 3;
+        for (size_t i = 0; i < n && o + 2 < len; i++) {
+                if (i > 0 && (i - lead) % 3 == 0 && i >= lead)
+                        buf[o++] = ',';
+                buf[o++] = raw[i];
+        }
+        buf[o] = 0;
+        return buf;
+}
+
+char *advice_options(const struct advice *a, char *buf, size_t len) {
+        snprintf(buf, len, "%s%s", atime_mode_to_string(a->atime), a->lazytime ? ",lazytime" : "");
+        return buf;
+}
+
+static void set(struct advice *a, const struct advisor_input *in, AtimeMode atime, bool lazytime) {
+        a->atime = atime;
+        a->lazytime = lazytime;
+        a->change = atime != in->policy.atime || lazytime != in->policy.lazytime;
+        if (!a->change)
+                a->action = "keep";
+        else if (atime != in->policy.atime)
+                a->action = atime_mode_to_string(atime);
+        else
+                a->action = "lazytime";
+}
+
+/* What the change saves, per minute of atime writes avoided or deferred. */
+static void saving(struct advice *a, const struct advisor_input *in, const struct atime_cost *c) {
+        double writes = 0, usec = 0, kib = 0;
+
+        if (!a->change || !in->have_activity)
+                return;
+        if (a->atime == ATIME_NOATIME && in->policy.atime != ATIME_NOATIME) {
+                writes = in->per_min;
+                usec = in->policy.lazytime ? c->lazy_usec : c->usec;
+                kib = in->policy.lazytime ? 0 : c->kib;
+        } else if (a->atime == ATIME_RELATIME && in->policy.atime == ATIME_STRICT) {
+                /* Under relatime an inode's atime is written at most once a
+                 * day (short of modifications): what strictatime writes
+                 * beyond that. */
+                double relatime_cap = (double) in->population / 1440.0;
+
+                writes = fmax(0, in->per_min - fmin(in->per_min, relatime_cap));
+                usec = in->policy.lazytime ? c->lazy_usec : c->usec;
+                kib = in->policy.lazytime ? 0 : c->kib;
+        } else if (a->lazytime && !in->policy.lazytime && a->atime == in->policy.atime) {
+                /* The same writes, kept in memory: most of the CPU and all the
+                 * write-back saved. */
+                writes = in->per_min;
+                usec = fmax(0, c->usec - c->lazy_usec);
+                kib = c->kib;
+        }
+        a->saving_writes_per_min = writes;
+        a->saving_cpu_us_per_s = writes / 60.0 * usec;
+        a->saving_kib_per_s = writes / 60.0 * kib;
+}
+
+void advisor_advise(const struct advisor_input *in, const struct advisor_params *p, struct advice *ret) {
+        const struct atime_cost *cost = atime_cost_for(in->fstype, p->costs, p->n_costs);
+        const char *now = atime_mode_to_string(in->policy.atime);
+        bool journals = fstype_journals(in->fstype);
+        char n1[32], n2[32];
+        struct advice a = {};
+
+        /* The policy really in force, if the probe saw another. */
+        if (in->probe_verified && in->probe_effective != in->policy.atime)
+                reason(&a, "the probe finds %s in force, though the mount table says %s",
+                       atime_mode_to_string(in->probe_effective), now);
+
+        if (in->observed_s >= 86400)
+                a.confidence = CONFIDENCE_HIGH;
+        else if (in->observed_s >= 3600)
+                a.confidence = CONFIDENCE_MEDIUM;
+        else
+                a.confidence = CONFIDENCE_LOW;
+
+        if (in->ignore) {
+                set(&a, in, in->policy.atime, in->policy.lazytime);
+                reason(&a, "ignored by configuration");
+                a.confidence = CONFIDENCE_HIGH;
+                *ret = a;
+                return;
+        }
+        if (in->policy.read_only) {
+                set(&a, in, in->policy.atime, in->policy.lazytime);
+                reason(&a, "read-only: no atime is ever written here");
+                a.confidence = CONFIDENCE_HIGH;
+                *ret = a;
+                return;
+        }
+
+        switch (in->need) {
+        case NEED_STRICT:
+                /* Every read must count: keep strictatime, but let lazytime keep
+                 * the updates in memory where a journal would write them. */
+                set(&a, in, ATIME_STRICT, in->policy.lazytime || (journals && in->have_activity && in->per_min > 0));
+                reason(&a, "%s; it needs every read recorded", in->need_why ? in->need_why : "atime is read here");
+                if (a.lazytime && !in->policy.lazytime)
+                        reason(&a, "lazytime keeps those updates in memory and writes them back later (%s writes/min)",
+                               num(n1, sizeof n1, in->per_min));
+                if (in->policy.atime != ATIME_STRICT) {
+                        reason(&a, "%s misses reads it needs", now);
+                        a.confidence = CONFIDENCE_HIGH;
+                }
+                break;
+
+        case NEED_RELATIME:
+                if (in->policy.atime == ATIME_NOATIME) {
+                        set(&a, in, ATIME_RELATIME, in->policy.lazytime);
+                        reason(&a, "noatime breaks it: %s", in->need_why ? in->need_why : "atime is read here");
+                        a.confidence = CONFIDENCE_HIGH;
+                } else if (in->policy.atime == ATIME_STRICT) {
+                        set(&a, in, ATIME_RELATIME, in->policy.lazytime);
+                        reason(&a, "strictatime%s%s%s; %s, and relatime keeps that working",
+                               in->have_activity ? ": " : "", in->have_activity ? num(n1, sizeof n1, in->per_min) : "",
+                               in->have_activity ? " atime writes/min" : "",
+                               in->need_why ? in->need_why : "atime is read here");
+                } else {
+                        set(&a, in, in->policy.atime, in->policy.lazytime);
+                        reason(&a, "relatime is the least that keeps it working: %s",
+                               in->need_why ? in->need_why : "atime is read here");
+                        a.confidence = CONFIDENCE_HIGH;
+                }
+                break;
+
+        case NEED_NONE:
+        default:
+                if (in->policy.atime == ATIME_NOATIME) {
+                        set(&a, in, ATIME_NOATIME, in->policy.lazytime);
+                        reason(&a, "noatime already: no atime writes to save");
+                        a.confidence = CONFIDENCE_HIGH;
+                } else if (in->have_activity && in->per_min >= p->noatime_threshold) {
+                        set(&a, in, ATIME_NOATIME, in->policy.lazytime);
+                        reason(&a, "%s: %s atime writes/min; nothing here reads atime", now,
+                               num(n1, sizeof n1, in->per_min));
+                } else if (in->policy.atime == ATIME_STRICT) {
+                        set(&a, in, ATIME_RELATIME, in->policy.lazytime);
+                        if (in->have_activity)
+                                reason(&a, "strictatime: %s atime writes/min; nothing needs every read recorded",
+                                       num(n1, sizeof n1, in->per_min));
+                        else
+                                reason(&a, "strictatime: nothing here needs every read recorded");
+                        if (!in->have_activity)
+                                a.confidence = CONFIDENCE_HIGH; /* by rule, whatever the rate */
+                } else {
+                        set(&a, in, in->policy.atime, in->policy.lazytime);
+                        if (in->have_activity)
+                                reason(&a, "%s: %s atime writes/min, not worth noatime (threshold %s/min)", now,
+                                       num(n1, sizeof n1, in->per_min), num(n2, sizeof n2, p->noatime_threshold));
+                        else
+                                reason(&a, "%s: not measured yet", now);
+                }
+                break;
+        }
+
+        if (in->have_activity && in->peak_per_min > in->per_min * 2 && in->peak_per_min >= p->noatime_threshold &&
+            a.n_reasons < ADVICE_REASONS_MAX)
+                reason(&a, "peaks at %s writes/min", num(n1, sizeof n1, in->peak_per_min));
+        saving(&a, in, cost);
+        *ret = a;
+}

@@ -1,0 +1,82 @@
+/* advisor.h: what to change on a mount, and why. Pure: everything it
+ * decides from is in advisor_input, so the rules are table-tested.
+ *
+ * The rules (DESIGN.md "Advice"): a mount with an atime consumer never gets
+ * noatime; strictatime with a consumer that needs day granularity gets
+ * relatime; one that needs every read keeps strictatime and gets lazytime on
+ * a journaling filesystem; without consumers strictatime gets at least
+ * relatime, and noatime when the saving is above the threshold; otherwise the
+ * mount is kept, saying why. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "consumers.h"
+#include "mounts.h"
+
+#define ADVICE_REASONS_MAX 4
+#define ADVICE_REASON_LEN 256
+
+typedef enum AdviceConfidence {
+        CONFIDENCE_LOW,    /* under an hour observed */
+        CONFIDENCE_MEDIUM, /* under a day */
+        CONFIDENCE_HIGH,   /* a day or more, or a rule that needs no measurement */
+        _CONFIDENCE_MAX,
+} AdviceConfidence;
+
+const char *advice_confidence_to_string(AdviceConfidence c);
+
+/* The cost of one atime write on a filesystem type (DESIGN.md section 2). */
+struct atime_cost {
+        const char *fstype;
+        double usec;     /* CPU per write, strictatime vs noatime */
+        double kib;      /* written back per write */
+        double lazy_usec; /* the same with lazytime */
+};
+
+/* The built-in table, and a lookup that falls back on a generic entry. */
+const struct atime_cost *atime_cost_for(const char *fstype, const struct atime_cost *overrides, size_t n_overrides);
+/* "ext4:1.46:0.5" (fstype:usec:KiB[:lazy usec]) into c; fstype points into s. */
+int atime_cost_parse(const char *s, struct atime_cost *c, char *buf, size_t buflen);
+bool fstype_journals(const char *fstype);
+
+struct advisor_input {
+        const char *target;
+        const char *fstype;
+        struct mount_policy policy;
+        bool probe_verified;
+        AtimeMode probe_effective;
+        bool ignore;                  /* [mount:PATH] ignore = yes */
+        AtimeNeed need;               /* the strongest consumer's */
+        const char *need_why;         /* and what it is */
+        bool have_activity;           /* measured for some time */
+        double per_min;               /* mean atime-written inodes per minute over the window */
+        double peak_per_min;
+        double observed_s;            /* how long that mean covers */
+        uint64_t population;          /* inodes in the filesystem */
+};
+
+struct advisor_params {
+        double noatime_threshold;     /* writes per minute worth noatime */
+        const struct atime_cost *costs; /* overrides of the built-in table */
+        size_t n_costs;
+};
+
+struct advice {
+        AtimeMode atime;              /* the policy advised */
+        bool lazytime;
+        bool change;                  /* differs from the mount's now */
+        const char *action;           /* "keep", "relatime", "noatime", "strictatime", "lazytime" */
+        char reasons[ADVICE_REASONS_MAX][ADVICE_REASON_LEN];
+        unsigned n_reasons;
+        double saving_writes_per_min; /* atime writes that would no longer happen (or be deferred) */
+        double saving_cpu_us_per_s;
+        double saving_kib_per_s;
+        AdviceConfidence confidence;
+};
+
+void advisor_advise(const struct advisor_input *in, const struct advisor_params *p, struct advice *ret);
+/* "noatime", "relatime,lazytime": the mount options the advice stands for. */
+char *advice_options(const struct advice *a, char *buf, size_t len);
