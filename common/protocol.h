@@ -29,6 +29,7 @@
 #define METHOD_GET_STATUS "io.atimed.GetStatus"
 #define METHOD_PROBE "io.atimed.Probe"
 #define METHOD_GET_HISTORY "io.atimed.GetHistory"
+#define METHOD_GET_RECOMMENDATIONS "io.atimed.GetRecommendations"
 
 /* Errors: Varlink's own, then ours */
 #define ERROR_INTERFACE_NOT_FOUND "org.varlink.service.InterfaceNotFound"
@@ -128,3 +129,28 @@
 #define F_T "t"
 #define F_SAMPLES "samples"
 #define F_POLICY_CHANGED "policy_changed"
+
+/* GetRecommendations */
+#define F_RECOMMENDATIONS "recommendations"
+#define F_CURRENT "current"
+#define F_RECOMMENDED "recommended"
+#define F_ACTION "action"
+#define F_CHANGE "change"
+#define F_REASONS "reasons"
+#define F_CONSUMERS "consumers"
+#define F_KIND "kind"
+#define F_NEED "need"
+#define F_PATH "path"
+#define F_WHY "why"
+#define F_SAVING "saving"
+#define F_ATIME_WRITES_PER_MIN "atime_writes_per_min"
+#define F_CPU_US_PER_S "cpu_us_per_s"
+#define F_CONFIDENCE "confidence"
+#define F_OBSERVED_S "observed_s"
+#define F_EVIDENCE "evidence"
+#define F_PEAK_PER_MIN "peak_per_min"
+#define F_WINDOW_S "window_s"
+
+/* Values of F_ACTION */
+#define ACTION_KEEP "keep"
+#define ACTION_LAZYTIME "lazytime"

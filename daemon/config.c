@@ -20,6 +20,8 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "advisor.h"
+#include "consumers.h"
 #include "log.h"
 #include "parse-util.h"
 #include "protocol.h"
@@ -39,6 +41,9 @@ typedef enum ConfigType {
         CT_GROUP,     /* a group name that exists, or empty */
         CT_LOG_LEVEL,
         CT_RINGS,     /* "1min:6h, 10min:7d": the rings of history */
+        CT_BOOL,      /* stored as int */
+        CT_NEED,      /* none, relatime, strict: an AtimeNeed stored as int */
+        CT_COSTS,     /* fstype:usec:KiB[:lazy usec], space or comma separated */
 } ConfigType;
 
 struct config_item {
@@ -85,6 +90,17 @@ static const struct config_item config_items[] = {
         ITEM("device", "diskstats", CT_PATH, diskstats_path, "/proc/diskstats", 0, 0),
         ITEM("device", "sysfs", CT_PATH, sysfs_path, "/sys", 0, 0),
 
+        ITEM("consumers", "tmpfiles_dirs", CT_PATH_LIST, tmpfiles_dirs, "/etc/tmpfiles.d /run/tmpfiles.d /usr/lib/tmpfiles.d", 0, 0),
+        ITEM("consumers", "mail_spools", CT_PATH_LIST, mail_spools, "/var/mail /var/spool/mail", 0, 0),
+        ITEM("consumers", "tmpreaper_conf", CT_PATH, tmpreaper_conf, "/etc/tmpreaper.conf", 0, 0),
+        ITEM("consumers", "tmpwatch_cron", CT_PATH, tmpwatch_cron, "/etc/cron.daily/tmpwatch", 0, 0),
+        ITEM("consumers", "popcon_conf", CT_PATH, popcon_conf, "/etc/popularity-contest.conf", 0, 0),
+        ITEM("consumers", "interval", CT_DURATION, consumers_interval_usec, "10min", 10 * SEC, 7 * 86400 * SEC),
+
+        ITEM("advisor", "noatime_threshold", CT_UNSIGNED, noatime_threshold, "60", 1, 100000000),
+        ITEM("advisor", "window", CT_DURATION, advice_window_usec, "1d", 60 * SEC, 90 * 86400 * SEC),
+        ITEM("advisor", "costs", CT_COSTS, costs, "", 0, 0),
+
         ITEM("store", "flush_interval", CT_DURATION, flush_interval_usec, "5min", 1 * SEC, 86400 * SEC),
         ITEM("store", "rings", CT_RINGS, rings, "1min:6h, 10min:7d, 1h:90d", 0, 0),
         ITEM("store", "max_mounts", CT_UNSIGNED, max_histories, "10000", 1, 1000000),
@@ -94,12 +110,16 @@ static const struct config_item config_items[] = {
 #define MITEM(k, t, f) { "mount:", k, t, offsetof(struct mount_config, f), "", 0, 0 }
 static const struct config_item mount_items[] = {
         MITEM("probe_dir", CT_PATH, probe_dir),
+        MITEM("needs_atime", CT_NEED, needs_atime),
+        MITEM("ignore", CT_BOOL, ignore),
 };
 
 #define MOUNT_SECTION_PREFIX "mount:"
 #define MAX_MOUNT_SECTIONS 4096
 
-static const char *const config_sections[] = { "daemon", "control", "mounts", "probe", "sampler", "device", "store" };
+static const char *const config_sections[] = { "daemon",  "control",   "mounts",  "probe",
+                                               "sampler", "consumers", "advisor", "device",
+                                               "store" };
 
 static bool section_known(const char *name) {
         const char *path = startswith(name, MOUNT_SECTION_PREFIX);
@@ -243,6 +263,45 @@ static int item_parse(void *base, const struct config_item *it, const char *valu
                 *(int *) f = r;
                 return 0;
 
+        case CT_BOOL:
+                r = parse_boolean(value);
+                if (r < 0) {
+                        *ret_why = "expected yes or no";
+                        return -EINVAL;
+                }
+                *(int *) f = r;
+                return 0;
+
+        case CT_NEED:
+                r = atime_need_from_string(value);
+                if (r < 0) {
+                        *ret_why = "expected none, relatime or strict";
+                        return -EINVAL;
+                }
+                *(int *) f = r;
+                return 0;
+
+        case CT_COSTS: {
+                _cleanup_strv_free_ char **l = NULL;
+
+                r = strv_split(value, " \t,", &l);
+                if (r < 0)
+                        return r;
+                STRV_FOREACH(x, l) {
+                        struct atime_cost cost;
+                        char buf[256];
+
+                        if (atime_cost_parse(*x, &cost, buf, sizeof buf) < 0) {
+                                *ret_why = "expected fstype:usec:KiB[:lazytime usec] per filesystem type, such as "
+                                           "ext4:1.46:0.5";
+                                return -EINVAL;
+                        }
+                }
+                strv_free(*(char ***) f);
+                *(char ***) f = TAKE_PTR(l);
+                return 0;
+        }
+
         case CT_RINGS: {
                 struct config *c = base;
                 struct stats_ring_spec specs[STATS_MAX_RINGS];
@@ -313,6 +372,17 @@ static void item_format(const void *base, const struct config_item *it, char *bu
         case CT_LOG_LEVEL:
                 snprintf(buf, len, "%s", log_level_to_string(*(const int *) f));
                 break;
+        case CT_BOOL:
+                snprintf(buf, len, "%s", *(const int *) f ? "yes" : "no");
+                break;
+        case CT_NEED:
+                snprintf(buf, len, "%s", atime_need_to_string(*(const int *) f));
+                break;
+        case CT_COSTS: {
+                _cleanup_free_ char *j = strv_join(*(char **const *) f, " ");
+                snprintf(buf, len, "%s", j ? j : "");
+                break;
+        }
         case CT_RINGS: {
                 const struct config *c = base;
                 size_t used = 0;
@@ -362,7 +432,7 @@ static void items_free(void *base, const struct config_item *items, size_t n) {
 
                 if (it->type == CT_PATH || it->type == CT_RELPATH || it->type == CT_GROUP)
                         free(*(char **) field(base, it));
-                else if (it->type == CT_LIST || it->type == CT_PATH_LIST)
+                else if (it->type == CT_LIST || it->type == CT_PATH_LIST || it->type == CT_COSTS)
                         strv_free(*(char ***) field(base, it));
         }
 }
@@ -782,7 +852,8 @@ void config_print(const struct config *c, FILE *f) {
                         char v[4096];
 
                         item_format(&c->mounts[m], &mount_items[i], v, sizeof v);
-                        if (v[0])
+                        /* Only what the section sets: its defaults are "no". */
+                        if (v[0] && !streq(v, "no") && !streq(v, "none"))
                                 fprintf(f, "%s = %s\n", mount_items[i].key, v);
                 }
         }

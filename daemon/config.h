@@ -16,6 +16,8 @@
 struct mount_config {
         char *target;
         char *probe_dir; /* where to probe instead of the mount point; NULL: default */
+        int needs_atime; /* AtimeNeed declared for it: software the scan cannot see reads atime */
+        int ignore;      /* never advise a change */
 };
 
 struct config {
@@ -57,6 +59,19 @@ struct config {
         /* [device] */
         char *diskstats_path;
         char *sysfs_path;
+
+        /* [consumers] */
+        char **tmpfiles_dirs;
+        char **mail_spools;
+        char *tmpreaper_conf;
+        char *tmpwatch_cron;
+        char *popcon_conf;
+        uint64_t consumers_interval_usec;
+
+        /* [advisor] */
+        unsigned noatime_threshold; /* atime writes per minute */
+        uint64_t advice_window_usec;
+        char **costs;               /* "fstype:usec:KiB[:lazytime usec]" */
 
         /* [store] */
         uint64_t flush_interval_usec;

@@ -10,12 +10,19 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
+#include <systemd/sd-journal.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "methods.h"
+#include "recommend.h"
 #include "strv.h"
+
+static void manager_scan_consumers(Manager *m);
+static int manager_load_costs(Manager *m, const struct config *c);
+static void on_tick_done(void *userdata);
 
 static uint64_t now_usec(clockid_t clock) {
         struct timespec ts;
@@ -181,9 +188,12 @@ static int manager_reload(Manager *m) {
         c->n_rings = m->config->n_rings;
         c->max_histories = m->config->max_histories;
 
+        if (manager_load_costs(m, c) < 0)
+                log_oom();
         tracker_set_config(m->tracker, c);
         config_free(m->config);
         m->config = TAKE_PTR(c);
+        manager_scan_consumers(m);
         (void) sd_event_source_set_time_relative(m->flush_timer, m->config->flush_interval_usec);
         m->privileged_gid = resolve_group(m->config->privileged_group);
         log_set_max_level(m->config->log_level);
@@ -312,7 +322,216 @@ static int manager_start_store(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the flush timer: %m");
         (void) sd_event_source_set_enabled(m->flush_timer, SD_EVENT_ON);
-        tracker_set_hooks(m->tracker, &(TrackerHooks) { .tick = on_tick, .activity = on_activity, .userdata = m });
+        tracker_set_hooks(m->tracker, &(TrackerHooks) {
+                                              .tick = on_tick,
+                                              .tick_done = on_tick_done,
+                                              .activity = on_activity,
+                                              .userdata = m,
+                                      });
+        return 0;
+}
+
+/* ---------------------------------------------------------------- consumers */
+
+struct consumers_job {
+        Manager *manager;
+        char **tmpfiles_dirs, **mail_spools;
+        char *tmpreaper_conf, *tmpwatch_cron, *popcon_conf;
+        Consumers *result;
+        int r;
+};
+
+static void consumers_job_free(struct consumers_job *j) {
+        strv_free(j->tmpfiles_dirs);
+        strv_free(j->mail_spools);
+        free(j->tmpreaper_conf);
+        free(j->tmpwatch_cron);
+        free(j->popcon_conf);
+        consumers_free(j->result);
+        free(j);
+}
+
+static void consumers_work(void *arg, const atomic_bool *cancel) {
+        struct consumers_job *j = arg;
+        struct consumers_paths p = {
+                .tmpfiles_dirs = j->tmpfiles_dirs,
+                .mail_spools = j->mail_spools,
+                .tmpreaper_conf = j->tmpreaper_conf,
+                .tmpwatch_cron = j->tmpwatch_cron,
+                .popcon_conf = j->popcon_conf,
+        };
+
+        j->r = consumers_scan(&p, &j->result);
+}
+
+static void consumers_done(void *arg, WorkerStatus status) {
+        struct consumers_job *j = arg;
+        Manager *m = j->manager;
+
+        if (status == WORKER_TIMED_OUT) {
+                log_warning("Looking for atime consumers timed out (a mail spool on a filesystem that does not answer?)");
+                return; /* the thread still holds j */
+        }
+        m->consumers_scanning = false;
+        if (status != WORKER_DONE) {
+                consumers_job_free(j);
+                return;
+        }
+        if (j->r < 0)
+                log_warning_errno(j->r, "Failed to look for atime consumers: %m");
+        else {
+                size_t before = m->consumers ? m->consumers->n : SIZE_MAX;
+
+                STRV_FOREACH(n, j->result->notes)
+                        log_debug("atime consumers: %s", *n);
+                if (before != j->result->n)
+                        log_info("%zu atime consumer%s found (tmp cleaners, mail spools, popularity-contest)",
+                                 j->result->n, j->result->n == 1 ? "" : "s");
+                consumers_free(m->consumers);
+                m->consumers = TAKE_PTR(j->result);
+        }
+        consumers_job_free(j);
+}
+
+static void manager_scan_consumers(Manager *m) {
+        struct consumers_job *j;
+        const struct config *c = m->config;
+        int r;
+
+        if (m->consumers_scanning)
+                return;
+        j = calloc(1, sizeof *j);
+        if (!j)
+                return (void) log_oom();
+        j->manager = m;
+        if (strv_copy(c->tmpfiles_dirs, &j->tmpfiles_dirs) < 0 || strv_copy(c->mail_spools, &j->mail_spools) < 0 ||
+            !(j->tmpreaper_conf = strdup(c->tmpreaper_conf)) || !(j->tmpwatch_cron = strdup(c->tmpwatch_cron)) ||
+            !(j->popcon_conf = strdup(c->popcon_conf))) {
+                consumers_job_free(j);
+                return (void) log_oom();
+        }
+        r = worker_submit(m->pool, consumers_work, consumers_done, j, m->config->sampler_timeout_usec);
+        if (r < 0) {
+                consumers_job_free(j);
+                log_warning_errno(r, "Cannot look for atime consumers: %m");
+                return;
+        }
+        m->consumers_scanning = true;
+}
+
+static int on_consumers_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        (void) sd_event_source_set_time(s, usec + m->config->consumers_interval_usec);
+        manager_scan_consumers(m);
+        return 0;
+}
+
+/* ---------------------------------------------------------------- advice events */
+
+#define MESSAGE_ID_RECOMMENDATION "9a1f3c7e2b5d48e6a0c4f8d2e6b1a7c3"
+
+/* Whether stderr already goes to the journal (systemd sets JOURNAL_STREAM
+ * to its device:inode): then a native entry is the only line needed. */
+static bool stderr_is_journal(void) {
+        const char *e = getenv("JOURNAL_STREAM");
+        unsigned long long dev, ino;
+        struct stat st;
+
+        return e && sscanf(e, "%llu:%llu", &dev, &ino) == 2 && fstat(STDERR_FILENO, &st) == 0 &&
+               (unsigned long long) st.st_dev == dev && (unsigned long long) st.st_ino == ino;
+}
+
+/* What a mount's advice says, as one number: the policy advised and
+ * whether that is a change. */
+static int advice_state(const struct advice *a) {
+        return 1 + ((int) a->atime * 2 + (a->lazytime ? 1 : 0)) * 2 + (a->change ? 1 : 0);
+}
+
+static void state_format(int state, char *buf, size_t len) {
+        int policy = (state - 1) / 2;
+
+        snprintf(buf, len, "%s %s%s", (state - 1) % 2 ? "change to" : "keep", atime_mode_to_string((AtimeMode) (policy / 2)),
+                 policy % 2 ? ",lazytime" : "");
+}
+
+static void announce(const struct recommendation *r, int previous) {
+        char opts[64], prev[64], now[64], saving[128] = "";
+        const struct advice *a = &r->advice;
+        bool journal = access("/run/systemd/journal/socket", W_OK) == 0;
+
+        advice_options(a, opts, sizeof opts);
+        state_format(previous, prev, sizeof prev);
+        state_format(advice_state(a), now, sizeof now);
+        if (a->saving_writes_per_min > 0)
+                snprintf(saving, sizeof saving, "; saves %.0f atime writes/min", a->saving_writes_per_min);
+        if (!journal || !stderr_is_journal())
+                log_notice("Recommendation for %s changed from '%s' to '%s' (confidence %s): %s%s", r->in.target, prev,
+                           now, advice_confidence_to_string(a->confidence), a->n_reasons ? a->reasons[0] : "", saving);
+        if (journal)
+                (void) sd_journal_send("MESSAGE=Recommendation for %s changed from '%s' to '%s': %s%s", r->in.target,
+                                       prev, now, a->n_reasons ? a->reasons[0] : "", saving,
+                                       "MESSAGE_ID=" MESSAGE_ID_RECOMMENDATION, "PRIORITY=%d", LOG_NOTICE,
+                                       "SYSLOG_IDENTIFIER=atimed", "ATIMED_TARGET=%s", r->in.target,
+                                       "ATIMED_FSTYPE=%s", r->in.fstype, "ATIMED_CURRENT=%s",
+                                       atime_mode_to_string(r->in.policy.atime), "ATIMED_RECOMMENDED=%s", opts,
+                                       "ATIMED_PREVIOUS=%s", prev, "ATIMED_ACTION=%s", a->action,
+                                       "ATIMED_CONFIDENCE=%s", advice_confidence_to_string(a->confidence),
+                                       "ATIMED_SAVING_WRITES_PER_MIN=%.0f", a->saving_writes_per_min,
+                                       "ATIMED_SAVING_CPU_US_PER_S=%.1f", a->saving_cpu_us_per_s,
+                                       "ATIMED_SAVING_KIB_PER_S=%.1f", a->saving_kib_per_s, NULL);
+}
+
+/* Advice must hold this many sampler intervals before it is announced: a
+ * rate hovering around the threshold must not fill the journal. */
+#define ADVICE_STABLE_TICKS 3
+
+/* Once per sampler interval: announce every mount whose advice changed and
+ * has held. The first advice for a mount is settled silently. Re-reading the
+ * mount table here too catches what raises no mount event (a superblock
+ * reconfigured through fsconfig(2), like lazytime). */
+static void on_tick_done(void *userdata) {
+        Manager *m = userdata;
+        _cleanup_free_ struct recommendation *v = NULL;
+        size_t n = 0;
+
+        (void) manager_rescan_mounts(m);
+        if (recommend(m, NULL, &v, &n) < 0)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                TrackedMount *tm = (TrackedMount *) v[i].tm; /* the advice fields are ours */
+                int state = advice_state(&v[i].advice);
+
+                if (state == tm->advice.announced) {
+                        tm->advice.pending = 0;
+                        continue;
+                }
+                if (state != tm->advice.pending) {
+                        tm->advice.pending = state;
+                        tm->advice.pending_ticks = 0;
+                }
+                if (++tm->advice.pending_ticks < ADVICE_STABLE_TICKS)
+                        continue;
+                if (tm->advice.announced != 0)
+                        announce(&v[i], tm->advice.announced);
+                tm->advice.announced = state;
+                tm->advice.pending = 0;
+        }
+}
+
+static int manager_load_costs(Manager *m, const struct config *c) {
+        struct atime_cost *costs;
+        size_t n;
+        char *storage;
+        int r = recommend_parse_costs(c->costs, &costs, &n, &storage);
+
+        if (r < 0)
+                return r;
+        free(m->costs);
+        free(m->costs_storage);
+        m->costs = costs;
+        m->n_costs = n;
+        m->costs_storage = storage;
         return 0;
 }
 
@@ -425,9 +644,15 @@ int manager_start(Manager *m) {
         manager_prepare_state_dir(m);
         m->privileged_gid = resolve_group(m->config->privileged_group);
 
-        r = tracker_new(m->event, m->config, &m->tracker);
+        r = manager_load_costs(m, m->config);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the cost table: %m");
+        r = worker_pool_new(m->event, m->config->worker_threads, &m->pool);
         if (r < 0)
                 return log_error_errno(r, "Failed to start the workers: %m");
+        r = tracker_new(m->event, m->pool, m->config, &m->tracker);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up measurement: %m");
         r = manager_start_store(m);
         if (r < 0)
                 return r;
@@ -438,6 +663,13 @@ int manager_start(Manager *m) {
         r = manager_rescan_mounts(m);
         if (r < 0)
                 return r;
+
+        manager_scan_consumers(m);
+        r = sd_event_add_time_relative(m->event, &m->consumers_timer, CLOCK_MONOTONIC,
+                                       m->config->consumers_interval_usec, USEC_PER_SEC, on_consumers_timer, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the consumers timer: %m");
+        (void) sd_event_source_set_enabled(m->consumers_timer, SD_EVENT_ON);
 
         r = manager_open_socket(m, &fd);
         if (r < 0)
@@ -467,9 +699,15 @@ Manager *manager_free(Manager *m) {
         /* Clients first (pending answers are dropped), then the tracker
          * whose last completions may still answer them. */
         control_server_free(m->control);
+        tracker_shutdown(m->tracker);
+        worker_pool_free(m->pool);
         tracker_free(m->tracker);
         sd_event_source_disable_unref(m->flush_timer);
+        sd_event_source_disable_unref(m->consumers_timer);
+        consumers_free(m->consumers);
         store_free(m->store);
+        free(m->costs);
+        free(m->costs_storage);
         if (m->bound_socket) {
                 (void) unlink(m->bound_socket);
                 free(m->bound_socket);

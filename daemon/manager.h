@@ -7,11 +7,14 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "advisor.h"
 #include "config.h"
+#include "consumers.h"
 #include "control.h"
 #include "mounts.h"
 #include "store.h"
 #include "tracker.h"
+#include "worker.h"
 
 typedef struct Manager {
         sd_event *event;
@@ -25,8 +28,15 @@ typedef struct Manager {
 
         MountTable *mounts;
         MountMonitor *monitor;
+        WorkerPool *pool;
         Tracker *tracker;
         Store *store;
+        Consumers *consumers;       /* the last scan's; NULL before the first */
+        sd_event_source *consumers_timer;
+        bool consumers_scanning;
+        struct atime_cost *costs;   /* [advisor] costs */
+        size_t n_costs;
+        char *costs_storage;
         sd_event_source *flush_timer;
         int last_flush_error; /* logged once until it changes or clears */
         gid_t privileged_gid; /* (gid_t) -1: root only */

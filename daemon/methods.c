@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "protocol.h"
+#include "recommend.h"
 #include "varlink.h"
 
 /* The Varlink interface descriptions, served by GetInterfaceDescription so
@@ -166,6 +167,61 @@ static const char atimed_description[] =
         "  until: int,\n"
         "  truncated: bool,\n"
         "  points: []Point\n"
+        ")\n"
+        "\n"
+        "# What the atime policy of a mount is, and what it should be.\n"
+        "type Policy (\n"
+        "  atime: (strictatime, relatime, noatime),\n"
+        "  lazytime: bool,\n"
+        "  # As mount options: \"relatime,lazytime\".\n"
+        "  options: string\n"
+        ")\n"
+        "\n"
+        "# Who reads atime on the mount.\n"
+        "type Consumer (\n"
+        "  kind: (mail, tmpfiles, tmpreaper, tmpwatch, popcon, config),\n"
+        "  # What it needs: relatime (atime to the day) or strict (every read).\n"
+        "  need: (relatime, strict),\n"
+        "  path: string,\n"
+        "  why: string,\n"
+        "  # Where it was found: \"/etc/tmpfiles.d/tmp.conf:3\".\n"
+        "  source: string\n"
+        ")\n"
+        "\n"
+        "type Saving (\n"
+        "  atime_writes_per_min: float,\n"
+        "  cpu_us_per_s: float,\n"
+        "  write_kib_per_s: float\n"
+        ")\n"
+        "\n"
+        "type Evidence (\n"
+        "  # Atime-written inodes per minute: mean and peak over the window.\n"
+        "  atime_inodes_per_min: ?float,\n"
+        "  peak_per_min: ?float,\n"
+        "  window_s: float,\n"
+        "  # How much measurement the mean rests on.\n"
+        "  observed_s: float,\n"
+        "  population: int\n"
+        ")\n"
+        "\n"
+        "type Recommendation (\n"
+        "  target: string,\n"
+        "  fstype: string,\n"
+        "  current: Policy,\n"
+        "  recommended: Policy,\n"
+        "  action: (keep, relatime, noatime, strictatime, lazytime),\n"
+        "  change: bool,\n"
+        "  reasons: []string,\n"
+        "  consumers: []Consumer,\n"
+        "  saving: Saving,\n"
+        "  confidence: (low, medium, high),\n"
+        "  evidence: Evidence\n"
+        ")\n"
+        "\n"
+        "# The advice for every tracked mount, or the one at target.\n"
+        "method GetRecommendations(target: ?string) -> (\n"
+        "  schema_version: int,\n"
+        "  recommendations: []Recommendation\n"
         ")\n"
         "\n"
         "# Probes the mount now and returns the result. Root only, or the\n"
@@ -598,6 +654,103 @@ static json_object *method_get_history(Manager *m, const ControlPeer *peer, json
         return varlink_reply_new(TAKE_PTR(p));
 }
 
+static json_object *policy_to_json(AtimeMode atime, bool lazytime) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        char opts[64];
+
+        snprintf(opts, sizeof opts, "%s%s", atime_mode_to_string(atime), lazytime ? ",lazytime" : "");
+        if (!o || add(o, F_ATIME, json_object_new_string(atime_mode_to_string(atime))) < 0 ||
+            add(o, F_LAZYTIME, json_object_new_boolean(lazytime)) < 0 || add(o, F_OPTIONS, json_object_new_string(opts)) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
+static json_object *recommendation_to_json(const struct recommendation *r) {
+        _cleanup_json_ json_object *o = json_object_new_object(), *reasons = json_object_new_array(),
+                                   *consumers = json_object_new_array(), *saving = json_object_new_object(),
+                                   *ev = json_object_new_object();
+        const struct advice *a = &r->advice;
+
+        if (!o || !reasons || !consumers || !saving || !ev)
+                return NULL;
+        for (unsigned i = 0; i < a->n_reasons; i++)
+                if (json_object_array_add(reasons, json_object_new_string(a->reasons[i])) < 0)
+                        return NULL;
+        for (size_t i = 0; i < r->n_consumers; i++) {
+                const struct consumer *c = r->consumers[i];
+                _cleanup_json_ json_object *x = json_object_new_object();
+
+                if (!x || add(x, F_KIND, json_object_new_string(consumer_kind_to_string(c->kind))) < 0 ||
+                    add(x, F_NEED, json_object_new_string(atime_need_to_string(c->need))) < 0 ||
+                    add(x, F_PATH, json_object_new_string(c->path)) < 0 || add(x, F_WHY, json_object_new_string(c->why)) < 0 ||
+                    add(x, F_SOURCE, json_object_new_string(c->source)) < 0 || json_object_array_add(consumers, x) < 0)
+                        return NULL;
+                TAKE_PTR(x);
+        }
+        if (r->in.need != NEED_NONE && r->n_consumers == 0) {
+                /* Declared in the configuration, not found by the scan. */
+                _cleanup_json_ json_object *x = json_object_new_object();
+
+                if (!x || add(x, F_KIND, json_object_new_string(consumer_kind_to_string(CONSUMER_CONFIG))) < 0 ||
+                    add(x, F_NEED, json_object_new_string(atime_need_to_string(r->in.need))) < 0 ||
+                    add(x, F_PATH, json_object_new_string(r->in.target)) < 0 ||
+                    add(x, F_WHY, json_object_new_string(r->in.need_why ? r->in.need_why : "")) < 0 ||
+                    add(x, F_SOURCE, json_object_new_string("atimed.conf")) < 0 || json_object_array_add(consumers, x) < 0)
+                        return NULL;
+                TAKE_PTR(x);
+        }
+        if (add(saving, F_ATIME_WRITES_PER_MIN, rounded(a->saving_writes_per_min, 1)) < 0 ||
+            add(saving, F_CPU_US_PER_S, rounded(a->saving_cpu_us_per_s, 2)) < 0 ||
+            add(saving, F_WRITE_KIB_PER_S, rounded(a->saving_kib_per_s, 2)) < 0)
+                return NULL;
+        if (add_nullable(ev, F_ATIME_INODES_PER_MIN, r->in.have_activity ? rounded(r->in.per_min, 2) : NULL) < 0 ||
+            add_nullable(ev, F_PEAK_PER_MIN, r->in.have_activity ? rounded(r->in.peak_per_min, 2) : NULL) < 0 ||
+            add(ev, F_WINDOW_S, rounded(r->window_s, 0)) < 0 || add(ev, F_OBSERVED_S, rounded(r->in.observed_s, 0)) < 0 ||
+            add(ev, F_POPULATION, json_object_new_int64((int64_t) r->in.population)) < 0)
+                return NULL;
+        if (add(o, F_TARGET, json_object_new_string(r->in.target)) < 0 ||
+            add(o, F_FSTYPE, json_object_new_string(r->in.fstype)) < 0 ||
+            add(o, F_CURRENT, policy_to_json(r->in.policy.atime, r->in.policy.lazytime)) < 0 ||
+            add(o, F_RECOMMENDED, policy_to_json(a->atime, a->lazytime)) < 0 ||
+            add(o, F_ACTION, json_object_new_string(a->action)) < 0 || add(o, F_CHANGE, json_object_new_boolean(a->change)) < 0 ||
+            add(o, F_REASONS, TAKE_PTR(reasons)) < 0 || add(o, F_CONSUMERS, TAKE_PTR(consumers)) < 0 ||
+            add(o, F_SAVING, TAKE_PTR(saving)) < 0 ||
+            add(o, F_CONFIDENCE, json_object_new_string(advice_confidence_to_string(a->confidence))) < 0 ||
+            add(o, F_EVIDENCE, TAKE_PTR(ev)) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
+static json_object *method_get_recommendations(Manager *m, const ControlPeer *peer, json_object *params) {
+        _cleanup_json_ json_object *p = json_object_new_object(), *list = json_object_new_array();
+        _cleanup_free_ struct recommendation *v = NULL;
+        const char *target;
+        size_t n = 0;
+        int r;
+
+        if (!p || !list)
+                return NULL;
+        if (param_string(params, F_TARGET, &target) < 0)
+                return invalid_parameter(F_TARGET);
+        r = recommend(m, target, &v, &n);
+        if (r == -ENOENT)
+                return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+        if (r < 0)
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                json_object *j = recommendation_to_json(&v[i]);
+
+                if (!j || json_object_array_add(list, j) < 0) {
+                        json_object_put(j);
+                        return NULL;
+                }
+        }
+        if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
+            add(p, F_RECOMMENDATIONS, TAKE_PTR(list)) < 0)
+                return NULL;
+        return varlink_reply_new(TAKE_PTR(p));
+}
+
 struct probe_request {
         ControlCall *call;
         char *target;
@@ -657,6 +810,7 @@ static const char *const no_params[] = { NULL };
 static const char *const interface_params[] = { P_INTERFACE, NULL };
 static const char *const status_params[] = { F_TARGET, P_HISTORY_S, NULL };
 static const char *const history_params[] = { F_TARGET, P_SINCE, P_RESOLUTION, NULL };
+static const char *const recommendations_params[] = { F_TARGET, NULL };
 static const char *const probe_params[] = { F_TARGET, NULL };
 
 static const struct method methods[] = {
@@ -664,6 +818,7 @@ static const struct method methods[] = {
         { METHOD_GET_INTERFACE_DESCRIPTION, method_get_interface_description, NULL, interface_params, false },
         { METHOD_GET_STATUS, method_get_status, NULL, status_params, false },
         { METHOD_GET_HISTORY, method_get_history, NULL, history_params, false },
+        { METHOD_GET_RECOMMENDATIONS, method_get_recommendations, NULL, recommendations_params, false },
         { METHOD_PROBE, NULL, method_probe, probe_params, true },
 };
 

@@ -118,13 +118,13 @@ static bool under_kernel_interface(const char *target) {
 }
 
 bool mount_filter_match(const struct mount_filter *f, const char *fstype, const char *target) {
-        if (path_excluded(f->exclude_paths, target))
+        if (under_kernel_interface(target) || path_excluded(f->exclude_paths, target))
                 return false;
         if (match_any(f->exclude_fstypes, fstype))
                 return false;
         if (f->include_fstypes && f->include_fstypes[0])
                 return match_any(f->include_fstypes, fstype);
-        return !fstype_is_pseudo(fstype) && !under_kernel_interface(target);
+        return !fstype_is_pseudo(fstype);
 }
 
 static void mount_entry_done(MountEntry *e) {

@@ -800,6 +800,8 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         if (t->hooks.tick)
                 for (size_t i = 0; i < t->n_mounts; i++)
                         t->hooks.tick(t->mounts[i], now_s, t->hooks.userdata);
+        if (t->hooks.tick_done)
+                t->hooks.tick_done(t->hooks.userdata);
         for (size_t i = 0; i < t->n_fss; i++)
                 if (fs_needs_sampling(t->fss[i]))
                         t->fss[i]->sweep_pending = true;
@@ -961,7 +963,7 @@ void tracker_set_config(Tracker *t, const struct config *config) {
         kick(t); /* samplers of another size are rebuilt */
 }
 
-int tracker_new(sd_event *e, const struct config *config, Tracker **ret) {
+int tracker_new(sd_event *e, WorkerPool *pool, const struct config *config, Tracker **ret) {
         _cleanup_(tracker_freep) Tracker *t = calloc(1, sizeof *t);
         int r;
 
@@ -969,9 +971,7 @@ int tracker_new(sd_event *e, const struct config *config, Tracker **ret) {
                 return -ENOMEM;
         t->event = sd_event_ref(e);
         t->config = config;
-        r = worker_pool_new(e, config->worker_threads, &t->pool);
-        if (r < 0)
-                return r;
+        t->pool = pool;
         r = sd_event_add_time(e, &t->sweep_timer, CLOCK_MONOTONIC, next_sweep(t),
                               MIN(config->sampler_interval_usec / 100, USEC_PER_SEC / 10), on_sweep_timer, t);
         if (r < 0)
@@ -992,13 +992,15 @@ int tracker_new(sd_event *e, const struct config *config, Tracker **ret) {
         return 0;
 }
 
+void tracker_shutdown(Tracker *t) {
+        if (t)
+                t->shutting_down = true; /* completions still arrive; nothing new starts */
+}
+
 Tracker *tracker_free(Tracker *t) {
         if (!t)
                 return NULL;
-        /* First the pool: its last completions still find everything here,
-         * and must not start anything new. */
         t->shutting_down = true;
-        worker_pool_free(t->pool);
         sd_event_source_disable_unref(t->sweep_timer);
         sd_event_source_disable_unref(t->probe_timer);
         sd_event_source_disable_unref(t->walk_timer);

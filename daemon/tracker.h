@@ -48,6 +48,12 @@ typedef struct TrackedMount {
         Filesystem *fs;
         struct probe_state probe;
         struct activity activity;
+        /* The manager's: the advice it announced, and a new one waiting to
+         * hold long enough to be announced. */
+        struct {
+                int announced, pending;
+                unsigned pending_ticks;
+        } advice;
 } TrackedMount;
 
 struct Filesystem {
@@ -74,7 +80,11 @@ struct Filesystem {
         char *uuid;            /* the filesystem's UUID, if it has one */
 };
 
-int tracker_new(sd_event *e, const struct config *config, Tracker **ret);
+/* 'pool' is the caller's and must outlive the tracker's jobs: call
+ * tracker_shutdown(), free the pool (its last completions still reach the
+ * tracker), then tracker_free(). */
+int tracker_new(sd_event *e, WorkerPool *pool, const struct config *config, Tracker **ret);
+void tracker_shutdown(Tracker *t);
 Tracker *tracker_free(Tracker *t);
 DEFINE_FREE_FUNC(Tracker, tracker_free);
 
@@ -110,6 +120,7 @@ bool tracker_mount_key(const TrackedMount *m, char *buf, size_t len);
  * 'activity' for every mount whose filesystem's sweep finished. */
 typedef struct TrackerHooks {
         void (*tick)(const TrackedMount *m, int64_t t, void *userdata);
+        void (*tick_done)(void *userdata); /* after every mount's tick */
         void (*activity)(const TrackedMount *m, const struct activity *a, void *userdata);
         void *userdata;
 } TrackerHooks;

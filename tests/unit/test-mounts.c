@@ -62,9 +62,11 @@ static void test_filter(void) {
         ok(mount_filter_match(&only, "fuse.sshfs", "/mnt"), "include glob");
         ok(!mount_filter_match(&only, "tmpfs", "/tmp"), "include list restricts");
         {
-                char *incp[] = { "proc", NULL };
+                char *incp[] = { "proc", "tmpfs", NULL };
                 struct mount_filter withproc = { .include_fstypes = incp };
-                ok(mount_filter_match(&withproc, "proc", "/proc"), "a pseudo type can be included by name");
+                ok(mount_filter_match(&withproc, "proc", "/srv/proc"), "a pseudo type can be included by name");
+                ok(!mount_filter_match(&withproc, "tmpfs", "/sys/fs/cgroup"),
+                   "but nothing under /proc or /sys, whatever the type");
         }
 }
 

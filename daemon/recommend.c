@@ -1,0 +1,154 @@
+/* recommend.c: each mount's advisor input, from the manager's state. */
+#include "recommend.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "strv.h"
+
+/* The mean and peak atime writes over the window, from the finest ring that
+ * covers it, and how much measurement that mean rests on. */
+static void summarise(const MountHistory *h, int64_t now, int64_t window, double interval_s, struct advisor_input *in) {
+        unsigned r = history_pick_ring(h, now - window);
+        uint32_t res = h->rings[r].spec.resolution;
+        double sum = 0, n = 0, peak = 0;
+
+        if (h->rings[r].count == 0)
+                return;
+        for (int64_t t = h->rings[r].head_t; t > now - window && t >= history_oldest(h, r); t -= res) {
+                const struct stats_point *p = history_point(h, r, t);
+
+                if (!p || p->n_act == 0)
+                        continue;
+                sum += (double) p->per_min * p->n_act;
+                n += p->n_act;
+                peak = MAX(peak, (double) p->per_min);
+        }
+        if (n == 0)
+                return;
+        in->have_activity = true;
+        in->per_min = sum / n;
+        in->peak_per_min = peak;
+        in->observed_s = n * interval_s;
+}
+
+int recommend_parse_costs(char *const *costs, struct atime_cost **ret, size_t *ret_n, char **ret_storage) {
+        size_t n = strv_length(costs);
+        struct atime_cost *v = calloc(n ? n : 1, sizeof *v);
+        char *storage = calloc(n ? n : 1, 256);
+
+        if (!v || !storage) {
+                free(v);
+                free(storage);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (atime_cost_parse(costs[i], &v[i], storage + i * 256, 256) < 0) {
+                        /* The config module checked them: a bug if reached. */
+                        free(v);
+                        free(storage);
+                        return -EINVAL;
+                }
+        *ret = v;
+        *ret_n = n;
+        *ret_storage = storage;
+        return 0;
+}
+
+int recommend(const Manager *m, const char *target, struct recommendation **ret, size_t *ret_n) {
+        const MountTable *t = m->mounts;
+        _cleanup_free_ char **targets = NULL;
+        _cleanup_free_ ssize_t *owner = NULL;
+        struct recommendation *v;
+        size_t n = 0, nc = m->consumers ? m->consumers->n : 0;
+        int64_t now = (int64_t) time(NULL);
+        double interval_s = (double) m->config->sampler_interval_usec / 1e6;
+        struct advisor_params params = {
+                .noatime_threshold = m->config->noatime_threshold,
+                .costs = m->costs,
+                .n_costs = m->n_costs,
+        };
+
+        v = calloc(t && t->n ? t->n : 1, sizeof *v);
+        targets = calloc(t && t->n ? t->n + 1 : 1, sizeof *targets);
+        owner = calloc(nc ? nc : 1, sizeof *owner);
+        if (!v || !targets || !owner) {
+                free(v);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; t && i < t->n; i++)
+                targets[i] = t->entries[i].target;
+        /* Which mount each consumer is on, once for all mounts. */
+        for (size_t c = 0; c < nc; c++)
+                owner[c] = consumers_owner(m->consumers, c, targets, t ? t->n : 0);
+
+        for (size_t i = 0; t && i < t->n; i++) {
+                const MountEntry *e = &t->entries[i];
+                const TrackedMount *tm = tracker_find(m->tracker, e->id);
+                const struct mount_config *mc = config_find_mount(m->config, e->target);
+                struct recommendation *r = &v[n];
+                char key[PATH_MAX + 512];
+
+                if (target && !streq(target, e->target))
+                        continue;
+                if (!tm)
+                        continue;
+                *r = (struct recommendation) {
+                        .tm = tm,
+                        .window_s = (double) m->config->advice_window_usec / 1e6,
+                        .in = {
+                                .target = e->target,
+                                .fstype = e->fstype,
+                                .policy = e->policy,
+                                .probe_verified = tm->probe.have && tm->probe.result.verified,
+                                .probe_effective = tm->probe.result.effective,
+                                .ignore = mc && mc->ignore > 0,
+                                .population = tm->fs ? tm->fs->last.population : 0,
+                        },
+                };
+                if (mc && mc->needs_atime > NEED_NONE) {
+                        r->in.need = (AtimeNeed) mc->needs_atime;
+                        r->in.need_why = "the configuration says software here reads atime ([mount:PATH] needs_atime)";
+                }
+                for (size_t c = 0; c < nc; c++) {
+                        const struct consumer *x = &m->consumers->v[c];
+
+                        if (owner[c] != (ssize_t) i)
+                                continue;
+                        if (r->n_consumers < ELEMENTSOF(r->consumers))
+                                r->consumers[r->n_consumers++] = x;
+                        if (x->need > r->in.need) {
+                                r->in.need = x->need;
+                                r->in.need_why = x->why;
+                        }
+                }
+                if (m->store && tracker_mount_key(tm, key, sizeof key)) {
+                        const MountHistory *h = store_find(m->store, key);
+
+                        if (h)
+                                summarise(h, now, (int64_t) r->window_s, interval_s, &r->in);
+                }
+                if (!r->in.have_activity) {
+                        struct activity a;
+
+                        /* No history yet: the last interval, for what it is worth. */
+                        if (tracker_mount_activity(tm, &a) && a.seconds > 0) {
+                                r->in.have_activity = true;
+                                r->in.per_min = r->in.peak_per_min = a.est.per_min;
+                                r->in.observed_s = a.seconds;
+                        }
+                }
+                advisor_advise(&r->in, &params, &r->advice);
+                n++;
+        }
+        if (target && n == 0) {
+                free(v);
+                return -ENOENT;
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
