@@ -13,130 +13,12 @@
 #include <unistd.h>
 
 #include "chart.h"
+#include "cli.h"
 #include "parse-util.h"
 #include "protocol.h"
 #include "table.h"
 #include "varlink.h"
 
-#define CALL_TIMEOUT_USEC (30 * USEC_PER_SEC)
-#define MAX_REPLY (256U * 1024 * 1024)
-
-/* Exit statuses, documented in atimectl(8). */
-enum {
-        EXIT_OK = 0,
-        EXIT_FAIL = 1,  /* daemon unreachable, error reply, I/O error */
-        EXIT_USAGE = 2, /* bad command line */
-};
-
-static const char *arg_socket = NULL;
-static bool arg_json = false;
-static bool arg_legend = true;
-
-static int fail(const char *fmt, ...) _printf_(1, 2);
-static int fail(const char *fmt, ...) {
-        va_list ap;
-
-        fputs("atimectl: ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-        return EXIT_FAIL;
-}
-
-/* One line for an error reply: its name, then its parameters. */
-static int fail_remote(const char *error, json_object *params) {
-        json_object *v;
-
-        if (streq_ptr(error, ERROR_NO_SUCH_MOUNT) && json_object_object_get_ex(params, F_TARGET, &v))
-                return fail("no tracked mount at %s.", json_object_get_string(v));
-        if (streq_ptr(error, ERROR_PERMISSION_DENIED))
-                return fail("permission denied: this needs root.");
-
-        fprintf(stderr, "atimectl: %s", error ? error : "error");
-        json_object_object_foreach(params, key, val)
-                fprintf(stderr, " %s=%s", key, json_object_get_string(val));
-        fputc('\n', stderr);
-        return EXIT_FAIL;
-}
-
-/* "/srv//www/" -> "/srv/www", without touching the filesystem: a stat()
- * on a hung NFS or stopped FUSE mount would hang atimectl itself. */
-static void normalize_path(const char *in, char *out, size_t len) {
-        size_t o = 0;
-
-        for (const char *p = in; *p && o + 1 < len; p++) {
-                if (*p == '/' && o > 0 && out[o - 1] == '/')
-                        continue;
-                out[o++] = *p;
-        }
-        while (o > 1 && out[o - 1] == '/')
-                o--;
-        out[o] = 0;
-}
-
-static const char *socket_path(void) {
-        const char *e;
-
-        if (arg_socket)
-                return arg_socket;
-        e = getenv(ATIMED_SOCKET_ENV);
-        return e && *e ? e : ATIMED_SOCKET_DEFAULT;
-}
-
-/* Calls 'method'; on failure prints one line and returns EXIT_FAIL. */
-static int call(const char *method, json_object *params, json_object **ret) {
-        _cleanup_close_ int fd = -1;
-        _cleanup_free_ char *error = NULL;
-        _cleanup_json_ json_object *reply = NULL;
-        const char *path = socket_path();
-        int r;
-
-        r = varlink_connect(path, &fd);
-        if (r == -ENOENT || r == -ECONNREFUSED) {
-                json_object_put(params);
-                return fail("atimed is not running (nothing listens on %s).", path);
-        }
-        if (r == -EACCES) {
-                json_object_put(params);
-                return fail("permission denied connecting to %s.", path);
-        }
-        if (r < 0) {
-                json_object_put(params);
-                return fail("cannot connect to %s: %s", path, strerror(-r));
-        }
-
-        r = varlink_call(fd, method, params, CALL_TIMEOUT_USEC, MAX_REPLY, &reply, &error);
-        if (r == -EBADR)
-                return fail_remote(error, reply);
-        if (r == -ETIMEDOUT)
-                return fail("atimed did not answer within %llus.", (unsigned long long) (CALL_TIMEOUT_USEC / USEC_PER_SEC));
-        if (r == -ECONNRESET)
-                return fail("atimed closed the connection without answering.");
-        if (r < 0)
-                return fail("%s failed: %s", method, strerror(-r));
-        *ret = TAKE_PTR(reply);
-        return EXIT_OK;
-}
-
-static int print_json(json_object *o) {
-        puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-        return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
-}
-
-static const char *get_str(json_object *o, const char *key) {
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-                       ? json_object_get_string(v)
-                       : NULL;
-}
-
-static bool get_bool(json_object *o, const char *key) {
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
-}
 
 /* "relatime,lazytime,ro", as mount(8) would write it. */
 static void format_policy(json_object *mnt, char *buf, size_t len) {
@@ -145,16 +27,6 @@ static void format_policy(json_object *mnt, char *buf, size_t len) {
         snprintf(buf, len, "%s%s%s%s", atime ? atime : "?",
                  get_bool(mnt, F_NODIRATIME) && !streq_ptr(atime, ATIME_NOATIME_NAME) ? ",nodiratime" : "",
                  get_bool(mnt, F_LAZYTIME) ? ",lazytime" : "", get_bool(mnt, F_READ_ONLY) ? ",ro" : "");
-}
-
-static bool get_double(json_object *o, const char *key, double *ret) {
-        json_object *v;
-
-        if (!json_object_object_get_ex(o, key, &v) ||
-            !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-                return false;
-        *ret = json_object_get_double(v);
-        return true;
 }
 
 /* "3000 (2870-3130)", "0 exact", "-" before the first interval. */
@@ -540,6 +412,12 @@ static void help(void) {
                "  probe MOUNT           verify the policy in force on MOUNT now (root)\n"
                "  history MOUNT [--since 6h|7d] [--resolution 10min]\n"
                "                        atime writes over time, policy changes marked\n"
+               "  recommend [MOUNT]     what to change, with the evidence and the saving\n"
+               "  fstab [--file PATH] [--set MOUNT=POLICY ...] [--write]\n"
+               "                        the change to fstab that applies the advice, as a diff;\n"
+               "                        --write writes it (root), safely\n"
+               "  remount MOUNT [POLICY]\n"
+               "                        apply the advice (or POLICY) to the live mount now (root)\n"
                "  call METHOD [JSON]    call a control method and print its reply\n"
                "\n"
                "Options:\n"
@@ -564,6 +442,9 @@ static const struct command commands[] = {
         { "status", 1, 2, cmd_status },
         { "probe", 2, 2, cmd_probe },
         { "history", 2, 8, cmd_history },
+        { "recommend", 1, 2, cmd_recommend },
+        { "fstab", 1, 64, cmd_fstab },
+        { "remount", 2, 3, cmd_remount },
         { "call", 2, 3, cmd_call },
 };
 

@@ -1,0 +1,622 @@
+/* change.c: atimectl's commands that advise and change: recommend (what
+ * atimed advises, with the evidence), fstab (the change to /etc/fstab that
+ * applies it, as a diff, written safely on request) and remount (apply it to
+ * the live mount now). Changing things is atimectl's job, run by root: the
+ * daemon itself never gets the privilege to remount. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libmount/libmount.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fstab.h"
+#include "protocol.h"
+#include "strv.h"
+#include "varlink.h"
+
+#define FSTAB_DEFAULT "/etc/fstab"
+#define FSTAB_MAX (16U * 1024 * 1024)
+
+/* An atime policy as a user writes it: "noatime", "relatime,lazytime",
+ * "nolazytime". */
+struct policy_spec {
+        const char *atime; /* "noatime", "relatime", "strictatime", or NULL: leave alone */
+        int lazytime;      /* 1, 0, or -1: leave alone */
+};
+
+static int parse_policy(const char *s, struct policy_spec *ret) {
+        _cleanup_strv_free_ char **l = NULL;
+        struct policy_spec p = { .lazytime = -1 };
+
+        if (strv_split(s, ",", &l) < 0)
+                return -ENOMEM;
+        if (strv_length(l) == 0)
+                return -EINVAL;
+        STRV_FOREACH(o, l) {
+                if (streq(*o, "noatime") || streq(*o, "relatime") || streq(*o, "strictatime")) {
+                        if (p.atime)
+                                return -EINVAL;
+                        p.atime = streq(*o, "noatime") ? "noatime" : streq(*o, "relatime") ? "relatime" : "strictatime";
+                } else if (streq(*o, "lazytime"))
+                        p.lazytime = 1;
+                else if (streq(*o, "nolazytime"))
+                        p.lazytime = 0;
+                else
+                        return -EINVAL;
+        }
+        *ret = p;
+        return 0;
+}
+
+static void format_spec(const struct policy_spec *p, char *buf, size_t len) {
+        snprintf(buf, len, "%s%s%s", p->atime ? p->atime : "", p->atime && p->lazytime >= 0 ? "," : "",
+                 p->lazytime == 1 ? "lazytime" : p->lazytime == 0 ? "nolazytime" : "");
+}
+
+/* The advice for one mount (or all, target NULL), as atimed gives it. */
+static int get_recommendations(const char *target, json_object **ret) {
+        json_object *params = json_object_new_object();
+
+        if (!params)
+                return fail("out of memory");
+        if (target)
+                json_object_object_add(params, F_TARGET, json_object_new_string(target));
+        return call(METHOD_GET_RECOMMENDATIONS, params, ret);
+}
+
+/* The change a recommendation stands for; false if it advises keeping. */
+static bool spec_of(json_object *rec, struct policy_spec *ret) {
+        json_object *cur = json_object_object_get(rec, F_CURRENT), *want = json_object_object_get(rec, F_RECOMMENDED);
+        const char *ca = get_str(cur, F_ATIME), *wa = get_str(want, F_ATIME);
+        bool cl = get_bool(cur, F_LAZYTIME), wl = get_bool(want, F_LAZYTIME);
+
+        if (!get_bool(rec, F_CHANGE) || !wa)
+                return false;
+        *ret = (struct policy_spec) {
+                .atime = ca && streq(ca, wa) ? NULL
+                         : streq(wa, "noatime") ? "noatime"
+                         : streq(wa, "relatime") ? "relatime"
+                                                 : "strictatime",
+                .lazytime = cl == wl ? -1 : wl,
+        };
+        return ret->atime || ret->lazytime >= 0;
+}
+
+/* ---------------------------------------------------------------- recommend */
+
+static void print_recommendation(json_object *rec) {
+        json_object *reasons = json_object_object_get(rec, F_REASONS), *cons = json_object_object_get(rec, F_CONSUMERS),
+                    *saving = json_object_object_get(rec, F_SAVING), *ev = json_object_object_get(rec, F_EVIDENCE);
+        const char *cur = get_str(json_object_object_get(rec, F_CURRENT), F_OPTIONS);
+        const char *want = get_str(json_object_object_get(rec, F_RECOMMENDED), F_OPTIONS);
+        double w = 0, cpu = 0, kib = 0, observed = 0;
+        char a[32];
+
+        (void) get_double(saving, F_ATIME_WRITES_PER_MIN, &w);
+        (void) get_double(saving, F_CPU_US_PER_S, &cpu);
+        (void) get_double(saving, F_WRITE_KIB_PER_S, &kib);
+        (void) get_double(ev, F_OBSERVED_S, &observed);
+        if (observed >= 86400)
+                snprintf(a, sizeof a, "%.1f days measured", observed / 86400);
+        else if (observed >= 3600)
+                snprintf(a, sizeof a, "%.1f hours measured", observed / 3600);
+        else if (observed >= 60)
+                snprintf(a, sizeof a, "%.0f minutes measured", observed / 60);
+        else
+                snprintf(a, sizeof a, "%.0f seconds measured", observed);
+
+        if (get_bool(rec, F_CHANGE))
+                printf("%s (%s): %s -> %s", get_str(rec, F_TARGET), get_str(rec, F_FSTYPE), cur, want);
+        else
+                printf("%s (%s): keep %s", get_str(rec, F_TARGET), get_str(rec, F_FSTYPE), cur);
+        printf("  [confidence %s, %s]\n", get_str(rec, F_CONFIDENCE), a);
+        for (size_t i = 0; i < json_object_array_length(reasons); i++)
+                printf("    - %s\n", json_object_get_string(json_object_array_get_idx(reasons, i)));
+        for (size_t i = 0; i < json_object_array_length(cons); i++) {
+                json_object *c = json_object_array_get_idx(cons, i);
+                printf("    - reads atime (%s): %s [%s]\n", get_str(c, F_NEED), get_str(c, F_WHY), get_str(c, F_SOURCE));
+        }
+        if (get_bool(rec, F_CHANGE) && (w > 0 || cpu > 0))
+                printf("    saves about %.0f atime writes/min, %.1f us/s of CPU, %.1f KiB/s written\n", w, cpu, kib);
+}
+
+int cmd_recommend(int argc, char **argv) {
+        _cleanup_json_ json_object *reply = NULL;
+        json_object *list;
+        char target[PATH_MAX];
+        unsigned changes = 0;
+        int r;
+
+        if (argc > 1)
+                normalize_path(argv[1], target, sizeof target);
+        r = get_recommendations(argc > 1 ? target : NULL, &reply);
+        if (r != EXIT_OK)
+                return r;
+        if (arg_json)
+                return print_json(reply);
+        list = json_object_object_get(reply, F_RECOMMENDATIONS);
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
+                json_object *rec = json_object_array_get_idx(list, i);
+
+                print_recommendation(rec);
+                changes += get_bool(rec, F_CHANGE);
+        }
+        if (arg_legend) {
+                if (changes)
+                        printf("\n%u change%s advised. Apply now: atimectl remount MOUNT. Make it last: atimectl fstab "
+                               "--write.\n",
+                               changes, changes == 1 ? "" : "s");
+                else
+                        printf("\nNothing to change.\n");
+        }
+        return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+}
+
+/* ---------------------------------------------------------------- fstab */
+
+static int read_whole(const char *path, char **ret, size_t *ret_len) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        _cleanup_free_ char *b = NULL;
+        size_t len = 0;
+
+        if (fd < 0)
+                return -errno;
+        b = malloc(FSTAB_MAX + 1);
+        if (!b)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t n = read(fd, b + len, FSTAB_MAX + 1 - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+                if (len > FSTAB_MAX)
+                        return -EFBIG;
+        }
+        b[len] = 0;
+        *ret = TAKE_PTR(b);
+        *ret_len = len;
+        return 0;
+}
+
+/* systemd's unit name for a mount point (systemd-escape --path). */
+static void mount_unit_name(const char *target, char *buf, size_t len) {
+        size_t o = 0;
+        const char *p = target;
+
+        while (*p == '/')
+                p++;
+        if (!*p) {
+                snprintf(buf, len, "-.mount");
+                return;
+        }
+        for (; *p && o + 5 < len; p++) {
+                unsigned char c = (unsigned char) *p;
+
+                if (c == '/') {
+                        if (p[1] && p[1] != '/')
+                                buf[o++] = '-';
+                } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ':' ||
+                           c == '_' || (c == '.' && o > 0))
+                        buf[o++] = (char) c;
+                else
+                        o += (size_t) snprintf(buf + o, len - o, "\\x%02x", c);
+        }
+        snprintf(buf + o, len - o, ".mount");
+}
+
+/* Runs argv; its stdout and stderr in *ret. Returns its exit status, or -errno. */
+static int run_capture(char *const *argv, char **ret) {
+        int pipefd[2], status;
+        char *out = NULL;
+        size_t len = 0;
+        FILE *f;
+        pid_t pid;
+
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return -errno;
+        pid = fork();
+        if (pid < 0) {
+                safe_close(pipefd[0]);
+                safe_close(pipefd[1]);
+                return -errno;
+        }
+        if (pid == 0) {
+                dup2(pipefd[1], STDOUT_FILENO);
+                dup2(pipefd[1], STDERR_FILENO);
+                execvp(argv[0], argv);
+                _exit(127);
+        }
+        safe_close(pipefd[1]);
+        f = open_memstream(&out, &len);
+        if (f) {
+                char buf[4096];
+                ssize_t n;
+
+                while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
+                        fwrite(buf, 1, (size_t) n, f);
+                fclose(f);
+        }
+        safe_close(pipefd[0]);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        *ret = out ? out : strdup("");
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static int write_temp(const char *text, size_t len, char *path_template) {
+        _cleanup_close_ int fd = mkstemp(path_template);
+
+        if (fd < 0)
+                return -errno;
+        if (write(fd, text, len) != (ssize_t) len)
+                return -EIO;
+        return 0;
+}
+
+/* Lines of findmnt --verify's report on the new file that its report on
+ * the old one does not have: problems the edit would add. */
+static int verify_with_findmnt(const char *old, size_t old_len, const char *new, size_t new_len, char **ret_new_issues) {
+        char a[] = "/tmp/atimectl-fstab-old.XXXXXX", b[] = "/tmp/atimectl-fstab-new.XXXXXX";
+        _cleanup_free_ char *out_a = NULL, *out_b = NULL;
+        _cleanup_strv_free_ char **la = NULL, **lb = NULL, **added = NULL;
+        int r;
+
+        *ret_new_issues = NULL;
+        if (write_temp(old, old_len, a) < 0 || write_temp(new, new_len, b) < 0) {
+                unlink(a);
+                return -EIO;
+        }
+        r = run_capture((char *[]) { (char *) "findmnt", (char *) "--verify", (char *) "--tab-file", a, NULL }, &out_a);
+        if (r >= 0)
+                r = run_capture((char *[]) { (char *) "findmnt", (char *) "--verify", (char *) "--tab-file", b, NULL },
+                                &out_b);
+        unlink(a);
+        unlink(b);
+        if (r == 127)
+                return -ENOENT; /* no findmnt */
+        if (r < 0)
+                return r;
+        if (strv_split(out_a, "\n", &la) < 0 || strv_split(out_b, "\n", &lb) < 0)
+                return -ENOMEM;
+        STRV_FOREACH(l, lb) {
+                /* The summary line counts, and the file names differ. */
+                if (strstr(*l, "parse error") == NULL && (startswith(*l, "Success") || strstr(*l, " errors, ") ||
+                                                          strstr(*l, "0 parse errors")))
+                        continue;
+                if (!strv_contains(la, *l) && strv_extend(&added, *l) < 0)
+                        return -ENOMEM;
+        }
+        *ret_new_issues = added ? strv_join(added, "\n") : NULL;
+        return 0;
+}
+
+/* The new text must parse with libmount into as many entries as the old. */
+static int verify_with_libmount(const char *old, size_t old_len, const char *new, size_t new_len) {
+        int counts[2] = { -1, -1 };
+        const char *texts[2] = { old, new };
+        size_t lens[2] = { old_len, new_len };
+
+        for (int i = 0; i < 2; i++) {
+                struct libmnt_table *tb = mnt_new_table();
+                struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+                struct libmnt_fs *fs;
+                FILE *f = lens[i] ? fmemopen((void *) texts[i], lens[i], "r") : NULL;
+                int n = 0;
+
+                if (tb && it && (f || lens[i] == 0) && (!f || mnt_table_parse_stream(tb, f, "fstab") == 0)) {
+                        while (mnt_table_next_fs(tb, it, &fs) == 0)
+                                n++;
+                        counts[i] = n;
+                }
+                if (f)
+                        fclose(f);
+                mnt_free_iter(it);
+                mnt_unref_table(tb);
+        }
+        if (counts[1] < 0)
+                return -EBADMSG;
+        return counts[0] == counts[1] ? 0 : -EBADMSG;
+}
+
+int cmd_fstab(int argc, char **argv) {
+        enum { ARG_FILE = 0x100, ARG_SET, ARG_WRITE };
+        static const struct option options[] = {
+                { "file", required_argument, NULL, ARG_FILE },
+                { "set", required_argument, NULL, ARG_SET },
+                { "write", no_argument, NULL, ARG_WRITE },
+                {},
+        };
+        _cleanup_free_ struct fstab_request *reqs = NULL;
+        _cleanup_strv_free_ char **targets = NULL, **specs = NULL;
+        _cleanup_json_ json_object *reply = NULL;
+        _cleanup_free_ char *text = NULL, *diff = NULL, *new_issues = NULL, *backup = NULL;
+        _cleanup_free_ struct policy_spec *ps = NULL;
+        struct fstab_result res = {};
+        const char *path = FSTAB_DEFAULT;
+        bool write = false;
+        size_t len, n = 0;
+        int opt, r;
+
+        optind = 0;
+        while ((opt = getopt_long(argc, argv, "", options, NULL)) >= 0)
+                switch (opt) {
+                case ARG_FILE:
+                        path = optarg;
+                        break;
+                case ARG_SET: {
+                        char *eq = strchr(optarg, '='), t[PATH_MAX];
+                        struct policy_spec p;
+
+                        if (!eq || optarg[0] != '/' || parse_policy(eq + 1, &p) < 0) {
+                                fprintf(stderr, "atimectl: --set %s: expected MOUNT=POLICY, such as /srv=noatime or "
+                                                "/var=relatime,lazytime\n", optarg);
+                                return EXIT_USAGE;
+                        }
+                        *eq = 0;
+                        normalize_path(optarg, t, sizeof t);
+                        if (strv_extend(&targets, t) < 0 || strv_extend(&specs, eq + 1) < 0)
+                                return fail("out of memory");
+                        break;
+                }
+                case ARG_WRITE:
+                        write = true;
+                        break;
+                default:
+                        return EXIT_USAGE;
+                }
+        if (optind != argc) {
+                fprintf(stderr, "atimectl: fstab takes no arguments but options. Try 'atimectl --help'.\n");
+                return EXIT_USAGE;
+        }
+        if (write && geteuid() != 0)
+                return fail("writing %s needs root.", path);
+
+        /* What to change: the --set choices, or else atimed's advice. */
+        n = strv_length(targets);
+        if (n == 0) {
+                json_object *list;
+
+                r = get_recommendations(NULL, &reply);
+                if (r != EXIT_OK)
+                        return r;
+                list = json_object_object_get(reply, F_RECOMMENDATIONS);
+                for (size_t i = 0; i < json_object_array_length(list); i++) {
+                        json_object *rec = json_object_array_get_idx(list, i);
+                        struct policy_spec p;
+                        char s[64];
+
+                        if (!spec_of(rec, &p))
+                                continue;
+                        format_spec(&p, s, sizeof s);
+                        if (strv_extend(&targets, get_str(rec, F_TARGET)) < 0 || strv_extend(&specs, s) < 0)
+                                return fail("out of memory");
+                }
+        }
+        n = strv_length(targets);
+        reqs = calloc(n ? n : 1, sizeof *reqs);
+        ps = calloc(n ? n : 1, sizeof *ps);
+        if (!reqs || !ps)
+                return fail("out of memory");
+        for (size_t i = 0; i < n; i++) {
+                (void) parse_policy(specs[i], &ps[i]);
+                reqs[i] = (struct fstab_request) { .target = targets[i], .atime = ps[i].atime, .lazytime = ps[i].lazytime,
+                                                   .named = !reply };
+        }
+
+        r = read_whole(path, &text, &len);
+        if (r < 0)
+                return fail("cannot read %s: %s", path, strerror(-r));
+        r = fstab_edit(text, len, reqs, n, &res);
+        if (r < 0)
+                return fail("cannot edit %s: %s", path, strerror(-r));
+
+        STRV_FOREACH(s, res.skipped)
+                fprintf(stderr, "%s: %s\n", path, *s);
+        for (size_t i = 0; i < n; i++) {
+                char unit[PATH_MAX * 4];
+
+                if (!strv_contains(res.not_found, targets[i]))
+                        continue;
+                mount_unit_name(targets[i], unit, sizeof unit);
+                fprintf(stderr,
+                        "%s is not in %s. Now: atimectl remount %s %s (or mount -o remount,%s %s). To make it last: "
+                        "add %s to Options= of its mount unit (systemctl edit %s), or give it a line in %s.\n",
+                        targets[i], path, targets[i], specs[i], specs[i], targets[i], specs[i], unit, path);
+        }
+
+        r = fstab_diff(text, len, res.text, res.len, path, write ? path : "(with atimectl's changes)", &diff);
+        if (r < 0) {
+                fstab_result_done(&res);
+                return fail("out of memory");
+        }
+        if (res.n_changes == 0) {
+                printf("Nothing to change in %s.\n", path);
+                fstab_result_done(&res);
+                return EXIT_OK;
+        }
+        fputs(diff, stdout);
+        if (!write) {
+                printf("\nTo write this: atimectl fstab%s%s --write%s\n", streq(path, FSTAB_DEFAULT) ? "" : " --file ",
+                       streq(path, FSTAB_DEFAULT) ? "" : path, reply ? "" : " (with the same --set options)");
+                fstab_result_done(&res);
+                return EXIT_OK;
+        }
+
+        /* Checks before anything is written. */
+        if (verify_with_libmount(text, len, res.text, res.len) < 0) {
+                fstab_result_done(&res);
+                return fail("the new %s does not parse as the old one does; nothing written.", path);
+        }
+        r = verify_with_findmnt(text, len, res.text, res.len, &new_issues);
+        if (r == -ENOENT)
+                fprintf(stderr, "atimectl: findmnt not found; skipping findmnt --verify.\n");
+        else if (r < 0) {
+                fstab_result_done(&res);
+                return fail("cannot run findmnt --verify: %s; nothing written.", strerror(-r));
+        } else if (new_issues) {
+                fprintf(stderr, "%s\n", new_issues);
+                fstab_result_done(&res);
+                return fail("findmnt --verify finds problems in the new %s that the old one does not have; nothing "
+                            "written.", path);
+        }
+        r = fstab_write(path, text, len, res.text, res.len, NULL, &backup);
+        fstab_result_done(&res);
+        if (r == -ESTALE)
+                return fail("%s changed while atimectl was working on it; nothing written. Run it again.", path);
+        if (r < 0)
+                return fail("cannot write %s: %s", path, strerror(-r));
+        printf("\nWrote %s; the old one is %s. It applies at the next mount; to apply it now: atimectl remount "
+               "MOUNT.\n",
+               path, backup);
+        return EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- remount */
+
+/* The options of the mount at target (the top one), from the kernel. */
+static int current_options(const char *target, char **ret_vfs, char **ret_fs) {
+        struct libmnt_table *tb = mnt_new_table();
+        struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+        struct libmnt_fs *fs, *found = NULL;
+        int r = -ENOENT;
+
+        if (!tb || !it) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        if (mnt_table_parse_file(tb, "/proc/self/mountinfo") < 0) {
+                r = -EIO;
+                goto finish;
+        }
+        while (mnt_table_next_fs(tb, it, &fs) == 0)
+                if (streq_ptr(mnt_fs_get_target(fs), target))
+                        found = fs; /* the last one on that target is on top */
+        if (found) {
+                *ret_vfs = strdup(mnt_fs_get_vfs_options(found) ?: "");
+                *ret_fs = strdup(mnt_fs_get_fs_options(found) ?: "");
+                r = *ret_vfs && *ret_fs ? 0 : -ENOMEM;
+        }
+finish:
+        mnt_free_iter(it);
+        mnt_unref_table(tb);
+        return r;
+}
+
+static bool has_opt(const char *optstr, const char *name) {
+        return mnt_optstr_get_option(optstr, name, NULL, NULL) == 0;
+}
+
+/* The per-mount flags in force, for the old mount(2) interface. */
+static unsigned long vfs_flags(const char *vfs) {
+        static const struct {
+                const char *name;
+                unsigned long flag;
+        } map[] = {
+                { "ro", MS_RDONLY },   { "nosuid", MS_NOSUID },         { "nodev", MS_NODEV },
+                { "noexec", MS_NOEXEC }, { "nodiratime", MS_NODIRATIME }, { "nosymfollow", 256 /* MS_NOSYMFOLLOW */ },
+        };
+        unsigned long f = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(map); i++)
+                if (has_opt(vfs, map[i].name))
+                        f |= map[i].flag;
+        return f;
+}
+
+static int set_atime(const char *target, const char *atime, const char *vfs) {
+        struct mount_attr attr = {
+                .attr_clr = MOUNT_ATTR__ATIME,
+                .attr_set = streq(atime, "noatime")    ? MOUNT_ATTR_NOATIME
+                            : streq(atime, "relatime") ? MOUNT_ATTR_RELATIME
+                                                       : MOUNT_ATTR_STRICTATIME,
+        };
+        unsigned long f;
+
+        /* mount_setattr() changes the atime bits of this mount alone. */
+        if (mount_setattr(AT_FDCWD, target, 0, &attr, sizeof attr) == 0)
+                return 0;
+        if (errno != ENOSYS)
+                return -errno;
+        /* Older kernels: a bind remount sets every per-mount flag at once, so
+         * pass the ones in force along with the new atime one. */
+        f = MS_REMOUNT | MS_BIND | vfs_flags(vfs) |
+            (streq(atime, "noatime") ? MS_NOATIME : streq(atime, "relatime") ? MS_RELATIME : MS_STRICTATIME);
+        return mount(NULL, target, NULL, f, NULL) < 0 ? -errno : 0;
+}
+
+/* lazytime belongs to the superblock: reconfigure just that flag. */
+static int set_lazytime(const char *target, bool on) {
+        _cleanup_close_ int fd = fspick(AT_FDCWD, target, FSPICK_CLOEXEC);
+
+        if (fd < 0)
+                return -errno;
+        if (fsconfig(fd, FSCONFIG_SET_FLAG, on ? "lazytime" : "nolazytime", NULL, 0) < 0 ||
+            fsconfig(fd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0) < 0)
+                return -errno;
+        return 0;
+}
+
+int cmd_remount(int argc, char **argv) {
+        _cleanup_free_ char *vfs = NULL, *fsopts = NULL, *vfs_after = NULL, *fs_after = NULL;
+        _cleanup_json_ json_object *reply = NULL;
+        struct policy_spec p;
+        char target[PATH_MAX], spec[64];
+        int r;
+
+        normalize_path(argv[1], target, sizeof target);
+        if (argc > 2) {
+                if (parse_policy(argv[2], &p) < 0) {
+                        fprintf(stderr, "atimectl: remount: expected a POLICY such as noatime, relatime,lazytime or "
+                                        "strictatime, not '%s'\n", argv[2]);
+                        return EXIT_USAGE;
+                }
+        } else {
+                json_object *rec;
+
+                r = get_recommendations(target, &reply);
+                if (r != EXIT_OK)
+                        return r;
+                rec = json_object_array_get_idx(json_object_object_get(reply, F_RECOMMENDATIONS), 0);
+                if (!spec_of(rec, &p)) {
+                        json_object *reasons = json_object_object_get(rec, F_REASONS);
+                        printf("Nothing to change on %s: %s\n", target,
+                               json_object_get_string(json_object_array_get_idx(reasons, 0)));
+                        return EXIT_OK;
+                }
+        }
+        if (geteuid() != 0)
+                return fail("remounting needs root.");
+        r = current_options(target, &vfs, &fsopts);
+        if (r == -ENOENT)
+                return fail("nothing is mounted on %s.", target);
+        if (r < 0)
+                return fail("cannot read the mount table: %s", strerror(-r));
+        format_spec(&p, spec, sizeof spec);
+        printf("%s before: %s (superblock: %s)\n", target, vfs, fsopts);
+
+        if (p.atime && (r = set_atime(target, p.atime, vfs)) < 0)
+                return fail("cannot set %s on %s: %s", p.atime, target, strerror(-r));
+        if (p.lazytime >= 0 && has_opt(fsopts, "lazytime") != (p.lazytime == 1) &&
+            (r = set_lazytime(target, p.lazytime == 1)) < 0)
+                return fail("cannot set %s on %s: %s", p.lazytime ? "lazytime" : "nolazytime", target, strerror(-r));
+
+        r = current_options(target, &vfs_after, &fs_after);
+        if (r < 0)
+                return fail("cannot read the mount table: %s", strerror(-r));
+        printf("%s after:  %s (superblock: %s)\n", target, vfs_after, fs_after);
+        printf("This lasts until %s is mounted again. To keep it: atimectl fstab --set %s=%s --write\n", target, target,
+               spec);
+        return EXIT_OK;
+}

@@ -1,0 +1,39 @@
+/* cli.h: what atimectl's commands share: the connection to atimed, failure
+ * messages with the documented exit statuses, and reading replies. */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "macro.h"
+
+/* Exit statuses, documented in atimectl(8). */
+enum {
+        EXIT_OK = 0,
+        EXIT_FAIL = 1,  /* daemon unreachable, error reply, I/O error, refused change */
+        EXIT_USAGE = 2, /* bad command line */
+};
+
+extern const char *arg_socket;
+extern bool arg_json;
+extern bool arg_legend;
+
+/* Prints "atimectl: ..." on stderr; returns EXIT_FAIL. */
+int fail(const char *fmt, ...) _printf_(1, 2);
+/* Calls 'method' (consuming params); on failure prints one line and returns
+ * EXIT_FAIL, else EXIT_OK with the reply's parameters in *ret. */
+int call(const char *method, json_object *params, json_object **ret);
+int print_json(json_object *o);
+
+const char *get_str(json_object *o, const char *key);
+bool get_bool(json_object *o, const char *key);
+bool get_double(json_object *o, const char *key, double *ret);
+
+/* "/srv//www/" -> "/srv/www" without touching the filesystem. */
+void normalize_path(const char *in, char *out, size_t len);
+
+/* The commands that advise and change (change.c). */
+int cmd_recommend(int argc, char **argv);
+int cmd_fstab(int argc, char **argv);
+int cmd_remount(int argc, char **argv);
