@@ -346,7 +346,7 @@ int cmd_fstab(int argc, char **argv) {
         struct fstab_result res = {};
         const char *path = FSTAB_DEFAULT;
         bool write = false;
-        size_t len, n = 0;
+        size_t len = 0, n = 0;
         int opt, r;
 
         optind = 0;
