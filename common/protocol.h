@@ -83,6 +83,7 @@
 #define F_SUPER_OPTIONS "super_options"
 #define F_STALLED "stalled"
 #define F_STUCK_THREADS "stuck_threads"
+#define F_ADVICE_CHANGES "advice_changes"
 
 /* GetStatus: a mount's probe (also the reply of Probe) */
 #define F_PROBE "probe"

@@ -2,6 +2,7 @@
 #include "manager.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
 #include <signal.h>
@@ -16,9 +17,11 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "metrics.h"
 #include "methods.h"
 #include "recommend.h"
 #include "strv.h"
+#include "varlink.h"
 
 static void manager_scan_consumers(Manager *m);
 static int manager_load_costs(Manager *m, const struct config *c);
@@ -482,6 +485,80 @@ static void announce(const struct recommendation *r, int previous) {
                                        "ATIMED_SAVING_KIB_PER_S=%.1f", a->saving_kib_per_s, NULL);
 }
 
+/* ---------------------------------------------------------------- textfile export */
+
+struct export_job {
+        char *path;
+        char *text;
+        size_t len;
+        int r;
+};
+
+static void export_job_free(struct export_job *j) {
+        free(j->path);
+        free(j->text);
+        free(j);
+}
+
+/* Written next to the target and renamed over it, so node_exporter never
+ * reads half a file. */
+static void export_work(void *arg, const atomic_bool *cancel) {
+        struct export_job *j = arg;
+        _cleanup_free_ char *tmp = NULL;
+        _cleanup_close_ int fd = -1;
+        ssize_t n;
+
+        if (asprintf(&tmp, "%s.%d.tmp", j->path, (int) getpid()) < 0) {
+                j->r = -ENOMEM;
+                return;
+        }
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0) {
+                j->r = -errno;
+                return;
+        }
+        n = write(fd, j->text, j->len);
+        if (n != (ssize_t) j->len || close(TAKE_FD(fd)) < 0 || rename(tmp, j->path) < 0) {
+                j->r = n < 0 || errno ? -errno : -EIO;
+                (void) unlink(tmp);
+                return;
+        }
+        j->r = 0;
+}
+
+static void export_done(void *arg, WorkerStatus status) {
+        struct export_job *j = arg;
+
+        if (status == WORKER_TIMED_OUT)
+                return; /* the thread still holds j */
+        if (status == WORKER_DONE && j->r < 0)
+                log_warning_errno(j->r, "Cannot write %s: %m", j->path);
+        export_job_free(j);
+}
+
+static void manager_export(Manager *m) {
+        _cleanup_json_ json_object *status = NULL, *recs = NULL;
+        struct export_job *j;
+        FILE *f;
+
+        if (!m->config->textfile)
+                return;
+        status = methods_status(m);
+        recs = methods_recommendations(m);
+        j = calloc(1, sizeof *j);
+        if (!status || !recs || !j || !(j->path = strdup(m->config->textfile))) {
+                free(j);
+                return (void) log_oom();
+        }
+        f = open_memstream(&j->text, &j->len);
+        if (!f || metrics_write(f, status, recs) < 0 || fclose(f) != 0) {
+                export_job_free(j);
+                return (void) log_oom();
+        }
+        if (worker_submit(m->pool, export_work, export_done, j, m->config->sampler_timeout_usec) < 0)
+                export_job_free(j);
+}
+
 /* Advice must hold this many sampler intervals before it is announced: a
  * rate hovering around the threshold must not fill the journal. */
 #define ADVICE_STABLE_TICKS 3
@@ -512,11 +589,14 @@ static void on_tick_done(void *userdata) {
                 }
                 if (++tm->advice.pending_ticks < ADVICE_STABLE_TICKS)
                         continue;
-                if (tm->advice.announced != 0)
+                if (tm->advice.announced != 0) {
                         announce(&v[i], tm->advice.announced);
+                        m->advice_changes++;
+                }
                 tm->advice.announced = state;
                 tm->advice.pending = 0;
         }
+        manager_export(m);
 }
 
 static int manager_load_costs(Manager *m, const struct config *c) {

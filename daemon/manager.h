@@ -40,6 +40,7 @@ typedef struct Manager {
         sd_event_source *flush_timer;
         int last_flush_error; /* logged once until it changes or clears */
         gid_t privileged_gid; /* (gid_t) -1: root only */
+        uint64_t advice_changes; /* announced since start */
         ControlServer *control;
         char *bound_socket; /* the path we bound and remove at exit; NULL if socket-activated */
 

@@ -16,225 +16,12 @@
 #include "recommend.h"
 #include "varlink.h"
 
-/* The Varlink interface descriptions, served by GetInterfaceDescription so
- * that generic Varlink tools can introspect atimed. Keep them in step with the
- * code: tests/unit/test-methods checks each method below is described. */
-static const char varlink_service_description[] =
-        "# The service interface every Varlink service provides: what the\n"
-        "# service is and which interfaces it implements.\n"
-        "interface org.varlink.service\n"
-        "\n"
-        "method GetInfo() -> (\n"
-        "  vendor: string,\n"
-        "  product: string,\n"
-        "  version: string,\n"
-        "  url: string,\n"
-        "  interfaces: []string\n"
-        ")\n"
-        "\n"
-        "method GetInterfaceDescription(interface: string) -> (description: string)\n"
-        "\n"
-        "error InterfaceNotFound (interface: string)\n"
-        "error MethodNotFound (method: string)\n"
-        "error MethodNotImplemented (method: string)\n"
-        "error InvalidParameter (parameter: string)\n"
-        "error PermissionDenied ()\n"
-        "error ExpectedMore ()\n";
-
-static const char atimed_description[] =
-        "# atimed: the atime policy really in force on this host's mounts.\n"
-        "interface io.atimed\n"
-        "\n"
-        "type Device (\n"
-        "  major: int,\n"
-        "  minor: int,\n"
-        "  # The block device (partition, loop, dm, md or disk); null without one.\n"
-        "  name: ?string,\n"
-        "  kind: (none, disk, partition, loop, dm, md),\n"
-        "  # A dm device's name, or a loop device's backing file.\n"
-        "  label: ?string,\n"
-        "  # What it sits on: the disk of a partition, the slaves of dm or md.\n"
-        "  parents: ?string,\n"
-        "  rotational: ?bool,\n"
-        "  # Over the last sampler interval; null until two readings exist.\n"
-        "  write_iops: ?float,\n"
-        "  write_kib_per_s: ?float\n"
-        ")\n"
-        "\n"
-        "# The outcome of the O_TMPFILE experiment on the mount.\n"
-        "type Probe (\n"
-        "  # The policy found in force; null when not verified.\n"
-        "  effective: ?(strictatime, relatime, noatime),\n"
-        "  verified: bool,\n"
-        "  # Unix time of the experiment.\n"
-        "  at: int,\n"
-        "  # Why it is not verified; null when it is.\n"
-        "  reason: ?string,\n"
-        "  # Whether the effective policy is the one the mount table shows.\n"
-        "  matches_table: ?bool\n"
-        ")\n"
-        "\n"
-        "# Inodes whose atime was written, over the last completed interval.\n"
-        "type Activity (\n"
-        "  atime_inodes_per_min: float,\n"
-        "  # 95% interval.\n"
-        "  ci95: []float,\n"
-        "  interval_s: float,\n"
-        "  # Sampled inodes compared, and inodes in the filesystem.\n"
-        "  sample_size: int,\n"
-        "  population: int,\n"
-        "  # The whole filesystem was compared, or no atime can be written here.\n"
-        "  exact: bool,\n"
-        "  # Other mounts of the filesystem let atime be written too: changes\n"
-        "  # seen through several are shared equally between them.\n"
-        "  shared: bool,\n"
-        "  # Unix time of the interval's end; null for an exact zero.\n"
-        "  at: ?int\n"
-        ")\n"
-        "\n"
-        "type Mount (\n"
-        "  mount_id: int,\n"
-        "  target: string,\n"
-        "  source: string,\n"
-        "  fstype: string,\n"
-        "  root: string,\n"
-        "  device: Device,\n"
-        "  # Effective: mountinfo never prints strictatime.\n"
-        "  atime: (strictatime, relatime, noatime),\n"
-        "  # True under noatime too, which implies it.\n"
-        "  nodiratime: bool,\n"
-        "  # A superblock option: shared by every mount of the filesystem.\n"
-        "  lazytime: bool,\n"
-        "  read_only: bool,\n"
-        "  options: string,\n"
-        "  super_options: string,\n"
-        "  # Null until the first probe.\n"
-        "  probe: ?Probe,\n"
-        "  # Null until the first interval is measured.\n"
-        "  activity: ?Activity,\n"
-        "  # A probe or sample job on it missed its deadline: the filesystem\n"
-        "  # does not answer (a dead NFS server, a stopped FUSE daemon).\n"
-        "  stalled: bool,\n"
-        "  # Only when history_s was asked for.\n"
-        "  history: ?[]?float\n"
-        ")\n"
-        "\n"
-        "# One bucket of a mount's history: means over the samples in it. A gap\n"
-        "# (the daemon was not running) has samples 0 and nulls.\n"
-        "type Point (\n"
-        "  # Unix time of the bucket's start.\n"
-        "  t: int,\n"
-        "  samples: int,\n"
-        "  atime_inodes_per_min: ?float,\n"
-        "  ci95: ?[]float,\n"
-        "  write_iops: ?float,\n"
-        "  write_kib_per_s: ?float,\n"
-        "  # The policy at the bucket's last sample.\n"
-        "  atime: ?(strictatime, relatime, noatime),\n"
-        "  nodiratime: ?bool,\n"
-        "  lazytime: ?bool,\n"
-        "  read_only: ?bool,\n"
-        "  # The policy the probe verified, if it did.\n"
-        "  probe: ?(strictatime, relatime, noatime),\n"
-        "  stalled: ?bool,\n"
-        "  # The policy or the probe's verdict changed during the bucket.\n"
-        "  policy_changed: ?bool\n"
-        ")\n"
-        "\n"
-        "# The daemon and every tracked mount, or only the one at target. With\n"
-        "# history_s, each mount also has its atime writes per minute over that\n"
-        "# many seconds, about 60 values (null for a gap).\n"
-        "method GetStatus(target: ?string, history_s: ?int) -> (\n"
-        "  schema_version: int,\n"
-        "  version: string,\n"
-        "  hostname: string,\n"
-        "  started_at: int,\n"
-        "  uptime_s: int,\n"
-        "  # Worker threads stuck on filesystems that do not answer.\n"
-        "  stuck_threads: int,\n"
-        "  mounts: []Mount\n"
-        ")\n"
-        "\n"
-        "# The history of the mount at target (or, if none is mounted there now,\n"
-        "# of the last one that was) from since (Unix time; default: 6 h ago),\n"
-        "# at the given resolution in seconds or the finest that reaches back so\n"
-        "# far. At most 10000 points: the newest, with truncated set.\n"
-        "method GetHistory(target: string, since: ?int, resolution: ?int) -> (\n"
-        "  target: string,\n"
-        "  key: string,\n"
-        "  resolution_s: int,\n"
-        "  since: int,\n"
-        "  until: int,\n"
-        "  truncated: bool,\n"
-        "  points: []Point\n"
-        ")\n"
-        "\n"
-        "# What the atime policy of a mount is, and what it should be.\n"
-        "type Policy (\n"
-        "  atime: (strictatime, relatime, noatime),\n"
-        "  lazytime: bool,\n"
-        "  # As mount options: \"relatime,lazytime\".\n"
-        "  options: string\n"
-        ")\n"
-        "\n"
-        "# Who reads atime on the mount.\n"
-        "type Consumer (\n"
-        "  kind: (mail, tmpfiles, tmpreaper, tmpwatch, popcon, config),\n"
-        "  # What it needs: relatime (atime to the day) or strict (every read).\n"
-        "  need: (relatime, strict),\n"
-        "  path: string,\n"
-        "  why: string,\n"
-        "  # Where it was found: \"/etc/tmpfiles.d/tmp.conf:3\".\n"
-        "  source: string\n"
-        ")\n"
-        "\n"
-        "type Saving (\n"
-        "  atime_writes_per_min: float,\n"
-        "  cpu_us_per_s: float,\n"
-        "  write_kib_per_s: float\n"
-        ")\n"
-        "\n"
-        "type Evidence (\n"
-        "  # Atime-written inodes per minute: mean and peak over the window.\n"
-        "  atime_inodes_per_min: ?float,\n"
-        "  peak_per_min: ?float,\n"
-        "  window_s: float,\n"
-        "  # How much measurement the mean rests on.\n"
-        "  observed_s: float,\n"
-        "  population: int\n"
-        ")\n"
-        "\n"
-        "type Recommendation (\n"
-        "  target: string,\n"
-        "  fstype: string,\n"
-        "  current: Policy,\n"
-        "  recommended: Policy,\n"
-        "  action: (keep, relatime, noatime, strictatime, lazytime),\n"
-        "  change: bool,\n"
-        "  reasons: []string,\n"
-        "  consumers: []Consumer,\n"
-        "  saving: Saving,\n"
-        "  confidence: (low, medium, high),\n"
-        "  evidence: Evidence\n"
-        ")\n"
-        "\n"
-        "# The advice for every tracked mount, or the one at target.\n"
-        "method GetRecommendations(target: ?string) -> (\n"
-        "  schema_version: int,\n"
-        "  recommendations: []Recommendation\n"
-        ")\n"
-        "\n"
-        "# Probes the mount now and returns the result. Root only, or the\n"
-        "# configured privileged_group.\n"
-        "method Probe(target: string) -> (target: string, probe: Probe)\n"
-        "\n"
-        "# No mount at target, now or in the history kept.\n"
-        "error NoSuchMount (target: string)\n"
-
-        "error InvalidRequest (reason: string)\n"
-        "error RequestTooLarge (limit: int)\n"
-        "error TooManyClients (reason: string)\n"
-        "error InternalError (reason: string)\n";
+/* The Varlink interface descriptions (docs/io.atimed.varlink and
+ * docs/org.varlink.service.varlink, compiled in by make): served by
+ * GetInterfaceDescription so that generic Varlink tools can introspect
+ * atimed, and the reference of every reply's fields. */
+extern const char interface_io_atimed[];
+extern const char interface_org_varlink_service[];
 
 /* A method answers at once (returns the whole reply; NULL only on OOM) or,
  * for work done elsewhere, later: call_later returns 1 and answers through
@@ -422,9 +209,9 @@ static json_object *method_get_info(Manager *m, const ControlPeer *peer, json_ob
 
 const char *methods_interface_description(const char *interface) {
         if (streq(interface, VARLINK_SERVICE_INTERFACE))
-                return varlink_service_description;
+                return interface_org_varlink_service;
         if (streq(interface, ATIMED_INTERFACE))
-                return atimed_description;
+                return interface_io_atimed;
         return NULL;
 }
 
@@ -564,6 +351,7 @@ static json_object *method_get_status(Manager *m, const ControlPeer *peer, json_
             add(p, F_UPTIME_S,
                 json_object_new_int64((int64_t) ((now_usec(CLOCK_MONOTONIC) - m->started_monotonic) / USEC_PER_SEC))) < 0 ||
             add(p, F_STUCK_THREADS, json_object_new_int64(tracker_stuck_threads(m->tracker))) < 0 ||
+            add(p, F_ADVICE_CHANGES, json_object_new_int64((int64_t) m->advice_changes)) < 0 ||
             add(p, F_MOUNTS, TAKE_PTR(mounts)) < 0)
                 return NULL;
         return varlink_reply_new(TAKE_PTR(p));
@@ -646,7 +434,8 @@ static json_object *method_get_history(Manager *m, const ControlPeer *peer, json
                         return NULL;
                 }
         }
-        if (add(p, F_TARGET, json_object_new_string(target)) < 0 || add(p, F_KEY, json_object_new_string(h->key)) < 0 ||
+        if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
+            add(p, F_TARGET, json_object_new_string(target)) < 0 || add(p, F_KEY, json_object_new_string(h->key)) < 0 ||
             add(p, F_RESOLUTION_S, json_object_new_int64(res)) < 0 || add(p, F_SINCE, json_object_new_int64(from)) < 0 ||
             add(p, F_UNTIL, json_object_new_int64(to + res)) < 0 ||
             add(p, F_TRUNCATED, json_object_new_boolean(truncated)) < 0 || add(p, F_POINTS, TAKE_PTR(points)) < 0)
@@ -751,6 +540,22 @@ static json_object *method_get_recommendations(Manager *m, const ControlPeer *pe
         return varlink_reply_new(TAKE_PTR(p));
 }
 
+/* The parameters of a reply built here (the reply is consumed). */
+static json_object *parameters_of(json_object *reply) {
+        json_object *p = reply ? json_object_get(json_object_object_get(reply, VL_PARAMETERS)) : NULL;
+
+        json_object_put(reply);
+        return p;
+}
+
+json_object *methods_status(Manager *m) {
+        return parameters_of(method_get_status(m, NULL, NULL));
+}
+
+json_object *methods_recommendations(Manager *m) {
+        return parameters_of(method_get_recommendations(m, NULL, NULL));
+}
+
 struct probe_request {
         ControlCall *call;
         char *target;
@@ -763,7 +568,8 @@ static void probe_answered(const TrackedMount *tm, const struct probe_result *r,
 
         if (!tm)
                 reply = varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, req->target);
-        else if (p && add(p, F_TARGET, json_object_new_string(req->target)) >= 0 &&
+        else if (p && add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) >= 0 &&
+                 add(p, F_TARGET, json_object_new_string(req->target)) >= 0 &&
                  add(p, F_PROBE, methods_probe_to_json(r, tm->entry)) >= 0)
                 reply = varlink_reply_new(TAKE_PTR(p));
         if (!reply)
