@@ -14,6 +14,7 @@
 
 #include "chart.h"
 #include "cli.h"
+#include "metrics.h"
 #include "parse-util.h"
 #include "protocol.h"
 #include "table.h"
@@ -347,6 +348,21 @@ static int cmd_history(int argc, char **argv) {
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 
+static int cmd_metrics(int argc, char **argv) {
+        _cleanup_json_ json_object *status = NULL, *recs = NULL;
+        int r;
+
+        r = call(METHOD_GET_STATUS, NULL, &status);
+        if (r != EXIT_OK)
+                return r;
+        r = call(METHOD_GET_RECOMMENDATIONS, NULL, &recs);
+        if (r != EXIT_OK)
+                return r;
+        if (metrics_write(stdout, status, recs) < 0)
+                return fail("malformed reply from atimed, or cannot write");
+        return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+}
+
 static int cmd_probe(int argc, char **argv) {
         _cleanup_json_ json_object *params = json_object_new_object(), *reply = NULL;
         char target[PATH_MAX];
@@ -418,6 +434,7 @@ static void help(void) {
                "                        --write writes it (root), safely\n"
                "  remount MOUNT [POLICY]\n"
                "                        apply the advice (or POLICY) to the live mount now (root)\n"
+               "  metrics               every mount's figures for Prometheus (text format)\n"
                "  call METHOD [JSON]    call a control method and print its reply\n"
                "\n"
                "Options:\n"
@@ -443,6 +460,7 @@ static const struct command commands[] = {
         { "probe", 2, 2, cmd_probe },
         { "history", 2, 8, cmd_history },
         { "recommend", 1, 2, cmd_recommend },
+        { "metrics", 1, 1, cmd_metrics },
         { "fstab", 1, 64, cmd_fstab },
         { "remount", 2, 3, cmd_remount },
         { "call", 2, 3, cmd_call },

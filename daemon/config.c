@@ -44,6 +44,7 @@ typedef enum ConfigType {
         CT_BOOL,      /* stored as int */
         CT_NEED,      /* none, relatime, strict: an AtimeNeed stored as int */
         CT_COSTS,     /* fstype:usec:KiB[:lazy usec], space or comma separated */
+        CT_PATH_OPT,  /* an absolute path, or empty for none */
 } ConfigType;
 
 struct config_item {
@@ -101,6 +102,8 @@ static const struct config_item config_items[] = {
         ITEM("advisor", "window", CT_DURATION, advice_window_usec, "1d", 60 * SEC, 90 * 86400 * SEC),
         ITEM("advisor", "costs", CT_COSTS, costs, "", 0, 0),
 
+        ITEM("export", "textfile", CT_PATH_OPT, textfile, "", 0, 0),
+
         ITEM("store", "flush_interval", CT_DURATION, flush_interval_usec, "5min", 1 * SEC, 86400 * SEC),
         ITEM("store", "rings", CT_RINGS, rings, "1min:6h, 10min:7d, 1h:90d", 0, 0),
         ITEM("store", "max_mounts", CT_UNSIGNED, max_histories, "10000", 1, 1000000),
@@ -117,9 +120,8 @@ static const struct config_item mount_items[] = {
 #define MOUNT_SECTION_PREFIX "mount:"
 #define MAX_MOUNT_SECTIONS 4096
 
-static const char *const config_sections[] = { "daemon",  "control",   "mounts",  "probe",
-                                               "sampler", "consumers", "advisor", "device",
-                                               "store" };
+static const char *const config_sections[] = { "daemon",    "control", "mounts", "probe", "sampler",
+                                               "consumers", "advisor", "device", "export", "store" };
 
 static bool section_known(const char *name) {
         const char *path = startswith(name, MOUNT_SECTION_PREFIX);
@@ -168,6 +170,15 @@ static int item_parse(void *base, const struct config_item *it, const char *valu
         case CT_PATH:
                 if (value[0] != '/' || strpbrk(value, " \t")) {
                         *ret_why = "expected an absolute path";
+                        return -EINVAL;
+                }
+                return config_set_string(f, value);
+
+        case CT_PATH_OPT:
+                if (value[0] == 0)
+                        return config_set_string(f, NULL);
+                if (value[0] != '/' || strpbrk(value, " \t")) {
+                        *ret_why = "expected an absolute path, or nothing";
                         return -EINVAL;
                 }
                 return config_set_string(f, value);
@@ -347,6 +358,7 @@ static void item_format(const void *base, const struct config_item *it, char *bu
 
         switch (it->type) {
         case CT_PATH:
+        case CT_PATH_OPT:
         case CT_RELPATH:
         case CT_GROUP:
                 snprintf(buf, len, "%s", *(char *const *) f ? *(char *const *) f : "");
@@ -430,7 +442,7 @@ static void items_free(void *base, const struct config_item *items, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 const struct config_item *it = &items[i];
 
-                if (it->type == CT_PATH || it->type == CT_RELPATH || it->type == CT_GROUP)
+                if (it->type == CT_PATH || it->type == CT_PATH_OPT || it->type == CT_RELPATH || it->type == CT_GROUP)
                         free(*(char **) field(base, it));
                 else if (it->type == CT_LIST || it->type == CT_PATH_LIST || it->type == CT_COSTS)
                         strv_free(*(char ***) field(base, it));

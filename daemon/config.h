@@ -73,6 +73,9 @@ struct config {
         uint64_t advice_window_usec;
         char **costs;               /* "fstype:usec:KiB[:lazytime usec]" */
 
+        /* [export] */
+        char *textfile; /* Prometheus text for node_exporter's textfile collector; NULL: none */
+
         /* [store] */
         uint64_t flush_interval_usec;
         struct stats_ring_spec rings[STATS_MAX_RINGS];
