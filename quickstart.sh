@@ -10,8 +10,9 @@ cd "$(dirname "$0")"
 BUILD_DEPS=(build-essential autoconf automake libtool pkg-config
             libsystemd-dev libmount-dev libinih-dev libjson-c-dev)
 # What the test suite drives for real: loop-mounted filesystems, systemd's
-# own tools, jq to read JSON replies, bindfs for a FUSE mount to stop.
-TEST_DEPS=(jq e2fsprogs util-linux mount systemd bindfs fuse3 xfsprogs)
+# own tools, jq to read JSON replies, bindfs for a FUSE mount to stop,
+# Prometheus and node_exporter to scrape the metrics.
+TEST_DEPS=(jq curl e2fsprogs xfsprogs util-linux mount systemd bindfs fuse3 prometheus prometheus-node-exporter)
 
 if [ "$(id -u)" -ne 0 ]; then
         echo "quickstart.sh: run as root (sudo ./quickstart.sh): it installs packages and starts a service." >&2
@@ -20,7 +21,17 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
+# The tests run prometheus and node_exporter themselves, on loopback: keep
+# the packages from starting (or enabling) services on this host.
+had_policy=$(test -e /usr/sbin/policy-rc.d && echo yes || true)
+[ -n "$had_policy" ] || { printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d; }
 apt-get install -y -qq --no-install-recommends "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}" >/dev/null
+status=$?
+[ -n "$had_policy" ] || rm -f /usr/sbin/policy-rc.d
+if [ -d /run/systemd/system ]; then
+        systemctl disable --quiet prometheus.service prometheus-node-exporter.service 2>/dev/null || true
+fi
+[ $status -eq 0 ] || exit $status
 [ "${1:-}" = "--deps-only" ] && exit 0
 
 ./autogen.sh >/dev/null 2>&1
