@@ -197,6 +197,8 @@ static int cmp_entry_id(const void *a, const void *b) {
 /* A mount whose target carries another mount stacked directly on it cannot
  * be reached by path: atime through it is not what users see. */
 static void mark_hidden(struct raw *raw, size_t n) {
+        if (n == 0)
+                return; /* qsort(NULL, 0) is undefined */
         qsort(raw, n, sizeof *raw, cmp_raw_target);
         for (size_t i = 0; i < n;) {
                 size_t j = i;
@@ -269,7 +271,8 @@ int mount_table_load(const char *path, const struct mount_filter *filter, MountT
                 if (r < 0)
                         goto finish;
         }
-        qsort(t->entries, t->n, sizeof *t->entries, cmp_entry_id);
+        if (t->n > 0)
+                qsort(t->entries, t->n, sizeof *t->entries, cmp_entry_id);
         *ret = TAKE_PTR(t);
         r = 0;
 finish:
