@@ -483,7 +483,7 @@ int control_server_new(sd_event *e, int listen_fd, const struct control_limits *
         if (!s)
                 return -ENOMEM;
         s->event = sd_event_ref(e);
-        s->listen_fd = listen_fd;
+        s->listen_fd = -1; /* the caller's until we succeed */
         s->limits = *limits;
         s->dispatch = dispatch;
         s->userdata = userdata;
@@ -496,6 +496,7 @@ int control_server_new(sd_event *e, int listen_fd, const struct control_limits *
         if (r < 0)
                 return r;
         (void) sd_event_source_set_enabled(s->accept_retry, SD_EVENT_OFF);
+        s->listen_fd = listen_fd;
         *ret = TAKE_PTR(s);
         return 0;
 }

@@ -62,6 +62,7 @@ int control_socket_bind(const char *path, mode_t mode, gid_t gid, int *ret_fd);
 
 typedef struct ControlServer ControlServer;
 
+/* Takes listen_fd on success only. */
 int control_server_new(sd_event *e, int listen_fd, const struct control_limits *limits, control_dispatch_t dispatch,
                        void *userdata, ControlServer **ret);
 void control_server_set_limits(ControlServer *s, const struct control_limits *limits);
