@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "log.h"
 #include "metrics.h"
 #include "methods.h"
@@ -700,7 +701,8 @@ static void manager_prepare_state_dir(Manager *m) {
 
 int manager_start(Manager *m) {
         struct control_limits lim;
-        int fd = -1, r;
+        _cleanup_close_ int fd = -1;
+        int r;
 
         m->started_realtime = now_usec(CLOCK_REALTIME);
         m->started_monotonic = now_usec(CLOCK_MONOTONIC);
@@ -721,8 +723,20 @@ int manager_start(Manager *m) {
         else if (r > 0)
                 log_debug("Service manager watchdog enabled");
 
+        /* What needs more than the three capabilities kept comes first:
+         * the state dir and the socket (its group, say). Then drop, before
+         * any worker thread exists: capabilities are per thread, and the
+         * threads inherit what the main thread has left. */
         manager_prepare_state_dir(m);
         m->privileged_gid = resolve_group(m->config->privileged_group);
+        r = manager_open_socket(m, &fd);
+        if (r < 0)
+                return r;
+        r = caps_drop_to_minimum();
+        if (r < 0)
+                log_warning_errno(r, "Failed to drop capabilities: %m");
+        else
+                log_debug("Capabilities reduced to CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_DAC_OVERRIDE");
 
         r = manager_load_costs(m, m->config);
         if (r < 0)
@@ -751,15 +765,11 @@ int manager_start(Manager *m) {
                 return log_error_errno(r, "Failed to set up the consumers timer: %m");
         (void) sd_event_source_set_enabled(m->consumers_timer, SD_EVENT_ON);
 
-        r = manager_open_socket(m, &fd);
-        if (r < 0)
-                return r;
         limits_from_config(m->config, &lim);
         r = control_server_new(m->event, fd, &lim, methods_dispatch, m, &m->control);
-        if (r < 0) {
-                safe_close(fd);
+        if (r < 0)
                 return log_error_errno(r, "Failed to set up the control socket: %m");
-        }
+        TAKE_FD(fd); /* the server's now */
 
         m->ready = true;
         (void) sd_notify(0, "READY=1");
