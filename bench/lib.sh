@@ -82,3 +82,22 @@ wait_measured() {
         done
         return 1
 }
+
+# bench_mounts_only FSTYPE DIR: a [mounts] section that tracks only the
+# FSTYPE mounts at or below DIR: every other mount of that type is excluded
+# by an exact glob ("/[d]ev/shm" matches /dev/shm alone, not what is below
+# it), "[/]" the root. Keys may follow it in the same section.
+bench_mounts_only() {
+        local t excl="[/]"
+        while read -r t; do
+                case $t in "$2" | "$2"/* | /) continue ;; esac
+                excl="$excl, /[${t:1:1}]${t:2}"
+        done < <(awk -v f="$1" '{ for (i = 7; $i != "-"; i++); if ($(i + 1) == f) print $5 }' /proc/self/mountinfo | sort -u)
+        [ ${#excl} -lt 180 ] || echo "bench: too many $1 mounts to exclude on one config line" >&2
+        printf '[mounts]\ninclude_fstypes = %s\nexclude_paths = %s\n' "$1" "$excl"
+}
+
+# machine_line: what the figures were measured on.
+machine_line() {
+        echo "machine: $(nproc) CPUs, $(uname -r), $(awk '/^model name/ { $1=$2=$3=""; print; exit }' /proc/cpuinfo | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
+}

@@ -37,6 +37,18 @@ is "wrong parameter types and extra parameters: InvalidParameter each" \
         "$(echo "$out" | grep -c '"error":"org.varlink.service.InvalidParameter"')" "4"
 like "the error names the extra parameter" "$out" '"parameter":"verbose"'
 
+deep=$(printf '%.0s[' $(seq 1 40))1$(printf '%.0s]' $(seq 1 40))
+out=$(nul '{"method":"io.atimed.GetStatus","parameters":{"history_s":99999999999999999999}}' \
+        '{"method":"io.atimed.GetStatus","parameters":{"history_s":-99999999999999999999}}' \
+        '{"method":"io.atimed.GetStatus","parameters":{"history_s":1e400}}' \
+        '{"method":"io.atimed.GetStatus","parameters":{"history_s":3600.5}}' \
+        '{"method":"io.atimed.GetHistory","parameters":{"target":"/","since":9223372036854775807}}' | raw -n 5)
+is "numbers out of range, non-integers and overflowing exponents: InvalidParameter each" \
+        "$(echo "$out" | grep -c '"error":"org.varlink.service.InvalidParameter"')" "5"
+out=$(nul "{\"method\":\"io.atimed.GetStatus\",\"parameters\":{\"target\":$deep}}" '{"method":"org.varlink.service.GetInfo"}' | raw -n 2)
+like "nesting 40 deep: InvalidRequest" "$(echo "$out" | sed -n 1p)" '^\{"error":"io.atimed.InvalidRequest"'
+like "and the connection still answers" "$(echo "$out" | sed -n 2p)" '"product":"atimed"'
+
 out=$(nul '{"method":"com.example.Other"}' | raw -n 1)
 like "an unknown interface: InterfaceNotFound" "$out" '"error":"org.varlink.service.InterfaceNotFound","parameters":\{"interface":"com.example"\}'
 
