@@ -188,6 +188,9 @@ static int ring_add(StatsRing *r, const struct stats_sample *s) {
 int history_add(MountHistory *h, const struct stats_sample *s) {
         int taken = 0;
 
+        if (!stats_time_sane(s->t))
+                return 0;
+
         for (unsigned i = 0; i < h->n_rings; i++) {
                 int r = ring_add(&h->rings[i], s);
 

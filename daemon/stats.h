@@ -65,6 +65,14 @@ typedef struct StatsRing {
         struct stats_point *v;
 } StatsRing;
 
+/* Times a history holds, in Unix seconds: from 1970 to about the year
+ * 36800. Anything else (a damaged file, a clock set absurdly) is refused,
+ * so bucket arithmetic never overflows. */
+#define STATS_T_MAX (INT64_C(1) << 40)
+static inline bool stats_time_sane(int64_t t) {
+        return t >= 0 && t <= STATS_T_MAX;
+}
+
 typedef struct MountHistory {
         char *key;
         int64_t last_seen; /* Unix seconds of the last sample */
@@ -81,8 +89,8 @@ MountHistory *history_free(MountHistory *h);
 DEFINE_FREE_FUNC(MountHistory, history_free);
 
 /* Adds a sample to every ring. Samples older than a ring's newest bucket
- * are dropped by that ring (the clock went back): returns the number of
- * rings that took it. */
+ * are dropped by that ring (the clock went back), and samples at a time not
+ * stats_time_sane() by all: returns the number of rings that took it. */
 int history_add(MountHistory *h, const struct stats_sample *s);
 
 /* The point of ring r at bucket start t, or NULL if outside the ring. A

@@ -520,6 +520,8 @@ static int parse_snapshot(Store *s, const uint8_t *p, size_t len, uint64_t *ret_
                 r = -EBADMSG;
                 nh++;
                 hs[nh - 1]->last_seen = (int64_t) get_u64(&c);
+                if (!stats_time_sane(hs[nh - 1]->last_seen))
+                        BAD("bad time last seen of %s", key);
                 for (uint32_t i = 0; i < n_specs; i++) {
                         int64_t head_t = (int64_t) get_u64(&c);
                         uint32_t n = get_u32(&c);
@@ -529,6 +531,8 @@ static int parse_snapshot(Store *s, const uint8_t *p, size_t len, uint64_t *ret_
                         for (uint32_t x = 0; x < n; x++)
                                 if (!get_point(&c, &pts[x]))
                                         BAD("bad point in %s", key);
+                        if (n > 0 && !stats_time_sane(head_t))
+                                BAD("bad time in ring %u of %s", i, key);
                         if (map[i] >= 0 && n > 0 && head_t % (int64_t) file_specs[i].resolution != 0)
                                 BAD("misaligned ring %u of %s", i, key);
                         if (map[i] >= 0 && history_set_ring(hs[nh - 1], (unsigned) map[i], head_t, pts, n) < 0) {
@@ -689,7 +693,7 @@ static int replay_journal(Store *s, const uint8_t *p, size_t len, uint64_t after
                         x.hi = get_f32(&b);
                         x.write_iops = get_f32(&b);
                         x.write_kib = get_f32(&b);
-                        if (!bits || k >= n_keys || !sane(x.per_min) || !sane(x.lo) || !sane(x.hi) ||
+                        if (!bits || k >= n_keys || !stats_time_sane(x.t) || !sane(x.per_min) || !sane(x.lo) || !sane(x.hi) ||
                             !sane(x.write_iops) || !sane(x.write_kib))
                                 return asprintf(ret_problem, "journal block at byte %zu has a bad sample", start) < 0
                                                ? -ENOMEM
