@@ -121,6 +121,66 @@ static int open_place(const struct sampler_place *pl, int flags) {
         return fd;
 }
 
+/* Opens directory 'rel' below rootfd without following a symlink, leaving
+ * the mount, or touching an atime: openat2(RESOLVE_BENEATH | NO_XDEV |
+ * NO_SYMLINKS) where the kernel has it (5.6 and later); before that, and
+ * under tools that do not know the call, one component at a time with
+ * O_NOFOLLOW, each checked to be on the root's mount. */
+static atomic_bool no_openat2;
+
+void sampler_disable_openat2(void) {
+        atomic_store(&no_openat2, true);
+}
+
+static int open_dir_beneath(int rootfd, const char *rel) {
+        static const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC;
+        struct open_how how = {
+                .flags = flags,
+                .resolve = RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+        };
+        _cleanup_free_ char *copy = NULL;
+        struct statx root, stx;
+        char *save = NULL;
+        int fd;
+
+        if (!atomic_load(&no_openat2)) {
+                fd = (int) syscall(SYS_openat2, rootfd, rel, &how, sizeof how);
+                if (fd >= 0 || errno != ENOSYS)
+                        return fd;
+                atomic_store(&no_openat2, true);
+        }
+        if (statx(rootfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &root) < 0)
+                return -1;
+        copy = strdup(rel);
+        if (!copy) {
+                errno = ENOMEM;
+                return -1;
+        }
+        fd = openat(rootfd, ".", flags);
+        for (char *c = strtok_r(copy, "/", &save); c && fd >= 0; c = strtok_r(NULL, "/", &save)) {
+                int next;
+
+                if (streq(c, "."))
+                        continue;
+                if (streq(c, "..")) {
+                        safe_close(fd);
+                        errno = EXDEV;
+                        return -1;
+                }
+                next = openat(fd, c, flags);
+                safe_close(fd);
+                fd = next;
+                if (fd >= 0 && (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 || stx.stx_dev_major != root.stx_dev_major ||
+                                stx.stx_dev_minor != root.stx_dev_minor ||
+                                ((stx.stx_mask & root.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id != root.stx_mnt_id))) {
+                        safe_close(fd);
+                        errno = EXDEV;
+                        return -1;
+                }
+        }
+        return fd;
+}
+
 /* Algorithm R: the i-th eligible inode takes a slot with probability k/i. */
 static int reservoir_offer(Sampler *s, Walk *w, const char *dir, const char *name, uint64_t ino) {
         /* dir is the directory holding name, relative to the walked mount. */
@@ -236,10 +296,6 @@ int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t budge
         w = s->walk;
 
         while (budget > 0 && !atomic_load(cancel)) {
-                struct open_how how = {
-                        .flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC,
-                        .resolve = RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-                };
                 _cleanup_close_ int dfd = -1;
                 bool dir_done = false;
 
@@ -262,7 +318,7 @@ int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t budge
                         w->dir_off = 0;
                 }
 
-                dfd = (int) syscall(SYS_openat2, rootfd, w->dir, &how, sizeof how);
+                dfd = open_dir_beneath(rootfd, w->dir);
                 if (dfd < 0) {
                         /* EPERM: O_NOATIME refused (not the owner, no CAP_FOWNER).
                          * Reading it otherwise would change its atime: skip it. */

@@ -74,6 +74,8 @@ DEFINE_FREE_FUNC(Sampler, sampler_free);
  * complete (the new reservoir waits in s->next), 0 when there is more to do,
  * or -errno (-ESTALE: the mount is not the one expected). Blocking. */
 int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t budget, const atomic_bool *cancel);
+/* Walks as on a kernel without openat2() (before 5.6): for tests. */
+void sampler_disable_openat2(void);
 uint64_t sampler_walk_seen(const Sampler *s);
 
 /* Compares the reservoir with the previous sweep, then swaps in a finished

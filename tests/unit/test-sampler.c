@@ -137,6 +137,18 @@ int main(void) {
         }
         sampler_free(s);
 
+        /* The same walk as on a kernel without openat2(). */
+        sampler_disable_openat2();
+        touch_atime(".", 1000);
+        touch_atime("d0", 1000);
+        touch_atime("d0/sub", 1000);
+        ok(sampler_new(1000, 42, &s) == 0 && walk_all(s, &pl, 7, &steps) == 1 && s->next->population == 104 &&
+                   s->next->n == 104,
+           "without openat2: the same 104 inodes, no symlink followed");
+        ok(atime_of(".") == 1000 && atime_of("d0") == 1000 && atime_of("d0/sub") == 1000,
+           "without openat2: no directory's atime changed");
+        sampler_free(s);
+
         pl.mount_id += 1000;
         ok(sampler_new(10, 1, &s) == 0 && sampler_walk_step(s, &pl, 100, &no_cancel) == -ESTALE,
            "a place on another mount than expected is refused");
