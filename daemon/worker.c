@@ -32,6 +32,13 @@ struct WorkerJob {
         atomic_bool cancel;
 };
 
+/* One per thread, for joining it once it has left. */
+typedef struct WorkerThread {
+        WorkerPool *pool;
+        pthread_t id;
+        struct WorkerThread *next;
+} WorkerThread;
+
 struct WorkerPool {
         sd_event *event;
         pthread_mutex_t lock;
@@ -44,6 +51,7 @@ struct WorkerPool {
         unsigned threads;      /* threads alive, stuck ones included */
         unsigned stuck;        /* threads running a timed-out job */
         unsigned running;      /* jobs being run (stuck ones included) */
+        WorkerThread *exited;  /* threads that left their loop, to be joined */
         bool shutdown;
 };
 
@@ -54,8 +62,27 @@ static void job_free(WorkerJob *j) {
 
 static int spawn_thread_locked(WorkerPool *p);
 
+/* Waits for the threads that said they are leaving: an exit is complete,
+ * stack and thread-local storage freed, only once joined. */
+static void join_exited(WorkerPool *p) {
+        WorkerThread *list;
+
+        pthread_mutex_lock(&p->lock);
+        list = p->exited;
+        p->exited = NULL;
+        pthread_mutex_unlock(&p->lock);
+        while (list) {
+                WorkerThread *t = list;
+
+                list = t->next;
+                (void) pthread_join(t->id, NULL);
+                free(t);
+        }
+}
+
 static void *thread_main(void *userdata) {
-        WorkerPool *p = userdata;
+        WorkerThread *self = userdata;
+        WorkerPool *p = self->pool;
         uint64_t one = 1;
 
         pthread_mutex_lock(&p->lock);
@@ -92,29 +119,38 @@ static void *thread_main(void *userdata) {
                 (void) write(p->efd, &one, sizeof one);
         }
         p->threads--;
+        self->next = p->exited;
+        p->exited = self;
+        (void) write(p->efd, &one, sizeof one); /* to be joined */
         pthread_cond_broadcast(&p->wake);
         pthread_mutex_unlock(&p->lock);
         return NULL;
 }
 
 static int spawn_thread_locked(WorkerPool *p) {
+        WorkerThread *t = calloc(1, sizeof *t);
         pthread_attr_t attr;
-        pthread_t t;
         sigset_t all, old;
         int r;
 
+        if (!t)
+                return -ENOMEM;
+        t->pool = p;
         pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         /* Jobs do little recursion: a small stack keeps RSS low. */
         pthread_attr_setstacksize(&attr, 256 * 1024);
         /* Signals belong to the event loop's thread. */
         sigfillset(&all);
         pthread_sigmask(SIG_BLOCK, &all, &old);
-        r = pthread_create(&t, &attr, thread_main, p);
+        /* Joinable: it cannot leave before we unlock, so t->id is set by
+         * then. */
+        r = pthread_create(&t->id, &attr, thread_main, t);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         pthread_attr_destroy(&attr);
-        if (r != 0)
+        if (r != 0) {
+                free(t);
                 return -r;
+        }
         p->threads++;
         return 0;
 }
@@ -137,6 +173,7 @@ static int on_completion(sd_event_source *s, int fd, uint32_t revents, void *use
                 j->done(j->arg, j->timed_out ? WORKER_LATE : WORKER_DONE);
                 job_free(j);
         }
+        join_exited(p);
         return 0;
 }
 
@@ -282,6 +319,7 @@ WorkerPool *worker_pool_free(WorkerPool *p) {
                 job_free(j);
         }
 
+        join_exited(p);
         sd_event_source_disable_unref(p->efd_source);
         /* With threads still alive (stuck) the pool's memory stays theirs. */
         if (p->threads > 0)
