@@ -2,6 +2,7 @@
  * background: systemd (or whoever starts it) supervises it. */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,11 @@ int main(int argc, char *argv[]) {
         _cleanup_strv_free_ char **errors = NULL;
         _cleanup_(manager_freep) Manager *m = NULL;
         bool check_config = false;
+
+        /* One malloc arena for the event loop and the workers alike: the
+         * workers allocate little, and per-thread arenas would each keep
+         * their own free memory that churn never gives back. */
+        (void) mallopt(M_ARENA_MAX, 1);
         int c, r;
 
         log_set_program("atimed");

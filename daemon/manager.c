@@ -2,6 +2,7 @@
 #include "manager.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
@@ -132,6 +133,14 @@ int manager_rescan_mounts(Manager *m) {
         }
         mount_table_free(m->mounts);
         m->mounts = TAKE_PTR(t);
+        /* Many mounts gone (containers stopped, churn), however many rescans
+         * it took: give the memory their parsing and tracking held back to
+         * the system, not to the allocator's free lists. */
+        m->mounts_peak = MAX(m->mounts_peak, m->mounts->n_all);
+        if (m->mounts_peak >= m->mounts->n_all + 64) {
+                (void) malloc_trim(0);
+                m->mounts_peak = m->mounts->n_all;
+        }
         if (m->ready)
                 manager_notify_status(m);
         return 0;
@@ -185,7 +194,7 @@ static int manager_reload(Manager *m) {
         if (c->worker_threads != m->config->worker_threads)
                 log_warning("worker_threads changed; it takes effect when atimed restarts.");
         c->worker_threads = m->config->worker_threads;
-        if (c->n_rings != m->config->n_rings || memcmp(c->rings, m->config->rings, sizeof c->rings) != 0 ||
+        if (c->n_rings != m->config->n_rings || memcmp(c->rings, m->config->rings, c->n_rings * sizeof c->rings[0]) != 0 ||
             c->max_histories != m->config->max_histories)
                 log_warning("[store] rings and max_mounts changed; they take effect when atimed restarts.");
         memcpy(c->rings, m->config->rings, sizeof c->rings);
@@ -240,7 +249,7 @@ static struct stats_sample policy_sample(const TrackedMount *tm, int64_t t) {
         return s;
 }
 
-static void history_add_sample(Manager *m, const TrackedMount *tm, const struct stats_sample *s) {
+static void history_record(Manager *m, const TrackedMount *tm, const struct stats_sample *s) {
         char key[PATH_MAX + 512];
         int r;
 
@@ -251,9 +260,33 @@ static void history_add_sample(Manager *m, const TrackedMount *tm, const struct 
                 log_warning_errno(r, "%s: cannot record history: %m", tm->entry->target);
 }
 
+/* A mount that comes and goes within one sampler interval (a container's,
+ * a test's, an automount probing) would otherwise leave a history the
+ * store keeps for months: its samples are held until it has been seen at
+ * two ticks, then recorded in order. */
+#define HISTORY_SETTLE_TICKS 2
+
+static void history_add_sample(Manager *m, const TrackedMount *tm, const struct stats_sample *s) {
+        TrackedMount *w = (TrackedMount *) tm; /* the history fields are ours */
+
+        if (w->history.ticks < HISTORY_SETTLE_TICKS) {
+                if (w->history.n_held < ELEMENTSOF(w->history.held))
+                        w->history.held[w->history.n_held++] = *s;
+                return;
+        }
+        for (unsigned i = 0; i < w->history.n_held; i++)
+                history_record(m, tm, &w->history.held[i]);
+        w->history.n_held = 0;
+        history_record(m, tm, s);
+}
+
 static void on_tick(const TrackedMount *tm, int64_t t, void *userdata) {
         Manager *m = userdata;
         struct stats_sample s = policy_sample(tm, t);
+        TrackedMount *w = (TrackedMount *) tm;
+
+        if (w->history.ticks < HISTORY_SETTLE_TICKS)
+                w->history.ticks++;
 
         if (tm->fs && tm->fs->rate.valid) {
                 s.has_device = true;

@@ -27,6 +27,7 @@ typedef struct Manager {
         char *override_state_dir;
 
         MountTable *mounts;
+        size_t mounts_peak; /* most mounts in the table since memory was last trimmed */
         MountMonitor *monitor;
         WorkerPool *pool;
         Tracker *tracker;

@@ -255,6 +255,7 @@ int mount_table_load(const char *path, const struct mount_filter *filter, MountT
                 };
         }
         mark_hidden(raw, n);
+        t->n_all = n;
 
         t->entries = calloc(n ? n : 1, sizeof *t->entries);
         if (!t->entries) {

@@ -60,6 +60,7 @@ typedef struct MountEntry {
 typedef struct MountTable {
         MountEntry *entries; /* sorted by id */
         size_t n;
+        size_t n_all;         /* mounts in the file, tracked or not */
         unsigned n_bad_lines; /* lines libmount could not parse */
 } MountTable;
 

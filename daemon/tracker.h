@@ -16,6 +16,7 @@
 #include "mounts.h"
 #include "probe.h"
 #include "sampler.h"
+#include "stats.h"
 #include "worker.h"
 
 typedef struct Tracker Tracker;
@@ -54,6 +55,13 @@ typedef struct TrackedMount {
                 int announced, pending;
                 unsigned pending_ticks;
         } advice;
+        /* The manager's: a mount's first samples wait until it has been
+         * there a whole sampler interval, so churn leaves no history. */
+        struct {
+                unsigned ticks;
+                unsigned n_held;
+                struct stats_sample held[4];
+        } history;
 } TrackedMount;
 
 struct Filesystem {
