@@ -90,8 +90,9 @@ static char *unescape_field(const char *s, size_t n) {
         return r;
 }
 
+/* The text need not end in a NUL. */
 static char *span_dup(const char *text, struct span s) {
-        return strndup(text + s.start, s.end - s.start);
+        return memdup_str(text + s.start, s.end - s.start);
 }
 
 static bool span_is_number(const char *text, struct span s) {
@@ -219,7 +220,7 @@ static int split_options(const char *s, size_t n, char ***ret) {
                 if (i < n && s[i] == '"')
                         quoted = !quoted;
                 if (i == n || (s[i] == ',' && !quoted)) {
-                        _cleanup_free_ char *item = strndup(s + start, i - start);
+                        _cleanup_free_ char *item = memdup_str(s + start, i - start);
 
                         if (!item || strv_extend(&l, item) < 0)
                                 return -ENOMEM;

@@ -36,6 +36,18 @@ static inline void freep(void *p) {
 }
 #define _cleanup_free_ _cleanup_(freep)
 
+/* n bytes of p as a string: like strndup(), but p need not hold a NUL at
+ * all, and exactly n bytes are read (a NUL among them ends the string). */
+static inline char *memdup_str(const void *p, size_t n) {
+        char *s = malloc(n + 1);
+
+        if (s) {
+                memcpy(s, p, n);
+                s[n] = 0;
+        }
+        return s;
+}
+
 static inline int safe_close(int fd) {
         if (fd >= 0) {
                 int saved = errno;
