@@ -11,8 +11,10 @@ BUILD_DEPS=(build-essential autoconf automake libtool pkg-config
             libsystemd-dev libmount-dev libinih-dev libjson-c-dev)
 # What the test suite drives for real: loop-mounted filesystems, systemd's
 # own tools, jq to read JSON replies, bindfs for a FUSE mount to stop,
-# Prometheus and node_exporter to scrape the metrics.
-TEST_DEPS=(jq curl e2fsprogs xfsprogs util-linux mount systemd bindfs fuse3 prometheus prometheus-node-exporter)
+# Prometheus and node_exporter to scrape the metrics, valgrind for leaks,
+# clang for the libFuzzer targets.
+TEST_DEPS=(jq curl e2fsprogs xfsprogs util-linux mount systemd bindfs fuse3 prometheus prometheus-node-exporter
+        valgrind clang libclang-rt-dev)
 
 if [ "$(id -u)" -ne 0 ]; then
         echo "quickstart.sh: run as root (sudo ./quickstart.sh): it installs packages and starts a service." >&2

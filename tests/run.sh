@@ -78,6 +78,32 @@ if [ $check_status -ne 0 ]; then
         [ "$failed" -gt 0 ] || failed=1 # a crash that left no TAP result
 fi
 
+# What only means something without ASan: valgrind and memory baselines.
+echo "== make check (release build: valgrind, memory)"
+release_tests=$(sed -n '/^release_tests = /,/^[^\t]/p' "$SRC/Makefile.am" | grep -o 'tests/[^ ]*\.sh' | tr '\n' ' ')
+if [ -f "$SRC/build-release/atimed" ]; then
+        (cd "$SRC/build-release" && make -s check TESTS="$release_tests" >/dev/null 2>&1)
+        release_status=$?
+        count_trs "$SRC/build-release/tests/hostile"
+        if [ $release_status -ne 0 ]; then
+                for t in $release_tests; do
+                        grep -E '^(not ok|Bail out)' "$SRC/build-release/${t%.sh}.log" 2>/dev/null | head -20
+                done
+                [ "$failed" -gt 0 ] || failed=$((failed + 1))
+        fi
+fi
+
+# libFuzzer: each target for a bounded time from its seed corpus (the
+# corpora themselves were replayed by make check).
+fuzz() {
+        command -v clang >/dev/null || { echo "clang not installed"; return 1; }
+        rm -rf "$SRC/build-fuzz" && mkdir "$SRC/build-fuzz" && cd "$SRC/build-fuzz" &&
+                ../configure -q CC=clang --enable-fuzzing --enable-werror >/dev/null &&
+                make -s -j"$JOBS" >/dev/null 2>&1 && make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+}
+step "fuzzing (libFuzzer, ${FUZZ_SECONDS:-30} s per target)" fuzz
+cd "$SRC/build-test" || exit 1
+
 step "make distcheck" sh -c "make -s -j$JOBS distcheck >distcheck.log 2>&1 || { tail -40 distcheck.log; exit 1; }"
 
 [ "$skipped" -eq 0 ] || echo "($skipped skipped)"

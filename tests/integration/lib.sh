@@ -120,14 +120,16 @@ wait_until() {
 ctl() { "$ATIMECTL" --socket "$T/sock" "$@"; }
 
 # start_daemon [ARGS...]: atimed on $T/sock with $T/atimed.conf if present;
-# sets DAEMON_PID and waits until it answers.
+# sets DAEMON_PID and waits until it answers. DAEMON_WRAPPER (an array, e.g.
+# valgrind and its options) runs it, and START_TIMEOUT bounds the wait.
+DAEMON_WRAPPER=()
 start_daemon() {
         local conf=()
         [ -f "$T/atimed.conf" ] && conf=(--config "$T/atimed.conf")
-        "$ATIMED" "${conf[@]}" --socket "$T/sock" --state-dir "$T/state" "$@" 2>>"$T/atimed.log" &
+        "${DAEMON_WRAPPER[@]}" "$ATIMED" "${conf[@]}" --socket "$T/sock" --state-dir "$T/state" "$@" 2>>"$T/atimed.log" &
         DAEMON_PID=$!
         DAEMON_PIDS="$DAEMON_PIDS $DAEMON_PID"
-        wait_until 10 ctl status || { cat "$T/atimed.log" | sed 's/^/#   log: /'; bail "atimed did not start"; }
+        wait_until "${START_TIMEOUT:-10}" ctl status || { sed 's/^/#   log: /' "$T/atimed.log"; bail "atimed did not start"; }
 }
 
 # stop_daemon: SIGTERM, and the exit status in STOP_STATUS.
