@@ -35,7 +35,7 @@ point() { hist $M/strict 10min | jq -r --argjson t "$1" '.points[] | select(.t =
 start
 check "history accrues" wait_until 20 sh -c "[ \$($ATIMECTL --socket $T/sock --json history $M/strict --since 10min | jq '[.points[] | select(.atime_inodes_per_min != null)] | length') -ge 3 ]"
 for i in $(seq 0 29); do cat $M/strict/d0/f$i >/dev/null; done
-check "the reads show in history" wait_until 10 sh -c "$ATIMECTL --socket $T/sock --json history $M/strict --since 10min | jq -e '[.points[] | .atime_inodes_per_min // 0] | max >= 1799' >/dev/null"
+check "the reads show in history" wait_until 10 sh -c "$ATIMECTL --socket $T/sock --json history $M/strict --since 10min | jq -e '[.points[] | .atime_inodes_per_min // 0] | max > 1746' >/dev/null"
 h=$(hist $M/strict)
 like "the key names the filesystem UUID and mount point" "$(echo "$h" | jq -r .key)" \
         "^uuid=$(blkid -o value -s UUID $(findmnt -n -o SOURCE $M/strict)) target=$M/strict\$"
@@ -50,7 +50,7 @@ check "and the 30 reads: 1800/min (per measured interval, so within 3%)" \
         awk -v v="$(echo "$before" | cut -d' ' -f2)" 'BEGIN { exit !(v > 1746 && v < 1854) }'
 ten=$(hist $M/strict 10min 10s)
 is "10 s points exist too" "$(echo "$ten" | jq .resolution_s)" "10"
-check "and average the 1 s ones" sh -c "echo '$ten' | jq -e --argjson t $((busiest - busiest % 10)) '.points[] | select(.t == \$t) | .samples >= 1 and .atime_inodes_per_min >= 1800 / 10'"
+check "and average the 1 s ones" sh -c "echo '$ten' | jq -e --argjson t $((busiest - busiest % 10)) '.points[] | select(.t == \$t) | .samples >= 1 and .atime_inodes_per_min > 1746 / 10'"
 
 # --- SIGTERM and start again: earlier points served, the down time a gap.
 stop_daemon
