@@ -49,7 +49,7 @@ int varlink_parse(const char *buf, size_t len, json_object **ret) {
 
 int varlink_serialize(json_object *msg, char **ret, size_t *ret_len) {
         size_t len;
-        const char *s = json_object_to_json_string_length(msg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+        const char *s = json_object_to_json_string_length(msg, VARLINK_JSON_FLAGS, &len);
         char *b;
 
         if (!s)

@@ -18,6 +18,8 @@ DEFINE_FREE_FUNC(json_object, json_object_put);
  * -EBADMSG for malformed, too deep or non-object input. */
 int varlink_parse(const char *buf, size_t len, json_object **ret);
 /* Serializes 'msg' and appends the terminating NUL; *ret_len counts it. */
+/* How messages are written: compact, "/" left alone. */
+#define VARLINK_JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 int varlink_serialize(json_object *msg, char **ret, size_t *ret_len);
 
 /* Builders; they take ownership of 'params' (which may be NULL). NULL on OOM. */

@@ -112,6 +112,7 @@ int manager_rescan_mounts(Manager *m) {
         bool initial = !m->mounts;
         int r;
 
+        m->generation++;
         filter_from_config(m->config, &f);
         r = mount_table_load(m->config->mountinfo_path, &f, &t);
         if (r < 0)
@@ -170,6 +171,7 @@ static int manager_reload(Manager *m) {
         struct control_limits lim;
         int r;
 
+        m->generation++;
         (void) sd_notifyf(0, "RELOADING=1\nSTATUS=Reloading configuration\nMONOTONIC_USEC=%llu",
                           (unsigned long long) now_usec(CLOCK_MONOTONIC));
 
@@ -405,6 +407,7 @@ static void consumers_done(void *arg, WorkerStatus status) {
         struct consumers_job *j = arg;
         Manager *m = j->manager;
 
+        m->generation++;
         if (status == WORKER_TIMED_OUT) {
                 log_warning("Looking for atime consumers timed out (a mail spool on a filesystem that does not answer?)");
                 return; /* the thread still holds j */
@@ -822,6 +825,7 @@ Manager *manager_free(Manager *m) {
         /* Clients first (pending answers are dropped), then the tracker
          * whose last completions may still answer them. */
         control_server_free(m->control);
+        methods_status_cache_free(m->status_cache);
         tracker_shutdown(m->tracker);
         worker_pool_free(m->pool);
         tracker_free(m->tracker);

@@ -42,6 +42,8 @@ typedef struct Manager {
         int last_flush_error; /* logged once until it changes or clears */
         gid_t privileged_gid; /* (gid_t) -1: root only */
         uint64_t advice_changes; /* announced since start */
+        uint64_t generation;     /* bumped when the manager's own state changes (see tracker_generation()) */
+        struct StatusCache *status_cache; /* methods.c's */
         ControlServer *control;
         char *bound_socket; /* the path we bound and remove at exit; NULL if socket-activated */
 

@@ -3,6 +3,7 @@
 #include "methods.h"
 
 #include <errno.h>
+#include <json-c/printbuf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,7 +306,7 @@ static json_object *recent_history(const MountHistory *h, int64_t seconds) {
         return TAKE_PTR(a);
 }
 
-static json_object *method_get_status(Manager *m, const ControlPeer *peer, json_object *params) {
+static json_object *build_status(Manager *m, json_object *params) {
         _cleanup_json_ json_object *p = json_object_new_object(), *mounts = json_object_new_array();
         const char *target;
         char host[256] = "";
@@ -355,6 +356,72 @@ static json_object *method_get_status(Manager *m, const ControlPeer *peer, json_
             add(p, F_MOUNTS, TAKE_PTR(mounts)) < 0)
                 return NULL;
         return varlink_reply_new(TAKE_PTR(p));
+}
+
+/* GetStatus of everything is what monitoring polls, maybe many times a
+ * second from several scrapers: its parameters are serialized once and
+ * served as text until the tracker or the manager changes, or the second
+ * of uptime_s turns. Replies in flight keep the text they were given. */
+struct StatusCache {
+        unsigned refs;
+        uint64_t tracker_gen, manager_gen, second;
+        size_t len;
+        char text[];
+};
+
+static void status_cache_unref(struct StatusCache *c) {
+        if (c && --c->refs == 0)
+                free(c);
+}
+
+void methods_status_cache_free(struct StatusCache *c) {
+        status_cache_unref(c);
+}
+
+static int emit_cached(json_object *o, struct printbuf *pb, int level, int flags) {
+        const struct StatusCache *c = json_object_get_userdata(o);
+
+        return printbuf_memappend(pb, c->text, (int) c->len) < 0 ? -1 : 0;
+}
+
+static void cached_delete(json_object *o, void *userdata) {
+        status_cache_unref(userdata);
+}
+
+static json_object *method_get_status(Manager *m, const ControlPeer *peer, json_object *params) {
+        uint64_t second = (now_usec(CLOCK_MONOTONIC) - m->started_monotonic) / USEC_PER_SEC;
+        struct StatusCache *c = m->status_cache;
+        json_object *placeholder;
+
+        if (params && json_object_object_length(params) > 0)
+                return build_status(m, params);
+        if (!c || c->tracker_gen != tracker_generation(m->tracker) || c->manager_gen != m->generation ||
+            c->second != second) {
+                _cleanup_json_ json_object *reply = build_status(m, NULL);
+                json_object *p;
+                const char *text;
+                size_t len;
+
+                if (!reply || !json_object_object_get_ex(reply, VL_PARAMETERS, &p))
+                        return TAKE_PTR(reply);
+                text = json_object_to_json_string_length(p, VARLINK_JSON_FLAGS, &len);
+                if (!text || len > INT_MAX)
+                        return TAKE_PTR(reply);
+                c = malloc(sizeof *c + len + 1);
+                if (!c)
+                        return TAKE_PTR(reply);
+                *c = (struct StatusCache) { .refs = 1, .tracker_gen = tracker_generation(m->tracker),
+                                            .manager_gen = m->generation, .second = second, .len = len };
+                memcpy(c->text, text, len + 1);
+                status_cache_unref(m->status_cache);
+                m->status_cache = c;
+        }
+        placeholder = json_object_new_object();
+        if (!placeholder)
+                return NULL;
+        c->refs++;
+        json_object_set_serializer(placeholder, emit_cached, c, cached_delete);
+        return varlink_reply_new(placeholder);
 }
 
 #define HISTORY_MAX_POINTS 10000
@@ -549,7 +616,7 @@ static json_object *parameters_of(json_object *reply) {
 }
 
 json_object *methods_status(Manager *m) {
-        return parameters_of(method_get_status(m, NULL, NULL));
+        return parameters_of(build_status(m, NULL));
 }
 
 json_object *methods_recommendations(Manager *m) {

@@ -19,6 +19,8 @@ const char *methods_interface_description(const char *interface);
 /* The parameters of GetStatus and GetRecommendations for everything, as
  * the daemon itself exports them (NULL on OOM). */
 json_object *methods_status(Manager *m);
+/* The serialized GetStatus kept in m->status_cache. */
+void methods_status_cache_free(struct StatusCache *c);
 json_object *methods_recommendations(Manager *m);
 
 /* One mount in the GetStatus form; tm may be NULL (nothing measured). */

@@ -37,6 +37,7 @@ struct Tracker {
         TrackerHooks hooks;
         bool disk_warned;
         bool shutting_down;  /* no new jobs: the pool is being torn down */
+        uint64_t generation; /* bumped by everything that may change what is known */
 };
 
 struct probe_waiter {
@@ -164,6 +165,10 @@ bool tracker_mount_key(const TrackedMount *m, char *buf, size_t len) {
         return true;
 }
 
+uint64_t tracker_generation(const Tracker *t) {
+        return t ? t->generation : 0;
+}
+
 unsigned tracker_stuck_threads(const Tracker *t) {
         return t ? worker_pool_stuck(t->pool) : 0;
 }
@@ -209,6 +214,7 @@ static void probe_done(void *arg, WorkerStatus status) {
         TrackedMount *m = find_mount(t, j->mount_id);
         uint64_t now = now_usec(CLOCK_MONOTONIC);
 
+        t->generation++;
         if (status != WORKER_LATE)
                 t->probe_jobs--;
         if (m && m->probe.job == j && status != WORKER_TIMED_OUT)
@@ -339,6 +345,7 @@ static void run_due_probes(Tracker *t) {
 static int on_probe_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Tracker *t = userdata;
 
+        t->generation++;
         run_due_probes(t);
         rearm_probe_timer(t);
         return 0;
@@ -364,6 +371,8 @@ int tracker_probe_now(Tracker *t, int mount_id, tracker_probe_cb cb, void *userd
         struct probe_waiter *w;
         int r;
 
+        if (t)
+                t->generation++;
         if (!m)
                 return -ENOENT;
         if (m->entry->policy.read_only) {
@@ -489,6 +498,7 @@ static void fs_done(void *arg, WorkerStatus status) {
         Tracker *t = fs->tracker;
         uint64_t now = now_usec(CLOCK_MONOTONIC);
 
+        t->generation++;
         if (status != WORKER_LATE)
                 t->fs_jobs--;
 
@@ -724,6 +734,7 @@ static int on_walk_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Tracker *t = userdata;
         uint64_t now = now_usec(CLOCK_MONOTONIC);
 
+        t->generation++;
         /* The next filesystem after the last one served whose walk is due. */
         for (size_t k = 1; k <= t->n_fss && !t->walking; k++) {
                 size_t i = (t->walk_cursor + k) % t->n_fss;
@@ -795,6 +806,7 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Tracker *t = userdata;
         int64_t now_s = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
 
+        t->generation++;
         (void) sd_event_source_set_time(s, next_sweep(t));
         update_devices(t, false);
         if (t->hooks.tick)
@@ -845,6 +857,7 @@ int tracker_update(Tracker *t, const MountTable *table) {
         size_t n_fss = 0, j = 0;
         bool new_fs = false;
 
+        t->generation++;
         if (!mounts)
                 return -ENOMEM;
 
@@ -955,6 +968,7 @@ int tracker_update(Tracker *t, const MountTable *table) {
 void tracker_set_config(Tracker *t, const struct config *config) {
         uint64_t now = now_usec(CLOCK_MONOTONIC);
 
+        t->generation++;
         t->config = config;
         for (size_t i = 0; i < t->n_mounts; i++)
                 t->mounts[i]->probe.next_due = MIN(t->mounts[i]->probe.next_due, now + config->probe_interval_usec);

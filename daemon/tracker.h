@@ -102,6 +102,9 @@ void tracker_set_config(Tracker *t, const struct config *config);
 int tracker_update(Tracker *t, const MountTable *table);
 
 const TrackedMount *tracker_find(const Tracker *t, int mount_id);
+/* Changes whenever anything the tracker knows may have changed: what was
+ * built from it (a status reply) is current while this stays the same. */
+uint64_t tracker_generation(const Tracker *t);
 /* A mount's activity as it should be reported: exact zero for mounts that
  * cannot write atime. False if nothing is known yet. */
 bool tracker_mount_activity(const TrackedMount *m, struct activity *ret);
