@@ -19,7 +19,7 @@ struct Walk {
         char *dir;     /* the directory being read, or NULL */
         off_t dir_off; /* getdents position to resume from */
         SampleEntry *res;
-        size_t n_res;
+        size_t n_res, alloc_res; /* the reservoir grows to k as the walk finds inodes */
         uint64_t seen;
         uint64_t skipped;
 };
@@ -200,12 +200,17 @@ static int reservoir_offer(Sampler *s, Walk *w, const char *dir, const char *nam
         if (!p)
                 return -ENOMEM;
         if (slot == w->n_res) {
-                if (!w->res) {
-                        w->res = calloc(s->k, sizeof *w->res);
-                        if (!w->res) {
+                if (w->n_res == w->alloc_res) {
+                        /* A small tree costs what it holds, not k entries. */
+                        size_t na = MIN(MAX(w->alloc_res * 2, (size_t) 64), s->k);
+                        SampleEntry *nr = reallocarray(w->res, na, sizeof *nr);
+
+                        if (!nr) {
                                 free(p);
                                 return -ENOMEM;
                         }
+                        w->res = nr;
+                        w->alloc_res = na;
                 }
                 w->n_res++;
         } else
@@ -305,10 +310,17 @@ int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t budge
 
                                 if (!res)
                                         return -ENOMEM;
+                                /* Walk done: keep no more room than the sample takes. */
+                                if (w->n_res > 0 && w->n_res < w->alloc_res) {
+                                        SampleEntry *fit = reallocarray(w->res, w->n_res, sizeof *fit);
+
+                                        if (fit)
+                                                w->res = fit;
+                                }
                                 *res = (Reservoir) { .v = w->res, .n = w->n_res, .population = w->seen,
                                                      .skipped = w->skipped };
                                 w->res = NULL;
-                                w->n_res = 0;
+                                w->n_res = w->alloc_res = 0;
                                 reservoir_free(s->next);
                                 s->next = res;
                                 s->walk = walk_free(w);
