@@ -106,6 +106,46 @@ static void log_mount_change(const MountEntry *old, const MountEntry *new, void 
                 log_debug("%s: mount options changed to %s", new->target, new->vfs_options);
 }
 
+/* Many mounts gone (containers stopped, churn), however many rescans it
+ * took: give the memory their parsing and tracking held back to the system,
+ * not to the allocator's free lists. Not at once: what the tracker, the
+ * workers and the status cache still hold of them goes over the next
+ * moments, and free() only returns the top of the heap by itself, so the
+ * trim waits until things settle. */
+#define TRIM_DELAY_USEC (2 * USEC_PER_SEC)
+#define TRIM_MOUNTS 64
+
+static int on_trim_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        (void) s;
+        (void) usec;
+        (void) malloc_trim(0);
+        m->mounts_peak = m->mounts ? m->mounts->n_all : 0;
+        return 0;
+}
+
+static void manager_schedule_trim(Manager *m) {
+        int r;
+
+        m->mounts_peak = MAX(m->mounts_peak, m->mounts->n_all);
+        if (m->mounts_peak < m->mounts->n_all + TRIM_MOUNTS)
+                return;
+        if (!m->trim_timer) {
+                r = sd_event_add_time_relative(m->event, &m->trim_timer, CLOCK_MONOTONIC, TRIM_DELAY_USEC,
+                                               USEC_PER_SEC / 10, on_trim_timer, m);
+                if (r < 0) {
+                        /* Not worth failing over: trim now instead. */
+                        (void) on_trim_timer(NULL, 0, m);
+                        return;
+                }
+        } else {
+                /* Still shrinking: wait for the churn to end. */
+                (void) sd_event_source_set_time_relative(m->trim_timer, TRIM_DELAY_USEC);
+        }
+        (void) sd_event_source_set_enabled(m->trim_timer, SD_EVENT_ONESHOT);
+}
+
 int manager_rescan_mounts(Manager *m) {
         _cleanup_(mount_table_freep) MountTable *t = NULL;
         struct mount_filter f;
@@ -134,14 +174,7 @@ int manager_rescan_mounts(Manager *m) {
         }
         mount_table_free(m->mounts);
         m->mounts = TAKE_PTR(t);
-        /* Many mounts gone (containers stopped, churn), however many rescans
-         * it took: give the memory their parsing and tracking held back to
-         * the system, not to the allocator's free lists. */
-        m->mounts_peak = MAX(m->mounts_peak, m->mounts->n_all);
-        if (m->mounts_peak >= m->mounts->n_all + 64) {
-                (void) malloc_trim(0);
-                m->mounts_peak = m->mounts->n_all;
-        }
+        manager_schedule_trim(m);
         if (m->ready)
                 manager_notify_status(m);
         return 0;
@@ -831,6 +864,7 @@ Manager *manager_free(Manager *m) {
         tracker_free(m->tracker);
         sd_event_source_disable_unref(m->flush_timer);
         sd_event_source_disable_unref(m->consumers_timer);
+        sd_event_source_disable_unref(m->trim_timer);
         consumers_free(m->consumers);
         store_free(m->store);
         free(m->costs);

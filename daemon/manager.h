@@ -28,6 +28,7 @@ typedef struct Manager {
 
         MountTable *mounts;
         size_t mounts_peak; /* most mounts in the table since memory was last trimmed */
+        sd_event_source *trim_timer; /* armed while a trim is due */
         MountMonitor *monitor;
         WorkerPool *pool;
         Tracker *tracker;

@@ -41,7 +41,7 @@ for round in 1 2 3; do
         diag "round $round: $N mounts in $(((t1 - t0) / 1000000)) ms, tracked $(((t2 - t1) / 1000000)) ms later," \
                 "unmounted in $((($(date +%s%N) - t2) / 1000000)) ms; RssAnon $p KiB with them"
         check "round $round: all $N gone from status" wait_until 20 tracked_is 0
-        sleep 3 # a few ticks with the smaller table
+        sleep 4 # a few ticks with the smaller table, and the trim after churn
         after[$round]=$(anon)
         diag "round $round: RssAnon $((after[round])) KiB after"
 done
