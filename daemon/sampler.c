@@ -268,7 +268,7 @@ static int walk_entry(Sampler *s, Walk *w, int dfd, const struct linux_dirent64 
         return 0;
 }
 
-int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t budget, const atomic_bool *cancel) {
+int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budget, const atomic_bool *cancel) {
         _cleanup_close_ int rootfd = -1;
         char buf[32768];
         Walk *w;
@@ -300,7 +300,7 @@ int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t budge
         }
         w = s->walk;
 
-        while (budget > 0 && !atomic_load(cancel)) {
+        while (*budget > 0 && !atomic_load(cancel)) {
                 _cleanup_close_ int dfd = -1;
                 bool dir_done = false;
 
@@ -346,7 +346,7 @@ int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t budge
                         continue;
                 }
 
-                while (budget > 0 && !dir_done && !atomic_load(cancel)) {
+                while (*budget > 0 && !dir_done && !atomic_load(cancel)) {
                         long n = syscall(SYS_getdents64, dfd, buf, sizeof buf);
 
                         if (n <= 0) {
@@ -358,11 +358,11 @@ int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t budge
 
                                 off += d->d_reclen;
                                 w->dir_off = d->d_off;
-                                budget--;
+                                (*budget)--;
                                 r = walk_entry(s, w, dfd, d, (uint64_t) pl->mount_id);
                                 if (r < 0)
                                         return r;
-                                if (budget == 0 || atomic_load(cancel)) {
+                                if (*budget == 0 || atomic_load(cancel)) {
                                         /* Resume after this entry next time; if it was the
                                          * last one, the next getdents simply returns 0. */
                                         break;

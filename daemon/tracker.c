@@ -17,6 +17,10 @@
 #define BACKOFF_MIN_USEC (10 * USEC_PER_SEC)
 #define BACKOFF_MAX_USEC (3600 * USEC_PER_SEC)
 #define WALK_TICK_USEC USEC_PER_SEC
+/* What a walk step costs the tick's budget besides its entries (opening
+ * the mount, a worker round trip): a thousand one-inode filesystems are
+ * walked in a few ticks, not in a thousand. */
+#define WALK_STEP_COST 16
 
 struct Tracker {
         sd_event *event;
@@ -33,7 +37,8 @@ struct Tracker {
         size_t walk_cursor;  /* round robin: where the next walk step looks first */
         unsigned fs_jobs;    /* walk and sweep jobs out, stuck ones excluded */
         unsigned probe_jobs; /* probe jobs out, stuck ones excluded */
-        uint64_t last_walk_step; /* CLOCK_MONOTONIC usec */
+        uint64_t last_walk_step; /* CLOCK_MONOTONIC usec: when the current tick began */
+        uint64_t tick_budget;    /* walk entries left to this tick */
         TrackerHooks hooks;
         bool disk_warned;
         bool shutting_down;  /* no new jobs: the pool is being torn down */
@@ -454,7 +459,7 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
         if (j->kind == FS_JOB_IDENTIFY)
                 j->r = device_read_uuid("/dev", j->devname, &j->uuid);
         else if (j->kind == FS_JOB_WALK)
-                j->r = sampler_walk_step(j->fs->sampler, &pl, j->budget, cancel);
+                j->r = sampler_walk_step(j->fs->sampler, &pl, &j->budget, cancel);
         else {
                 j->r = sampler_sweep(j->fs->sampler, &pl, j->writers, j->n_writers, now_usec(CLOCK_MONOTONIC), cancel,
                                      &j->res);
@@ -464,6 +469,7 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
 
 static void kick(Tracker *t);
 static void rearm_walk_timer(Tracker *t, uint64_t when);
+static void walk_next(Tracker *t, uint64_t now);
 
 static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
         Tracker *t = fs->tracker;
@@ -511,15 +517,21 @@ static void fs_done(void *arg, WorkerStatus status) {
                                     fs->n_mounts ? fs->mounts[0]->entry->target : "?",
                                     j->kind == FS_JOB_WALK ? "sample walk" : "sample sweep",
                                     (unsigned long long) (backoff(fs->failures) / USEC_PER_SEC));
-                if (t->walking == fs)
+                if (t->walking == fs) {
                         t->walking = NULL; /* let the other filesystems walk meanwhile */
+                        t->tick_budget = 0;
+                }
                 kick(t);
                 return; /* fs stays busy: its sampler is the stuck thread's */
         }
 
         fs->busy = false;
-        if (t->walking == fs)
+        if (t->walking == fs) {
                 t->walking = NULL;
+                /* A step that ended under budget (its walk done, or failed)
+                 * leaves the rest of the tick to the next filesystem. */
+                t->tick_budget = status == WORKER_DONE && j->budget > WALK_STEP_COST ? j->budget - WALK_STEP_COST : 0;
+        }
         if (fs->orphaned) {
                 fs_job_free(j);
                 fs_free(fs);
@@ -591,7 +603,7 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                 .mount_id = place->id,
                 .target = strdup(place->entry->target),
                 .fs_root = strdup(place->entry->root),
-                .budget = t->config->walk_rate,
+                .budget = kind == FS_JOB_WALK ? t->tick_budget : 0,
         };
         j->writers = calloc(fs->n_mounts ? fs->n_mounts : 1, sizeof *j->writers);
         j->writer_ids = calloc(fs->n_mounts ? fs->n_mounts : 1, sizeof *j->writer_ids);
@@ -696,8 +708,10 @@ static void kick(Tracker *t) {
                 (void) fs_submit(fs, FS_JOB_SWEEP);
         }
 
-        /* Walks share walk_rate, the host's budget: one step per tick, to
-         * each filesystem in turn, so a huge one does not hold up the rest. */
+        /* Walks share walk_rate, the host's budget per tick: one step at a
+         * time, to each filesystem in turn, so a huge one does not hold up
+         * the rest; what a step leaves of the tick goes to the next one. */
+        walk_next(t, now);
         for (size_t i = 0; i < t->n_fss; i++) {
                 Filesystem *fs = t->fss[i];
 
@@ -722,7 +736,7 @@ static void rearm_walk_timer(Tracker *t, uint64_t when) {
 
         if (t->walking)
                 return; /* re-armed when the step out comes back */
-        when = MAX(when, t->last_walk_step + WALK_TICK_USEC);
+        when = MAX(when, t->last_walk_step + WALK_TICK_USEC); /* walk_next() used up this tick */
         (void) sd_event_source_get_enabled(t->walk_timer, &enabled);
         if (enabled != SD_EVENT_OFF && sd_event_source_get_time(t->walk_timer, &cur) >= 0 && cur <= when)
                 return;
@@ -730,12 +744,15 @@ static void rearm_walk_timer(Tracker *t, uint64_t when) {
         (void) sd_event_source_set_enabled(t->walk_timer, SD_EVENT_ONESHOT);
 }
 
-static int on_walk_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Tracker *t = userdata;
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
-
-        t->generation++;
-        /* The next filesystem after the last one served whose walk is due. */
+/* Submits the next due walk step after the last filesystem served, with
+ * what is left of the tick's budget. */
+static void walk_next(Tracker *t, uint64_t now) {
+        if (t->walking || t->tick_budget == 0)
+                return;
+        if (now >= t->last_walk_step + WALK_TICK_USEC) {
+                t->tick_budget = 0; /* that tick is over: the walk timer starts the next */
+                return;
+        }
         for (size_t k = 1; k <= t->n_fss && !t->walking; k++) {
                 size_t i = (t->walk_cursor + k) % t->n_fss;
                 Filesystem *fs = t->fss[i];
@@ -746,10 +763,24 @@ static int on_walk_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                 if (fs_submit(fs, FS_JOB_WALK) >= 0) {
                         t->walking = fs;
                         t->walk_cursor = i;
-                        t->last_walk_step = now;
                 }
         }
-        kick(t);
+        if (!t->walking)
+                t->tick_budget = 0; /* nothing can walk now: wait for the next tick */
+}
+
+static int on_walk_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Tracker *t = userdata;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        (void) s;
+        (void) usec;
+        t->generation++;
+        if (!t->walking && (t->tick_budget == 0 || now >= t->last_walk_step + WALK_TICK_USEC)) {
+                t->tick_budget = t->config->walk_rate;
+                t->last_walk_step = now;
+        }
+        kick(t); /* which walks */
         return 0;
 }
 

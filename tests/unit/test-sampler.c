@@ -36,7 +36,9 @@ static int walk_all(Sampler *s, const struct sampler_place *pl, uint64_t budget,
 
         *steps = 0;
         do {
-                r = sampler_walk_step(s, pl, budget, &no_cancel);
+                uint64_t left = budget;
+
+                r = sampler_walk_step(s, pl, &left, &no_cancel);
                 (*steps)++;
         } while (r == 0 && *steps < 100000);
         return r;
@@ -150,7 +152,7 @@ int main(void) {
         sampler_free(s);
 
         pl.mount_id += 1000;
-        ok(sampler_new(10, 1, &s) == 0 && sampler_walk_step(s, &pl, 100, &no_cancel) == -ESTALE,
+        ok(sampler_new(10, 1, &s) == 0 && sampler_walk_step(s, &pl, &(uint64_t) { 100 }, &no_cancel) == -ESTALE,
            "a place on another mount than expected is refused");
         sampler_free(s);
 
