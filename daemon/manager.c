@@ -125,6 +125,19 @@ static int on_trim_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+/* Once a cycle: a full status of many mounts, a re-read table or a flush
+ * builds and drops megabytes at a time, and what a longer-lived block
+ * allocated since sits on top of stays resident though free. Given back
+ * when that much lies free; the pages a cycle needs again fault back in. */
+#define TRIM_FREE_BYTES ((size_t) 1 << 20)
+
+static void manager_trim_if_worth_it(Manager *m) {
+        struct mallinfo2 mi = mallinfo2();
+
+        if (mi.fordblks >= TRIM_FREE_BYTES)
+                (void) on_trim_timer(NULL, 0, m);
+}
+
 static void manager_schedule_trim(Manager *m) {
         int r;
 
@@ -146,18 +159,22 @@ static void manager_schedule_trim(Manager *m) {
         (void) sd_event_source_set_enabled(m->trim_timer, SD_EVENT_ONESHOT);
 }
 
-int manager_rescan_mounts(Manager *m) {
+/* Re-reads the mount table; unless forced (the filter changed), a table
+ * that reads as it did last time is not parsed again. */
+static int rescan_mounts(Manager *m, bool force) {
         _cleanup_(mount_table_freep) MountTable *t = NULL;
         struct mount_filter f;
         bool initial = !m->mounts;
         int r;
 
-        m->generation++;
         filter_from_config(m->config, &f);
-        r = mount_table_load(m->config->mountinfo_path, &f, &t);
+        r = mount_table_load_changed(m->config->mountinfo_path, &f, force ? NULL : m->mounts, &t);
         if (r < 0)
                 return log_error_errno(r, "Failed to read mount table %s, keeping the previous one: %m",
                                        m->config->mountinfo_path);
+        if (!t)
+                return 0; /* unchanged */
+        m->generation++;
         if (t->n_bad_lines > 0)
                 log_warning("%s: skipped %u malformed line(s)", m->config->mountinfo_path, t->n_bad_lines);
 
@@ -180,8 +197,12 @@ int manager_rescan_mounts(Manager *m) {
         return 0;
 }
 
+int manager_rescan_mounts(Manager *m) {
+        return rescan_mounts(m, true);
+}
+
 static void on_mounts_changed(void *userdata) {
-        (void) manager_rescan_mounts(userdata);
+        (void) rescan_mounts(userdata, false);
 }
 
 /* Resolved once per (re)load: no NSS lookups on the event loop later. */
@@ -642,7 +663,7 @@ static void on_tick_done(void *userdata) {
         _cleanup_free_ struct recommendation *v = NULL;
         size_t n = 0;
 
-        (void) manager_rescan_mounts(m);
+        (void) rescan_mounts(m, false); /* parsed only if it reads differently */
         if (recommend(m, NULL, &v, &n) < 0)
                 return;
         for (size_t i = 0; i < n; i++) {
@@ -667,6 +688,7 @@ static void on_tick_done(void *userdata) {
                 tm->advice.pending = 0;
         }
         manager_export(m);
+        manager_trim_if_worth_it(m);
 }
 
 static int manager_load_costs(Manager *m, const struct config *c) {

@@ -3,12 +3,14 @@
 #include "mounts.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <libmount/libmount.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "strv.h"
 
@@ -142,6 +144,7 @@ MountTable *mount_table_free(MountTable *t) {
         for (size_t i = 0; i < t->n; i++)
                 mount_entry_done(&t->entries[i]);
         free(t->entries);
+        free(t->text);
         free(t);
         return NULL;
 }
@@ -213,12 +216,56 @@ static void mark_hidden(struct raw *raw, size_t n) {
         }
 }
 
-int mount_table_load(const char *path, const struct mount_filter *filter, MountTable **ret) {
+/* Far beyond any real table (100,000 mounts take about 20 MiB). */
+#define MOUNT_TABLE_TEXT_MAX ((size_t) 256 << 20)
+
+/* The whole file in one buffer, NUL-terminated: /proc files have no size
+ * to stat, so it grows as it reads. */
+static int read_text(const char *path, char **ret, size_t *ret_len) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0, alloc = 0;
+
+        if (fd < 0)
+                return -errno;
+        for (;;) {
+                ssize_t k;
+
+                if (alloc - len < 4096) {
+                        size_t na = alloc ? alloc * 2 : 65536;
+                        char *nb;
+
+                        if (na > MOUNT_TABLE_TEXT_MAX)
+                                return -EFBIG;
+                        nb = realloc(buf, na);
+                        if (!nb)
+                                return -ENOMEM;
+                        buf = nb;
+                        alloc = na;
+                }
+                k = read(fd, buf + len, alloc - len - 1);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (k == 0)
+                        break;
+                len += (size_t) k;
+        }
+        buf[len] = 0;
+        *ret = TAKE_PTR(buf);
+        *ret_len = len;
+        return 0;
+}
+
+static int parse_text(char *text, size_t len, const char *path, const struct mount_filter *filter, MountTable **ret) {
         _cleanup_(mount_table_freep) MountTable *t = calloc(1, sizeof *t);
         _cleanup_free_ struct raw *raw = NULL;
         struct libmnt_table *tb = NULL;
         struct libmnt_iter *itr = NULL;
         struct libmnt_fs *fs;
+        FILE *f = NULL;
         size_t n = 0, alloc = 0;
         int r;
 
@@ -226,13 +273,16 @@ int mount_table_load(const char *path, const struct mount_filter *filter, MountT
                 return -ENOMEM;
         tb = mnt_new_table();
         itr = mnt_new_iter(MNT_ITER_FORWARD);
-        if (!tb || !itr) {
+        /* fmemopen() of a zero-length buffer fails: an empty file is an
+         * empty string with its NUL. */
+        f = fmemopen(text, len + 1, "r");
+        if (!tb || !itr || !f) {
                 r = -ENOMEM;
                 goto finish;
         }
         mnt_table_set_userdata(tb, &t->n_bad_lines);
         mnt_table_set_parser_errcb(tb, parser_errcb);
-        r = mnt_table_parse_file(tb, path);
+        r = mnt_table_parse_stream(tb, f, path);
         if (r < 0)
                 goto finish;
 
@@ -274,12 +324,39 @@ int mount_table_load(const char *path, const struct mount_filter *filter, MountT
         }
         if (t->n > 0)
                 qsort(t->entries, t->n, sizeof *t->entries, cmp_entry_id);
+        t->text = text;
+        t->text_len = len;
         *ret = TAKE_PTR(t);
         r = 0;
 finish:
+        if (f)
+                fclose(f);
         mnt_free_iter(itr);
         mnt_unref_table(tb);
         return r;
+}
+
+int mount_table_load_changed(const char *path, const struct mount_filter *filter, const MountTable *old,
+                             MountTable **ret) {
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        int r;
+
+        r = read_text(path, &text, &len);
+        if (r < 0)
+                return r;
+        if (old && old->text && old->text_len == len && memcmp(old->text, text, len) == 0) {
+                *ret = NULL;
+                return 0;
+        }
+        r = parse_text(text, len, path, filter, ret);
+        if (r >= 0)
+                TAKE_PTR(text); /* the table's now */
+        return r;
+}
+
+int mount_table_load(const char *path, const struct mount_filter *filter, MountTable **ret) {
+        return mount_table_load_changed(path, filter, NULL, ret);
 }
 
 const MountEntry *mount_table_find_target(const MountTable *t, const char *target) {
@@ -378,7 +455,9 @@ int mount_monitor_new(sd_event *e, uint64_t delay_usec, mount_monitor_cb cb, voi
         if (r < 0)
                 return r;
         (void) sd_event_source_set_description(m->io, "mount-monitor");
-        r = sd_event_add_time(e, &m->timer, CLOCK_MONOTONIC, 0, 0, on_timer, m);
+        /* The debounce is the delay; an accuracy of 0 would be sd-event's
+         * default of 250 ms more on top of it. */
+        r = sd_event_add_time(e, &m->timer, CLOCK_MONOTONIC, 0, USEC_PER_MSEC, on_timer, m);
         if (r < 0)
                 return r;
         (void) sd_event_source_set_enabled(m->timer, SD_EVENT_OFF);

@@ -62,11 +62,17 @@ typedef struct MountTable {
         size_t n;
         size_t n_all;         /* mounts in the file, tracked or not */
         unsigned n_bad_lines; /* lines libmount could not parse */
+        char *text;           /* the file as read, to tell whether it changed */
+        size_t text_len;
 } MountTable;
 
 /* Parses a mountinfo file and keeps the mounts the filter tracks and that
  * are not hidden under another mount on the same target. */
 int mount_table_load(const char *path, const struct mount_filter *filter, MountTable **ret);
+/* The same, unless the file reads exactly as it did for 'old' (parsed
+ * with the same filter): then *ret is NULL. */
+int mount_table_load_changed(const char *path, const struct mount_filter *filter, const MountTable *old,
+                             MountTable **ret);
 MountTable *mount_table_free(MountTable *t);
 DEFINE_FREE_FUNC(MountTable, mount_table_free);
 

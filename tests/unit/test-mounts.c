@@ -1,7 +1,10 @@
 /* test-mounts: effective policy from mount options, the default filter,
  * and a mountinfo fixture through libmount. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 /* Fixtures below are built from string literals the code never writes to. */
 #pragma GCC diagnostic ignored "-Wdiscarded-qualifiers"
@@ -150,10 +153,38 @@ static void test_diff(void) {
         ok(c.added == 3 && c.removed == 0, "diff from nothing: all added");
 }
 
+/* The per-cycle re-read parses only a table that reads differently. */
+static void test_changed(void) {
+        _cleanup_(mount_table_freep) MountTable *a = NULL, *b = NULL, *c = NULL;
+        struct mount_filter def = {};
+        char path[] = "/tmp/test-mounts.XXXXXX";
+        const char *one = "20 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n";
+        const char *two = "20 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
+                          "21 20 254:1 / /srv rw,noatime shared:2 - xfs /dev/vdb rw,lazytime\n";
+        int fd = mkstemp(path);
+
+        ok(fd >= 0 && write(fd, one, strlen(one)) == (ssize_t) strlen(one), "table written");
+        ok(mount_table_load_changed(path, &def, NULL, &a) == 0 && a && a->n == 1, "first read parses");
+        ok(mount_table_load_changed(path, &def, a, &b) == 0 && !b, "the same text again: not parsed");
+        ok(lseek(fd, 0, SEEK_SET) == 0 && write(fd, two, strlen(two)) == (ssize_t) strlen(two), "a mount added");
+        ok(mount_table_load_changed(path, &def, a, &c) == 0 && c && c->n == 2 && find(c, "/srv") &&
+                   find(c, "/srv")->policy.lazytime,
+           "a changed text is parsed");
+        ok(ftruncate(fd, 0) == 0, "emptied");
+        mount_table_free(b);
+        ok(mount_table_load_changed(path, &def, c, &b) == 0 && b && b->n == 0 && b->n_all == 0,
+           "an empty table parses to no mounts");
+        ok(mount_table_load_changed("/nonexistent/mountinfo", &def, c, &a) == -ENOENT, "a missing file is an error");
+        if (fd >= 0)
+                close(fd);
+        unlink(path);
+}
+
 int main(void) {
         test_policy();
         test_filter();
         test_fixture();
         test_diff();
+        test_changed();
         return tap_done();
 }
