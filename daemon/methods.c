@@ -306,15 +306,61 @@ static json_object *recent_history(const MountHistory *h, int64_t seconds) {
         return TAKE_PTR(a);
 }
 
-static json_object *build_status(Manager *m, json_object *params) {
-        _cleanup_json_ json_object *p = json_object_new_object(), *mounts = json_object_new_array();
+/* A JSON value held as its text, serialized as is. */
+static int emit_text(json_object *o, struct printbuf *pb, int level, int flags) {
+        struct printbuf *text = json_object_get_userdata(o);
+
+        return printbuf_memappend(pb, text->buf, text->bpos) < 0 ? -1 : 0;
+}
+
+static void text_delete(json_object *o, void *userdata) {
+        printbuf_free(userdata);
+}
+
+static json_object *json_text_new(struct printbuf *text) {
+        json_object *o = json_object_new_object();
+
+        if (!o) {
+                printbuf_free(text);
+                return NULL;
+        }
+        json_object_set_serializer(o, emit_text, text, text_delete);
+        return o;
+}
+
+static void printbuf_freep(struct printbuf **pb) {
+        if (*pb)
+                printbuf_free(*pb);
+}
+
+/* Appends j to the array text in pb as JSON, and frees it: a status of
+ * thousands of mounts never holds thousands of json-c trees at once
+ * (megabytes that would stay in the heap after it). */
+static int append_serialized(struct printbuf *pb, json_object *j) {
+        const char *s;
+        size_t len;
+        int r = -ENOMEM;
+
+        s = json_object_to_json_string_length(j, VARLINK_JSON_FLAGS, &len);
+        if (s && len <= INT_MAX && (pb->bpos <= 1 || printbuf_memappend(pb, ",", 1) >= 0) &&
+            printbuf_memappend(pb, s, (int) len) >= 0)
+                r = 0;
+        json_object_put(j);
+        return r;
+}
+
+/* The status, its mounts as JSON text for the wire (as_tree false) or as
+ * a json-c array for code that reads it. */
+static json_object *build_status(Manager *m, json_object *params, bool as_tree) {
+        _cleanup_json_ json_object *p = json_object_new_object(), *tree = as_tree ? json_object_new_array() : NULL;
+        _cleanup_(printbuf_freep) struct printbuf *mounts = as_tree ? NULL : printbuf_new();
         const char *target;
         char host[256] = "";
         bool found = false;
         int64_t history_s = 0;
         int r;
 
-        if (!p || !mounts)
+        if (!p || (as_tree ? !tree : !mounts || printbuf_memappend(mounts, "[", 1) < 0))
                 return NULL;
         r = param_string(params, F_TARGET, &target);
         if (r < 0)
@@ -336,11 +382,18 @@ static json_object *build_status(Manager *m, json_object *params) {
                 }
 
                 found = true;
-                if (!j || json_object_array_add(mounts, j) < 0) {
-                        json_object_put(j);
+                if (!j)
                         return NULL;
-                }
+                if (as_tree) {
+                        if (json_object_array_add(tree, j) < 0) {
+                                json_object_put(j);
+                                return NULL;
+                        }
+                } else if (append_serialized(mounts, j) < 0)
+                        return NULL;
         }
+        if (!as_tree && printbuf_memappend(mounts, "]", 1) < 0)
+                return NULL;
         if (target && !found)
                 return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
 
@@ -353,7 +406,7 @@ static json_object *build_status(Manager *m, json_object *params) {
                 json_object_new_int64((int64_t) ((now_usec(CLOCK_MONOTONIC) - m->started_monotonic) / USEC_PER_SEC))) < 0 ||
             add(p, F_STUCK_THREADS, json_object_new_int64(tracker_stuck_threads(m->tracker))) < 0 ||
             add(p, F_ADVICE_CHANGES, json_object_new_int64((int64_t) m->advice_changes)) < 0 ||
-            add(p, F_MOUNTS, TAKE_PTR(mounts)) < 0)
+            add(p, F_MOUNTS, as_tree ? TAKE_PTR(tree) : json_text_new(TAKE_PTR(mounts))) < 0)
                 return NULL;
         return varlink_reply_new(TAKE_PTR(p));
 }
@@ -394,10 +447,10 @@ static json_object *method_get_status(Manager *m, const ControlPeer *peer, json_
         json_object *placeholder;
 
         if (params && json_object_object_length(params) > 0)
-                return build_status(m, params);
+                return build_status(m, params, false);
         if (!c || c->tracker_gen != tracker_generation(m->tracker) || c->manager_gen != m->generation ||
             c->second != second) {
-                _cleanup_json_ json_object *reply = build_status(m, NULL);
+                _cleanup_json_ json_object *reply = build_status(m, NULL, false);
                 json_object *p;
                 const char *text;
                 size_t len;
@@ -616,7 +669,7 @@ static json_object *parameters_of(json_object *reply) {
 }
 
 json_object *methods_status(Manager *m) {
-        return parameters_of(build_status(m, NULL));
+        return parameters_of(build_status(m, NULL, true));
 }
 
 json_object *methods_recommendations(Manager *m) {
