@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "parse-util.h"
 #include "strv.h"
 
@@ -414,29 +415,10 @@ static int open_noatime(int dfd, const char *path, int flags) {
 
 static int read_text(int dfd, const char *path, char **ret, size_t *ret_len) {
         _cleanup_close_ int fd = open_noatime(dfd, path, O_RDONLY);
-        _cleanup_free_ char *b = NULL;
-        size_t len = 0;
 
         if (fd < 0)
                 return -errno;
-        b = malloc(CONFIG_FILE_MAX);
-        if (!b)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t n = read(fd, b + len, CONFIG_FILE_MAX - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-                if (len == CONFIG_FILE_MAX)
-                        return -EFBIG;
-        }
-        *ret = TAKE_PTR(b);
-        *ret_len = len;
-        return 0;
+        return read_full_fd(fd, CONFIG_FILE_MAX, ret, ret_len);
 }
 
 static int cmp_basename(const void *a, const void *b) {

@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "strv.h"
 
 #define DISKSTATS_MAX (16 * 1024 * 1024)
@@ -92,48 +93,10 @@ int diskstats_parse(const char *text, size_t len, DiskStats **ret) {
         return 0;
 }
 
-/* Reads a whole (small) file; /proc files have no size, so read to EOF. */
-static int read_all(const char *path, size_t max, char **ret, size_t *ret_len) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0, alloc = 0;
-
-        if (fd < 0)
-                return -errno;
-        for (;;) {
-                ssize_t n;
-
-                if (len + 1 >= alloc) {
-                        size_t na = alloc ? alloc * 2 : 4096;
-                        char *nb;
-
-                        if (na > max + 1)
-                                return -EFBIG;
-                        nb = realloc(buf, na);
-                        if (!nb)
-                                return -ENOMEM;
-                        buf = nb;
-                        alloc = na;
-                }
-                n = read(fd, buf + len, alloc - len - 1);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-        }
-        buf[len] = 0;
-        *ret = TAKE_PTR(buf);
-        *ret_len = len;
-        return 0;
-}
-
 int diskstats_read(const char *path, DiskStats **ret) {
         _cleanup_free_ char *text = NULL;
         size_t len;
-        int r = read_all(path, DISKSTATS_MAX, &text, &len);
+        int r = read_full_file(path, DISKSTATS_MAX, &text, &len);
 
         if (r < 0)
                 return r;
@@ -161,7 +124,7 @@ static char *read_attr(const char *path) {
         char *text = NULL;
         size_t len;
 
-        if (read_all(path, 65536, &text, &len) < 0)
+        if (read_full_file(path, 65536, &text, &len) < 0)
                 return NULL;
         text[strcspn(text, "\n")] = 0;
         return text;

@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "strv.h"
 
 static const char *const atime_names[_ATIME_MAX] = {
@@ -219,46 +220,6 @@ static void mark_hidden(struct raw *raw, size_t n) {
 /* Far beyond any real table (100,000 mounts take about 20 MiB). */
 #define MOUNT_TABLE_TEXT_MAX ((size_t) 256 << 20)
 
-/* The whole file in one buffer, NUL-terminated: /proc files have no size
- * to stat, so it grows as it reads. */
-static int read_text(const char *path, char **ret, size_t *ret_len) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0, alloc = 0;
-
-        if (fd < 0)
-                return -errno;
-        for (;;) {
-                ssize_t k;
-
-                if (alloc - len < 4096) {
-                        size_t na = alloc ? alloc * 2 : 65536;
-                        char *nb;
-
-                        if (na > MOUNT_TABLE_TEXT_MAX)
-                                return -EFBIG;
-                        nb = realloc(buf, na);
-                        if (!nb)
-                                return -ENOMEM;
-                        buf = nb;
-                        alloc = na;
-                }
-                k = read(fd, buf + len, alloc - len - 1);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (k == 0)
-                        break;
-                len += (size_t) k;
-        }
-        buf[len] = 0;
-        *ret = TAKE_PTR(buf);
-        *ret_len = len;
-        return 0;
-}
-
 static int parse_text(char *text, size_t len, const char *path, const struct mount_filter *filter, MountTable **ret) {
         _cleanup_(mount_table_freep) MountTable *t = calloc(1, sizeof *t);
         _cleanup_free_ struct raw *raw = NULL;
@@ -342,7 +303,7 @@ int mount_table_load_changed(const char *path, const struct mount_filter *filter
         size_t len = 0;
         int r;
 
-        r = read_text(path, &text, &len);
+        r = read_full_file(path, MOUNT_TABLE_TEXT_MAX, &text, &len);
         if (r < 0)
                 return r;
         if (old && old->text && old->text_len == len && memcmp(old->text, text, len) == 0) {

@@ -1,0 +1,46 @@
+/* test-fileio: whole files, at and around the size limit, and /proc. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "../tap.h"
+
+static void put(int fd, size_t n) {
+        char b[5000];
+
+        memset(b, 'x', sizeof b);
+        ok(ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0 && write(fd, b, n) == (ssize_t) n, "%zu bytes written", n);
+}
+
+int main(void) {
+        char path[] = "/tmp/test-fileio.XXXXXX";
+        int fd = mkstemp(path);
+        char *t = NULL;
+        size_t len = 1;
+
+        ok(fd >= 0, "temporary file");
+        ok(read_full_file(path, 100, &t, &len) == 0 && t && len == 0 && t[0] == 0, "empty file: empty string");
+        free(t);
+        t = NULL;
+        put(fd, 4096);
+        ok(read_full_file(path, 4096, &t, &len) == 0 && len == 4096 && t[4095] == 'x' && t[4096] == 0,
+           "exactly the limit, across the first buffer's end, NUL-terminated");
+        free(t);
+        t = NULL;
+        put(fd, 4097);
+        is_int(read_full_file(path, 4096, &t, &len), -EFBIG, "one byte over the limit: EFBIG");
+        ok(!t, "and nothing returned");
+        put(fd, 4999);
+        ok(read_full_file(path, 1 << 20, &t, &len) == 0 && len == 4999, "grows past its first buffer");
+        free(t);
+        t = NULL;
+        ok(read_full_file("/proc/self/mountinfo", 1 << 26, &t, &len) == 0 && len > 0 && strlen(t) == len,
+           "/proc/self/mountinfo, which has no size to stat");
+        free(t);
+        is_int(read_full_file("/nonexistent/x", 10, &t, &len), -ENOENT, "missing file: ENOENT");
+        close(fd);
+        unlink(path);
+        return tap_done();
+}
