@@ -17,15 +17,20 @@ const char *advice_confidence_to_string(AdviceConfidence c) {
         return c >= 0 && c < _CONFIDENCE_MAX ? confidence_names[c] : NULL;
 }
 
-/* Measured on this machine kind (DESIGN.md section 2): open+read+close with
- * strictatime minus the same with noatime, per file. About 0.5 KiB is
- * written back per atime update (the inode block, amortised). */
+/* Measured by bench/atime-cost.sh (BENCHMARKS.md, section 1) on this
+ * machine kind: open + read 1 KiB + close with strictatime minus the same
+ * through a noatime bind mount of the same filesystem, per file, warm
+ * cache (usec); what the device wrote per atime update through sync (KiB);
+ * the same difference with lazytime on the superblock (lazy_usec). btrfs
+ * ignores lazytime for atime (it dirties the inode in a transaction all the
+ * same): its lazy_usec is its usec. ext2/ext3 and the rest are not measured
+ * and take ext4's figures. */
 static const struct atime_cost builtin_costs[] = {
-        { "ext4", 1.46, 0.5, 0.15 },  { "ext3", 1.46, 0.5, 0.15 }, { "ext2", 1.46, 0.5, 0.15 },
-        { "xfs", 1.9, 0.5, 0.15 },    { "btrfs", 2.0, 0.5, 0.15 }, { "f2fs", 1.5, 0.5, 0.15 },
-        { "tmpfs", 0.16, 0, 0.16 },   { "ramfs", 0.16, 0, 0.16 },  { "overlay", 1.5, 0.5, 0.15 },
+        { "ext4", 3.0, 0.5, 0.73 }, { "ext3", 3.0, 0.5, 0.73 },  { "ext2", 3.0, 0.5, 0.73 },
+        { "xfs", 3.2, 0.28, 0.49 }, { "btrfs", 4.9, 4.8, 4.9 },  { "f2fs", 3.0, 0.5, 0.73 },
+        { "tmpfs", 0.42, 0, 0.42 }, { "ramfs", 0.42, 0, 0.42 }, { "overlay", 3.0, 0.5, 0.73 },
 };
-static const struct atime_cost generic_cost = { "*", 1.5, 0.5, 0.15 };
+static const struct atime_cost generic_cost = { "*", 3.0, 0.5, 0.73 };
 
 const struct atime_cost *atime_cost_for(const char *fstype, const struct atime_cost *overrides, size_t n_overrides) {
         for (size_t i = 0; i < n_overrides; i++)
@@ -54,7 +59,7 @@ int atime_cost_parse(const char *s, struct atime_cost *c, char *buf, size_t bufl
                 if (*end || end == f[i] || !(v[i - 1] >= 0) || v[i - 1] > 1e6)
                         return -EINVAL;
         }
-        *c = (struct atime_cost) { .fstype = f[0], .usec = v[0], .kib = v[1], .lazy_usec = n == 4 ? v[2] : generic_cost.lazy_usec };
+        *c = (struct atime_cost) { .fstype = f[0], .usec = v[0], .kib = v[1], .lazy_usec = n == 4 ? v[2] : v[0] * generic_cost.lazy_usec / generic_cost.usec };
         return 0;
 }
 
@@ -117,16 +122,23 @@ static void set(struct advice *a, const struct advisor_input *in, AtimeMode atim
                 a->action = "lazytime";
 }
 
+/* Whether lazytime keeps atime updates in memory on this filesystem, by
+ * its costs: where it saves no CPU, it defers no write either (btrfs). */
+static bool lazytime_defers(const struct atime_cost *c) {
+        return c->lazy_usec < c->usec;
+}
+
 /* What the change saves, per minute of atime writes avoided or deferred. */
 static void saving(struct advice *a, const struct advisor_input *in, const struct atime_cost *c) {
         double writes = 0, usec = 0, kib = 0;
+        bool deferred = in->policy.lazytime && lazytime_defers(c); /* written back later, if at all */
 
         if (!a->change || !in->have_activity)
                 return;
         if (a->atime == ATIME_NOATIME && in->policy.atime != ATIME_NOATIME) {
                 writes = in->per_min;
                 usec = in->policy.lazytime ? c->lazy_usec : c->usec;
-                kib = in->policy.lazytime ? 0 : c->kib;
+                kib = deferred ? 0 : c->kib;
         } else if (a->atime == ATIME_RELATIME && in->policy.atime == ATIME_STRICT) {
                 /* Under relatime an inode's atime is written at most once a
                  * day (short of modifications): what strictatime writes
@@ -135,7 +147,7 @@ static void saving(struct advice *a, const struct advisor_input *in, const struc
 
                 writes = fmax(0, in->per_min - fmin(in->per_min, relatime_cap));
                 usec = in->policy.lazytime ? c->lazy_usec : c->usec;
-                kib = in->policy.lazytime ? 0 : c->kib;
+                kib = deferred ? 0 : c->kib;
         } else if (a->lazytime && !in->policy.lazytime && a->atime == in->policy.atime) {
                 /* The same writes, kept in memory: most of the CPU and all the
                  * write-back saved. */
@@ -151,7 +163,9 @@ static void saving(struct advice *a, const struct advisor_input *in, const struc
 void advisor_advise(const struct advisor_input *in, const struct advisor_params *p, struct advice *ret) {
         const struct atime_cost *cost = atime_cost_for(in->fstype, p->costs, p->n_costs);
         const char *now = atime_mode_to_string(in->policy.atime);
-        bool journals = fstype_journals(in->fstype);
+        /* lazytime pays where atime updates would go to a journal, and the
+         * filesystem honours it. */
+        bool lazy_pays = fstype_journals(in->fstype) && lazytime_defers(cost);
         char n1[32], n2[32];
         struct advice a = {};
 
@@ -186,7 +200,7 @@ void advisor_advise(const struct advisor_input *in, const struct advisor_params 
         case NEED_STRICT:
                 /* Every read must count: keep strictatime, but let lazytime keep
                  * the updates in memory where a journal would write them. */
-                set(&a, in, ATIME_STRICT, in->policy.lazytime || (journals && in->have_activity && in->per_min > 0));
+                set(&a, in, ATIME_STRICT, in->policy.lazytime || (lazy_pays && in->have_activity && in->per_min > 0));
                 reason(&a, "%s; it needs every read recorded", in->need_why ? in->need_why : "atime is read here");
                 if (a.lazytime && !in->policy.lazytime)
                         reason(&a, "lazytime keeps those updates in memory and writes them back later (%s writes/min)",

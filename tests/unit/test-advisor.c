@@ -89,8 +89,29 @@ int main(void) {
 
                 advisor_advise(&in, &p, &a);
                 ok(a.atime == ATIME_NOATIME && fabs(a.saving_writes_per_min - 6000) < 1e-9 &&
-                           fabs(a.saving_cpu_us_per_s - 100 * 1.46) < 1e-6 && fabs(a.saving_kib_per_s - 50) < 1e-9,
-                   "noatime on ext4 saves 6000 writes/min, 146 us/s CPU, 50 KiB/s");
+                           fabs(a.saving_cpu_us_per_s - 100 * 3.0) < 1e-6 && fabs(a.saving_kib_per_s - 50) < 1e-9,
+                   "noatime on ext4 saves 6000 writes/min, 300 us/s CPU, 50 KiB/s");
+
+                /* btrfs dirties the inode whatever lazytime says. */
+                in.fstype = "btrfs";
+                in.need = NEED_STRICT;
+                advisor_advise(&in, &p, &a);
+                ok(a.atime == ATIME_STRICT && !a.lazytime, "strictatime needed on btrfs: lazytime not advised");
+                in.fstype = "xfs";
+                advisor_advise(&in, &p, &a);
+                ok(a.atime == ATIME_STRICT && a.lazytime && a.change, "on xfs it is");
+                in.fstype = "btrfs";
+                in.need = NEED_NONE;
+                in.policy.lazytime = true;
+                advisor_advise(&in, &p, &a);
+                ok(a.atime == ATIME_NOATIME && fabs(a.saving_kib_per_s - 100 * 4.8) < 1e-6,
+                   "noatime on a lazytime btrfs saves its write-back too (%.0f KiB/s)", a.saving_kib_per_s);
+                in.fstype = "ext4";
+                advisor_advise(&in, &p, &a);
+                ok(a.atime == ATIME_NOATIME && a.saving_kib_per_s == 0 && fabs(a.saving_cpu_us_per_s - 100 * 0.73) < 1e-6,
+                   "on a lazytime ext4, the CPU of lazytime's in-memory update only");
+                in.fstype = "ext4";
+                in.policy.lazytime = false;
 
                 in.need = NEED_RELATIME;
                 advisor_advise(&in, &p, &a);
@@ -115,7 +136,15 @@ int main(void) {
                 is_int(atime_cost_parse("ext4:x:1", &o, buf, sizeof buf), -EINVAL, "a bad cost is refused");
                 is_int(atime_cost_parse("ext4:1", &o, buf, sizeof buf), -EINVAL, "so is a short one");
         }
-        ok(fabs(atime_cost_for("zfs", NULL, 0)->usec - 1.5) < 1e-9, "an unknown type gets the generic cost");
+        ok(fabs(atime_cost_for("zfs", NULL, 0)->usec - atime_cost_for("ext4", NULL, 0)->usec) < 1e-9,
+           "an unknown type gets ext4's cost");
+        {
+                struct atime_cost o;
+                char buf[64];
+
+                ok(atime_cost_parse("nfs:8:2", &o, buf, sizeof buf) == 0 && fabs(o.lazy_usec - 8 * 0.73 / 3.0) < 1e-9,
+                   "without lazy-usec, a quarter or so of usec, as on ext4");
+        }
         ok(fstype_journals("xfs") && !fstype_journals("tmpfs"), "journaling filesystems");
         return tap_done();
 }
