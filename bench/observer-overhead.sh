@@ -89,7 +89,6 @@ start_atimed "$ONLY_BENCH_FS
 [daemon]
 log_level = debug
 [sampler]
-interval = 1h
 walk_rate = 50000"
 for _ in $(seq 1200); do
         grep -q "$B/mnt/strict: sample walk done" "$B/atimed.log" 2>/dev/null && break
