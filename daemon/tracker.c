@@ -39,6 +39,9 @@ struct Tracker {
         unsigned probe_jobs; /* probe jobs out, stuck ones excluded */
         uint64_t last_walk_step; /* CLOCK_MONOTONIC usec: when the current tick began */
         uint64_t tick_budget;    /* walk entries left to this tick */
+        size_t sweep_cursor;     /* round robin: where the next sweep is looked for */
+        /* What kick() may find to do; cleared when it found nothing more. */
+        bool maybe_unidentified, maybe_sweeps, walks_changed;
         TrackerHooks hooks;
         bool disk_warned;
         bool shutting_down;  /* no new jobs: the pool is being torn down */
@@ -507,6 +510,8 @@ static void fs_done(void *arg, WorkerStatus status) {
         t->generation++;
         if (status != WORKER_LATE)
                 t->fs_jobs--;
+        if (j->kind == FS_JOB_WALK)
+                t->walks_changed = true;
 
         if (status == WORKER_TIMED_OUT) {
                 fs->stalled = true;
@@ -573,7 +578,7 @@ static void fs_done(void *arg, WorkerStatus status) {
                          * nothing is being measured yet. */
                         fs->next_walk = now + t->config->walk_refresh_usec;
                         if (!fs->sampler->current)
-                                fs->sweep_pending = true;
+                                t->maybe_sweeps = fs->sweep_pending = true;
                         log_debug("%s: sample walk done: %llu inodes, %zu sampled", j->target,
                                   (unsigned long long) fs->sampler->next->population, fs->sampler->next->n);
                 }
@@ -662,6 +667,7 @@ static int fs_ensure_sampler(Filesystem *fs) {
         if (!fs->place_root)
                 return -ENOMEM;
         fs->next_walk = 0;
+        fs->tracker->walks_changed = true;
         return sampler_new(fs->tracker->config->sample_size, seed, &fs->sampler);
 }
 
@@ -681,7 +687,10 @@ static bool fs_can_run(const Filesystem *fs, uint64_t now) {
         return !fs->busy && !fs->orphaned && (!fs->stalled || fs->retry_at <= now);
 }
 
-/* Submits what is due, within the in-flight limit. */
+/* Submits what is due, within the in-flight limit. Called after every job,
+ * so each part looks at every filesystem only while it may find something
+ * to do: with thousands of filesystems, scanning them all after each job
+ * made a sample cycle quadratic. */
 static void kick(Tracker *t) {
         uint64_t now = now_usec(CLOCK_MONOTONIC), next_walk = UINT64_MAX;
 
@@ -689,29 +698,65 @@ static void kick(Tracker *t) {
                 return;
 
         /* Who each filesystem is comes first: history is keyed by it. */
-        for (size_t i = 0; i < t->n_fss && t->fs_jobs < max_jobs(t); i++) {
-                Filesystem *fs = t->fss[i];
+        if (t->maybe_unidentified) {
+                bool left = false;
 
-                if (!fs->identified && fs_can_run(fs, now))
-                        (void) fs_submit(fs, FS_JOB_IDENTIFY);
+                for (size_t i = 0; i < t->n_fss; i++) {
+                        Filesystem *fs = t->fss[i];
+
+                        if (fs->identified)
+                                continue;
+                        left = true; /* until its job is back */
+                        if (t->fs_jobs < max_jobs(t) && fs_can_run(fs, now))
+                                (void) fs_submit(fs, FS_JOB_IDENTIFY);
+                }
+                t->maybe_unidentified = left;
         }
 
-        for (size_t i = 0; i < t->n_fss && t->fs_jobs < max_jobs(t); i++) {
-                Filesystem *fs = t->fss[i];
+        /* Sweeps, round robin from where the last kick stopped. */
+        if (t->maybe_sweeps) {
+                bool left = false;
 
-                if (!fs->sweep_pending || !fs_can_run(fs, now) || !fs_needs_sampling(fs))
-                        continue;
-                if (fs_ensure_sampler(fs) < 0 || (!fs->sampler->current && !fs->sampler->next)) {
-                        fs->sweep_pending = false;
-                        continue;
+                for (size_t k = 0; k < t->n_fss; k++) {
+                        size_t i = (t->sweep_cursor + k) % t->n_fss;
+                        Filesystem *fs = t->fss[i];
+
+                        if (!fs->sweep_pending)
+                                continue;
+                        if (t->fs_jobs >= max_jobs(t)) {
+                                t->sweep_cursor = i;
+                                left = true;
+                                break;
+                        }
+                        if (!fs_needs_sampling(fs)) {
+                                fs->sweep_pending = false;
+                                continue;
+                        }
+                        if (!fs_can_run(fs, now)) {
+                                if (fs->stalled)
+                                        fs->sweep_pending = false; /* retried at a tick after its back-off */
+                                else
+                                        left = true; /* a walk step is out: when it is back */
+                                continue;
+                        }
+                        if (fs_ensure_sampler(fs) < 0 || (!fs->sampler->current && !fs->sampler->next)) {
+                                fs->sweep_pending = false;
+                                continue;
+                        }
+                        if (fs_submit(fs, FS_JOB_SWEEP) < 0)
+                                left = true;
                 }
-                (void) fs_submit(fs, FS_JOB_SWEEP);
+                t->maybe_sweeps = left;
         }
 
         /* Walks share walk_rate, the host's budget per tick: one step at a
          * time, to each filesystem in turn, so a huge one does not hold up
          * the rest; what a step leaves of the tick goes to the next one. */
         walk_next(t, now);
+        /* When the next is due changes only with a walk step, a new sampler
+         * or the table; while a step is out, its return re-arms. */
+        if (!t->walks_changed || t->walking)
+                return;
         for (size_t i = 0; i < t->n_fss; i++) {
                 Filesystem *fs = t->fss[i];
 
@@ -722,6 +767,7 @@ static void kick(Tracker *t) {
                 else if (fs->next_walk > 0)
                         next_walk = MIN(next_walk, fs->next_walk);
         }
+        t->walks_changed = false;
         if (next_walk == UINT64_MAX)
                 (void) sd_event_source_set_enabled(t->walk_timer, SD_EVENT_OFF);
         else
@@ -776,6 +822,7 @@ static int on_walk_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         (void) s;
         (void) usec;
         t->generation++;
+        t->walks_changed = true; /* the timer is spent: kick() arms it again */
         if (!t->walking && (t->tick_budget == 0 || now >= t->last_walk_step + WALK_TICK_USEC)) {
                 t->tick_budget = t->config->walk_rate;
                 t->last_walk_step = now;
@@ -847,7 +894,7 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                 t->hooks.tick_done(t->hooks.userdata);
         for (size_t i = 0; i < t->n_fss; i++)
                 if (fs_needs_sampling(t->fss[i]))
-                        t->fss[i]->sweep_pending = true;
+                        t->maybe_sweeps = t->fss[i]->sweep_pending = true;
         kick(t);
         return 0;
 }
@@ -990,6 +1037,8 @@ int tracker_update(Tracker *t, const MountTable *table) {
         t->n_fss = n_fss;
         if (new_fs)
                 update_devices(t, true);
+        t->maybe_unidentified = t->maybe_sweeps = t->walks_changed = true;
+        t->sweep_cursor = 0;
 
         rearm_probe_timer(t);
         kick(t);
@@ -1005,6 +1054,7 @@ void tracker_set_config(Tracker *t, const struct config *config) {
                 t->mounts[i]->probe.next_due = MIN(t->mounts[i]->probe.next_due, now + config->probe_interval_usec);
         (void) sd_event_source_set_time(t->sweep_timer, next_sweep(t));
         rearm_probe_timer(t);
+        t->walks_changed = true;
         kick(t); /* samplers of another size are rebuilt */
 }
 
