@@ -8,6 +8,8 @@
 
 #include "macro.h"
 
+#define READ_CHUNK 65536
+
 int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len) {
         _cleanup_free_ char *buf = NULL;
         size_t len = 0, alloc = 0;
@@ -15,8 +17,10 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len) {
         for (;;) {
                 ssize_t n;
 
-                if (len + 1 >= alloc) {
-                        size_t na = alloc ? alloc * 2 : 4096;
+                /* Every read asks for a good share: a /proc file is formatted
+                 * anew from where each read stops. */
+                if (alloc - len < MIN(max + 2, (size_t) READ_CHUNK) && alloc < max + 2) {
+                        size_t na = alloc ? alloc * 2 : READ_CHUNK;
                         char *nb;
 
                         na = MIN(na, max + 2); /* room for one byte too many, and the NUL */
