@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fileio.h"
 #include "fstab.h"
 #include "protocol.h"
 #include "strv.h"
@@ -162,33 +163,6 @@ int cmd_recommend(int argc, char **argv) {
 
 /* ---------------------------------------------------------------- fstab */
 
-static int read_whole(const char *path, char **ret, size_t *ret_len) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        _cleanup_free_ char *b = NULL;
-        size_t len = 0;
-
-        if (fd < 0)
-                return -errno;
-        b = malloc(FSTAB_MAX + 1);
-        if (!b)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t n = read(fd, b + len, FSTAB_MAX + 1 - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-                if (len > FSTAB_MAX)
-                        return -EFBIG;
-        }
-        b[len] = 0;
-        *ret = TAKE_PTR(b);
-        *ret_len = len;
-        return 0;
-}
 
 /* systemd's unit name for a mount point (systemd-escape --path). */
 static void mount_unit_name(const char *target, char *buf, size_t len) {
@@ -415,7 +389,7 @@ int cmd_fstab(int argc, char **argv) {
                                                    .named = !reply };
         }
 
-        r = read_whole(path, &text, &len);
+        r = read_full_file(path, FSTAB_MAX, &text, &len);
         if (r < 0)
                 return fail("cannot read %s: %s", path, strerror(-r));
         r = fstab_edit(text, len, reqs, n, &res);

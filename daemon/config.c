@@ -22,6 +22,7 @@
 
 #include "advisor.h"
 #include "consumers.h"
+#include "fileio.h"
 #include "log.h"
 #include "parse-util.h"
 #include "protocol.h"
@@ -813,6 +814,7 @@ int config_load(const char *path, struct config **ret, char ***ret_errors) {
         _cleanup_free_ char *buf = NULL;
         struct stat st;
         size_t len = 0;
+        int r;
 
         *ret_errors = NULL;
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -825,21 +827,9 @@ int config_load(const char *path, struct config **ret, char ***ret_errors) {
                 return -EISDIR;
         if (S_ISREG(st.st_mode) && st.st_size > CONFIG_FILE_MAX)
                 return -EFBIG;
-        buf = malloc(CONFIG_FILE_MAX + 1);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t n = read(fd, buf + len, CONFIG_FILE_MAX + 1 - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-                if (len > CONFIG_FILE_MAX)
-                        return -EFBIG;
-        }
+        r = read_full_fd(fd, CONFIG_FILE_MAX, &buf, &len);
+        if (r < 0)
+                return r;
         return config_load_string(path, buf, len, ret, ret_errors);
 }
 
