@@ -115,13 +115,15 @@ static void log_mount_change(const MountEntry *old, const MountEntry *new, void 
 #define TRIM_DELAY_USEC (2 * USEC_PER_SEC)
 #define TRIM_MOUNTS 64
 
-static int on_trim_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-
-        (void) s;
-        (void) usec;
+static void manager_trim(Manager *m) {
         (void) malloc_trim(0);
         m->mounts_peak = m->mounts ? m->mounts->n_all : 0;
+}
+
+static int on_trim_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        (void) s;
+        (void) usec;
+        manager_trim(userdata);
         return 0;
 }
 
@@ -135,7 +137,7 @@ static void manager_trim_if_worth_it(Manager *m) {
         struct mallinfo2 mi = mallinfo2();
 
         if (mi.fordblks >= TRIM_FREE_BYTES)
-                (void) on_trim_timer(NULL, 0, m);
+                manager_trim(m);
 }
 
 static void manager_schedule_trim(Manager *m) {
@@ -149,7 +151,7 @@ static void manager_schedule_trim(Manager *m) {
                                                USEC_PER_SEC / 10, on_trim_timer, m);
                 if (r < 0) {
                         /* Not worth failing over: trim now instead. */
-                        (void) on_trim_timer(NULL, 0, m);
+                        manager_trim(m);
                         return;
                 }
         } else {

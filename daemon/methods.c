@@ -444,7 +444,7 @@ static void cached_delete(json_object *o, void *userdata) {
 static json_object *method_get_status(Manager *m, const ControlPeer *peer, json_object *params) {
         uint64_t second = (now_usec(CLOCK_MONOTONIC) - m->started_monotonic) / USEC_PER_SEC;
         struct StatusCache *c = m->status_cache;
-        json_object *placeholder;
+        json_object *cached;
 
         if (params && json_object_object_length(params) > 0)
                 return build_status(m, params, false);
@@ -469,12 +469,12 @@ static json_object *method_get_status(Manager *m, const ControlPeer *peer, json_
                 status_cache_unref(m->status_cache);
                 m->status_cache = c;
         }
-        placeholder = json_object_new_object();
-        if (!placeholder)
+        cached = json_object_new_object();
+        if (!cached)
                 return NULL;
         c->refs++;
-        json_object_set_serializer(placeholder, emit_cached, c, cached_delete);
-        return varlink_reply_new(placeholder);
+        json_object_set_serializer(cached, emit_cached, c, cached_delete);
+        return varlink_reply_new(cached);
 }
 
 #define HISTORY_MAX_POINTS 10000
