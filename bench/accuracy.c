@@ -132,7 +132,7 @@ int main(int argc, char *argv[]) {
                                         struct sweep_result res;
                                         int r = walk(&s[ki], sizes[ki], seed * 1000003 + (uint64_t) t * 31 + ki + 1, &pl);
 
-                                        if (r < 0 || sampler_sweep(s[ki], &pl, NULL, 0, now, &no_cancel, &res) < 0) {
+                                        if (r < 0 || sampler_sweep(s[ki], &pl, NULL, 0, now, 0, &no_cancel, &res) < 0) {
                                                 fprintf(stderr, "accuracy: walk of %s failed: %s\n", dir, strerror(r < 0 ? -r : EIO));
                                                 return 1;
                                         }
@@ -155,7 +155,7 @@ int main(int argc, char *argv[]) {
                                 struct estimate e;
                                 double c0 = cpu_ns();
 
-                                if (sampler_sweep(s[ki], &pl, NULL, 0, now, &no_cancel, &res) < 0 || !res.valid ||
+                                if (sampler_sweep(s[ki], &pl, NULL, 0, now, 0, &no_cancel, &res) < 0 || !res.valid ||
                                     estimate_activity((double) res.changed, res.sample, res.population, res.seconds, &e) < 0) {
                                         fprintf(stderr, "accuracy: sweep failed\n");
                                         return 1;

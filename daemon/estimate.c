@@ -1,41 +1,216 @@
-/* estimate.c: proportion estimate and interval (see estimate.h). */
+/* estimate.c: proportion, rate and total estimates with their intervals
+ * (see estimate.h). */
 #include "estimate.h"
 
 #include <errno.h>
 #include <math.h>
 
+#include "macro.h"
+
 #define Z95 1.959963984540054
+#define RATE_MEMORY_S 60.0 /* the time constant q's evidence decays with */
+#define MIN_HITS 5.0       /* hits the share of hits must rest on */
+
+/* Wilson's score interval of x successes in n trials (n > 0). */
+static void wilson(double x, double n, double *lo, double *hi) {
+        double p = x / n, z2n = Z95 * Z95 / n, center, half;
+
+        center = (p + z2n / 2) / (1 + z2n);
+        half = Z95 * sqrt(fmax(0, p * (1 - p)) / n + z2n / (4 * n)) / (1 + z2n);
+        *lo = fmax(0, center - half);
+        *hi = fmin(1, center + half);
+}
+
+/* The share 'changed' of 'n' sampled from N, with its 95% interval. */
+static void share(double changed, double n, double N, double *p, double *lo, double *hi) {
+        double fpc;
+
+        *p = changed / n;
+        wilson(changed, n, lo, hi);
+        /* Sampling without replacement from a finite population narrows the
+         * interval around p by sqrt((N - n) / (N - 1)); the whole population
+         * leaves no uncertainty at all. */
+        fpc = N > 1 ? sqrt((N - n) / (N - 1)) : 0;
+        *lo = fmax(0, *p - fmax(0, *p - *lo) * fpc);
+        *hi = *p + fmax(0, *hi - *p) * fpc;
+        if (changed == 0)
+                *lo = 0; /* not -1e-19 from rounding */
+}
 
 int estimate_activity(double changed, uint64_t sample, uint64_t population, double seconds, struct estimate *ret) {
-        double n = (double) sample, N = (double) population, p, z2n, center, half, fpc, lo, hi, scale;
+        double n = (double) sample, N = (double) population, p, lo, hi, scale;
 
         if (sample == 0 || seconds <= 0 || changed < 0 || changed > n)
                 return -EINVAL;
         if (N < n)
                 N = n; /* the population grew past its last count: at least the sample */
 
-        p = changed / n;
-        z2n = Z95 * Z95 / n;
-        center = (p + z2n / 2) / (1 + z2n);
-        half = Z95 * sqrt(p * (1 - p) / n + z2n / (4 * n)) / (1 + z2n);
-        lo = fmax(0, center - half);
-        hi = fmin(1, center + half);
-
-        /* Sampling without replacement from a finite population narrows the
-         * interval around p by sqrt((N - n) / (N - 1)); the whole population
-         * leaves no uncertainty at all. */
-        fpc = N > 1 ? sqrt((N - n) / (N - 1)) : 0;
-        lo = p - fmax(0, p - lo) * fpc;
-        hi = p + fmax(0, hi - p) * fpc;
-        if (changed == 0)
-                lo = 0; /* not -1e-19 from rounding */
-
+        share(changed, n, N, &p, &lo, &hi);
         scale = N * 60.0 / seconds;
         *ret = (struct estimate) {
                 .per_min = p * scale,
-                .lo = fmax(0, lo) * scale,
+                .lo = lo * scale,
                 .hi = hi * scale,
                 .exact = sample >= population,
         };
+        return 0;
+}
+
+/* ---- atime updates */
+
+static double ticks(int64_t ns, int64_t tick) {
+        return (double) llround((double) ns / (double) tick);
+}
+
+/* q's estimate and its 95% bounds. With no evidence at all, anything from
+ * never to every tick. */
+static void rate_bounds(const struct inode_rate *r, double *q, double *lo, double *hi) {
+        double n = (double) r->seen + (double) r->empty;
+
+        if (n <= 0) {
+                *q = *lo = 0;
+                *hi = 1;
+        } else {
+                *q = (double) r->seen / n;
+                wilson(r->seen, n, lo, hi);
+        }
+        if (r->hits >= MIN_HITS && r->looks > 0 && r->hits / r->looks > *q) {
+                *q = r->hits / r->looks;
+                wilson(r->hits, r->looks, lo, hi);
+        }
+}
+
+/* Whether a1 is an update that happened after the look at m0: an atime set
+ * back, or ahead of the clock, was set by someone (utimensat), not by a
+ * read, and says nothing about the rate. */
+static bool plausible_update(int64_t m0, int64_t a0, int64_t m1, int64_t a1, int64_t tick) {
+        return a1 > a0 && a1 >= m0 - tick && a1 <= m1 + tick;
+}
+
+bool estimate_credit(const struct inode_rate *r, int64_t m0, int64_t a0, int64_t m1, int64_t a1, int64_t tick,
+                     struct update_credit *c) {
+        double unseen, q, lo, hi;
+
+        if (a1 == a0)
+                return false;
+        if (!plausible_update(m0, a0, m1, a1, tick)) {
+                c->n += 1;
+                c->lo += 1;
+                c->hi += 1;
+                return true;
+        }
+        /* Ticks from the look at m0 up to the one before a1 may hold updates
+         * the look at m1 cannot see; the tick of m0 cannot if a0 was written
+         * in it already. */
+        unseen = ticks(a1 - m0, tick) - (ticks(m0 - a0, tick) == 0 ? 1 : 0);
+        unseen = fmax(0, unseen);
+        rate_bounds(r, &q, &lo, &hi);
+        c->n += 1 + q * unseen;
+        c->lo += 1 + lo * unseen;
+        c->hi += 1 + hi * unseen;
+        return true;
+}
+
+void estimate_learn(struct inode_rate *r, int64_t m0, int64_t a0, int64_t m1, int64_t a1, int64_t tick) {
+        double age = ticks(m1 - a1, tick);
+
+        /* The tick of a look is only partly over: a reader that comes
+         * later in it is not late. So the likelihood counts whole ticks
+         * only, and a look that finds its own tick written (a hit) tells
+         * nothing about the ticks before it; it counts as a hit. */
+        r->looks += 1;
+        if (a1 <= m1 && age == 0) {
+                r->hits += 1;
+                return;
+        }
+        if (a1 == a0) {
+                r->empty += (float) fmax(0, ticks(m1 - m0, tick) - 1);
+                return;
+        }
+        if (!plausible_update(m0, a0, m1, a1, tick))
+                return;
+        r->seen += 1;
+        r->empty += (float) fmax(0, age - 1);
+}
+
+void estimate_decay(struct inode_rate *r, double seconds) {
+        float f = (float) exp(-fmax(0, seconds) / RATE_MEMORY_S);
+
+        r->seen *= f;
+        r->empty *= f;
+        r->looks *= f;
+        r->hits *= f;
+}
+
+double estimate_writebacks(double n, double seconds, double commit_s) {
+        double commits, wb;
+
+        if (n <= 0 || seconds <= 0)
+                return 0;
+        if (commit_s <= 0)
+                return n;
+        commits = seconds / commit_s;
+        wb = commits * -expm1(-n / seconds * commit_s);
+        return fmin(n, fmax(wb, fmin(n, 1)));
+}
+
+double estimate_per_min(double sum, uint64_t sample, uint64_t population, double seconds) {
+        if (sample == 0 || seconds <= 0)
+                return 0;
+        return sum * (double) MAX(population, sample) / (double) sample * 60.0 / seconds;
+}
+
+void update_totals_add(struct update_totals *t, const struct update_credit *c, double share) {
+        if (c->n <= 0 || share <= 0)
+                return;
+        t->writebacks += c->writebacks * share;
+        t->changed += share;
+        t->n += c->n * share;
+        t->lo += c->lo * share;
+        t->hi += c->hi * share;
+        t->sq += c->n * c->n * share;
+}
+
+/* Student's t at 97.5% for df degrees of freedom (Cornish-Fisher, within a
+ * few percent from df = 2; conservative enough at df = 1 for a bound that is
+ * multiplied with another). */
+static double t975(double df) {
+        double z = Z95, z3 = z * z * z, z5 = z3 * z * z;
+
+        if (df < 1)
+                df = 1;
+        return z + (z3 + z) / (4 * df) + (5 * z5 + 16 * z3 + 3 * z) / (96 * df * df);
+}
+
+int estimate_updates(const struct update_totals *t, uint64_t sample, uint64_t population, double seconds,
+                     struct estimate *ret) {
+        double n = (double) sample, N = (double) population, rate, p, plo, phi, m, mlo, mhi;
+
+        if (sample == 0 || seconds <= 0 || t->changed < 0 || t->changed > n + 1e-9 || t->n < 0)
+                return -EINVAL;
+        if (N < n)
+                N = n;
+        rate = 60.0 / seconds;
+        *ret = (struct estimate) { .per_min = t->n * N / n * rate, .exact = sample >= population };
+        if (ret->exact) {
+                /* Every inode looked at: only each credit's own uncertainty. */
+                ret->lo = t->lo * rate;
+                ret->hi = t->hi * rate;
+                return 0;
+        }
+
+        share(fmin(t->changed, n), n, N, &p, &plo, &phi);
+        if (t->changed > 0) {
+                double sd, se;
+
+                m = t->n / t->changed;
+                sd = sqrt(fmax(0, t->sq / t->changed - m * m));
+                se = t->changed > 1 ? t975(t->changed - 1) * sd / sqrt(t->changed) : 0;
+                mlo = fmax(1, t->lo / t->changed - se);
+                mhi = t->hi / t->changed + se;
+        } else
+                mlo = mhi = 1;
+        ret->lo = fmin(ret->per_min, N * plo * mlo * rate);
+        ret->hi = fmax(ret->per_min, N * phi * mhi * rate);
         return 0;
 }

@@ -1,12 +1,24 @@
-/* estimate.h: from a sample of inodes to atime-written inodes per minute,
- * with a 95% interval. Pure arithmetic, unit-tested with plain numbers. */
+/* estimate.h: from a sample of inodes to per-minute figures with 95%
+ * intervals. Pure arithmetic, unit-tested with plain numbers.
+ *
+ * Two figures come out of the same sample:
+ *  - atime-written inodes per minute: the share of sampled inodes whose atime
+ *    moved between two sweeps, times the inodes in use. It counts each inode
+ *    once per interval, however often it was read, so under strictatime it
+ *    depends on the interval.
+ *  - atime updates per minute: what the kernel writes. Under strictatime an
+ *    inode read again is written again, at most once per tick of the coarse
+ *    clock (timestamp granularity), so one inode can be written hundreds of
+ *    times a second. statx() shows only the time of the last update; the
+ *    estimator below counts the updates it sees and extrapolates the ones it
+ *    cannot see from each inode's own update rate. */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
 
 struct estimate {
-        double per_min; /* inodes whose atime was written, per minute */
+        double per_min; /* per minute */
         double lo, hi;  /* 95% interval of per_min */
         bool exact;     /* the whole population was sampled */
 };
@@ -17,3 +29,81 @@ struct estimate {
  * with the finite-population correction, so sampling everything is exact.
  * Returns -EINVAL without a usable sample. */
 int estimate_activity(double changed, uint64_t sample, uint64_t population, double seconds, struct estimate *ret);
+
+/* ---- atime updates
+ *
+ * The model: time runs in ticks of the timestamp clock (the coarse clock's
+ * resolution, or the filesystem's timestamp granularity if coarser). An
+ * atime update writes the tick it happened in, and in each tick an inode is
+ * written at most once, with a probability q of its own (its reads are
+ * stationary over a few minutes). Each look at an inode (a statx) gives its
+ * atime: the tick of its last update.
+ *
+ * Between two looks at ticks m0 and m1 that saw atimes a0 and a1:
+ *  - a1 == a0: no update in between; the whole ticks in between are
+ *    evidence of q.
+ *  - a1 != a0: at least one update, the last at a1. The whole ticks after
+ *    a1 are known to hold none; the ticks between m0 and a1 (the "unseen span") hold
+ *    updates with probability q each, extrapolated from q's estimate from
+ *    the inode's other looks, never from this gap itself (the gap was chosen
+ *    because it changed: counting it would bias q up).
+ * q's estimate is seen / (seen + empty ticks), the likelihood's maximum
+ * when reads come at random. Readers that run in bursts (a loop that the
+ * scheduler runs and stops) break that: a look in a pause sees a long
+ * empty run and q comes out low. For them the share of looks that find
+ * the atime written in the current tick ("hits") estimates q directly, and
+ * is used where it is the larger and rests on at least a few hits (for
+ * random reads it is the smaller: the current tick is only partly over).
+ * Both are decayed with a time constant of a minute, so a rate that changes
+ * is followed; their bounds are Wilson's. */
+struct inode_rate {
+        float seen;  /* updates seen (decayed) */
+        float empty; /* ticks known to hold no update (decayed) */
+        float looks; /* looks (decayed) */
+        float hits;  /* looks that found an update in their own tick (decayed) */
+};
+
+/* Updates credited to an inode over an interval, with their bounds. */
+struct update_credit {
+        double n, lo, hi;
+        double writebacks; /* of those, how many reach the disk: see estimate_writebacks() */
+};
+
+/* Credits the updates between two looks (times in ns of the realtime
+ * clock; 'tick' in ns) to c, using r as it stands; returns true if the atime
+ * moved. Does not learn from the gap: call estimate_learn() after. */
+bool estimate_credit(const struct inode_rate *r, int64_t m0, int64_t a0, int64_t m1, int64_t a1, int64_t tick,
+                     struct update_credit *c);
+/* Adds what the gap tells about q to r. */
+void estimate_learn(struct inode_rate *r, int64_t m0, int64_t a0, int64_t m1, int64_t a1, int64_t tick);
+/* Forgets with a time constant of a minute: 'seconds' have passed. */
+void estimate_decay(struct inode_rate *r, double seconds);
+
+/* Of n updates of one inode spread evenly over 'seconds', how many write
+ * it back: a journal (or the writeback of dirty inodes) writes an inode
+ * once per commit, however often it was dirtied in between, so the bytes
+ * follow the commits an inode is dirty in, not its updates. With the
+ * updates at random times, a commit interval of commit_s holds at least
+ * one with probability 1 - exp(-rate * commit_s). */
+double estimate_writebacks(double n, double seconds, double commit_s);
+
+/* The sums over a sample's inodes that the total is estimated from. */
+struct update_totals {
+        double changed; /* inodes credited with at least one update */
+        double n, lo, hi; /* sums of the credits and of their bounds */
+        double sq;      /* sum of the squared credits */
+        double writebacks;
+};
+void update_totals_add(struct update_totals *t, const struct update_credit *c, double share);
+
+/* Atime updates per minute over the population, from the credits of a
+ * uniform sample of 'sample' of its 'population' inodes over 'seconds'. The
+ * interval combines the sampling error (Wilson's interval of the share of
+ * inodes updated at all, times an interval of the mean credit of those,
+ * both at 95%: conservative) with the bounds of each credit. A sample in
+ * which nothing moved takes one update per inode as the mean it cannot see.
+ * Returns -EINVAL without a usable sample. */
+int estimate_updates(const struct update_totals *t, uint64_t sample, uint64_t population, double seconds,
+                     struct estimate *ret);
+/* A sample's sum scaled to the population, per minute (0 without a sample). */
+double estimate_per_min(double sum, uint64_t sample, uint64_t population, double seconds);

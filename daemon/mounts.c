@@ -51,6 +51,25 @@ void mount_policy_from_options(const char *vfs, const char *super, struct mount_
         *ret = p;
 }
 
+double mount_commit_seconds(const char *fstype, const char *super_options) {
+        char *value = NULL;
+        size_t len = 0;
+        double dflt = streq(fstype, "btrfs") || streq(fstype, "xfs") ? 30 : 5;
+
+        if (super_options && mnt_optstr_get_option(super_options, "commit", &value, &len) == 0 && value && len > 0 &&
+            len < 12) {
+                char buf[12], *end;
+                unsigned long v;
+
+                memcpy(buf, value, len);
+                buf[len] = 0;
+                v = strtoul(buf, &end, 10);
+                if (*end == 0 && v > 0 && v <= 86400)
+                        return (double) v;
+        }
+        return dflt;
+}
+
 bool mount_policy_equal(const struct mount_policy *a, const struct mount_policy *b) {
         return a->atime == b->atime && a->nodiratime == b->nodiratime && a->lazytime == b->lazytime &&
                a->read_only == b->read_only;

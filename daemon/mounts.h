@@ -42,6 +42,12 @@ struct mount_filter {
 };
 
 bool fstype_is_pseudo(const char *fstype);
+
+/* How often a dirty inode of this filesystem is written back, in seconds:
+ * the journal's commit interval (ext3/ext4 and btrfs "commit=", in the
+ * super options; 5 s and 30 s by default), xfs's log flush (30 s), and for
+ * the rest the kernel's dirty writeback (5 s). */
+double mount_commit_seconds(const char *fstype, const char *super_options);
 bool mount_filter_match(const struct mount_filter *f, const char *fstype, const char *target);
 
 typedef struct MountEntry {

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 struct Walk {
@@ -22,6 +24,7 @@ struct Walk {
         size_t n_res, alloc_res; /* the reservoir grows to k as the walk finds inodes */
         uint64_t seen;
         uint64_t skipped;
+        uint64_t inodes_hint; /* inodes in use by statfs() when the walk began; 0: unknown */
 };
 
 struct linux_dirent64 {
@@ -71,11 +74,17 @@ static Walk *walk_free(Walk *w) {
 
 int sampler_new(unsigned k, uint64_t seed, Sampler **ret) {
         Sampler *s = calloc(1, sizeof *s);
+        struct timespec res;
 
         if (!s)
                 return -ENOMEM;
         s->k = MAX(k, 1u);
         s->rng = seed ? seed : 0x9E3779B97F4A7C15ULL;
+        /* Atimes come from the coarse clock (current_time()): it moves once
+         * a kernel tick, and an inode's atime at most as often. */
+        s->clock_tick = clock_getres(CLOCK_REALTIME_COARSE, &res) == 0 && res.tv_sec == 0 && res.tv_nsec > 0
+                                ? res.tv_nsec
+                                : 4000000;
         *ret = s;
         return 0;
 }
@@ -92,6 +101,10 @@ Sampler *sampler_free(Sampler *s) {
 
 uint64_t sampler_walk_seen(const Sampler *s) {
         return s->walk ? s->walk->seen : 0;
+}
+
+uint64_t sampler_walk_inodes_hint(const Sampler *s) {
+        return s->walk ? s->walk->inodes_hint : 0;
 }
 
 static char *path_join(const char *dir, const char *name) {
@@ -282,9 +295,14 @@ int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budg
                 struct statx stx;
                 char *dot;
 
+                struct statfs sfs;
+
                 w = s->walk = calloc(1, sizeof *w);
                 if (!w)
                         return -ENOMEM;
+                /* For progress reports only: what the walk may have to see. */
+                if (fstatfs(rootfd, &sfs) == 0 && sfs.f_files > sfs.f_ffree)
+                        w->inodes_hint = (uint64_t) (sfs.f_files - sfs.f_ffree);
                 if (statx(rootfd, "", AT_EMPTY_PATH, STATX_INO, &stx) < 0)
                         return -errno;
                 /* The top directory is an inode like any other: "." joined
@@ -377,105 +395,314 @@ int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budg
         return 0;
 }
 
-/* statx()es every entry, counting moved atimes among those with a baseline
- * and attributing them to writers; then records the new atimes. */
-static int sweep_entries(Reservoir *res, const struct sampler_place *pl, struct sampler_writer *writers,
-                         size_t n_writers, const atomic_bool *cancel, struct sweep_result *out) {
+/* ---------------------------------------------------------------- sweeps */
+
+/* Inodes that moved after being idle are looked at this many times, this
+ * far apart, right after the sweep that found them: their rate over the
+ * interval is extrapolated from what these looks see (estimate.h). */
+#define BURST_LOOKS 5
+#define BURST_SPACING_NS (50 * 1000 * 1000)
+/* An inode that moved stays in the fine sweep for this many intervals. */
+#define HOT_INTERVALS 2
+
+static int64_t now_coarse_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t atime_ns(const SampleEntry *e) {
+        return e->atime_sec * 1000000000 + e->atime_nsec;
+}
+
+/* The tick atimes are counted in: the coarse clock's resolution, or a
+ * second where no atime has a fraction (ext4 with 128-byte inodes, FAT). */
+static int64_t tick_ns(const Sampler *s, const Reservoir *res) {
+        return res->fine_times ? s->clock_tick : MAX(s->clock_tick, (int64_t) 1000000000);
+}
+
+/* statx()es one entry beneath the mount; false if it is gone (deleted,
+ * replaced, or now under another mount). */
+static bool entry_stat(const struct sampler_place *pl, const SampleEntry *e, struct statx *stx) {
         size_t tlen = strlen(pl->target);
         char path[PATH_MAX];
 
+        if (snprintf(path, sizeof path, "%s%s%s", pl->target, tlen > 1 ? "/" : "", e->path) >= (int) sizeof path)
+                return false;
+        if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+                  STATX_ATIME | STATX_INO | STATX_MNT_ID, stx) < 0)
+                return false;
+        return stx->stx_ino == e->ino && (!(stx->stx_mask & STATX_MNT_ID) || stx->stx_mnt_id == (uint64_t) pl->mount_id);
+}
+
+static void entry_record(Reservoir *res, SampleEntry *e, const struct statx *stx, int64_t when) {
+        e->atime_sec = stx->stx_atime.tv_sec;
+        e->atime_nsec = stx->stx_atime.tv_nsec;
+        e->seen_ns = when;
+        e->baseline = true;
+        if (e->atime_nsec != 0)
+                res->fine_times = true;
+}
+
+/* One look at an entry after the last: credits the updates in between to
+ * the entry and learns its rate from them (unless 'defer': the caller
+ * credits that gap later, once the looks after it are in). Returns 1 if the
+ * atime moved, 0 if not, -1 if the entry is gone. */
+static int entry_look(Reservoir *res, SampleEntry *e, const struct sampler_place *pl, int64_t tick, bool defer) {
+        int64_t m0 = e->seen_ns, a0 = atime_ns(e), m1, a1;
+        struct statx stx;
+
+        if (!entry_stat(pl, e, &stx)) {
+                e->gone = true;
+                return -1;
+        }
+        if (!e->baseline) {
+                entry_record(res, e, &stx, now_coarse_ns());
+                return 0;
+        }
+        m1 = now_coarse_ns();
+        a1 = (int64_t) stx.stx_atime.tv_sec * 1000000000 + stx.stx_atime.tv_nsec;
+        if (!defer) {
+                estimate_credit(&e->rate, m0, a0, m1, a1, tick, &e->credit);
+                estimate_learn(&e->rate, m0, a0, m1, a1, tick);
+        }
+        entry_record(res, e, &stx, m1);
+        if (a1 == a0)
+                return 0;
+        e->moved = true;
+        return 1;
+}
+
+/* Calls f for each writer through which the entry's atime can be written,
+ * with the entry's share of it (its credit is split evenly among them). */
+static void for_each_writer(const struct sampler_place *pl, struct sampler_writer *writers, size_t n_writers,
+                            const SampleEntry *e, void (*f)(struct sampler_writer *w, const SampleEntry *e, double share)) {
+        char fspath[PATH_MAX];
+        size_t covering = 0;
+
+        snprintf(fspath, sizeof fspath, "%s/%s", streq(pl->fs_root, "/") ? "" : pl->fs_root,
+                 streq(e->path, ".") ? "" : e->path);
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t w = 0; w < n_writers; w++) {
+                        const char *rest = streq(writers[w].fs_root, "/") ? fspath : startswith(fspath, writers[w].fs_root);
+
+                        if (!rest || (*rest != 0 && *rest != '/'))
+                                continue;
+                        if (pass == 0)
+                                covering++;
+                        else
+                                f(&writers[w], e, 1.0 / (double) covering);
+                }
+}
+
+static void add_changed(struct sampler_writer *w, const SampleEntry *e, double share) {
+        (void) e;
+        w->changed += share;
+}
+
+static void add_updates(struct sampler_writer *w, const SampleEntry *e, double share) {
+        update_totals_add(&w->updates, &e->credit, share);
+}
+
+/* A gap whose credit waits for the looks after it. */
+struct deferred {
+        SampleEntry *e;
+        int64_t m0, a0, m1, a1;
+};
+
+/* Looks again at the entries that moved after being idle, BURST_LOOKS
+ * times, then credits their gap over the interval from the rate those looks
+ * found: the past said nothing of a rate that has just begun. */
+static int burst(Reservoir *res, const struct sampler_place *pl, int64_t tick, struct deferred *d, size_t n,
+                 const atomic_bool *cancel) {
+        for (unsigned k = 0; k < BURST_LOOKS && n > 0; k++) {
+                struct timespec ts = { 0, BURST_SPACING_NS };
+
+                if (atomic_load(cancel))
+                        return -ECANCELED;
+                (void) nanosleep(&ts, NULL);
+                for (size_t i = 0; i < n; i++)
+                        if (!d[i].e->gone)
+                                (void) entry_look(res, d[i].e, pl, tick, false);
+        }
+        for (size_t i = 0; i < n; i++) {
+                estimate_credit(&d[i].e->rate, d[i].m0, d[i].a0, d[i].m1, d[i].a1, tick, &d[i].e->credit);
+                estimate_learn(&d[i].e->rate, d[i].m0, d[i].a0, d[i].m1, d[i].a1, tick);
+        }
+        return 0;
+}
+
+/* The end of an interval for every entry: its credit goes to the totals,
+ * and what it keeps into the next is aged. */
+static void close_interval(Reservoir *res, const struct sampler_place *pl, struct sampler_writer *writers,
+                           size_t n_writers, double seconds, struct sweep_result *out) {
+        res->n_hot = 0;
         for (size_t i = 0; i < res->n; i++) {
                 SampleEntry *e = &res->v[i];
-                struct statx stx;
-                bool moved;
+
+                if (e->gone)
+                        continue;
+                if (e->credit.n > 0) {
+                        e->credit.writebacks = estimate_writebacks(e->credit.n, seconds, pl->commit_s);
+                        update_totals_add(&out->updates, &e->credit, 1);
+                        for_each_writer(pl, writers, n_writers, e, add_updates);
+                }
+                e->credit = (struct update_credit) {};
+                e->hot = e->moved ? HOT_INTERVALS : e->hot > 0 ? e->hot - 1 : 0;
+                e->moved = false;
+                res->n_hot += e->hot > 0;
+                estimate_decay(&e->rate, seconds);
+        }
+}
+
+/* statx()es every entry, counting moved atimes among those with a baseline
+ * and attributing them to writers; inodes that moved after being idle get a
+ * burst of looks; then the interval's credits are totalled. */
+static int sweep_entries(Sampler *s, Reservoir *res, const struct sampler_place *pl, struct sampler_writer *writers,
+                         size_t n_writers, double seconds, const atomic_bool *cancel, struct sweep_result *out) {
+        _cleanup_free_ struct deferred *d = NULL;
+        int64_t tick = tick_ns(s, res);
+        size_t n_d = 0;
+        int r;
+
+        for (size_t i = 0; i < res->n; i++) {
+                SampleEntry *e = &res->v[i];
+                struct deferred g = { e, e->seen_ns, atime_ns(e), 0, 0 };
+                bool was_hot = e->hot > 0;
 
                 if (atomic_load(cancel))
                         return -ECANCELED;
                 if (e->gone)
                         continue;
-                if (snprintf(path, sizeof path, "%s%s%s", pl->target, tlen > 1 ? "/" : "", e->path) >= (int) sizeof path) {
-                        e->gone = true;
+                r = entry_look(res, e, pl, tick, !was_hot);
+                if (r < 0) {
+                        out->gone++;
                         continue;
                 }
-                if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
-                          STATX_ATIME | STATX_INO | STATX_MNT_ID, &stx) < 0 ||
-                    stx.stx_ino != e->ino || ((stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id != (uint64_t) pl->mount_id)) {
-                        /* Deleted, replaced, or now under another mount. */
-                        e->gone = true;
-                        if (out)
-                                out->gone++;
+                out->sample++;
+                if (r == 0) {
+                        if (!was_hot)
+                                estimate_learn(&e->rate, g.m0, g.a0, e->seen_ns, atime_ns(e), tick);
                         continue;
                 }
-                moved = e->baseline && (stx.stx_atime.tv_sec != e->atime_sec || stx.stx_atime.tv_nsec != e->atime_nsec);
-                if (out && e->baseline) {
-                        out->sample++;
-                        if (moved)
-                                out->changed++;
-                }
-                if (moved && n_writers > 0) {
-                        /* Which mounts let this inode's atime be written? */
-                        char fspath[PATH_MAX];
-                        size_t covering = 0;
+                out->changed++;
+                for_each_writer(pl, writers, n_writers, e, add_changed);
+                if (was_hot)
+                        continue;
+                if (!d && !(d = calloc(res->n, sizeof *d)))
+                        return -ENOMEM;
+                g.m1 = e->seen_ns;
+                g.a1 = atime_ns(e);
+                e->rate = (struct inode_rate) {}; /* idle until now: a new rate */
+                d[n_d++] = g;
+        }
+        r = burst(res, pl, tick, d, n_d, cancel);
+        if (r < 0)
+                return r;
+        close_interval(res, pl, writers, n_writers, seconds, out);
+        out->tick_ns = tick;
+        return 0;
+}
 
-                        snprintf(fspath, sizeof fspath, "%s/%s", streq(pl->fs_root, "/") ? "" : pl->fs_root,
-                                 streq(e->path, ".") ? "" : e->path);
-                        for (int pass = 0; pass < 2; pass++)
-                                for (size_t w = 0; w < n_writers; w++) {
-                                        const char *rest = streq(writers[w].fs_root, "/") ? fspath
-                                                                                         : startswith(fspath, writers[w].fs_root);
-                                        if (!rest || (*rest != 0 && *rest != '/'))
-                                                continue;
-                                        if (pass == 0)
-                                                covering++;
-                                        else
-                                                writers[w].changed += 1.0 / (double) covering;
-                                }
+/* Records every entry's atime: the baseline of a new reservoir. */
+static int baseline_entries(Reservoir *res, const struct sampler_place *pl, const atomic_bool *cancel) {
+        res->n_hot = 0;
+        for (size_t i = 0; i < res->n; i++) {
+                SampleEntry *e = &res->v[i];
+                struct statx stx;
+
+                if (atomic_load(cancel))
+                        return -ECANCELED;
+                if (e->gone)
+                        continue;
+                if (!entry_stat(pl, e, &stx)) {
+                        e->gone = true;
+                        continue;
                 }
-                e->atime_sec = stx.stx_atime.tv_sec;
-                e->atime_nsec = stx.stx_atime.tv_nsec;
-                e->baseline = true;
+                entry_record(res, e, &stx, now_coarse_ns());
         }
         return 0;
 }
 
+static int check_place(const struct sampler_place *pl) {
+        int fd = open_place(pl, O_PATH);
+
+        if (fd < 0)
+                return fd;
+        safe_close(fd);
+        return 0;
+}
+
 int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_writer *writers, size_t n_writers,
-                  uint64_t now_usec, const atomic_bool *cancel, struct sweep_result *ret) {
+                  uint64_t now_usec, uint64_t min_usec, const atomic_bool *cancel, struct sweep_result *ret) {
         struct sweep_result res = {};
-        bool compared = false;
-        int fd, r;
+        bool compared = false, too_soon;
+        int r;
 
         *ret = res;
         if (!s->current && !s->next)
                 return -EAGAIN;
-        fd = open_place(pl, O_PATH);
-        if (fd < 0)
-                return fd;
-        safe_close(fd);
+        too_soon = s->current && s->last_sweep > 0 && now_usec < s->last_sweep + min_usec;
+        if (too_soon && !s->next)
+                return -EAGAIN; /* a short interval is never scaled up to a rate */
+        r = check_place(pl);
+        if (r < 0)
+                return r;
 
-        for (size_t w = 0; w < n_writers; w++)
+        for (size_t w = 0; w < n_writers; w++) {
                 writers[w].changed = 0;
-        if (s->current && s->last_sweep > 0 && now_usec > s->last_sweep) {
-                r = sweep_entries(s->current, pl, writers, n_writers, cancel, &res);
+                writers[w].updates = (struct update_totals) {};
+        }
+        if (s->current && s->last_sweep > 0 && !too_soon) {
+                res.seconds = (double) (now_usec - s->last_sweep) / 1e6;
+                r = sweep_entries(s, s->current, pl, writers, n_writers, res.seconds, cancel, &res);
                 if (r < 0)
                         return r;
                 res.valid = res.sample > 0;
-                res.seconds = (double) (now_usec - s->last_sweep) / 1e6;
                 res.population = s->current->population;
                 compared = true;
         }
         if (s->next) {
                 reservoir_free(s->current);
-                s->current = s->next;
-                s->next = NULL;
+                s->current = TAKE_PTR(s->next);
                 compared = false;
         }
         if (!compared) {
                 /* A new reservoir (or the first sweep): record its baseline. */
-                r = sweep_entries(s->current, pl, NULL, 0, cancel, NULL);
+                r = baseline_entries(s->current, pl, cancel);
                 if (r < 0)
                         return r;
         }
         s->last_sweep = now_usec;
         *ret = res;
         return 0;
+}
+
+bool sampler_has_hot(const Sampler *s) {
+        return s && s->current && s->current->n_hot > 0;
+}
+
+int sampler_fine_sweep(Sampler *s, const struct sampler_place *pl, const atomic_bool *cancel) {
+        Reservoir *res = s->current;
+        int64_t tick;
+        int looked = 0, r;
+
+        if (!sampler_has_hot(s))
+                return 0;
+        r = check_place(pl);
+        if (r < 0)
+                return r;
+        tick = tick_ns(s, res);
+        for (size_t i = 0; i < res->n; i++) {
+                SampleEntry *e = &res->v[i];
+
+                if (atomic_load(cancel))
+                        return -ECANCELED;
+                if (e->gone || !e->baseline || e->hot == 0)
+                        continue;
+                (void) entry_look(res, e, pl, tick, false);
+                looked++;
+        }
+        return looked;
 }

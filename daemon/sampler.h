@@ -1,6 +1,10 @@
 /* sampler.h: per-filesystem atime activity by sampling. A budgeted walk
  * builds a uniform reservoir of the filesystem's files and directories; each
  * interval a sweep statx()es the reservoir and counts the atimes that moved.
+ * The inodes whose atime moved are looked at again every second (a fine
+ * sweep) while they stay active, and once more a few times right after the
+ * sweep that found them, so that each one's update rate is known and the
+ * updates that no look can see are estimated (estimate.h).
  *
  * Neither ever changes an atime: directories are read through O_NOATIME
  * descriptors (a directory that cannot be opened so is skipped, never read
@@ -13,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "estimate.h"
 #include "macro.h"
 
 typedef struct SampleEntry {
@@ -20,6 +25,11 @@ typedef struct SampleEntry {
         uint64_t ino;
         int64_t atime_sec;
         uint32_t atime_nsec;
+        int64_t seen_ns; /* CLOCK_REALTIME_COARSE of the last look */
+        struct inode_rate rate;
+        struct update_credit credit; /* updates credited to this interval */
+        uint8_t hot;   /* intervals left to look at it every second */
+        bool moved;    /* its atime moved in this interval */
         bool baseline; /* atime recorded by a sweep */
         bool gone;     /* no longer found: left out of every count */
 } SampleEntry;
@@ -29,6 +39,8 @@ typedef struct Reservoir {
         size_t n;
         uint64_t population; /* eligible inodes the walk saw */
         uint64_t skipped;    /* directories the walk could not read without O_NOATIME */
+        size_t n_hot;        /* entries with hot > 0 */
+        bool fine_times;     /* some atime had a fraction of a second */
 } Reservoir;
 
 typedef struct Walk Walk;
@@ -40,6 +52,7 @@ typedef struct Sampler {
         Reservoir *next;    /* a finished walk, swapped in at the next sweep */
         Walk *walk;         /* a walk in progress */
         uint64_t last_sweep; /* CLOCK_MONOTONIC usec of the last sweep; 0: none yet */
+        int64_t clock_tick;  /* ns: the resolution of the clock atimes come from */
 } Sampler;
 
 /* Where the filesystem is reached: a mount of it. */
@@ -47,6 +60,7 @@ struct sampler_place {
         const char *target; /* the mount point */
         int mount_id;
         const char *fs_root; /* the mount's root inside the filesystem ("/" mostly) */
+        double commit_s;     /* how often dirty inodes are written back (the journal's commit) */
 };
 
 /* A mount of the filesystem that lets atime be written, by its root inside
@@ -55,6 +69,7 @@ struct sampler_place {
 struct sampler_writer {
         const char *fs_root;
         double changed;
+        struct update_totals updates;
 };
 
 struct sweep_result {
@@ -64,6 +79,8 @@ struct sweep_result {
         uint64_t changed;    /* of which the atime moved */
         uint64_t population;
         uint64_t gone;       /* sampled inodes no longer found */
+        struct update_totals updates; /* credited over the interval, whole filesystem */
+        int64_t tick_ns;     /* the timestamp tick the updates were counted in */
 };
 
 int sampler_new(unsigned k, uint64_t seed, Sampler **ret);
@@ -78,9 +95,20 @@ int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budg
 /* Walks as on a kernel without openat2() (before 5.6): for tests. */
 void sampler_disable_openat2(void);
 uint64_t sampler_walk_seen(const Sampler *s);
+/* The inodes in use when the walk began, by statfs(); 0: unknown. */
+uint64_t sampler_walk_inodes_hint(const Sampler *s);
 
 /* Compares the reservoir with the previous sweep, then swaps in a finished
- * walk's reservoir. Returns 0, -EAGAIN if there is nothing to sweep yet,
- * -ECANCELED, or -errno (-ESTALE as above). Blocking. */
+ * walk's reservoir. An interval shorter than min_usec is not measured: the
+ * sweep waits for the next one (the reservoir keeps its baseline). Returns
+ * 0, -EAGAIN if there is nothing to sweep yet, -ECANCELED, or -errno
+ * (-ESTALE as above). Blocking (about a quarter of a second more when
+ * inodes that were idle have moved: they are looked at again at once). */
 int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_writer *writers, size_t n_writers,
-                  uint64_t now_usec, const atomic_bool *cancel, struct sweep_result *ret);
+                  uint64_t now_usec, uint64_t min_usec, const atomic_bool *cancel, struct sweep_result *ret);
+
+/* Looks again at the inodes that moved lately (the fine sweep). Returns the
+ * number looked at, -ECANCELED or -errno. Blocking. */
+int sampler_fine_sweep(Sampler *s, const struct sampler_place *pl, const atomic_bool *cancel);
+/* Whether a fine sweep has anything to look at. */
+bool sampler_has_hot(const Sampler *s);

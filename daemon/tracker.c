@@ -2,6 +2,8 @@
  * the blocking work done for them (see tracker.h). */
 #include "tracker.h"
 
+#include "protocol.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -21,6 +23,8 @@
  * the mount, a worker round trip): a thousand one-inode filesystems are
  * walked in a few ticks, not in a thousand. */
 #define WALK_STEP_COST 16
+/* How often inodes that moved lately are looked at again (sampler.h). */
+#define FINE_SWEEP_USEC USEC_PER_SEC
 
 struct Tracker {
         sd_event *event;
@@ -33,6 +37,7 @@ struct Tracker {
         sd_event_source *sweep_timer;
         sd_event_source *probe_timer;
         sd_event_source *walk_timer;
+        sd_event_source *fine_timer;
         Filesystem *walking; /* whose walk step is out */
         size_t walk_cursor;  /* round robin: where the next walk step looks first */
         unsigned fs_jobs;    /* walk and sweep jobs out, stuck ones excluded */
@@ -66,6 +71,7 @@ struct probe_job {
 typedef enum FsJobKind {
         FS_JOB_WALK,
         FS_JOB_SWEEP,
+        FS_JOB_FINE,
         FS_JOB_IDENTIFY,
 } FsJobKind;
 
@@ -82,6 +88,8 @@ struct fs_job {
         int r;
         struct sweep_result res;
         uint64_t at;  /* CLOCK_REALTIME usec when the sweep ran */
+        uint64_t min_usec; /* the shortest interval the sweep measures */
+        double commit_s;
         char *devname; /* FS_JOB_IDENTIFY: the block device */
         char *uuid;    /* and what it found */
 };
@@ -126,6 +134,7 @@ bool tracker_mount_activity(const TrackedMount *m, struct activity *ret) {
                 *ret = (struct activity) {
                         .have = true,
                         .est = { .exact = true },
+                        .updates = { .exact = true },
                         .seconds = m->fs && m->fs->last.valid ? m->fs->last.seconds : 0,
                         .population = m->fs ? m->fs->last.population : 0,
                 };
@@ -457,15 +466,18 @@ static const TrackedMount *fs_place(const Filesystem *fs) {
 
 static void fs_work(void *arg, const atomic_bool *cancel) {
         struct fs_job *j = arg;
-        struct sampler_place pl = { .target = j->target, .mount_id = j->mount_id, .fs_root = j->fs_root };
+        struct sampler_place pl = { .target = j->target, .mount_id = j->mount_id, .fs_root = j->fs_root,
+                                    .commit_s = j->commit_s };
 
         if (j->kind == FS_JOB_IDENTIFY)
                 j->r = device_read_uuid("/dev", j->devname, &j->uuid);
         else if (j->kind == FS_JOB_WALK)
                 j->r = sampler_walk_step(j->fs->sampler, &pl, &j->budget, cancel);
+        else if (j->kind == FS_JOB_FINE)
+                j->r = sampler_fine_sweep(j->fs->sampler, &pl, cancel);
         else {
-                j->r = sampler_sweep(j->fs->sampler, &pl, j->writers, j->n_writers, now_usec(CLOCK_MONOTONIC), cancel,
-                                     &j->res);
+                j->r = sampler_sweep(j->fs->sampler, &pl, j->writers, j->n_writers, now_usec(CLOCK_MONOTONIC),
+                                     j->min_usec, cancel, &j->res);
                 j->at = now_usec(CLOCK_REALTIME);
         }
 }
@@ -493,12 +505,31 @@ static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
 
                 if (!m || m->fs != fs)
                         continue;
-                if (estimate_activity(j->writers[w].changed, j->res.sample, j->res.population, j->res.seconds, &a.est) < 0)
+                if (estimate_activity(j->writers[w].changed, j->res.sample, j->res.population, j->res.seconds, &a.est) < 0 ||
+                    estimate_updates(&j->writers[w].updates, j->res.sample, j->res.population, j->res.seconds,
+                                     &a.updates) < 0)
                         continue;
+                a.writebacks_per_min = estimate_per_min(j->writers[w].updates.writebacks, j->res.sample,
+                                                        j->res.population, j->res.seconds);
+                a.tick_ns = j->res.tick_ns;
                 m->activity = a;
                 if (t->hooks.activity)
                         t->hooks.activity(m, &a, t->hooks.userdata);
         }
+}
+
+/* What the progress report needs of the sampler, copied when its job is
+ * back: while a job is out the sampler is the worker's. */
+static void fs_note_progress(Filesystem *fs) {
+        const Sampler *s = fs->sampler;
+
+        if (!s)
+                return;
+        fs->seen.walking = s->walk != NULL;
+        fs->seen.walked = s->walk ? sampler_walk_seen(s) : s->current ? s->current->population : 0;
+        fs->seen.inodes = sampler_walk_inodes_hint(s);
+        fs->seen.sampled = s->current || s->next;
+        fs->seen.baseline_at = s->current ? s->last_sweep : 0;
 }
 
 static void fs_done(void *arg, WorkerStatus status) {
@@ -507,7 +538,8 @@ static void fs_done(void *arg, WorkerStatus status) {
         Tracker *t = fs->tracker;
         uint64_t now = now_usec(CLOCK_MONOTONIC);
 
-        t->generation++;
+        if (j->kind != FS_JOB_FINE || status != WORKER_DONE)
+                t->generation++; /* a fine sweep changes nothing shown until the next sweep */
         if (status != WORKER_LATE)
                 t->fs_jobs--;
         if (j->kind == FS_JOB_WALK)
@@ -520,7 +552,7 @@ static void fs_done(void *arg, WorkerStatus status) {
                 if (!fs->orphaned)
                         log_warning("%s: %s timed out; filesystem marked stalled, retrying in %llus",
                                     fs->n_mounts ? fs->mounts[0]->entry->target : "?",
-                                    j->kind == FS_JOB_WALK ? "sample walk" : "sample sweep",
+                                    j->kind == FS_JOB_WALK ? "sample walk" : j->kind == FS_JOB_FINE ? "fine sweep" : "sample sweep",
                                     (unsigned long long) (backoff(fs->failures) / USEC_PER_SEC));
                 if (t->walking == fs) {
                         t->walking = NULL; /* let the other filesystems walk meanwhile */
@@ -582,8 +614,10 @@ static void fs_done(void *arg, WorkerStatus status) {
                         log_debug("%s: sample walk done: %llu inodes, %zu sampled", j->target,
                                   (unsigned long long) fs->sampler->next->population, fs->sampler->next->n);
                 }
-        } else if (j->r >= 0)
+        } else if (j->kind == FS_JOB_SWEEP && j->r >= 0)
                 fs_apply_sweep(fs, j);
+        if (j->kind == FS_JOB_WALK || j->kind == FS_JOB_SWEEP)
+                fs_note_progress(fs);
 
         fs_job_free(j);
         kick(t);
@@ -609,6 +643,9 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                 .target = strdup(place->entry->target),
                 .fs_root = strdup(place->entry->root),
                 .budget = kind == FS_JOB_WALK ? t->tick_budget : 0,
+                /* Timer slack and a late job must not skip an interval. */
+                .min_usec = t->config->sampler_interval_usec / 10 * 9,
+                .commit_s = mount_commit_seconds(place->entry->fstype, place->entry->super_options),
         };
         j->writers = calloc(fs->n_mounts ? fs->n_mounts : 1, sizeof *j->writers);
         j->writer_ids = calloc(fs->n_mounts ? fs->n_mounts : 1, sizeof *j->writer_ids);
@@ -880,6 +917,66 @@ static uint64_t next_sweep(const Tracker *t) {
         return now_usec(CLOCK_MONOTONIC) + (target - real);
 }
 
+/* Every second: the inodes that moved lately are looked at again, on each
+ * filesystem that has some and nothing else out. */
+static int on_fine_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Tracker *t = userdata;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        (void) sd_event_source_set_time(s, usec + FINE_SWEEP_USEC);
+        for (size_t i = 0; i < t->n_fss && t->fs_jobs < max_jobs(t); i++) {
+                Filesystem *fs = t->fss[i];
+
+                if (fs_can_run(fs, now) && !fs->stalled && !fs->sweep_pending && sampler_has_hot(fs->sampler) &&
+                    fs_needs_sampling(fs))
+                        (void) fs_submit(fs, FS_JOB_FINE);
+        }
+        return 0;
+}
+
+/* The monotonic time of the first sweep that measures an interval begun
+ * at 'since' (a sweep closer than 9/10 of an interval is skipped). */
+static uint64_t first_measuring_sweep(const Tracker *t, uint64_t since) {
+        uint64_t iv = t->config->sampler_interval_usec, next = next_sweep(t);
+
+        while (next < since + iv / 10 * 9)
+                next += iv;
+        return next;
+}
+
+bool tracker_mount_progress(const TrackedMount *m, struct progress *ret) {
+        const Filesystem *fs = m->fs;
+        const Tracker *t = fs ? fs->tracker : NULL;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        if (m->activity.have || !tracker_mount_writes_atime(m) || !t)
+                return false;
+        *ret = (struct progress) { .stage = STAGE_WAITING, .eta_s = -1 };
+        if (fs->stalled)
+                ret->stage = STAGE_STALLED;
+        else if (fs->seen.walking) {
+                ret->stage = STAGE_WALKING;
+                ret->walked = fs->seen.walked;
+                ret->inodes = fs->seen.inodes;
+                if (ret->inodes > 0 && t->config->walk_rate > 0) {
+                        uint64_t left = ret->inodes > ret->walked ? ret->inodes - ret->walked : 0;
+                        uint64_t done = now + left * USEC_PER_SEC / t->config->walk_rate;
+
+                        ret->eta_s = (int64_t) ((first_measuring_sweep(t, done) - now) / USEC_PER_SEC);
+                }
+        } else if (fs->seen.sampled && fs->seen.baseline_at == 0) {
+                ret->stage = STAGE_BASELINE;
+                ret->eta_s = (int64_t) ((first_measuring_sweep(t, now) - now) / USEC_PER_SEC);
+        } else if (fs->seen.sampled) {
+                uint64_t at = first_measuring_sweep(t, fs->seen.baseline_at);
+
+                ret->stage = STAGE_MEASURING;
+                ret->walked = fs->seen.walked;
+                ret->eta_s = at > now ? (int64_t) ((at - now) / USEC_PER_SEC) : 0;
+        }
+        return true;
+}
+
 static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Tracker *t = userdata;
         int64_t now_s = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
@@ -1083,6 +1180,12 @@ int tracker_new(sd_event *e, WorkerPool *pool, const struct config *config, Trac
                 return r;
         (void) sd_event_source_set_enabled(t->walk_timer, SD_EVENT_OFF);
         (void) sd_event_source_set_description(t->walk_timer, "sampler-walk");
+        r = sd_event_add_time_relative(e, &t->fine_timer, CLOCK_MONOTONIC, FINE_SWEEP_USEC, USEC_PER_SEC / 20,
+                                       on_fine_timer, t);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(t->fine_timer, SD_EVENT_ON);
+        (void) sd_event_source_set_description(t->fine_timer, "sampler-fine");
         *ret = TAKE_PTR(t);
         return 0;
 }
@@ -1099,6 +1202,7 @@ Tracker *tracker_free(Tracker *t) {
         sd_event_source_disable_unref(t->sweep_timer);
         sd_event_source_disable_unref(t->probe_timer);
         sd_event_source_disable_unref(t->walk_timer);
+        sd_event_source_disable_unref(t->fine_timer);
         for (size_t i = 0; i < t->n_fss; i++)
                 if (!t->fss[i]->busy)
                         fs_free(t->fss[i]);

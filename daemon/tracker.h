@@ -35,7 +35,10 @@ struct probe_state {
 
 struct activity {
         bool have;           /* a completed interval exists */
-        struct estimate est;
+        struct estimate est; /* atime-written inodes per minute (distinct inodes per interval) */
+        struct estimate updates; /* atime updates per minute: what the kernel writes */
+        double writebacks_per_min; /* of those, inode write-backs (estimate_writebacks()) */
+        int64_t tick_ns;     /* the timestamp tick updates were counted in */
         double seconds;      /* the interval's length */
         uint64_t sample;     /* inodes compared */
         uint64_t population;
@@ -84,6 +87,11 @@ struct Filesystem {
         struct device_rate rate;
         DiskStat disk_prev;
         uint64_t disk_prev_at; /* CLOCK_MONOTONIC usec; 0: no reading yet */
+        struct {               /* the sampler as its last job left it, for progress */
+                bool walking, sampled;
+                uint64_t walked, inodes;
+                uint64_t baseline_at; /* CLOCK_MONOTONIC usec; 0: no baseline */
+        } seen;
         bool identified;       /* the UUID lookup is done (whatever it found) */
         char *uuid;            /* the filesystem's UUID, if it has one */
 };
@@ -108,6 +116,16 @@ uint64_t tracker_generation(const Tracker *t);
 /* A mount's activity as it should be reported: exact zero for mounts that
  * cannot write atime. False if nothing is known yet. */
 bool tracker_mount_activity(const TrackedMount *m, struct activity *ret);
+/* What a mount without a figure yet is waiting for. */
+struct progress {
+        const char *stage; /* STAGE_* of protocol.h */
+        uint64_t walked;   /* inodes the sample walk has seen */
+        uint64_t inodes;   /* inodes in use on the filesystem; 0: unknown */
+        int64_t eta_s;     /* seconds until the first figure, about; -1: unknown */
+};
+/* False when the mount has a figure (or is not sampled at all). */
+bool tracker_mount_progress(const TrackedMount *m, struct progress *ret);
+
 /* Whether a mount lets atime be written at all (not noatime, not ro). */
 bool tracker_mount_writes_atime(const TrackedMount *m);
 bool tracker_mount_stalled(const TrackedMount *m);

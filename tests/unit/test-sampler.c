@@ -99,7 +99,7 @@ int main(void) {
         ok(atime_of(".") == 1000 && atime_of("d0") == 1000 && atime_of("d0/sub") == 1000,
            "walking changed no directory's atime (O_NOATIME)");
 
-        ok(sampler_sweep(s, &pl, NULL, 0, t0, &no_cancel, &res) == 0 && !res.valid, "first sweep: a baseline only");
+        ok(sampler_sweep(s, &pl, NULL, 0, t0, 0, &no_cancel, &res) == 0 && !res.valid, "first sweep: a baseline only");
         touch_atime("d1/f3", 5000);
         touch_atime("d2/f7", 5000);
         touch_atime("d0/sub/g1", 5000);
@@ -107,7 +107,7 @@ int main(void) {
         {
                 struct sampler_writer w[2] = { { .fs_root = "/" }, { .fs_root = "/d0" } };
 
-                ok(sampler_sweep(s, &pl, w, 2, t0 + 60 * 1000000ULL, &no_cancel, &res) == 0 && res.valid, "second sweep");
+                ok(sampler_sweep(s, &pl, w, 2, t0 + 60 * 1000000ULL, 0, &no_cancel, &res) == 0 && res.valid, "second sweep");
                 is_int(res.changed, 4, "exactly the 4 inodes whose atime moved");
                 is_int(res.sample, 105, "of 105 compared");
                 ok(res.seconds == 60.0, "over 60 s");
@@ -115,12 +115,12 @@ int main(void) {
                    "attribution: 2 outside d0 to '/', 2 inside shared by both (got %.1f, %.1f)", w[0].changed, w[1].changed);
         }
         ok(atime_of(".") == 1000 && atime_of("d0") == 1000, "sweeping changed no atime either");
-        ok(sampler_sweep(s, &pl, NULL, 0, t0 + 120 * 1000000ULL, &no_cancel, &res) == 0 && res.changed == 0,
+        ok(sampler_sweep(s, &pl, NULL, 0, t0 + 120 * 1000000ULL, 0, &no_cancel, &res) == 0 && res.changed == 0,
            "nothing moved since: 0");
 
         snprintf(p, sizeof p, "%s/d2/f8", root);
         unlink(p);
-        ok(sampler_sweep(s, &pl, NULL, 0, t0 + 180 * 1000000ULL, &no_cancel, &res) == 0 && res.gone == 1 &&
+        ok(sampler_sweep(s, &pl, NULL, 0, t0 + 180 * 1000000ULL, 0, &no_cancel, &res) == 0 && res.gone == 1 &&
                    res.sample == 104,
            "a deleted file drops out of the sample");
         sampler_free(s);
