@@ -30,7 +30,31 @@ static void format_policy(json_object *mnt, char *buf, size_t len) {
                  get_bool(mnt, F_LAZYTIME) ? ",lazytime" : "", get_bool(mnt, F_READ_ONLY) ? ",ro" : "");
 }
 
-/* "3000 (2870-3130)", "0 exact", "-" before the first interval. */
+/* "walking 12% ~8m", "measuring ~40s": what a mount without a figure waits for. */
+static void format_progress(json_object *mnt, char *buf, size_t len) {
+        json_object *p;
+        const char *stage;
+        double walked = 0, inodes = 0, eta = -1;
+        char pct[16] = "", when[24] = "";
+
+        if (!json_object_object_get_ex(mnt, F_PROGRESS, &p) || !json_object_is_type(p, json_type_object) ||
+            !(stage = get_str(p, F_STAGE))) {
+                snprintf(buf, len, "-");
+                return;
+        }
+        (void) get_double(p, F_WALKED, &walked);
+        if (get_double(p, F_INODES, &inodes) && inodes > 0 && streq(stage, STAGE_WALKING))
+                snprintf(pct, sizeof pct, " %.0f%%", fmin(99, 100 * walked / inodes));
+        if (get_double(p, F_ETA_S, &eta) && eta >= 0) {
+                char d[16];
+
+                format_duration(d, sizeof d, (uint64_t) fmax(1, eta) * USEC_PER_SEC);
+                snprintf(when, sizeof when, " ~%s", d);
+        }
+        snprintf(buf, len, "%s%s%s", stage, pct, when);
+}
+
+/* "3000 (2870-3130)", "0", "walking 12% ~8m" before the first interval. */
 static void format_activity(json_object *mnt, char *buf, size_t len) {
         json_object *a, *ci;
         double v, lo, hi;
@@ -41,18 +65,23 @@ static void format_activity(json_object *mnt, char *buf, size_t len) {
                 return;
         }
         if (!json_object_object_get_ex(mnt, F_ACTIVITY, &a) || !json_object_is_type(a, json_type_object) ||
-            !get_double(a, F_ATIME_INODES_PER_MIN, &v)) {
-                snprintf(buf, len, "-");
+            !get_double(a, F_ATIME_UPDATES_PER_MIN, &v)) {
+                format_progress(mnt, buf, len);
                 return;
         }
-        if (get_bool(a, F_EXACT) || !json_object_object_get_ex(a, F_CI95, &ci) || json_object_array_length(ci) != 2) {
-                snprintf(buf, len, "%s exact", chart_format_count(b1, sizeof b1, v));
+        if (!json_object_object_get_ex(a, F_UPDATES_CI95, &ci) || json_object_array_length(ci) != 2) {
+                snprintf(buf, len, "%s", chart_format_count(b1, sizeof b1, v));
                 return;
         }
         lo = json_object_get_double(json_object_array_get_idx(ci, 0));
         hi = json_object_get_double(json_object_array_get_idx(ci, 1));
-        snprintf(buf, len, "%s (%s-%s)", chart_format_count(b1, sizeof b1, v), chart_format_count(b2, sizeof b2, lo),
-                 chart_format_count(b3, sizeof b3, hi));
+        chart_format_count(b1, sizeof b1, v);
+        chart_format_count(b2, sizeof b2, lo);
+        chart_format_count(b3, sizeof b3, hi);
+        if (streq(b2, b3))
+                snprintf(buf, len, "%s", b1); /* nothing uncertain at this precision */
+        else
+                snprintf(buf, len, "%s (%s-%s)", b1, b2, b3);
 }
 
 /* "ok", "MISMATCH: noatime", "unverified", "-" before the first probe. */
@@ -142,7 +171,7 @@ static int cmd_status(int argc, char **argv) {
         _cleanup_json_ json_object *params = json_object_new_object(), *reply = NULL;
         _cleanup_(table_freep) Table *t = NULL;
         static const char *const headers[] = { "TARGET", "FSTYPE", "DEVICE", "ATIME", "PROBE",
-                                               "ATIME WRITES/MIN (95%)", "LAST HOUR", "DEVICE WRITES" };
+                                               "ATIME UPDATES/MIN (95%)", "LAST HOUR", "DEVICE WRITES" };
         bool unicode = chart_unicode();
         unsigned strict = 0, rel = 0, noat = 0, stalled = 0;
         double interval = 0;
@@ -200,7 +229,7 @@ static int cmd_status(int argc, char **argv) {
                         printf("; %u stalled (the filesystem does not answer)", stalled);
                 printf(".\n");
                 if (interval > 0)
-                        printf("Atime writes: inodes whose atime was written, per minute, over the last %.0fs interval.\n",
+                        printf("Atime updates: what the kernel wrote, per minute, over the last %.0fs interval.\n",
                                interval);
         }
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
@@ -283,12 +312,12 @@ static int cmd_history(int argc, char **argv) {
         until = json_object_get_int64(json_object_object_get(reply, F_UNTIL));
         n = json_object_array_length(points);
         format_duration(d, sizeof d, (uint64_t) res * USEC_PER_SEC);
-        printf("%s: inodes whose atime was written, per minute (points of %s)\n", target, d);
+        printf("%s: atime updates per minute (points of %s)\n", target, d);
         if (n == 0) {
                 printf("No history in that period yet.\n");
                 return EXIT_OK;
         }
-        if (series_from_points(points, F_ATIME_INODES_PER_MIN, &act) < 0 ||
+        if (series_from_points(points, F_ATIME_UPDATES_PER_MIN, &act) < 0 ||
             series_from_points(points, F_WRITE_IOPS, &iops) < 0 || !(marks = calloc(n, sizeof *marks))) {
                 owned_series_done(&act);
                 owned_series_done(&iops);
@@ -335,7 +364,7 @@ static int cmd_history(int argc, char **argv) {
                 printf("mean %s/min, peak %s/min, last %s/min", chart_format_count(a, sizeof a, sum / (double) have),
                        chart_format_count(b, sizeof b, peak), chart_format_count(c, sizeof c, last));
         else
-                printf("no atime writes measured in this period");
+                printf("no atime updates measured in this period");
         if (dhave > 0)
                 printf("; device writes %s IO/s on average", chart_format_count(a, sizeof a, dsum / (double) dhave));
         printf(".\n");
@@ -424,10 +453,10 @@ static void help(void) {
                "Shows what atimed measured about this host's mounts.\n"
                "\n"
                "Commands:\n"
-               "  status [MOUNT]        each tracked mount: atime policy, probe, atime writes\n"
+               "  status [MOUNT]        each tracked mount: atime policy, probe, atime updates\n"
                "  probe MOUNT           verify the policy in force on MOUNT now (root)\n"
                "  history MOUNT [--since 6h|7d] [--resolution 10min]\n"
-               "                        atime writes over time, policy changes marked\n"
+               "                        atime updates over time, policy changes marked\n"
                "  recommend [MOUNT]     what to change, with the evidence and the saving\n"
                "  fstab [--file PATH] [--set MOUNT=POLICY ...] [--write]\n"
                "                        the change to fstab that applies the advice, as a diff;\n"

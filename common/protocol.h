@@ -9,7 +9,7 @@
 
 /* Version of the JSON documents (status, history, ...); bumped on any
  * incompatible change of a field's meaning. */
-#define ATIMED_SCHEMA_VERSION 1
+#define ATIMED_SCHEMA_VERSION 2
 
 #define VARLINK_SERVICE_INTERFACE "org.varlink.service"
 #define ATIMED_INTERFACE "io.atimed"
@@ -97,6 +97,22 @@
 #define F_ACTIVITY "activity"
 #define F_ATIME_INODES_PER_MIN "atime_inodes_per_min"
 #define F_CI95 "ci95"
+#define F_ATIME_UPDATES_PER_MIN "atime_updates_per_min"
+#define F_UPDATES_CI95 "updates_ci95"
+#define F_WRITEBACKS_PER_MIN "inode_writebacks_per_min"
+#define F_TICK_MS "tick_ms"
+
+/* GetStatus: what a mount waits for until its first figure */
+#define F_PROGRESS "progress"
+#define F_STAGE "stage"
+#define F_WALKED "walked"
+#define F_INODES "inodes"
+#define F_ETA_S "eta_s"
+#define STAGE_WAITING "waiting"   /* its turn to be walked has not come */
+#define STAGE_WALKING "walking"   /* the walk that draws the sample */
+#define STAGE_BASELINE "baseline" /* the sample's atimes are being recorded */
+#define STAGE_MEASURING "measuring" /* the first interval runs */
+#define STAGE_STALLED "stalled"
 #define F_INTERVAL_S "interval_s"
 #define F_SAMPLE_SIZE "sample_size"
 #define F_POPULATION "population"
@@ -147,9 +163,12 @@
 #define F_ATIME_WRITES_PER_MIN "atime_writes_per_min"
 #define F_CPU_US_PER_S "cpu_us_per_s"
 #define F_CONFIDENCE "confidence"
+#define F_BASIS "basis"
 #define F_OBSERVED_S "observed_s"
 #define F_EVIDENCE "evidence"
 #define F_PEAK_PER_MIN "peak_per_min"
+#define F_LO_PER_MIN "lo_per_min"
+#define F_HI_PER_MIN "hi_per_min"
 #define F_WINDOW_S "window_s"
 
 /* Values of F_ACTION */

@@ -122,14 +122,24 @@ json_object *methods_probe_to_json(const struct probe_result *r, const MountEntr
         return TAKE_PTR(o);
 }
 
-static json_object *activity_to_json(const struct activity *a) {
-        _cleanup_json_ json_object *o = json_object_new_object(), *ci = json_object_new_array();
+static json_object *interval_to_json(const struct estimate *e) {
+        _cleanup_json_ json_object *ci = json_object_new_array();
 
-        if (!o || !ci)
+        if (!ci || json_object_array_add(ci, rounded(e->lo, 2)) < 0 || json_object_array_add(ci, rounded(e->hi, 2)) < 0)
                 return NULL;
-        if (json_object_array_add(ci, rounded(a->est.lo, 2)) < 0 || json_object_array_add(ci, rounded(a->est.hi, 2)) < 0)
+        return TAKE_PTR(ci);
+}
+
+static json_object *activity_to_json(const struct activity *a) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+
+        if (!o)
                 return NULL;
-        if (add(o, F_ATIME_INODES_PER_MIN, rounded(a->est.per_min, 2)) < 0 || add(o, F_CI95, TAKE_PTR(ci)) < 0 ||
+        if (add(o, F_ATIME_UPDATES_PER_MIN, rounded(a->updates.per_min, 2)) < 0 ||
+            add(o, F_UPDATES_CI95, interval_to_json(&a->updates)) < 0 ||
+            add(o, F_WRITEBACKS_PER_MIN, rounded(a->writebacks_per_min, 2)) < 0 ||
+            add(o, F_TICK_MS, rounded((double) a->tick_ns / 1e6, 3)) < 0 ||
+            add(o, F_ATIME_INODES_PER_MIN, rounded(a->est.per_min, 2)) < 0 || add(o, F_CI95, interval_to_json(&a->est)) < 0 ||
             add(o, F_INTERVAL_S, rounded(a->seconds, 3)) < 0 ||
             add(o, F_SAMPLE_SIZE, json_object_new_int64((int64_t) a->sample)) < 0 ||
             add(o, F_POPULATION, json_object_new_int64((int64_t) a->population)) < 0 ||
@@ -160,6 +170,22 @@ static json_object *device_to_json(const MountEntry *e, const Filesystem *fs) {
         return TAKE_PTR(o);
 }
 
+/* Null once there is a figure; until then, what the mount waits for. */
+static json_object *progress_to_json(const TrackedMount *tm) {
+        _cleanup_json_ json_object *o = NULL;
+        struct progress p;
+
+        if (!tm || !tracker_mount_progress(tm, &p))
+                return NULL;
+        o = json_object_new_object();
+        if (!o || add(o, F_STAGE, json_object_new_string(p.stage)) < 0 ||
+            add(o, F_WALKED, json_object_new_int64((int64_t) p.walked)) < 0 ||
+            add_nullable(o, F_INODES, p.inodes ? json_object_new_int64((int64_t) p.inodes) : NULL) < 0 ||
+            add_nullable(o, F_ETA_S, p.eta_s >= 0 ? json_object_new_int64(p.eta_s) : NULL) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
 json_object *methods_mount_to_json(const MountEntry *e, const TrackedMount *tm) {
         _cleanup_json_ json_object *o = json_object_new_object();
         json_object *probe = NULL, *activity = NULL;
@@ -186,7 +212,7 @@ json_object *methods_mount_to_json(const MountEntry *e, const TrackedMount *tm) 
                 return NULL;
         if (tm && tracker_mount_activity(tm, &a) && !(activity = activity_to_json(&a)))
                 return NULL;
-        if (add_nullable(o, F_ACTIVITY, activity) < 0 ||
+        if (add_nullable(o, F_ACTIVITY, activity) < 0 || add_nullable(o, F_PROGRESS, progress_to_json(tm)) < 0 ||
             add(o, F_STALLED, json_object_new_boolean(tm && tracker_mount_stalled(tm))) < 0)
                 return NULL;
         return TAKE_PTR(o);
@@ -495,7 +521,7 @@ static json_object *point_to_json(int64_t t, const struct stats_point *p) {
         }
         if (add(o, F_T, json_object_new_int64(t)) < 0 ||
             add(o, F_SAMPLES, json_object_new_int(p ? MAX(p->n, MAX(p->n_act, p->n_dev)) : 0)) < 0 ||
-            add_nullable(o, F_ATIME_INODES_PER_MIN, act ? rounded(p->per_min, 2) : NULL) < 0 ||
+            add_nullable(o, F_ATIME_UPDATES_PER_MIN, act ? rounded(p->per_min, 2) : NULL) < 0 ||
             add_nullable(o, F_CI95, ci) < 0 ||
             add_nullable(o, F_WRITE_IOPS, dev ? rounded(p->write_iops, 2) : NULL) < 0 ||
             add_nullable(o, F_WRITE_KIB_PER_S, dev ? rounded(p->write_kib, 2) : NULL) < 0 ||
@@ -608,11 +634,14 @@ static json_object *recommendation_to_json(const struct recommendation *r) {
                         return NULL;
                 TAKE_PTR(x);
         }
-        if (add(saving, F_ATIME_WRITES_PER_MIN, rounded(a->saving_writes_per_min, 1)) < 0 ||
+        if (add(saving, F_ATIME_UPDATES_PER_MIN, rounded(a->saving_updates_per_min, 1)) < 0 ||
+            add(saving, F_ATIME_WRITES_PER_MIN, rounded(a->saving_updates_per_min, 1)) < 0 ||
             add(saving, F_CPU_US_PER_S, rounded(a->saving_cpu_us_per_s, 2)) < 0 ||
             add(saving, F_WRITE_KIB_PER_S, rounded(a->saving_kib_per_s, 2)) < 0)
                 return NULL;
-        if (add_nullable(ev, F_ATIME_INODES_PER_MIN, r->in.have_activity ? rounded(r->in.per_min, 2) : NULL) < 0 ||
+        if (add_nullable(ev, F_ATIME_UPDATES_PER_MIN, r->in.have_activity ? rounded(r->in.per_min, 2) : NULL) < 0 ||
+            add_nullable(ev, F_LO_PER_MIN, r->in.have_activity ? rounded(r->in.lo_per_min, 2) : NULL) < 0 ||
+            add_nullable(ev, F_HI_PER_MIN, r->in.have_activity ? rounded(r->in.hi_per_min, 2) : NULL) < 0 ||
             add_nullable(ev, F_PEAK_PER_MIN, r->in.have_activity ? rounded(r->in.peak_per_min, 2) : NULL) < 0 ||
             add(ev, F_WINDOW_S, rounded(r->window_s, 0)) < 0 || add(ev, F_OBSERVED_S, rounded(r->in.observed_s, 0)) < 0 ||
             add(ev, F_POPULATION, json_object_new_int64((int64_t) r->in.population)) < 0)
@@ -625,6 +654,7 @@ static json_object *recommendation_to_json(const struct recommendation *r) {
             add(o, F_REASONS, TAKE_PTR(reasons)) < 0 || add(o, F_CONSUMERS, TAKE_PTR(consumers)) < 0 ||
             add(o, F_SAVING, TAKE_PTR(saving)) < 0 ||
             add(o, F_CONFIDENCE, json_object_new_string(advice_confidence_to_string(a->confidence))) < 0 ||
+            add(o, F_BASIS, json_object_new_string(advice_basis_to_string(a->basis))) < 0 ||
             add(o, F_EVIDENCE, TAKE_PTR(ev)) < 0)
                 return NULL;
         return TAKE_PTR(o);
