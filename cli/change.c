@@ -99,13 +99,23 @@ static void print_recommendation(json_object *rec) {
         const char *cur = get_str(json_object_object_get(rec, F_CURRENT), F_OPTIONS);
         const char *want = get_str(json_object_object_get(rec, F_RECOMMENDED), F_OPTIONS);
         double w = 0, cpu = 0, kib = 0, observed = 0;
-        char a[32];
+        const char *basis;
+        char a[40];
 
-        (void) get_double(saving, F_ATIME_WRITES_PER_MIN, &w);
+        if (!get_double(saving, F_ATIME_UPDATES_PER_MIN, &w))
+                (void) get_double(saving, F_ATIME_WRITES_PER_MIN, &w);
         (void) get_double(saving, F_CPU_US_PER_S, &cpu);
         (void) get_double(saving, F_WRITE_KIB_PER_S, &kib);
         (void) get_double(ev, F_OBSERVED_S, &observed);
-        if (observed >= 86400)
+        basis = get_str(rec, F_BASIS);
+        if (basis && !streq(basis, "measurement") && !streq(basis, "none"))
+                /* Advice that needs no measurement says what it rests on. */
+                snprintf(a, sizeof a, "%s", streq(basis, "consumers") ? "from the atime readers found"
+                                            : streq(basis, "configuration") ? "by configuration"
+                                                                            : "by rule");
+        else if (basis && streq(basis, "none"))
+                snprintf(a, sizeof a, "not measured yet");
+        else if (observed >= 86400)
                 snprintf(a, sizeof a, "%.1f days measured", observed / 86400);
         else if (observed >= 3600)
                 snprintf(a, sizeof a, "%.1f hours measured", observed / 3600);
@@ -126,7 +136,7 @@ static void print_recommendation(json_object *rec) {
                 printf("    - reads atime (%s): %s [%s]\n", get_str(c, F_NEED), get_str(c, F_WHY), get_str(c, F_SOURCE));
         }
         if (get_bool(rec, F_CHANGE) && (w > 0 || cpu > 0))
-                printf("    saves about %.0f atime writes/min, %.1f us/s of CPU, %.1f KiB/s written\n", w, cpu, kib);
+                printf("    saves about %.0f atime updates/min, %.1f us/s of CPU, %.1f KiB/s written\n", w, cpu, kib);
 }
 
 int cmd_recommend(int argc, char **argv) {

@@ -17,6 +17,15 @@ const char *advice_confidence_to_string(AdviceConfidence c) {
         return c >= 0 && c < _CONFIDENCE_MAX ? confidence_names[c] : NULL;
 }
 
+static const char *const basis_names[_BASIS_MAX] = {
+        [BASIS_MEASUREMENT] = "measurement", [BASIS_CONSUMERS] = "consumers", [BASIS_RULE] = "rule",
+        [BASIS_CONFIGURATION] = "configuration", [BASIS_NONE] = "none",
+};
+
+const char *advice_basis_to_string(AdviceBasis b) {
+        return b >= 0 && b < _BASIS_MAX ? basis_names[b] : NULL;
+}
+
 /* Measured by bench/atime-cost.sh (BENCHMARKS.md, section 1) on this
  * machine kind: open + read 1 KiB + close with strictatime minus the same
  * through a noatime bind mount of the same filesystem, per file, warm
@@ -128,141 +137,190 @@ static bool lazytime_defers(const struct atime_cost *c) {
         return c->lazy_usec < c->usec;
 }
 
-/* What the change saves, per minute of atime writes avoided or deferred. */
+/* Of the updates strictatime makes, the ones relatime would still make:
+ * each inode at most once a day (short of modifications). */
+static double relatime_updates(const struct advisor_input *in, double per_min) {
+        return fmin(per_min, (double) in->population / 1440.0);
+}
+
+/* The updates a change would save, per minute, at a given rate. */
+static double saved_updates(const struct advice *a, const struct advisor_input *in, double per_min) {
+        if (!a->change)
+                return 0;
+        if (a->atime == ATIME_NOATIME && in->policy.atime != ATIME_NOATIME)
+                return per_min;
+        if (a->atime == ATIME_RELATIME && in->policy.atime == ATIME_STRICT)
+                return fmax(0, per_min - relatime_updates(in, per_min));
+        if (a->lazytime && !in->policy.lazytime && a->atime == in->policy.atime)
+                return per_min; /* the same updates, kept in memory */
+        return 0;
+}
+
+/* What the change saves. CPU follows updates; the bytes written follow
+ * inode write-backs (one per inode per journal commit), which the updates'
+ * write-back ratio gives. */
 static void saving(struct advice *a, const struct advisor_input *in, const struct atime_cost *c) {
-        double writes = 0, usec = 0, kib = 0;
+        double updates, usec = 0, kib = 0, wb = in->writeback_ratio > 0 ? fmin(1, in->writeback_ratio) : 1;
         bool deferred = in->policy.lazytime && lazytime_defers(c); /* written back later, if at all */
 
         if (!a->change || !in->have_activity)
                 return;
-        if (a->atime == ATIME_NOATIME && in->policy.atime != ATIME_NOATIME) {
-                writes = in->per_min;
-                usec = in->policy.lazytime ? c->lazy_usec : c->usec;
-                kib = deferred ? 0 : c->kib;
-        } else if (a->atime == ATIME_RELATIME && in->policy.atime == ATIME_STRICT) {
-                /* Under relatime an inode's atime is written at most once a
-                 * day (short of modifications): what strictatime writes
-                 * beyond that. */
-                double relatime_cap = (double) in->population / 1440.0;
-
-                writes = fmax(0, in->per_min - fmin(in->per_min, relatime_cap));
-                usec = in->policy.lazytime ? c->lazy_usec : c->usec;
-                kib = deferred ? 0 : c->kib;
-        } else if (a->lazytime && !in->policy.lazytime && a->atime == in->policy.atime) {
-                /* The same writes, kept in memory: most of the CPU and all the
-                 * write-back saved. */
-                writes = in->per_min;
+        updates = saved_updates(a, in, in->per_min);
+        if (a->lazytime && !in->policy.lazytime && a->atime == in->policy.atime) {
                 usec = fmax(0, c->usec - c->lazy_usec);
                 kib = c->kib;
+        } else if (updates > 0) {
+                usec = in->policy.lazytime ? c->lazy_usec : c->usec;
+                kib = deferred ? 0 : c->kib;
         }
-        a->saving_writes_per_min = writes;
-        a->saving_cpu_us_per_s = writes / 60.0 * usec;
-        a->saving_kib_per_s = writes / 60.0 * kib;
+        a->saving_updates_per_min = updates;
+        a->saving_cpu_us_per_s = updates / 60.0 * usec;
+        a->saving_kib_per_s = updates * wb / 60.0 * kib;
+}
+
+/* Confidence from how long the figures cover. */
+static AdviceConfidence confidence_of_time(double observed_s) {
+        if (observed_s >= 86400)
+                return CONFIDENCE_HIGH;
+        if (observed_s >= 3600)
+                return CONFIDENCE_MEDIUM;
+        return CONFIDENCE_LOW;
+}
+
+/* A measured advice that turns on 'threshold' is only as sure as its
+ * interval is on one side of it. */
+static void straddles(struct advice *a, const struct advisor_input *in, double threshold) {
+        if (in->have_activity && in->lo_per_min < threshold && in->hi_per_min >= threshold)
+                a->confidence = CONFIDENCE_LOW;
+}
+
+static void by_rule(struct advice *a, AdviceBasis basis) {
+        a->basis = basis;
+        a->confidence = CONFIDENCE_HIGH;
+}
+
+static void advise_for_consumers(struct advice *a, const struct advisor_input *in, bool lazy_pays) {
+        const char *now = atime_mode_to_string(in->policy.atime), *why = in->need_why ? in->need_why : "atime is read here";
+        char n1[32];
+
+        if (in->need == NEED_STRICT) {
+                /* Every read must count: keep strictatime, but let lazytime keep
+                 * the updates in memory where a journal would write them. */
+                set(a, in, ATIME_STRICT, in->policy.lazytime || (lazy_pays && in->have_activity && in->per_min > 0));
+                reason(a, "%s; it needs every read recorded", why);
+                if (a->lazytime && !in->policy.lazytime)
+                        reason(a, "lazytime keeps those updates in memory and writes them back later (%s updates/min)",
+                               num(n1, sizeof n1, in->per_min));
+                if (in->policy.atime != ATIME_STRICT || !a->change)
+                        by_rule(a, BASIS_CONSUMERS);
+                else
+                        a->basis = BASIS_MEASUREMENT;
+                if (in->policy.atime != ATIME_STRICT)
+                        reason(a, "%s misses reads it needs", now);
+                return;
+        }
+        /* NEED_RELATIME */
+        by_rule(a, BASIS_CONSUMERS);
+        if (in->policy.atime == ATIME_NOATIME) {
+                set(a, in, ATIME_RELATIME, in->policy.lazytime);
+                reason(a, "noatime breaks it: %s", why);
+        } else if (in->policy.atime == ATIME_STRICT) {
+                set(a, in, ATIME_RELATIME, in->policy.lazytime);
+                if (in->have_activity)
+                        reason(a, "strictatime: %s atime updates/min; %s, and relatime keeps that working",
+                               num(n1, sizeof n1, in->per_min), why);
+                else
+                        reason(a, "strictatime; %s, and relatime keeps that working", why);
+        } else {
+                set(a, in, in->policy.atime, in->policy.lazytime);
+                reason(a, "relatime is the least that keeps it working: %s", why);
+        }
+}
+
+static void advise_without_consumers(struct advice *a, const struct advisor_input *in, const struct advisor_params *p) {
+        const char *now = atime_mode_to_string(in->policy.atime);
+        char n1[32], n2[32];
+
+        if (in->policy.atime == ATIME_NOATIME) {
+                set(a, in, ATIME_NOATIME, in->policy.lazytime);
+                reason(a, "noatime already: no atime updates to save");
+                by_rule(a, BASIS_RULE);
+        } else if (in->have_activity && in->per_min >= p->noatime_threshold) {
+                set(a, in, ATIME_NOATIME, in->policy.lazytime);
+                reason(a, "%s: %s atime updates/min; nothing here reads atime", now, num(n1, sizeof n1, in->per_min));
+                a->basis = BASIS_MEASUREMENT;
+                straddles(a, in, p->noatime_threshold);
+        } else if (in->policy.atime == ATIME_STRICT) {
+                set(a, in, ATIME_RELATIME, in->policy.lazytime);
+                if (in->have_activity) {
+                        reason(a, "strictatime: %s atime updates/min; nothing needs every read recorded",
+                               num(n1, sizeof n1, in->per_min));
+                        a->basis = BASIS_MEASUREMENT;
+                        straddles(a, in, p->noatime_threshold);
+                } else {
+                        reason(a, "strictatime: nothing here needs every read recorded");
+                        by_rule(a, BASIS_RULE); /* whatever the rate */
+                }
+        } else {
+                set(a, in, in->policy.atime, in->policy.lazytime);
+                if (in->have_activity) {
+                        reason(a, "%s: %s atime updates/min, not worth noatime (threshold %s/min)", now,
+                               num(n1, sizeof n1, in->per_min), num(n2, sizeof n2, p->noatime_threshold));
+                        a->basis = BASIS_MEASUREMENT;
+                        straddles(a, in, p->noatime_threshold);
+                } else {
+                        reason(a, "%s: not measured yet", now);
+                        a->basis = BASIS_NONE;
+                        a->confidence = CONFIDENCE_LOW;
+                }
+        }
+}
+
+/* A measured change that would save less than min_saving is not worth
+ * making: keep the mount as it is, and say so. */
+static void apply_min_saving(struct advice *a, const struct advisor_input *in, const struct advisor_params *p) {
+        double saved = saved_updates(a, in, in->per_min), saved_hi = saved_updates(a, in, in->hi_per_min);
+        char n1[32], n2[32];
+
+        if (!a->change || a->basis != BASIS_MEASUREMENT || !in->have_activity || saved >= p->min_saving)
+                return;
+        set(a, in, in->policy.atime, in->policy.lazytime);
+        reason(a, "the change would save %s atime updates/min, under the minimum worth advising (min_saving %s/min)",
+               num(n1, sizeof n1, saved), num(n2, sizeof n2, p->min_saving));
+        if (saved_hi >= p->min_saving)
+                a->confidence = CONFIDENCE_LOW;
 }
 
 void advisor_advise(const struct advisor_input *in, const struct advisor_params *p, struct advice *ret) {
         const struct atime_cost *cost = atime_cost_for(in->fstype, p->costs, p->n_costs);
-        const char *now = atime_mode_to_string(in->policy.atime);
         /* lazytime pays where atime updates would go to a journal, and the
          * filesystem honours it. */
         bool lazy_pays = fstype_journals(in->fstype) && lazytime_defers(cost);
-        char n1[32], n2[32];
-        struct advice a = {};
+        char n1[32];
+        struct advice a = { .confidence = confidence_of_time(in->observed_s) };
 
         /* The policy really in force, if the probe saw another. */
         if (in->probe_verified && in->probe_effective != in->policy.atime)
                 reason(&a, "the probe finds %s in force, though the mount table says %s",
-                       atime_mode_to_string(in->probe_effective), now);
-
-        if (in->observed_s >= 86400)
-                a.confidence = CONFIDENCE_HIGH;
-        else if (in->observed_s >= 3600)
-                a.confidence = CONFIDENCE_MEDIUM;
-        else
-                a.confidence = CONFIDENCE_LOW;
+                       atime_mode_to_string(in->probe_effective), atime_mode_to_string(in->policy.atime));
 
         if (in->ignore) {
                 set(&a, in, in->policy.atime, in->policy.lazytime);
                 reason(&a, "ignored by configuration");
-                a.confidence = CONFIDENCE_HIGH;
-                *ret = a;
-                return;
-        }
-        if (in->policy.read_only) {
+                by_rule(&a, BASIS_CONFIGURATION);
+        } else if (in->policy.read_only) {
                 set(&a, in, in->policy.atime, in->policy.lazytime);
                 reason(&a, "read-only: no atime is ever written here");
-                a.confidence = CONFIDENCE_HIGH;
-                *ret = a;
-                return;
+                by_rule(&a, BASIS_RULE);
+        } else {
+                if (in->need != NEED_NONE)
+                        advise_for_consumers(&a, in, lazy_pays);
+                else
+                        advise_without_consumers(&a, in, p);
+                apply_min_saving(&a, in, p);
+                if (in->have_activity && in->peak_per_min > in->per_min * 2 && in->peak_per_min >= p->noatime_threshold)
+                        reason(&a, "peaks at %s updates/min", num(n1, sizeof n1, in->peak_per_min));
+                saving(&a, in, cost);
         }
-
-        switch (in->need) {
-        case NEED_STRICT:
-                /* Every read must count: keep strictatime, but let lazytime keep
-                 * the updates in memory where a journal would write them. */
-                set(&a, in, ATIME_STRICT, in->policy.lazytime || (lazy_pays && in->have_activity && in->per_min > 0));
-                reason(&a, "%s; it needs every read recorded", in->need_why ? in->need_why : "atime is read here");
-                if (a.lazytime && !in->policy.lazytime)
-                        reason(&a, "lazytime keeps those updates in memory and writes them back later (%s writes/min)",
-                               num(n1, sizeof n1, in->per_min));
-                if (in->policy.atime != ATIME_STRICT) {
-                        reason(&a, "%s misses reads it needs", now);
-                        a.confidence = CONFIDENCE_HIGH;
-                }
-                break;
-
-        case NEED_RELATIME:
-                if (in->policy.atime == ATIME_NOATIME) {
-                        set(&a, in, ATIME_RELATIME, in->policy.lazytime);
-                        reason(&a, "noatime breaks it: %s", in->need_why ? in->need_why : "atime is read here");
-                        a.confidence = CONFIDENCE_HIGH;
-                } else if (in->policy.atime == ATIME_STRICT) {
-                        set(&a, in, ATIME_RELATIME, in->policy.lazytime);
-                        reason(&a, "strictatime%s%s%s; %s, and relatime keeps that working",
-                               in->have_activity ? ": " : "", in->have_activity ? num(n1, sizeof n1, in->per_min) : "",
-                               in->have_activity ? " atime writes/min" : "",
-                               in->need_why ? in->need_why : "atime is read here");
-                } else {
-                        set(&a, in, in->policy.atime, in->policy.lazytime);
-                        reason(&a, "relatime is the least that keeps it working: %s",
-                               in->need_why ? in->need_why : "atime is read here");
-                        a.confidence = CONFIDENCE_HIGH;
-                }
-                break;
-
-        case NEED_NONE:
-        default:
-                if (in->policy.atime == ATIME_NOATIME) {
-                        set(&a, in, ATIME_NOATIME, in->policy.lazytime);
-                        reason(&a, "noatime already: no atime writes to save");
-                        a.confidence = CONFIDENCE_HIGH;
-                } else if (in->have_activity && in->per_min >= p->noatime_threshold) {
-                        set(&a, in, ATIME_NOATIME, in->policy.lazytime);
-                        reason(&a, "%s: %s atime writes/min; nothing here reads atime", now,
-                               num(n1, sizeof n1, in->per_min));
-                } else if (in->policy.atime == ATIME_STRICT) {
-                        set(&a, in, ATIME_RELATIME, in->policy.lazytime);
-                        if (in->have_activity)
-                                reason(&a, "strictatime: %s atime writes/min; nothing needs every read recorded",
-                                       num(n1, sizeof n1, in->per_min));
-                        else
-                                reason(&a, "strictatime: nothing here needs every read recorded");
-                        if (!in->have_activity)
-                                a.confidence = CONFIDENCE_HIGH; /* by rule, whatever the rate */
-                } else {
-                        set(&a, in, in->policy.atime, in->policy.lazytime);
-                        if (in->have_activity)
-                                reason(&a, "%s: %s atime writes/min, not worth noatime (threshold %s/min)", now,
-                                       num(n1, sizeof n1, in->per_min), num(n2, sizeof n2, p->noatime_threshold));
-                        else
-                                reason(&a, "%s: not measured yet", now);
-                }
-                break;
-        }
-
-        if (in->have_activity && in->peak_per_min > in->per_min * 2 && in->peak_per_min >= p->noatime_threshold &&
-            a.n_reasons < ADVICE_REASONS_MAX)
-                reason(&a, "peaks at %s writes/min", num(n1, sizeof n1, in->peak_per_min));
-        saving(&a, in, cost);
         *ret = a;
 }

@@ -28,12 +28,24 @@ typedef enum AdviceConfidence {
 
 const char *advice_confidence_to_string(AdviceConfidence c);
 
-/* The cost of one atime write on a filesystem type (DESIGN.md section 2). */
+/* What an advice rests on. */
+typedef enum AdviceBasis {
+        BASIS_MEASUREMENT,   /* the atime updates measured here */
+        BASIS_CONSUMERS,     /* the atime readers found or declared, whatever the rate */
+        BASIS_RULE,          /* a rule that needs no measurement (read-only, noatime already, strictatime) */
+        BASIS_CONFIGURATION, /* ignored by configuration */
+        BASIS_NONE,          /* nothing yet: not measured */
+        _BASIS_MAX,
+} AdviceBasis;
+
+const char *advice_basis_to_string(AdviceBasis b);
+
+/* The cost of atime updates on a filesystem type (DESIGN.md section 2). */
 struct atime_cost {
         const char *fstype;
-        double usec;     /* CPU per write, strictatime vs noatime */
-        double kib;      /* written back per write */
-        double lazy_usec; /* the same with lazytime */
+        double usec;     /* CPU per update, strictatime vs noatime */
+        double kib;      /* written per inode write-back (per inode dirty in a journal commit) */
+        double lazy_usec; /* CPU per update with lazytime */
 };
 
 /* The built-in table, and a lookup that falls back on a generic entry. */
@@ -52,14 +64,17 @@ struct advisor_input {
         AtimeNeed need;               /* the strongest consumer's */
         const char *need_why;         /* and what it is */
         bool have_activity;           /* measured for some time */
-        double per_min;               /* mean atime-written inodes per minute over the window */
+        double per_min;               /* mean atime updates per minute over the window */
+        double lo_per_min, hi_per_min; /* its 95% interval */
         double peak_per_min;
+        double writeback_ratio;       /* inode write-backs per update (0 to 1); 0: unknown, taken as 1 */
         double observed_s;            /* how long that mean covers */
         uint64_t population;          /* inodes in the filesystem */
 };
 
 struct advisor_params {
-        double noatime_threshold;     /* writes per minute worth noatime */
+        double noatime_threshold;     /* updates per minute worth noatime */
+        double min_saving;            /* updates per minute below which no change is worth advising */
         const struct atime_cost *costs; /* overrides of the built-in table */
         size_t n_costs;
 };
@@ -71,10 +86,11 @@ struct advice {
         const char *action;           /* "keep", "relatime", "noatime", "strictatime", "lazytime" */
         char reasons[ADVICE_REASONS_MAX][ADVICE_REASON_LEN];
         unsigned n_reasons;
-        double saving_writes_per_min; /* atime writes that would no longer happen (or be deferred) */
+        double saving_updates_per_min; /* atime updates that would no longer happen (or be deferred) */
         double saving_cpu_us_per_s;
         double saving_kib_per_s;
         AdviceConfidence confidence;
+        AdviceBasis basis;
 };
 
 void advisor_advise(const struct advisor_input *in, const struct advisor_params *p, struct advice *ret);

@@ -100,6 +100,7 @@ static const struct config_item config_items[] = {
         ITEM("consumers", "interval", CT_DURATION, consumers_interval_usec, "10min", 10 * SEC, 7 * 86400 * SEC),
 
         ITEM("advisor", "noatime_threshold", CT_UNSIGNED, noatime_threshold, "60", 1, 100000000),
+        ITEM("advisor", "min_saving", CT_UNSIGNED, min_saving, "1", 0, 100000000),
         ITEM("advisor", "window", CT_DURATION, advice_window_usec, "1d", 60 * SEC, 90 * 86400 * SEC),
         ITEM("advisor", "costs", CT_COSTS, costs, "", 0, 0),
 

@@ -69,7 +69,8 @@ struct config {
         uint64_t consumers_interval_usec;
 
         /* [advisor] */
-        unsigned noatime_threshold; /* atime writes per minute */
+        unsigned noatime_threshold; /* atime updates per minute */
+        unsigned min_saving;        /* atime updates per minute a change must save to be advised */
         uint64_t advice_window_usec;
         char **costs;               /* "fstype:usec:KiB[:lazytime usec]" */
 

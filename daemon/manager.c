@@ -360,9 +360,10 @@ static void on_activity(const TrackedMount *tm, const struct activity *a, void *
         struct stats_sample s = {
                 .t = (int64_t) (a->at / USEC_PER_SEC),
                 .has_activity = true,
-                .per_min = (float) a->est.per_min,
-                .lo = (float) a->est.lo,
-                .hi = (float) a->est.hi,
+                /* History keeps what the kernel writes: updates, not inodes. */
+                .per_min = (float) a->updates.per_min,
+                .lo = (float) a->updates.lo,
+                .hi = (float) a->updates.hi,
         };
 
         history_add_sample(userdata, tm, &s);
@@ -559,8 +560,8 @@ static void announce(const struct recommendation *r, int previous) {
         advice_options(a, opts, sizeof opts);
         state_format(previous, prev, sizeof prev);
         state_format(advice_state(a), now, sizeof now);
-        if (a->saving_writes_per_min > 0)
-                snprintf(saving, sizeof saving, "; saves %.0f atime writes/min", a->saving_writes_per_min);
+        if (a->saving_updates_per_min > 0)
+                snprintf(saving, sizeof saving, "; saves %.0f atime updates/min", a->saving_updates_per_min);
         if (!journal || !stderr_is_journal())
                 log_notice("Recommendation for %s changed from '%s' to '%s' (confidence %s): %s%s", r->in.target, prev,
                            now, advice_confidence_to_string(a->confidence), a->n_reasons ? a->reasons[0] : "", saving);
@@ -573,7 +574,7 @@ static void announce(const struct recommendation *r, int previous) {
                                        atime_mode_to_string(r->in.policy.atime), "ATIMED_RECOMMENDED=%s", opts,
                                        "ATIMED_PREVIOUS=%s", prev, "ATIMED_ACTION=%s", a->action,
                                        "ATIMED_CONFIDENCE=%s", advice_confidence_to_string(a->confidence),
-                                       "ATIMED_SAVING_WRITES_PER_MIN=%.0f", a->saving_writes_per_min,
+                                       "ATIMED_SAVING_UPDATES_PER_MIN=%.0f", a->saving_updates_per_min,
                                        "ATIMED_SAVING_CPU_US_PER_S=%.1f", a->saving_cpu_us_per_s,
                                        "ATIMED_SAVING_KIB_PER_S=%.1f", a->saving_kib_per_s, NULL);
 }

@@ -9,12 +9,12 @@
 
 #include "strv.h"
 
-/* The mean and peak atime writes over the window, from the finest ring that
+/* The mean and peak atime updates over the window, from the finest ring that
  * covers it, and how much measurement that mean rests on. */
 static void summarise(const MountHistory *h, int64_t now, int64_t window, double interval_s, struct advisor_input *in) {
         unsigned r = history_pick_ring(h, now - window);
         uint32_t res = h->rings[r].spec.resolution;
-        double sum = 0, n = 0, peak = 0;
+        double sum = 0, lo = 0, hi = 0, n = 0, peak = 0;
 
         if (h->rings[r].count == 0)
                 return;
@@ -24,6 +24,8 @@ static void summarise(const MountHistory *h, int64_t now, int64_t window, double
                 if (!p || p->n_act == 0)
                         continue;
                 sum += (double) p->per_min * p->n_act;
+                lo += (double) p->lo * p->n_act;
+                hi += (double) p->hi * p->n_act;
                 n += p->n_act;
                 peak = MAX(peak, (double) p->per_min);
         }
@@ -31,6 +33,10 @@ static void summarise(const MountHistory *h, int64_t now, int64_t window, double
                 return;
         in->have_activity = true;
         in->per_min = sum / n;
+        /* The mean of the intervals' bounds: wider than the mean's own
+         * interval, as the intervals' errors are not independent. */
+        in->lo_per_min = lo / n;
+        in->hi_per_min = hi / n;
         in->peak_per_min = peak;
         in->observed_s = n * interval_s;
 }
@@ -68,6 +74,7 @@ int recommend(const Manager *m, const char *target, struct recommendation **ret,
         double interval_s = (double) m->config->sampler_interval_usec / 1e6;
         struct advisor_params params = {
                 .noatime_threshold = m->config->noatime_threshold,
+                .min_saving = m->config->min_saving,
                 .costs = m->costs,
                 .n_costs = m->n_costs,
         };
@@ -131,14 +138,21 @@ int recommend(const Manager *m, const char *target, struct recommendation **ret,
                         if (h)
                                 summarise(h, now, (int64_t) r->window_s, interval_s, &r->in);
                 }
-                if (!r->in.have_activity) {
+                {
                         struct activity a;
 
-                        /* No history yet: the last interval, for what it is worth. */
                         if (tracker_mount_activity(tm, &a) && a.seconds > 0) {
-                                r->in.have_activity = true;
-                                r->in.per_min = r->in.peak_per_min = a.est.per_min;
-                                r->in.observed_s = a.seconds;
+                                /* How many of the updates reach the disk: from the last interval. */
+                                if (a.updates.per_min > 0)
+                                        r->in.writeback_ratio = a.writebacks_per_min / a.updates.per_min;
+                                if (!r->in.have_activity) {
+                                        /* No history yet: the last interval, for what it is worth. */
+                                        r->in.have_activity = true;
+                                        r->in.per_min = r->in.peak_per_min = a.updates.per_min;
+                                        r->in.lo_per_min = a.updates.lo;
+                                        r->in.hi_per_min = a.updates.hi;
+                                        r->in.observed_s = a.seconds;
+                                }
                         }
                 }
                 advisor_advise(&r->in, &params, &r->advice);

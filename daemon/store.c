@@ -17,7 +17,10 @@
 
 #define SNAPSHOT_MAGIC "ATIMEDHS"
 #define JOURNAL_MAGIC "ATIMEDHJ"
-#define STORE_VERSION 1u
+/* Version 2: points and samples hold atime updates per minute; version 1
+ * held atime-written inodes per minute, a lower bound of updates, and is
+ * read as it is. The layout is the same. */
+#define STORE_VERSION 2u
 #define BLOCK_MAGIC 0x4b4c424au /* "JBLK" */
 #define FILE_MAX ((size_t) 1 << 30)
 #define KEY_MAX 4096u
@@ -626,13 +629,15 @@ static int replay_journal(Store *s, const uint8_t *p, size_t len, uint64_t after
                           char **ret_problem) {
         struct cur c = { .p = p, .len = len };
         uint64_t last = after_seq;
+        uint32_t version;
 
         if (len == 0)
                 return asprintf(ret_problem, "empty journal") < 0 ? -ENOMEM : -EBADMSG;
         if (len < 12 || memcmp(p, JOURNAL_MAGIC, 8) != 0)
                 return asprintf(ret_problem, "not an atimed journal") < 0 ? -ENOMEM : -EBADMSG;
         c.off = 8;
-        if (get_u32(&c) != STORE_VERSION)
+        version = get_u32(&c);
+        if (version == 0 || version > STORE_VERSION)
                 return asprintf(ret_problem, "journal of another format version") < 0 ? -ENOMEM : -EBADMSG;
 
         while (c.off < c.len) {

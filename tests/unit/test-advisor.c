@@ -24,22 +24,22 @@ struct row {
 
 static const struct row rows[] = {
         { "busy strict, no consumer", ATIME_STRICT, false, false, false, "ext4", NEED_NONE, true, 18000, 48,
-          ATIME_NOATIME, false, "noatime", "strictatime: 18,000 atime writes/min; nothing here reads atime", CONFIDENCE_HIGH },
+          ATIME_NOATIME, false, "noatime", "strictatime: 18,000 atime updates/min; nothing here reads atime", CONFIDENCE_HIGH },
         { "quiet strict, no consumer", ATIME_STRICT, false, false, false, "ext4", NEED_NONE, true, 3, 48,
-          ATIME_RELATIME, false, "relatime", "strictatime: 3 atime writes/min; nothing needs", CONFIDENCE_HIGH },
+          ATIME_RELATIME, false, "relatime", "strictatime: 3 atime updates/min; nothing needs", CONFIDENCE_HIGH },
         { "strict not measured yet", ATIME_STRICT, false, false, false, "xfs", NEED_NONE, false, 0, 0,
           ATIME_RELATIME, false, "relatime", "nothing here needs every read", CONFIDENCE_HIGH },
         { "quiet relatime", ATIME_RELATIME, false, false, false, "ext4", NEED_NONE, true, 3, 30,
-          ATIME_RELATIME, false, "keep", "relatime: 3 atime writes/min, not worth noatime (threshold 60/min)",
+          ATIME_RELATIME, false, "keep", "relatime: 3 atime updates/min, not worth noatime (threshold 60/min)",
           CONFIDENCE_HIGH },
         { "busy relatime, half a day", ATIME_RELATIME, false, false, false, "ext4", NEED_NONE, true, 500, 12,
-          ATIME_NOATIME, false, "noatime", "relatime: 500 atime writes/min", CONFIDENCE_MEDIUM },
+          ATIME_NOATIME, false, "noatime", "relatime: 500 atime updates/min", CONFIDENCE_MEDIUM },
         { "busy relatime, ten minutes", ATIME_RELATIME, false, false, false, "ext4", NEED_NONE, true, 500, 0.2,
           ATIME_NOATIME, false, "noatime", "relatime: 500", CONFIDENCE_LOW },
         { "noatime", ATIME_NOATIME, false, false, false, "ext4", NEED_NONE, true, 0, 48,
           ATIME_NOATIME, false, "keep", "noatime already", CONFIDENCE_HIGH },
         { "busy strict mail spool", ATIME_STRICT, false, false, false, "ext4", NEED_RELATIME, true, 18000, 48,
-          ATIME_RELATIME, false, "relatime", "strictatime: 18,000 atime writes/min; mbox", CONFIDENCE_HIGH },
+          ATIME_RELATIME, false, "relatime", "strictatime: 18,000 atime updates/min; mbox", CONFIDENCE_HIGH },
         { "noatime mail spool", ATIME_NOATIME, false, false, false, "ext4", NEED_RELATIME, true, 0, 48,
           ATIME_RELATIME, false, "relatime", "noatime breaks it: mbox", CONFIDENCE_HIGH },
         { "busy relatime mail spool", ATIME_RELATIME, false, false, false, "ext4", NEED_RELATIME, true, 90000, 48,
@@ -88,7 +88,7 @@ int main(void) {
                 struct advice a;
 
                 advisor_advise(&in, &p, &a);
-                ok(a.atime == ATIME_NOATIME && fabs(a.saving_writes_per_min - 6000) < 1e-9 &&
+                ok(a.atime == ATIME_NOATIME && fabs(a.saving_updates_per_min - 6000) < 1e-9 &&
                            fabs(a.saving_cpu_us_per_s - 100 * 3.0) < 1e-6 && fabs(a.saving_kib_per_s - 50) < 1e-9,
                    "noatime on ext4 saves 6000 writes/min, 300 us/s CPU, 50 KiB/s");
 
@@ -115,8 +115,8 @@ int main(void) {
 
                 in.need = NEED_RELATIME;
                 advisor_advise(&in, &p, &a);
-                ok(a.atime == ATIME_RELATIME && fabs(a.saving_writes_per_min - (6000 - 20000.0 / 1440)) < 1e-6,
-                   "relatime from strict saves all but one write per inode a day (%.1f)", a.saving_writes_per_min);
+                ok(a.atime == ATIME_RELATIME && fabs(a.saving_updates_per_min - (6000 - 20000.0 / 1440)) < 1e-6,
+                   "relatime from strict saves all but one write per inode a day (%.1f)", a.saving_updates_per_min);
         }
         {
                 struct atime_cost o;
