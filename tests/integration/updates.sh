@@ -12,8 +12,10 @@
 #   mix       strictatime, both at once
 #   rel       relatime, 20 files read again and again: about 0
 #
-# The workload runs steadily until the 30 s daemon has published two whole
-# intervals inside it; nothing is compared with a rate assumed beforehand.
+# The workload runs, paced, until the 30 s daemon has published two whole
+# intervals inside it; nothing is compared with a rate assumed beforehand
+# (on a loaded machine the readers' pace varies, and the kernel counts what
+# really happened). The figures are printed as TAP diagnostics.
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
 READLOAD=$top_builddir/tests/helpers/readload
@@ -21,7 +23,11 @@ M=$T/mnt
 CASES="hot distinct mix rel"
 IV_A=10
 IV_B=30
-HOT_RATE=10000 # reads/s over 20 files: two per file per 4 ms tick, when not starved
+# Reads/s over 20 files: 300 a second per file, above the 250 Hz tick (the
+# kernel writes one file's atime at most once a tick), and little enough
+# CPU (about 6%) to be given it steadily on a loaded machine: an estimator
+# may assume a rate steady over a minute, a reader starved of CPU is not.
+HOT_RATE=6000
 DISTINCT_RATE=30
 # The figure judged, and its 95% interval (overridable, e.g. to try the
 # plumbing on the inode figure: UPDATES_FIELD=atime_inodes_per_min CI_FIELD=ci95).
@@ -128,8 +134,10 @@ function stamp(i,   a, n) { n = split(substr($0, 1, i - 1), a, " "); return a[n]
 (i = index($0, ev)) > 0 { split(substr($0, i + length(ev)), f, " "); print stamp(i), f[1]; next }
 (i = index($0, mk)) > 0 { split(substr($0, i + length(mk)), f, " "); print stamp(i), "mark", f[1] }
 AWK
-# (trace_pipe does not end when tracing stops: cat reads it, and is
-# stopped once the buffer is empty, ending the awk behind it.)
+# (A reader of trace_pipe need not see its end when tracing stops: cat
+# reads it and is stopped once the buffer is empty, which ends the awk
+# behind it with all its output written. The closing marker, the last
+# thing in the buffer, shows that nothing was cut off.)
 mkfifo $T/trace.fifo
 awk -f $T/compact.awk <$T/trace.fifo >$T/events &
 AWK_PID=$!
@@ -146,7 +154,7 @@ t0=$(date +%s.%N)
 BG_PIDS="$BG_PIDS $!"
 "$READLOAD" $HOT_RATE 3600 <$T/mix-hot.list >/dev/null &
 BG_PIDS="$BG_PIDS $!"
-"$READLOAD" $((HOT_RATE / 5)) 3600 <$T/rel.list >/dev/null &
+"$READLOAD" $((HOT_RATE / 6)) 3600 <$T/rel.list >/dev/null &
 BG_PIDS="$BG_PIDS $!"
 "$READLOAD" $DISTINCT_RATE 3600 $T/distinct.times <$T/distinct.list >/dev/null &
 BG_PIDS="$BG_PIDS $!"
@@ -199,7 +207,7 @@ BG_PIDS=${BG_PIDS/ $AWK_PID $TRACE_PID/}
 diag "workload ran $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.0f", b - a }') s; $(grep -vc mark $T/events) events traced"
 overruns=$(cat $TI/per_cpu/cpu*/stats | awk '/^(overrun|commit overrun|dropped events):/ { s += $NF } END { print s + 0 }')
 is "the trace lost no event (overruns and drops, all CPUs)" "$overruns" "0"
-check "the trace has both clock markers" test "$(grep -c mark $T/events)" -ge 2
+is "the trace has both clock markers, the closing one last" "$(grep -c mark $T/events) $(tail -1 $T/events | cut -d' ' -f2)" "2 mark"
 
 # --- Each published interval beside the kernel's count over it. An
 # interval ends at its sweep, during the Unix second "at" names: taken as
@@ -262,8 +270,9 @@ check "each distinct read is one traced atime update (within 1% + 2)" awk -v r="
 # combined DAEMON CASE: "n estimate kernel" over its whole intervals, both
 # rates per minute, weighted by interval length.
 combined() {
-        awk -v d=$1 -v c=$2 '$1 == d && $2 == c { n++; s += $4; est += $5 * $4; k += $10 }
-                END { if (n) printf "%d %.1f %.1f\n", n, est / s, k * 60 / s; else print "0 null null" }' $T/judged
+        awk -v d=$1 -v c=$2 '$1 == d && $2 == c { n++; s += $4; est += $5 * $4; k += $10
+                        if (n == 1 || $9 < kmin) kmin = $9; if ($9 > kmax) kmax = $9 }
+                END { if (n) printf "%d %.1f %.1f %.0f-%.0f\n", n, est / s, k * 60 / s, kmin, kmax; else print "0 null null -" }' $T/judged
 }
 within30() { # EST KERNEL
         awk -v e="$1" -v k="$2" 'BEGIN { d = e - k; if (d < 0) d = -d; exit !(e ~ /^[0-9.e+-]+$/ && k > 0 && d <= 0.3 * k) }'
@@ -272,8 +281,8 @@ for c in hot distinct mix; do
         for d in a b; do
                 iv=$IV_A
                 [ $d = b ] && iv=$IV_B
-                read -r n est k <<<"$(combined $d $c)"
-                diag "$c, ${iv} s intervals: $n whole intervals; atimed $est/min, kernel $k/min"
+                read -r n est k range <<<"$(combined $d $c)"
+                diag "$c, ${iv} s intervals: $n whole intervals; atimed $est/min, kernel $k/min (from $range/min in one interval)"
                 check "$c, ${iv} s: at least 2 whole intervals" test "$n" -ge 2
                 check "$c, ${iv} s: atime updates/min within 30% of the kernel's ($est vs $k)" within30 "$est" "$k"
         done
@@ -281,7 +290,7 @@ done
 
 # relatime: the kernel writes (about) nothing, and atimed says so.
 for d in a b; do
-        read -r n est k <<<"$(combined $d rel)"
+        read -r n est k range <<<"$(combined $d rel)"
         diag "rel (relatime, hot files), daemon $d: $n whole intervals; atimed $est/min, kernel $k/min"
         check "relatime, daemon $d: measured" test "$n" -ge 1
         check "relatime, daemon $d: the kernel writes under 1/s" awk -v k="$k" 'BEGIN { exit !(k < 60) }'
@@ -290,8 +299,9 @@ for d in a b; do
 done
 
 # Two intervals, one figure. The last whole 30 s interval of each case
-# beside the 10 s intervals inside its window (sweeps are timed for the
-# middle of wall-clock buckets, so three of them tile it), combined: their
+# beside the 10 s intervals whose middle lies in its window (sweeps are
+# timed for the middle of wall-clock buckets, so about three tile it;
+# their seconds are within a quarter of its own), combined: their
 # rates and 95% bounds averaged over time (a wider interval than the sum's
 # own). Each is taken relative to the kernel's rate over its own windows,
 # so that a change in the workload's pace cannot decide; the two relative
@@ -302,12 +312,13 @@ done
 for c in hot distinct mix; do
         lb=$(awk -v c=$c '$1 == "b" && $2 == c' $T/judged | tail -1)
         read -r at_b iv_b <<<"$(echo "$lb" | cut -d' ' -f3,4)"
-        la=$(awk -v c=$c -v at="${at_b:-0}" -v iv="${iv_b:-0}" '$1 == "a" && $2 == c && $3 - $4 >= at - iv - 1 && $3 <= at + 1 {
+        la=$(awk -v c=$c -v at="${at_b:-0}" -v iv="${iv_b:-0}" '$1 == "a" && $2 == c && $3 - $4 / 2 >= at - iv && $3 - $4 / 2 <= at {
                 n++; s += $4; e += $5 * $4; lo += $6 * $4; hi += $7 * $4; k += $10 }
                 END { if (n) printf "%d %.1f %.1f %.1f %.1f %.1f\n", n, s, e / s, lo / s, hi / s, k * 60 / s }' $T/judged)
         lb=$(echo "$lb" | awk '{ printf "1 %s %s %s %s %s\n", $4, $5, $6, $7, $9 }')
         diag "$c, one ${IV_B} s interval: $lb; the ${IV_A} s intervals in it: $la (intervals seconds estimate lo hi kernel)"
-        check "$c: three ${IV_A} s intervals lie in the last ${IV_B} s one" awk -v l="$la" 'BEGIN { split(l, x, " "); exit x[1] != 3 }'
+        check "$c: the ${IV_A} s intervals cover the last ${IV_B} s one" awk -v l="$la" -v iv="${iv_b:-0}" \
+                'BEGIN { split(l, x, " "); d = x[2] - iv; if (d < 0) d = -d; exit !(x[1] >= 2 && d <= iv / 4) }'
         check "$c: the ${IV_A} s and ${IV_B} s 95% intervals overlap, relative to the kernel's" \
                 awk -v a="$la" -v b="$lb" 'BEGIN {
                 split(a, x, " "); split(b, y, " ")
