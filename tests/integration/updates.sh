@@ -271,8 +271,10 @@ check "each distinct read is one traced atime update (within 1% + 2)" awk -v r="
 # rates per minute, weighted by interval length.
 combined() {
         awk -v d=$1 -v c=$2 '$1 == d && $2 == c { n++; s += $4; est += $5 * $4; k += $10
+                        if ($5 !~ /^[0-9.e+-]+$/) missing = 1
                         if (n == 1 || $9 < kmin) kmin = $9; if ($9 > kmax) kmax = $9 }
-                END { if (n) printf "%d %.1f %.1f %.0f-%.0f\n", n, est / s, k * 60 / s, kmin, kmax; else print "0 null null -" }' $T/judged
+                END { if (n) printf "%d %s %.1f %.0f-%.0f\n", n, missing ? "null" : sprintf("%.1f", est / s), k * 60 / s, kmin, kmax
+                      else print "0 null null -" }' $T/judged
 }
 within30() { # EST KERNEL
         awk -v e="$1" -v k="$2" 'BEGIN { d = e - k; if (d < 0) d = -d; exit !(e ~ /^[0-9.e+-]+$/ && k > 0 && d <= 0.3 * k) }'
@@ -313,8 +315,10 @@ for c in hot distinct mix; do
         lb=$(awk -v c=$c '$1 == "b" && $2 == c' $T/judged | tail -1)
         read -r at_b iv_b <<<"$(echo "$lb" | cut -d' ' -f3,4)"
         la=$(awk -v c=$c -v at="${at_b:-0}" -v iv="${iv_b:-0}" '$1 == "a" && $2 == c && $3 - $4 / 2 >= at - iv && $3 - $4 / 2 <= at {
-                n++; s += $4; e += $5 * $4; lo += $6 * $4; hi += $7 * $4; k += $10 }
-                END { if (n) printf "%d %.1f %.1f %.1f %.1f %.1f\n", n, s, e / s, lo / s, hi / s, k * 60 / s }' $T/judged)
+                n++; s += $4; e += $5 * $4; lo += $6 * $4; hi += $7 * $4; k += $10
+                if ($5 $6 $7 !~ /^[0-9.e+-]+$/) missing = 1 }
+                END { if (missing) printf "%d %.1f null null null %.1f\n", n, s, k * 60 / s
+                      else if (n) printf "%d %.1f %.1f %.1f %.1f %.1f\n", n, s, e / s, lo / s, hi / s, k * 60 / s }' $T/judged)
         lb=$(echo "$lb" | awk '{ printf "1 %s %s %s %s %s\n", $4, $5, $6, $7, $9 }')
         diag "$c, one ${IV_B} s interval: $lb; the ${IV_A} s intervals in it: $la (intervals seconds estimate lo hi kernel)"
         check "$c: the ${IV_A} s intervals cover the last ${IV_B} s one" awk -v l="$la" -v iv="${iv_b:-0}" \
