@@ -330,8 +330,9 @@ for c in hot distinct mix; do
                 lo1 = x[4] / x[6] * 0.975; hi1 = x[5] / x[6] * 1.025; lo2 = y[4] / y[6] * 0.975; hi2 = y[5] / y[6] * 1.025
                 printf "relative intervals %.3f-%.3f and %.3f-%.3f\n", lo1, hi1, lo2, hi2
                 exit !((lo1 > lo2 ? lo1 : lo2) <= (hi1 < hi2 ? hi1 : hi2)) }'
-        for l in "$la" "$lb"; do
-                check "$c, $(echo "$l" | awk '{ printf "%.0f", $2 / $1 }') s intervals: the kernel's rate is near their 95% interval" \
+        for l in "${IV_A}:$la" "${IV_B}:$lb"; do
+                iv=${l%%:*} l=${l#*:}
+                check "$c, ${iv} s daemon: the kernel's rate is near its 95% interval over that window" \
                         awk -v l="$l" 'BEGIN { split(l, x, " "); if (x[4] !~ /^[0-9.e+-]+$/) exit 1
                         w = (x[5] - x[4]) / 2 + 0.05 * x[6]; exit !(x[4] - w <= x[6] && x[6] <= x[5] + w) }'
         done
