@@ -93,6 +93,7 @@ bool estimate_credit(const struct inode_rate *r, int64_t m0, int64_t a0, int64_t
 
         if (a1 == a0)
                 return false;
+        c->seen += 1;
         if (!plausible_update(m0, a0, m1, a1, tick)) {
                 c->n += 1;
                 c->lo += 1;
@@ -108,6 +109,7 @@ bool estimate_credit(const struct inode_rate *r, int64_t m0, int64_t a0, int64_t
         c->n += 1 + q * unseen;
         c->lo += 1 + lo * unseen;
         c->hi += 1 + hi * unseen;
+        c->var += unseen * q * (1 - q);
         return true;
 }
 
@@ -166,8 +168,8 @@ void update_totals_add(struct update_totals *t, const struct update_credit *c, d
         t->writebacks += c->writebacks * share;
         t->changed += share;
         t->n += c->n * share;
-        t->lo += c->lo * share;
-        t->hi += c->hi * share;
+        t->lo += fmax(c->seen, c->lo - Z95 * sqrt(c->var)) * share;
+        t->hi += (c->hi + Z95 * sqrt(c->var)) * share;
         t->sq += c->n * c->n * share;
 }
 

@@ -63,10 +63,14 @@ struct inode_rate {
         float hits;  /* looks that found an update in their own tick (decayed) */
 };
 
-/* Updates credited to an inode over an interval, with their bounds. */
+/* Updates credited to an inode over an interval, with their bounds: the
+ * bounds of q over the unseen spans, and (var) the spread of the count in
+ * those spans that even a known q leaves. */
 struct update_credit {
         double n, lo, hi;
         double writebacks; /* of those, how many reach the disk: see estimate_writebacks() */
+        double seen;       /* changes seen: the least the count can be */
+        double var;
 };
 
 /* Credits the updates between two looks (times in ns of the realtime

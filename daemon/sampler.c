@@ -22,6 +22,10 @@ struct Walk {
         off_t dir_off; /* getdents position to resume from */
         SampleEntry *res;
         size_t n_res, alloc_res; /* the reservoir grows to k as the walk finds inodes */
+        SampleEntry *fresh;      /* the fresh stratum's, up to k / 4 */
+        size_t n_fresh, alloc_fresh;
+        uint64_t seen_fresh;
+        int64_t began_ns;        /* CLOCK_REALTIME_COARSE at the step that saw an entry */
         uint64_t seen;
         uint64_t skipped;
         uint64_t inodes_hint; /* inodes in use by statfs() when the walk began; 0: unknown */
@@ -68,6 +72,7 @@ static Walk *walk_free(Walk *w) {
         free(w->stack);
         free(w->dir);
         entries_free(w->res, w->n_res);
+        entries_free(w->fresh, w->n_fresh);
         free(w);
         return NULL;
 }
@@ -194,42 +199,66 @@ static int open_dir_beneath(int rootfd, const char *rel) {
         return fd;
 }
 
-/* Algorithm R: the i-th eligible inode takes a slot with probability k/i. */
-static int reservoir_offer(Sampler *s, Walk *w, const char *dir, const char *name, uint64_t ino) {
-        /* dir is the directory holding name, relative to the walked mount. */
+/* An atime written this recently when the walk sees it puts the inode in
+ * the fresh stratum. */
+#define FRESH_NS (2LL * 1000 * 1000 * 1000)
+
+static int64_t now_coarse_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Algorithm R over one stratum: the i-th inode offered takes a slot with
+ * probability k/i. */
+static int stratum_offer(Sampler *s, SampleEntry **v, size_t *n, size_t *alloc, uint64_t seen, size_t k,
+                         const char *dir, const char *name, uint64_t ino, uint8_t stratum) {
         size_t slot;
         char *p;
 
-        w->seen++;
-        if (w->n_res < s->k)
-                slot = w->n_res;
+        if (*n < k)
+                slot = *n;
         else {
-                uint64_t j = rng_next(&s->rng) % w->seen;
-                if (j >= s->k)
+                uint64_t j = rng_next(&s->rng) % seen;
+                if (j >= k)
                         return 0;
                 slot = (size_t) j;
         }
         p = path_join(dir, name);
         if (!p)
                 return -ENOMEM;
-        if (slot == w->n_res) {
-                if (w->n_res == w->alloc_res) {
+        if (slot == *n) {
+                if (*n == *alloc) {
                         /* A small tree costs what it holds, not k entries. */
-                        size_t na = MIN(MAX(w->alloc_res * 2, (size_t) 64), s->k);
-                        SampleEntry *nr = reallocarray(w->res, na, sizeof *nr);
+                        size_t na = MIN(MAX(*alloc * 2, (size_t) 64), k);
+                        SampleEntry *nr = reallocarray(*v, na, sizeof *nr);
 
                         if (!nr) {
                                 free(p);
                                 return -ENOMEM;
                         }
-                        w->res = nr;
-                        w->alloc_res = na;
+                        *v = nr;
+                        *alloc = na;
                 }
-                w->n_res++;
+                (*n)++;
         } else
-                free(w->res[slot].path);
-        w->res[slot] = (SampleEntry) { .path = p, .ino = ino };
+                free((*v)[slot].path);
+        (*v)[slot] = (SampleEntry) { .path = p, .ino = ino, .stratum = stratum };
         return 0;
+}
+
+/* Offers an inode to its stratum's reservoir. 'dir' holds name, relative to
+ * the walked mount; 'atime_ns' is 0 where unknown. */
+static int reservoir_offer(Sampler *s, Walk *w, const char *dir, const char *name, uint64_t ino, int64_t atime_ns) {
+        w->seen++;
+        if (atime_ns > 0 && atime_ns > w->began_ns - FRESH_NS && atime_ns <= w->began_ns + FRESH_NS) {
+                w->seen_fresh++;
+                return stratum_offer(s, &w->fresh, &w->n_fresh, &w->alloc_fresh, w->seen_fresh, MAX(s->k / 4, 1u), dir,
+                                     name, ino, STRATUM_FRESH);
+        }
+        return stratum_offer(s, &w->res, &w->n_res, &w->alloc_res, w->seen - w->seen_fresh, s->k, dir, name, ino,
+                             STRATUM_REST);
 }
 
 static int push_dir(Walk *w, char *path) {
@@ -251,24 +280,29 @@ static int walk_entry(Sampler *s, Walk *w, int dfd, const struct linux_dirent64 
         unsigned type = d->d_type;
         uint64_t ino = d->d_ino;
 
+        int64_t atime = 0;
+
         if (streq(d->d_name, ".") || streq(d->d_name, ".."))
                 return 0;
-        if (type == DT_DIR || type == DT_UNKNOWN) {
+        if (type == DT_DIR || type == DT_UNKNOWN || type == DT_REG) {
                 struct statx stx;
 
                 /* A directory may be a mount point: the dirent shows what is
-                 * under it, statx what is on it. */
+                 * under it, statx what is on it. The atime sorts the inode
+                 * into its stratum. */
                 if (statx(dfd, d->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
-                          STATX_TYPE | STATX_INO | STATX_MNT_ID, &stx) < 0)
+                          STATX_TYPE | STATX_INO | STATX_MNT_ID | STATX_ATIME, &stx) < 0)
                         return 0;
                 if ((stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id != mount_id)
                         return 0;
                 type = S_ISDIR(stx.stx_mode) ? DT_DIR : S_ISREG(stx.stx_mode) ? DT_REG : DT_UNKNOWN;
                 ino = stx.stx_ino;
+                if (stx.stx_mask & STATX_ATIME)
+                        atime = (int64_t) stx.stx_atime.tv_sec * 1000000000 + stx.stx_atime.tv_nsec;
         }
         if (type != DT_DIR && type != DT_REG)
                 return 0;
-        if (reservoir_offer(s, w, w->dir, d->d_name, ino) < 0)
+        if (reservoir_offer(s, w, w->dir, d->d_name, ino, atime) < 0)
                 return -ENOMEM;
         if (type == DT_DIR) {
                 char *p = path_join(w->dir, d->d_name);
@@ -307,7 +341,8 @@ int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budg
                         return -errno;
                 /* The top directory is an inode like any other: "." joined
                  * to "." is ".". */
-                r = reservoir_offer(s, w, ".", ".", stx.stx_ino);
+                w->began_ns = now_coarse_ns();
+                r = reservoir_offer(s, w, ".", ".", stx.stx_ino, 0);
                 if (r < 0)
                         return r;
                 dot = strdup(".");
@@ -317,6 +352,7 @@ int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budg
                 }
         }
         w = s->walk;
+        w->began_ns = now_coarse_ns();
 
         while (*budget > 0 && !atomic_load(cancel)) {
                 _cleanup_close_ int dfd = -1;
@@ -328,15 +364,24 @@ int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budg
 
                                 if (!res)
                                         return -ENOMEM;
-                                /* Walk done: keep no more room than the sample takes. */
-                                if (w->n_res > 0 && w->n_res < w->alloc_res) {
-                                        SampleEntry *fit = reallocarray(w->res, w->n_res, sizeof *fit);
+                                /* Walk done: one array of both strata, no bigger than they take. */
+                                {
+                                        SampleEntry *all = reallocarray(w->res, MAX(w->n_res + w->n_fresh, (size_t) 1),
+                                                                        sizeof *all);
 
-                                        if (fit)
-                                                w->res = fit;
+                                        if (!all) {
+                                                free(res);
+                                                return -ENOMEM;
+                                        }
+                                        if (w->n_fresh > 0)
+                                                memcpy(all + w->n_res, w->fresh, w->n_fresh * sizeof *all);
+                                        *res = (Reservoir) { .v = all, .n = w->n_res + w->n_fresh, .population = w->seen,
+                                                             .stratum_population = { w->seen - w->seen_fresh, w->seen_fresh },
+                                                             .skipped = w->skipped };
+                                        free(w->fresh);
+                                        w->fresh = NULL;
+                                        w->n_fresh = w->alloc_fresh = 0;
                                 }
-                                *res = (Reservoir) { .v = w->res, .n = w->n_res, .population = w->seen,
-                                                     .skipped = w->skipped };
                                 w->res = NULL;
                                 w->n_res = w->alloc_res = 0;
                                 reservoir_free(s->next);
@@ -404,13 +449,6 @@ int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budg
 #define BURST_SPACING_NS (50 * 1000 * 1000)
 /* An inode that moved stays in the fine sweep for this many intervals. */
 #define HOT_INTERVALS 2
-
-static int64_t now_coarse_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME_COARSE, &ts);
-        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static int64_t atime_ns(const SampleEntry *e) {
         return e->atime_sec * 1000000000 + e->atime_nsec;
@@ -497,12 +535,11 @@ static void for_each_writer(const struct sampler_place *pl, struct sampler_write
 }
 
 static void add_changed(struct sampler_writer *w, const SampleEntry *e, double share) {
-        (void) e;
-        w->changed += share;
+        w->changed[e->stratum] += share;
 }
 
 static void add_updates(struct sampler_writer *w, const SampleEntry *e, double share) {
-        update_totals_add(&w->updates, &e->credit, share);
+        update_totals_add(&w->updates[e->stratum], &e->credit, share);
 }
 
 /* A gap whose credit waits for the looks after it. */
@@ -581,6 +618,7 @@ static int sweep_entries(Sampler *s, Reservoir *res, const struct sampler_place 
                         continue;
                 }
                 out->sample++;
+                out->stratum_sample[e->stratum]++;
                 if (r == 0) {
                         if (!was_hot)
                                 estimate_learn(&e->rate, g.m0, g.a0, e->seen_ns, atime_ns(e), tick);
@@ -594,7 +632,6 @@ static int sweep_entries(Sampler *s, Reservoir *res, const struct sampler_place 
                         return -ENOMEM;
                 g.m1 = e->seen_ns;
                 g.a1 = atime_ns(e);
-                e->rate = (struct inode_rate) {}; /* idle until now: a new rate */
                 d[n_d++] = g;
         }
         r = burst(res, pl, tick, d, n_d, cancel);
@@ -625,6 +662,37 @@ static int baseline_entries(Reservoir *res, const struct sampler_place *pl, cons
         return 0;
 }
 
+static int cmp_entry_ino(const void *a, const void *b) {
+        const SampleEntry *x = *(SampleEntry *const *) a, *y = *(SampleEntry *const *) b;
+
+        return (x->ino > y->ino) - (x->ino < y->ino);
+}
+
+/* A new reservoir keeps what the old one knew of the inodes in both: their
+ * rates, and which ones to look at every second. */
+static void carry_over(const Reservoir *old, Reservoir *new) {
+        _cleanup_free_ SampleEntry **idx = NULL;
+        size_t n = 0;
+
+        if (!old || old->n == 0 || !(idx = calloc(old->n, sizeof *idx)))
+                return; /* without memory to spare, the rates are learnt again */
+        for (size_t i = 0; i < old->n; i++)
+                if (!old->v[i].gone)
+                        idx[n++] = &old->v[i];
+        qsort(idx, n, sizeof *idx, cmp_entry_ino);
+        new->n_hot = 0;
+        for (size_t i = 0; i < new->n; i++) {
+                SampleEntry *e = &new->v[i], key = { .ino = e->ino }, *kp = &key, **found;
+
+                found = n ? bsearch(&kp, idx, n, sizeof *idx, cmp_entry_ino) : NULL;
+                if (!found || !streq((*found)->path, e->path))
+                        continue;
+                e->rate = (*found)->rate;
+                e->hot = (*found)->hot;
+                new->n_hot += e->hot > 0;
+        }
+}
+
 static int check_place(const struct sampler_place *pl) {
         int fd = open_place(pl, O_PATH);
 
@@ -650,10 +718,11 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
         if (r < 0)
                 return r;
 
-        for (size_t w = 0; w < n_writers; w++) {
-                writers[w].changed = 0;
-                writers[w].updates = (struct update_totals) {};
-        }
+        for (size_t w = 0; w < n_writers; w++)
+                for (unsigned k = 0; k < _STRATUM_MAX; k++) {
+                        writers[w].changed[k] = 0;
+                        writers[w].updates[k] = (struct update_totals) {};
+                }
         if (s->current && s->last_sweep > 0 && !too_soon) {
                 res.seconds = (double) (now_usec - s->last_sweep) / 1e6;
                 r = sweep_entries(s, s->current, pl, writers, n_writers, res.seconds, cancel, &res);
@@ -661,9 +730,11 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
                         return r;
                 res.valid = res.sample > 0;
                 res.population = s->current->population;
+                memcpy(res.stratum_population, s->current->stratum_population, sizeof res.stratum_population);
                 compared = true;
         }
         if (s->next) {
+                carry_over(s->current, s->next);
                 reservoir_free(s->current);
                 s->current = TAKE_PTR(s->next);
                 compared = false;

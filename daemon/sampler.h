@@ -1,6 +1,10 @@
 /* sampler.h: per-filesystem atime activity by sampling. A budgeted walk
  * builds a uniform reservoir of the filesystem's files and directories; each
  * interval a sweep statx()es the reservoir and counts the atimes that moved.
+ * The walk statx()es what it offers: inodes whose atime was written in the
+ * last seconds (FRESH) go to a stratum of their own, sampled apart (up to a
+ * quarter of k more), so that a few hot files among many are measured, not
+ * left to the luck of a uniform draw.
  * The inodes whose atime moved are looked at again every second (a fine
  * sweep) while they stay active, and once more a few times right after the
  * sweep that found them, so that each one's update rate is known and the
@@ -30,14 +34,23 @@ typedef struct SampleEntry {
         struct update_credit credit; /* updates credited to this interval */
         uint8_t hot;   /* intervals left to look at it every second */
         bool moved;    /* its atime moved in this interval */
+        uint8_t stratum; /* STRATUM_* */
         bool baseline; /* atime recorded by a sweep */
         bool gone;     /* no longer found: left out of every count */
 } SampleEntry;
+
+/* The two strata of the sample. */
+enum {
+        STRATUM_REST,  /* every other inode: a uniform sample of k */
+        STRATUM_FRESH, /* atime written in the seconds before the walk saw it */
+        _STRATUM_MAX,
+};
 
 typedef struct Reservoir {
         SampleEntry *v;
         size_t n;
         uint64_t population; /* eligible inodes the walk saw */
+        uint64_t stratum_population[_STRATUM_MAX];
         uint64_t skipped;    /* directories the walk could not read without O_NOATIME */
         size_t n_hot;        /* entries with hot > 0 */
         bool fine_times;     /* some atime had a fraction of a second */
@@ -68,8 +81,8 @@ struct sampler_place {
  * equally where several such mounts see one inode). */
 struct sampler_writer {
         const char *fs_root;
-        double changed;
-        struct update_totals updates;
+        double changed[_STRATUM_MAX];
+        struct update_totals updates[_STRATUM_MAX];
 };
 
 struct sweep_result {
@@ -80,6 +93,8 @@ struct sweep_result {
         uint64_t population;
         uint64_t gone;       /* sampled inodes no longer found */
         struct update_totals updates; /* credited over the interval, whole filesystem */
+        uint64_t stratum_sample[_STRATUM_MAX];
+        uint64_t stratum_population[_STRATUM_MAX];
         int64_t tick_ns;     /* the timestamp tick the updates were counted in */
 };
 

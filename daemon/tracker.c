@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@
  * the mount, a worker round trip): a thousand one-inode filesystems are
  * walked in a few ticks, not in a thousand. */
 #define WALK_STEP_COST 16
+/* The shortest time between two walks of a filesystem. */
+#define WALK_REFRESH_MIN_USEC (60 * USEC_PER_SEC)
 /* How often inodes that moved lately are looked at again (sampler.h). */
 #define FINE_SWEEP_USEC USEC_PER_SEC
 
@@ -486,6 +489,38 @@ static void kick(Tracker *t);
 static void rearm_walk_timer(Tracker *t, uint64_t when);
 static void walk_next(Tracker *t, uint64_t now);
 
+static void estimate_add(struct estimate *sum, const struct estimate *e) {
+        sum->per_min += e->per_min;
+        sum->lo += e->lo;
+        sum->hi += e->hi;
+        sum->exact = sum->exact && e->exact;
+}
+
+/* A writer's figures: each stratum of the sample estimated apart, then
+ * added up (their bounds too: conservative). */
+static int stratified_estimates(const struct sweep_result *res, const struct sampler_writer *w, struct activity *a) {
+        bool any = false;
+
+        a->est = a->updates = (struct estimate) { .exact = true };
+        for (unsigned k = 0; k < _STRATUM_MAX; k++) {
+                uint64_t n = res->stratum_sample[k], pop = MAX(res->stratum_population[k], n);
+                struct estimate e;
+
+                if (n == 0)
+                        continue;
+                if (estimate_activity(fmin(w->changed[k], (double) n), n, pop, res->seconds, &e) < 0)
+                        return -EINVAL;
+                estimate_add(&a->est, &e);
+                if (estimate_updates(&w->updates[k], n, pop, res->seconds, &e) < 0)
+                        return -EINVAL;
+                estimate_add(&a->updates, &e);
+                a->writebacks_per_min += estimate_per_min(w->updates[k].writebacks, n, pop, res->seconds);
+                any = true;
+        }
+        a->tick_ns = res->tick_ns;
+        return any ? 0 : -EINVAL;
+}
+
 static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
         Tracker *t = fs->tracker;
 
@@ -505,13 +540,8 @@ static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
 
                 if (!m || m->fs != fs)
                         continue;
-                if (estimate_activity(j->writers[w].changed, j->res.sample, j->res.population, j->res.seconds, &a.est) < 0 ||
-                    estimate_updates(&j->writers[w].updates, j->res.sample, j->res.population, j->res.seconds,
-                                     &a.updates) < 0)
+                if (stratified_estimates(&j->res, &j->writers[w], &a) < 0)
                         continue;
-                a.writebacks_per_min = estimate_per_min(j->writers[w].updates.writebacks, j->res.sample,
-                                                        j->res.population, j->res.seconds);
-                a.tick_ns = j->res.tick_ns;
                 m->activity = a;
                 if (t->hooks.activity)
                         t->hooks.activity(m, &a, t->hooks.userdata);
@@ -608,7 +638,12 @@ static void fs_done(void *arg, WorkerStatus status) {
                 if (j->r == 1) {
                         /* A new reservoir: sweep it at once for its baseline if
                          * nothing is being measured yet. */
-                        fs->next_walk = now + t->config->walk_refresh_usec;
+                        /* Walked again before long where a walk is short: that is how
+                         * files that turned hot since join the fresh stratum. Walking
+                         * takes a tenth of the time at most, and never waits longer
+                         * than [sampler] refresh. */
+                        fs->next_walk = now + CLAMP(10 * (now - fs->walk_started), (uint64_t) WALK_REFRESH_MIN_USEC,
+                                                    MAX(t->config->walk_refresh_usec, (uint64_t) WALK_REFRESH_MIN_USEC));
                         if (!fs->sampler->current)
                                 t->maybe_sweeps = fs->sweep_pending = true;
                         log_debug("%s: sample walk done: %llu inodes, %zu sampled", j->target,
@@ -843,6 +878,8 @@ static void walk_next(Tracker *t, uint64_t now) {
                 if (!fs_needs_sampling(fs) || !fs_can_run(fs, now) || fs_ensure_sampler(fs) < 0 ||
                     !fs_walk_due(fs, now))
                         continue;
+                if (!fs->sampler->walk)
+                        fs->walk_started = now; /* a new walk: its first step */
                 if (fs_submit(fs, FS_JOB_WALK) >= 0) {
                         t->walking = fs;
                         t->walk_cursor = i;

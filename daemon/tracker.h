@@ -80,6 +80,7 @@ struct Filesystem {
         unsigned failures;
         uint64_t retry_at;     /* CLOCK_MONOTONIC usec; 0: now */
         uint64_t next_walk;    /* a refresh walk is due; 0: not scheduled */
+        uint64_t walk_started; /* CLOCK_MONOTONIC usec the current walk began */
         bool walk_queued;
         bool orphaned;         /* no longer in the table; freed when its job returns */
         struct sweep_result last;

@@ -41,6 +41,135 @@ static void coverage(uint64_t N, uint64_t M, uint64_t n) {
            (unsigned long long) N, (unsigned long long) M, (unsigned long long) n, 100.0 * inside / runs);
 }
 
+/* ---- atime updates: one inode under the tick model of estimate.h */
+
+#define TICK 4000000LL /* ns: HZ=250 */
+
+static double uniform(void) {
+        return (double) (next() >> 11) / 9007199254740992.0;
+}
+
+/* A reader: in each tick it writes the atime with probability q, at a
+ * point of the tick drawn from [0, spread) (a reader looping without pause
+ * comes at once: spread near 0; random reads: spread 1). */
+struct reader {
+        double q, spread;
+        int64_t last;      /* tick of the last update before the current one */
+        int64_t cur;       /* the tick drawn for */
+        bool cur_has;
+        double cur_at;     /* offset of the update in the current tick */
+};
+
+static void reader_draw(struct reader *rd, int64_t tick) {
+        while (rd->cur < tick) {
+                if (rd->cur_has)
+                        rd->last = rd->cur;
+                rd->cur++;
+                rd->cur_has = uniform() < rd->q;
+                rd->cur_at = uniform() * rd->spread;
+        }
+}
+
+/* The atime a look at tick + offset sees, in ns; and the true updates
+ * in (from, to] ticks are counted by the caller as it draws. */
+static int64_t reader_look(struct reader *rd, int64_t tick, double offset) {
+        reader_draw(rd, tick);
+        if (rd->cur_has && rd->cur_at < offset)
+                return tick * TICK;
+        return rd->last * TICK;
+}
+
+/* Runs intervals of 'iv' ticks with a look every 'every' ticks (and one at
+ * each interval's end); returns the mean ratio credited/true over the
+ * intervals after the first, and the share of them whose bounds hold the
+ * truth. */
+static void simulate(double q, double spread, int64_t iv, int64_t every, unsigned intervals, double *ratio,
+                     double *coverage) {
+        struct reader rd = { .q = q, .spread = spread, .last = -1000000, .cur = 0 };
+        struct inode_rate r = {};
+        int64_t m0 = 0, a0 = reader_look(&rd, 0, uniform());
+        double sum_c = 0, sum_t = 0;
+        unsigned inside = 0, counted = 0;
+
+        for (unsigned k = 0; k < intervals; k++) {
+                struct update_credit c = {};
+                double truth = 0;
+
+                for (int64_t t = m0 / TICK + every; t <= (int64_t) (k + 1) * iv; t += every) {
+                        int64_t a1;
+
+                        /* The true count: ticks with an update in (m0, t], as drawn. */
+                        for (int64_t x = m0 / TICK; x < t; x++) {
+                                reader_draw(&rd, x);
+                                if (x > m0 / TICK && rd.cur_has && rd.cur == x)
+                                        truth++;
+                        }
+                        a1 = reader_look(&rd, t, uniform());
+                        /* Ticks m0/TICK and t: counted by whether they were written before the look. */
+                        estimate_credit(&r, m0, a0, t * TICK, a1, TICK, &c);
+                        estimate_learn(&r, m0, a0, t * TICK, a1, TICK);
+                        m0 = t * TICK;
+                        a0 = a1;
+                }
+                estimate_decay(&r, (double) iv * TICK / 1e9);
+                if (k == 0)
+                        continue; /* the first interval learns the rate */
+                {
+                        struct update_totals tt = {};
+
+                        update_totals_add(&tt, &c, 1);
+                        inside += tt.lo <= truth && truth <= tt.hi;
+                }
+                sum_c += c.n;
+                sum_t += truth;
+                counted++;
+        }
+        *ratio = sum_t > 0 ? sum_c / sum_t : 0;
+        *coverage = counted ? (double) inside / counted : 0;
+}
+
+static void updates_case(const char *what, double q, double spread, double tolerance) {
+        double ratio, cov;
+
+        simulate(q, spread, 15000, 250, 40, &ratio, &cov);
+        ok(fabs(ratio - 1) <= tolerance, "%s (q=%.3f): credited/true %.3f over 39 one-minute intervals", what, q, ratio);
+        ok(cov >= 0.9, "%s: the bounds hold the true count in %.0f%% of intervals", what, 100 * cov);
+}
+
+/* A population of idle, once-read and busier inodes, sampled uniformly:
+ * the interval of the total holds the truth 95% of the time or more. (A
+ * few very hot inodes among many are left to no uniform draw: the walk puts
+ * them in the fresh stratum, sampled whole.) */
+static void totals_coverage(uint64_t N, uint64_t n_busy, double busy, uint64_t n_once, uint64_t n) {
+        unsigned runs = 1000, inside = 0;
+        double truth = (double) n_busy * busy + (double) n_once; /* per minute, 60 s */
+
+        for (unsigned run = 0; run < runs; run++) {
+                struct update_totals t = {};
+                uint64_t hot = n_busy, once = n_once, left = N;
+                struct estimate e;
+
+                for (uint64_t i = 0; i < n; i++, left--) {
+                        uint64_t x = next() % left;
+                        struct update_credit c = {};
+
+                        if (x < hot) {
+                                hot--;
+                                c = (struct update_credit) { .n = busy, .lo = busy * 0.9, .hi = busy * 1.1, .seen = 1 };
+                        } else if (x < hot + once) {
+                                once--;
+                                c = (struct update_credit) { .n = 1, .lo = 1, .hi = 1, .seen = 1 };
+                        }
+                        update_totals_add(&t, &c, 1);
+                }
+                estimate_updates(&t, n, N, 60, &e);
+                inside += e.lo <= truth && truth <= e.hi;
+        }
+        ok(inside >= runs * 93 / 100, "updates: N=%llu busy=%llu x %.0f once=%llu n=%llu: %.1f%% of intervals hold the truth",
+           (unsigned long long) N, (unsigned long long) n_busy, busy, (unsigned long long) n_once, (unsigned long long) n,
+           100.0 * inside / runs);
+}
+
 int main(void) {
         struct estimate e;
         AtimeMode m;
@@ -67,6 +196,49 @@ int main(void) {
         coverage(1000000, 5000, 1000);
         coverage(5000, 2500, 250);
         coverage(20000, 20, 4000);
+
+        /* Updates of one inode: credited against the truth drawn. */
+        updates_case("a loop reading without pause", 1.0, 0.01, 0.02);
+        updates_case("a paced reader, 1.2 reads a tick", 1.0, 0.83, 0.05);
+        updates_case("a reader on half the ticks", 0.5, 1.0, 0.10);
+        updates_case("random reads, 10/s", 0.04, 1.0, 0.15);
+        updates_case("random reads, 1/s", 0.004, 1.0, 0.25);
+        {
+                struct inode_rate r = {};
+                struct update_credit c = {};
+
+                ok(estimate_credit(&r, 0, -5 * TICK, 250 * TICK, 100 * TICK, TICK, &c) && c.n == 1 && c.lo == 1,
+                   "an idle inode written once: one update, nothing extrapolated");
+                ok(!estimate_credit(&r, 0, -5 * TICK, 250 * TICK, -5 * TICK, TICK, &c) && c.n == 1,
+                   "no change: no credit");
+                ok(estimate_credit(&r, 0, -5 * TICK, 250 * TICK, -100 * TICK, TICK, &c) && c.n == 2,
+                   "an atime set back (utimensat): one update, no rate learnt");
+                estimate_learn(&r, 0, -5 * TICK, 250 * TICK, -100 * TICK, TICK);
+                ok(r.seen == 0 && r.empty == 0, "and nothing learnt from it");
+        }
+        ok(fabs(estimate_writebacks(1, 60, 5) - 1) < 0.1, "one update: one write-back");
+        ok(fabs(estimate_writebacks(15000, 60, 5) - 12) < 0.01, "a hot inode: one write-back per commit (12 a minute)");
+        ok(fabs(estimate_writebacks(6, 60, 5) - 12 * -expm1(-0.5)) < 1e-9, "in between: the commits it is dirty in");
+        {
+                struct update_totals t = {};
+                struct update_credit c = { .n = 3000, .lo = 2900, .hi = 3100, .seen = 10 };
+
+                update_totals_add(&t, &c, 1);
+                ok(estimate_updates(&t, 100, 100, 60, &e) == 0 && e.exact && e.per_min == 3000 && e.lo == 2900 &&
+                           e.hi == 3100,
+                   "the whole population: only the credits' own bounds");
+                ok(estimate_updates(&t, 100, 10000, 60, &e) == 0 && fabs(e.per_min - 300000) < 1e-6 && e.lo < 300000 &&
+                           e.hi > 300000,
+                   "a sample: scaled, with the sampling's uncertainty");
+                t = (struct update_totals) {};
+                ok(estimate_updates(&t, 100, 10000, 60, &e) == 0 && e.per_min == 0 && e.lo == 0 && e.hi > 0,
+                   "nothing moved in the sample: 0, but not certainly");
+                is_int(estimate_updates(&t, 0, 10000, 60, &e), -EINVAL, "no sample");
+        }
+        totals_coverage(20000, 2000, 60, 2000, 1000);
+        totals_coverage(20000, 200, 600, 0, 1000);
+        totals_coverage(3000, 300, 20, 300, 1000);
+        totals_coverage(100000, 5000, 6, 5000, 1000);
 
         ok(probe_classify(true, true, &m) && m == ATIME_STRICT, "probe: both moved is strictatime");
         ok(probe_classify(true, false, &m) && m == ATIME_RELATIME, "probe: only the old one moved is relatime");

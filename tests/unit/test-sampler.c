@@ -51,7 +51,7 @@ int main(void) {
         Sampler *s = NULL;
         unsigned steps;
         uint64_t t0 = 1000000;
-        char p[512];
+        char p[512], rel[64];
 
         strcpy(root, "/tmp/atimed-sampler.XXXXXX");
         if (!mkdtemp(root))
@@ -69,6 +69,9 @@ int main(void) {
                                 fputs("x\n", fp);
                                 fclose(fp);
                         }
+                        /* Old, like most files: the fresh stratum is tested apart. */
+                        snprintf(rel, sizeof rel, "d%d/f%d", d, f);
+                        touch_atime(rel, 1000);
                 }
         }
         snprintf(p, sizeof p, "%s/d0/sub", root);
@@ -76,6 +79,8 @@ int main(void) {
         for (int f = 0; f < 10; f++) {
                 snprintf(p, sizeof p, "%s/d0/sub/g%d", root, f);
                 close(open(p, O_CREAT | O_WRONLY, 0644));
+                snprintf(rel, sizeof rel, "d0/sub/g%d", f);
+                touch_atime(rel, 1000);
         }
         snprintf(p, sizeof p, "%s/link", root);
         symlink("d0", p);
@@ -90,6 +95,8 @@ int main(void) {
         touch_atime(".", 1000);
         touch_atime("d0", 1000);
         touch_atime("d0/sub", 1000);
+        touch_atime("d1", 1000);
+        touch_atime("d2", 1000);
 
         ok(sampler_new(1000, 42, &s) == 0, "sampler");
         is_int(walk_all(s, &pl, 7, &steps), 1, "the walk completes in steps of 7 entries");
@@ -111,8 +118,9 @@ int main(void) {
                 is_int(res.changed, 4, "exactly the 4 inodes whose atime moved");
                 is_int(res.sample, 105, "of 105 compared");
                 ok(res.seconds == 60.0, "over 60 s");
-                ok(w[0].changed == 3.0 && w[1].changed == 1.0,
-                   "attribution: 2 outside d0 to '/', 2 inside shared by both (got %.1f, %.1f)", w[0].changed, w[1].changed);
+                ok(w[0].changed[STRATUM_FRESH] == 0 && w[0].changed[STRATUM_REST] == 3.0 && w[1].changed[STRATUM_REST] == 1.0,
+                   "attribution: 2 outside d0 to '/', 2 inside shared by both (got %.1f, %.1f)",
+                   w[0].changed[STRATUM_REST], w[1].changed[STRATUM_REST]);
         }
         ok(atime_of(".") == 1000 && atime_of("d0") == 1000, "sweeping changed no atime either");
         ok(sampler_sweep(s, &pl, NULL, 0, t0 + 120 * 1000000ULL, 0, &no_cancel, &res) == 0 && res.changed == 0,
@@ -138,6 +146,29 @@ int main(void) {
                 ok(distinct, "with no inode twice");
         }
         sampler_free(s);
+
+        /* Files read just before the walk: a stratum of their own, k/4 at most. */
+        {
+                struct timespec now[2] = { { .tv_nsec = UTIME_NOW }, { .tv_nsec = UTIME_OMIT } };
+                size_t fresh = 0;
+
+                for (int f = 0; f < 12; f++) {
+                        snprintf(p, sizeof p, "%s/d1/f%d", root, f);
+                        utimensat(AT_FDCWD, p, now, 0);
+                }
+                ok(sampler_new(20, 9, &s) == 0 && walk_all(s, &pl, 1000, &steps) == 1, "a walk with 12 fresh files");
+                for (size_t i = 0; i < s->next->n; i++)
+                        fresh += s->next->v[i].stratum == STRATUM_FRESH;
+                ok(s->next->stratum_population[STRATUM_FRESH] == 12 && fresh == 5 &&
+                           s->next->stratum_population[STRATUM_REST] == 92 && s->next->n == 25,
+                   "the fresh stratum: 5 of 12 (k/4), the rest: 20 of 92 (got %zu of %llu, %zu in all)", fresh,
+                   (unsigned long long) s->next->stratum_population[STRATUM_FRESH], s->next->n);
+                sampler_free(s);
+                for (int f = 0; f < 12; f++) {
+                        snprintf(rel, sizeof rel, "d1/f%d", f);
+                        touch_atime(rel, 1000);
+                }
+        }
 
         /* The same walk as on a kernel without openat2(). */
         sampler_disable_openat2();
