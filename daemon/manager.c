@@ -308,14 +308,16 @@ static struct stats_sample policy_sample(const TrackedMount *tm, int64_t t) {
 }
 
 static void history_record(Manager *m, const TrackedMount *tm, const struct stats_sample *s) {
-        char key[PATH_MAX + 512];
+        _cleanup_free_ char *key = tracker_mount_key(tm);
+        TrackedMount *w = (TrackedMount *) tm; /* the history fields are ours */
         int r;
 
-        if (!tracker_mount_key(tm, key, sizeof key))
+        if (!key)
                 return; /* who the filesystem is is not known yet */
         r = store_add(m->store, key, s);
-        if (r < 0)
+        if (r < 0 && !w->history.refused)
                 log_warning_errno(r, "%s: cannot record history: %m", tm->entry->target);
+        w->history.refused = r < 0;
 }
 
 /* A mount that comes and goes within one sampler interval (a container's,

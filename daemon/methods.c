@@ -257,21 +257,21 @@ static int param_int(json_object *params, const char *name, int64_t lo, int64_t 
 static const MountHistory *history_of(Manager *m, const char *target) {
         const MountEntry *e = mount_table_find_target(m->mounts, target);
         const MountHistory *best = NULL;
-        char key[PATH_MAX + 512], suffix[PATH_MAX + 16];
 
         if (e) {
                 const TrackedMount *tm = tracker_find(m->tracker, e->id);
+                _cleanup_free_ char *key = tm ? tracker_mount_key(tm) : NULL;
 
-                if (tm && tracker_mount_key(tm, key, sizeof key))
+                if (key)
                         return store_find(m->store, key);
         }
-        /* Not mounted now: the last mount that was there. */
-        snprintf(suffix, sizeof suffix, " target=%s", target);
+        /* Not mounted now: the last mount that was there, its target
+         * compared whole (a mount at ".../x target=/victim" is not at
+         * "/victim"). */
         for (size_t i = 0; i < store_n_mounts(m->store); i++) {
                 const MountHistory *h = store_get(m->store, i);
-                size_t kl = strlen(h->key), sl = strlen(suffix);
 
-                if (kl > sl && streq(h->key + kl - sl, suffix) && (!best || h->last_seen > best->last_seen))
+                if (store_key_has_target(h->key, target) && (!best || h->last_seen > best->last_seen))
                         best = h;
         }
         return best;

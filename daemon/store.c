@@ -20,7 +20,7 @@
 #define STORE_VERSION 1u
 #define BLOCK_MAGIC 0x4b4c424au /* "JBLK" */
 #define FILE_MAX ((size_t) 1 << 30)
-#define KEY_MAX 4096u
+#define KEY_MAX STORE_KEY_MAX
 #define MOUNTS_MAX 1000000u
 #define PENDING_MAX 1000000u
 #define JOURNAL_MIN_COMPACT ((off_t) 1 << 20)
@@ -200,6 +200,67 @@ static bool get_point(struct cur *c, struct stats_point *p) {
         return sane(p->per_min) && sane(p->lo) && sane(p->hi) && sane(p->write_iops) && sane(p->write_kib);
 }
 
+/* ---------------------------------------------------------------- keys */
+
+static bool key_escapes(unsigned char c) {
+        return c <= ' ' || c == '\\' || c == 0x7f;
+}
+
+static void key_put_field(FILE *f, const char *name, const char *value) {
+        fprintf(f, "%s%s=", ftell(f) > 0 ? " " : "", name);
+        for (const unsigned char *p = (const unsigned char *) value; *p; p++)
+                if (key_escapes(*p))
+                        fprintf(f, "\\x%02x", *p);
+                else
+                        fputc(*p, f);
+}
+
+int store_key_format(const char *uuid, const char *source, const char *fstype, const char *root, const char *target,
+                     char **ret) {
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+
+        if (!f)
+                return -ENOMEM;
+        if (uuid)
+                key_put_field(f, "uuid", uuid);
+        else {
+                key_put_field(f, "source", source ? source : "");
+                key_put_field(f, "fstype", fstype ? fstype : "");
+        }
+        if (root && !streq(root, "/"))
+                key_put_field(f, "root", root);
+        key_put_field(f, "target", target);
+        if (fclose(f) != 0 || !buf)
+                return -ENOMEM;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+bool store_key_has_target(const char *key, const char *target) {
+        const char *t = strstr(key, " target=");
+        const unsigned char *p;
+
+        /* Exactly one target field, the last; a key written before values
+         * were escaped may hold two, and then names none. */
+        if (!t || strstr(t + 1, " target="))
+                return false;
+        t += strlen(" target=");
+        for (p = (const unsigned char *) target; *p; p++) {
+                char esc[5];
+
+                if (key_escapes(*p)) {
+                        snprintf(esc, sizeof esc, "\\x%02x", *p);
+                        if (strncmp(t, esc, 4) != 0)
+                                return false;
+                        t += 4;
+                } else if (*t++ != (char) *p)
+                        return false;
+        }
+        return *t == 0;
+}
+
 /* ---------------------------------------------------------------- histories */
 
 static ssize_t find_index(const Store *s, const char *key, bool *found) {
@@ -256,9 +317,14 @@ static MountHistory *get_or_create(Store *s, const char *key) {
 }
 
 int store_add(Store *s, const char *key, const struct stats_sample *sample) {
-        MountHistory *h = get_or_create(s, key);
+        MountHistory *h;
         int r;
 
+        /* The files give a key 16 bits of length: a longer one could not be
+         * read back. */
+        if (*key == 0 || strlen(key) > KEY_MAX)
+                return -ENAMETOOLONG;
+        h = get_or_create(s, key);
         if (!h)
                 return -ENOMEM;
         r = history_add(h, sample);
@@ -506,19 +572,27 @@ static int parse_snapshot(Store *s, const uint8_t *p, size_t len, uint64_t *ret_
         for (uint32_t m = 0; m < n_mounts; m++) {
                 uint16_t kl = get_u16(&c);
                 const uint8_t *k = take(&c, kl);
-                char key[KEY_MAX + 1];
+                _cleanup_free_ char *key = NULL;
 
-                if (!k || kl == 0 || kl > KEY_MAX || memchr(k, 0, kl))
-                        BAD("bad key of mount %u", m);
-                memcpy(key, k, kl);
-                key[kl] = 0;
-                if (nh > 0 && strcmp(hs[nh - 1]->key, key) >= 0)
-                        BAD("keys out of order at mount %u", m);
+                if (!k)
+                        BAD("truncated key of mount %u", m);
+                key = memdup_str(k, kl);
+                if (!key) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
                 r = history_new(key, s->specs, s->n_specs, &hs[nh]);
                 if (r < 0)
                         goto fail;
                 r = -EBADMSG;
                 nh++;
+                /* A key that cannot be a key (empty, a NUL inside, out of
+                 * order) costs that mount its history, no other: the record
+                 * is read through to the next one, then dropped. */
+                if (kl == 0 || memchr(k, 0, kl) || (nh > 1 && strcmp(hs[nh - 2]->key, key) >= 0)) {
+                        problem(rep, "history of mount %u: bad or repeated key; that history dropped", m);
+                        hs[nh - 1]->scratch = UINT32_MAX;
+                }
                 hs[nh - 1]->last_seen = (int64_t) get_u64(&c);
                 if (!stats_time_sane(hs[nh - 1]->last_seen))
                         BAD("bad time last seen of %s", key);
@@ -544,6 +618,16 @@ static int parse_snapshot(Store *s, const uint8_t *p, size_t len, uint64_t *ret_
         if (c.bad || c.off != c.len)
                 BAD("%zu bytes of trailing data", c.len - c.off);
 #undef BAD
+        {
+                size_t kept = 0;
+
+                for (size_t i = 0; i < nh; i++)
+                        if (hs[i]->scratch == UINT32_MAX)
+                                history_free(hs[i]);
+                        else
+                                hs[kept++] = hs[i];
+                nh = kept;
+        }
 
         /* All good: it replaces whatever was there. */
         for (size_t i = 0; i < s->n; i++)
@@ -668,10 +752,12 @@ static int replay_journal(Store *s, const uint8_t *p, size_t len, uint64_t after
                         uint16_t kl = get_u16(&b);
                         const uint8_t *kp = take(&b, kl);
 
-                        if (!kp || kl == 0 || kl > KEY_MAX || memchr(kp, 0, kl)) {
+                        if (!kp) {
                                 b.bad = true;
                                 break;
                         }
+                        if (kl == 0 || memchr(kp, 0, kl))
+                                continue; /* its samples are skipped, no others */
                         memcpy(keybuf + kb, kp, kl);
                         keybuf[kb + kl] = 0;
                         keys[k] = keybuf + kb;
@@ -704,6 +790,8 @@ static int replay_journal(Store *s, const uint8_t *p, size_t len, uint64_t after
                         x.atime = bits[1];
                         x.flags = bits[2];
                         x.probe = bits[3];
+                        if (!keys[k])
+                                continue;
                         h = get_or_create(s, keys[k]);
                         if (!h)
                                 return -ENOMEM;
