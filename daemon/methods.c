@@ -511,6 +511,39 @@ static json_object *point_to_json(int64_t t, const struct stats_point *p) {
         return TAKE_PTR(o);
 }
 
+/* A tracked mount with no history yet (just mounted, or the daemon just
+ * started and the mount's first samples are still settling): an empty
+ * history, saying why, rather than "no such mount". */
+static json_object *no_history_yet(Manager *m, const char *target) {
+        _cleanup_json_ json_object *p = json_object_new_object();
+        const MountEntry *e = mount_table_find_target(m->mounts, target);
+        const TrackedMount *tm = e ? tracker_find(m->tracker, e->id) : NULL;
+        _cleanup_free_ char *key = tm ? tracker_mount_key(tm) : NULL;
+        int64_t now = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
+        const char *why;
+
+        if (!tm)
+                return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+        if (!p)
+                return NULL;
+        if (!m->store)
+                why = "no history is kept";
+        else if (!key)
+                why = "its filesystem is still being identified; history starts once it is";
+        else if (tm->history.refused)
+                why = "its history cannot be stored (see the log)";
+        else
+                why = "a mount's first points are recorded once it has been seen for two sampler intervals";
+        if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
+            add(p, F_TARGET, json_object_new_string(target)) < 0 || add(p, F_KEY, json_object_new_string(key ? key : "")) < 0 ||
+            add(p, F_RESOLUTION_S, json_object_new_int64(m->config->rings[0].resolution)) < 0 ||
+            add(p, F_SINCE, json_object_new_int64(now)) < 0 || add(p, F_UNTIL, json_object_new_int64(now)) < 0 ||
+            add(p, F_TRUNCATED, json_object_new_boolean(false)) < 0 || add(p, F_POINTS, json_object_new_array()) < 0 ||
+            add(p, F_REASON, json_object_new_string(why)) < 0)
+                return NULL;
+        return varlink_reply_new(TAKE_PTR(p));
+}
+
 static json_object *method_get_history(Manager *m, const ControlPeer *peer, json_object *params) {
         _cleanup_json_ json_object *p = json_object_new_object(), *points = json_object_new_array();
         const MountHistory *h;
@@ -529,7 +562,7 @@ static json_object *method_get_history(Manager *m, const ControlPeer *peer, json
                 return invalid_parameter(P_RESOLUTION);
         h = m->store ? history_of(m, target) : NULL;
         if (!h)
-                return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+                return no_history_yet(m, target);
         if (res > 0) {
                 for (ring = 0; ring < h->n_rings && h->rings[ring].spec.resolution != res; ring++)
                         ;
