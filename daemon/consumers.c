@@ -414,11 +414,9 @@ static int open_noatime(int dfd, const char *path, int flags) {
 }
 
 static int read_text(int dfd, const char *path, char **ret, size_t *ret_len) {
-        _cleanup_close_ int fd = open_noatime(dfd, path, O_RDONLY);
-
-        if (fd < 0)
-                return -errno;
-        return read_full_fd(fd, CONFIG_FILE_MAX, ret, ret_len);
+        /* Not opened if it is not a regular file: a FIFO a user left in a
+         * scanned directory must not hang the scan. */
+        return read_full_file_at(dfd, path, O_NOATIME, CONFIG_FILE_MAX, ret, ret_len);
 }
 
 static int cmp_basename(const void *a, const void *b) {
@@ -476,7 +474,7 @@ static int scan_tmpfiles(Consumers *c, char *const *dirs) {
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
-                        note(c, "%s: %s", paths[i], strerror(-r));
+                        note(c, "%s: %s", paths[i], fileio_strerror(r));
                         continue;
                 }
                 r = consumers_parse_tmpfiles(c, paths[i], text, len);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "fileio.h"
 #include "log.h"
 #include "metrics.h"
 #include "methods.h"
@@ -236,8 +237,8 @@ static int manager_reload(Manager *m) {
                 STRV_FOREACH(e, errors)
                         log_error("%s", *e);
                 if (!errors)
-                        log_error_errno(r, "Failed to read configuration %s: %m",
-                                        m->config_path ? m->config_path : ATIMED_CONFIG_DEFAULT);
+                        log_error("Failed to read configuration %s: %s",
+                                  m->config_path ? m->config_path : ATIMED_CONFIG_DEFAULT, fileio_strerror(r));
                 log_error("Configuration not reloaded; keeping the running one.");
                 (void) sd_notify(0, "READY=1");
                 manager_notify_status(m);

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "strv.h"
 
 #define SNAPSHOT_MAGIC "ATIMEDHS"
@@ -809,17 +810,18 @@ static int replay_journal(Store *s, const uint8_t *p, size_t len, uint64_t after
 /* ---------------------------------------------------------------- files */
 
 static int read_file(int dfd, const char *name, uint8_t **ret, size_t *ret_len) {
-        _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        /* A FIFO or device in its place is refused, never waited on. */
+        _cleanup_close_ int fd = open_regular_at(dfd, name, O_NOFOLLOW);
         _cleanup_free_ uint8_t *b = NULL;
         struct stat st;
         size_t len = 0;
 
         if (fd < 0)
-                return -errno;
+                return fd;
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))
-                return -EBADF;
+                return -EBADFD;
         if ((size_t) st.st_size > FILE_MAX)
                 return -EFBIG;
         b = malloc((size_t) st.st_size + 1);
@@ -900,7 +902,7 @@ int store_load(Store *s, int64_t now, struct store_load_report *rep) {
         if (r == -ENOMEM)
                 return r;
         if (r < 0 && r != -ENOENT)
-                move_aside(dfd, STORE_FILE, now, rep, strerror(-r));
+                move_aside(dfd, STORE_FILE, now, rep, fileio_strerror(r));
         else if (r >= 0) {
                 r = parse_snapshot(s, snap, snap_len, &seq, rep, &why);
                 if (r == -ENOMEM)
@@ -919,7 +921,7 @@ int store_load(Store *s, int64_t now, struct store_load_report *rep) {
         if (r == -ENOMEM)
                 return r;
         if (r < 0 && r != -ENOENT)
-                move_aside(dfd, STORE_JOURNAL, now, rep, strerror(-r));
+                move_aside(dfd, STORE_JOURNAL, now, rep, fileio_strerror(r));
         else if (r >= 0) {
                 r = replay_journal(s, jour, jour_len, s->snapshot_seq, &rep->replayed, &why);
                 if (r == -ENOMEM)
