@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
@@ -732,6 +733,7 @@ int manager_new(struct config *config, const char *config_path, const char *over
                 return -ENOMEM;
         }
         m->config = config;
+        m->state_lock = -1;
         if ((config_path && !(m->config_path = strdup(config_path))) ||
             (override_socket && !(m->override_socket = strdup(override_socket))) ||
             (override_state_dir && !(m->override_state_dir = strdup(override_state_dir))))
@@ -780,9 +782,55 @@ static int manager_open_socket(Manager *m, int *ret_fd) {
         return 0;
 }
 
-static void manager_prepare_state_dir(Manager *m) {
+#define STATE_LOCK "lock"
+
+/* The state dir is ours alone: owned by us, writable by no one else, and
+ * locked, so that a second atimed pointed at it (another --socket) exits
+ * before it reads or writes anything there. */
+static int manager_lock_state_dir(Manager *m, int dfd) {
+        const char *d = m->config->state_dir;
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        if (fstat(dfd, &st) < 0)
+                return log_error_errno(errno, "Cannot check state directory %s: %m", d);
+        if (st.st_uid != geteuid()) {
+                log_error("State directory %s belongs to uid %u, not to atimed's (%u): refusing to use it.", d,
+                          (unsigned) st.st_uid, (unsigned) geteuid());
+                return -EPERM;
+        }
+        if (st.st_mode & 022) {
+                mode_t fixed = st.st_mode & 0755 & ~(mode_t) 022;
+
+                if (fchmod(dfd, fixed) < 0)
+                        return log_error_errno(errno, "State directory %s is writable by others (mode %04o) and cannot be fixed: %m",
+                                               d, (unsigned) (st.st_mode & 07777));
+                log_warning("State directory %s was writable by group or others (mode %04o); made it %04o.", d,
+                            (unsigned) (st.st_mode & 07777), (unsigned) fixed);
+        }
+        fd = openat(dfd, STATE_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return log_error_errno(errno, "Cannot open %s/%s: %m", d, STATE_LOCK);
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                log_error("%s/%s is not a regular file: refusing to use the state directory.", d, STATE_LOCK);
+                return -EBADFD;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                if (errno == EWOULDBLOCK) {
+                        log_error("Another atimed is using the state directory %s (%s/%s is locked); exiting. "
+                                  "Give each daemon its own state_dir.", d, d, STATE_LOCK);
+                        return -EBUSY;
+                }
+                return log_error_errno(errno, "Cannot lock %s/%s: %m", d, STATE_LOCK);
+        }
+        m->state_lock = TAKE_FD(fd);
+        return 0;
+}
+
+static int manager_prepare_state_dir(Manager *m) {
         const char *d = m->config->state_dir;
         _cleanup_free_ char *p = strdup(d);
+        _cleanup_close_ int dfd = -1;
 
         /* Create missing parents (0755) and the directory itself (0700). A
          * state dir we cannot create is logged: the daemon still measures. */
@@ -793,6 +841,12 @@ static void manager_prepare_state_dir(Manager *m) {
         }
         if (mkdir(d, 0700) < 0 && errno != EEXIST)
                 log_warning_errno(errno, "Cannot create state directory %s: %m", d);
+        dfd = open(d, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+        if (dfd < 0) {
+                log_warning_errno(errno, "Cannot open state directory %s: %m", d);
+                return 0;
+        }
+        return manager_lock_state_dir(m, dfd);
 }
 
 int manager_start(Manager *m) {
@@ -823,7 +877,9 @@ int manager_start(Manager *m) {
          * the state dir and the socket (its group, say). Then drop, before
          * any worker thread exists: capabilities are per thread, and the
          * threads inherit what the main thread has left. */
-        manager_prepare_state_dir(m);
+        r = manager_prepare_state_dir(m);
+        if (r < 0)
+                return r;
         m->privileged_gid = resolve_group(m->config->privileged_group);
         r = manager_open_socket(m, &fd);
         if (r < 0)
@@ -894,6 +950,7 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->trim_timer);
         consumers_free(m->consumers);
         store_free(m->store);
+        safe_close(m->state_lock);
         free(m->costs);
         free(m->costs_storage);
         if (m->bound_socket) {

@@ -33,6 +33,7 @@ typedef struct Manager {
         WorkerPool *pool;
         Tracker *tracker;
         Store *store;
+        int state_lock; /* the state dir's lock file, flock()ed; -1: none */
         Consumers *consumers;       /* the last scan's; NULL before the first */
         sd_event_source *consumers_timer;
         bool consumers_scanning;
