@@ -376,11 +376,10 @@ static int64_t now_seconds(void) {
         return (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
 }
 
-/* Writes history; a failure is logged once (until it changes) and retried
- * at the next flush: the daemon keeps everything in memory meanwhile. */
-static void manager_flush(Manager *m, bool snapshot) {
-        int r = store_flush(m->store, now_seconds(), snapshot);
-
+/* A failure to write history is logged once (until it changes) and
+ * retried at the next flush: the daemon keeps everything in memory
+ * meanwhile. */
+static void flush_report(Manager *m, int r) {
         if (r < 0 && r != m->last_flush_error)
                 log_warning_errno(r, "Cannot write history to %s, keeping it in memory and retrying: %m",
                                   m->config->state_dir);
@@ -389,11 +388,84 @@ static void manager_flush(Manager *m, bool snapshot) {
         m->last_flush_error = r < 0 ? r : 0;
 }
 
+/* Writes history now, on the loop: at exit only. */
+static void manager_flush(Manager *m, bool snapshot) {
+        flush_report(m, store_flush(m->store, now_seconds(), snapshot));
+}
+
+/* Flushes run in a worker: appending and fsync()ing, or writing a snapshot
+ * and renaming it, may take long on a slow or hung /var, and the socket and
+ * the watchdog must not wait for it. One at a time: while a write is out,
+ * flushes are skipped (the samples stay pending). A write has no deadline
+ * (what it holds is lost if it is given up on, and a second writer must not
+ * race it): it ends when the kernel returns. Only SIGTERM stops waiting,
+ * after FLUSH_EXIT_WAIT_USEC. */
+#define FLUSH_NO_DEADLINE_USEC (365 * 86400 * USEC_PER_SEC)
+#define FLUSH_EXIT_WAIT_USEC (10 * USEC_PER_SEC)
+
+typedef struct FlushJob {
+        Manager *m;
+        StoreWrite *w;
+} FlushJob;
+
+static void flush_work(void *arg, const atomic_bool *cancel) {
+        FlushJob *j = arg;
+
+        store_write_run(j->w);
+}
+
+static void flush_done(void *arg, WorkerStatus status) {
+        FlushJob *j = arg;
+        Manager *m = j->m;
+
+        if (status == WORKER_TIMED_OUT)
+                return; /* a year on: what comes next is WORKER_LATE */
+        flush_report(m, store_flush_end(m->store, TAKE_PTR(j->w)));
+        m->flushing = NULL;
+        free(j);
+        if (m->exiting && status != WORKER_CANCELLED) {
+                manager_flush(m, true);
+                (void) sd_event_exit(m->event, 0);
+        }
+}
+
+static void manager_flush_async(Manager *m, bool snapshot) {
+        FlushJob *j;
+        StoreWrite *w;
+        int r;
+
+        if (m->flushing) {
+                log_debug("History write still out; this flush is skipped.");
+                return;
+        }
+        r = store_flush_begin(m->store, now_seconds(), snapshot, &w);
+        if (r < 0 || !w) {
+                flush_report(m, r);
+                return;
+        }
+        j = calloc(1, sizeof *j);
+        if (!j) {
+                store_write_free(w);
+                flush_report(m, -ENOMEM);
+                return;
+        }
+        *j = (FlushJob) { .m = m, .w = w };
+        r = worker_submit(m->pool, flush_work, flush_done, j, FLUSH_NO_DEADLINE_USEC);
+        if (r < 0) {
+                /* The pool is gone or full of stuck threads: write here. */
+                store_write_run(j->w);
+                flush_report(m, store_flush_end(m->store, j->w));
+                free(j);
+                return;
+        }
+        m->flushing = j;
+}
+
 static int on_flush_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
         (void) sd_event_source_set_time(s, usec + m->config->flush_interval_usec);
-        manager_flush(m, false);
+        manager_flush_async(m, false);
         return 0;
 }
 
@@ -414,7 +486,7 @@ static int manager_start_store(Manager *m) {
         log_info("History of %zu mounts loaded (%zu journal samples replayed)", rep.mounts, rep.replayed);
         store_load_report_done(&rep);
         /* Fold the journal into a fresh snapshot right away. */
-        manager_flush(m, true);
+        manager_flush_async(m, true);
 
         r = sd_event_add_time_relative(m->event, &m->flush_timer, CLOCK_MONOTONIC, m->config->flush_interval_usec,
                                        USEC_PER_SEC, on_flush_timer, m);
@@ -713,11 +785,26 @@ static int manager_load_costs(Manager *m, const struct config *c) {
         return 0;
 }
 
+static int on_flush_exit_wait(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        log_warning("History since the last flush is not saved: writing to %s does not return.", m->config->state_dir);
+        return sd_event_exit(m->event, 0);
+}
+
 static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
 
         log_info("Received %s, shutting down.", strsignal((int) si->ssi_signo));
         (void) sd_notify(0, "STOPPING=1\nSTATUS=Shutting down");
+        if (m->flushing) {
+                /* The last snapshot follows the write that is out, if it
+                 * comes back in time. */
+                m->exiting = true;
+                if (sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC, FLUSH_EXIT_WAIT_USEC, USEC_PER_SEC,
+                                               on_flush_exit_wait, m) >= 0)
+                        return 0;
+        }
         if (m->store)
                 manager_flush(m, true);
         return sd_event_exit(m->event, 0);
@@ -874,14 +961,16 @@ int manager_start(Manager *m) {
                 log_debug("Service manager watchdog enabled");
 
         /* What needs more than the three capabilities kept comes first:
-         * the state dir and the socket (its group, say). Then drop, before
+         * the socket (its group, say) and the state dir. Then drop, before
          * any worker thread exists: capabilities are per thread, and the
          * threads inherit what the main thread has left. */
-        r = manager_prepare_state_dir(m);
-        if (r < 0)
-                return r;
         m->privileged_gid = resolve_group(m->config->privileged_group);
         r = manager_open_socket(m, &fd);
+        if (r < 0)
+                return r;
+        /* After the socket: a second daemon on the same socket says so
+         * first; one on another socket stops here, its socket removed. */
+        r = manager_prepare_state_dir(m);
         if (r < 0)
                 return r;
         r = caps_drop_to_minimum();

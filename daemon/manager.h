@@ -41,6 +41,8 @@ typedef struct Manager {
         size_t n_costs;
         char *costs_storage;
         sd_event_source *flush_timer;
+        struct FlushJob *flushing; /* a history write out in a worker */
+        bool exiting;              /* SIGTERM came while one was out */
         int last_flush_error; /* logged once until it changes or clears */
         gid_t privileged_gid; /* (gid_t) -1: root only */
         uint64_t advice_changes; /* announced since start */

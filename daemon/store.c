@@ -952,20 +952,39 @@ static int write_all(int fd, const uint8_t *p, size_t len) {
         return 0;
 }
 
-static int write_snapshot(Store *s, int dfd, int64_t now) {
-        struct buf b = {};
+/* A flush in three steps, so that the writing can run in a worker: what
+ * is to be written is encoded on the event loop (store_flush_begin()),
+ * written and fsync()ed anywhere (store_write_run(), which touches no
+ * Store), and the result taken back on the loop (store_flush_end()).
+ * Samples added meanwhile stay pending for the next flush. */
+struct StoreWrite {
+        char *dir;
+        bool snapshot;
+        struct buf b;
+        uint64_t seq;      /* a journal block's; a snapshot's last block included */
+        int64_t now;
+        size_t n_encoded;  /* pending samples the write holds */
+        off_t journal_size; /* after a journal append */
+        int r;
+};
+
+StoreWrite *store_write_free(StoreWrite *w) {
+        if (w) {
+                free(w->dir);
+                free(w->b.p);
+                free(w);
+        }
+        return NULL;
+}
+
+static int write_snapshot(StoreWrite *w, int dfd) {
         _cleanup_close_ int fd = -1;
         int r;
 
-        r = encode_snapshot(s, now, &b);
-        if (r < 0)
-                goto finish;
-        fd = openat(dfd, STORE_FILE ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (fd < 0) {
-                r = -errno;
-                goto finish;
-        }
-        r = write_all(fd, b.p, b.len);
+        fd = openat(dfd, STORE_FILE ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+        if (fd < 0)
+                return -errno;
+        r = write_all(fd, w->b.p, w->b.len);
         if (r >= 0 && fsync(fd) < 0)
                 r = -errno;
         if (r >= 0 && close(TAKE_FD(fd)) < 0)
@@ -974,83 +993,133 @@ static int write_snapshot(Store *s, int dfd, int64_t now) {
                 r = -errno;
         if (r < 0) {
                 (void) unlinkat(dfd, STORE_FILE ".tmp", 0);
-                goto finish;
+                return r;
         }
         /* The snapshot holds everything: the journal starts afresh. */
         if (unlinkat(dfd, STORE_JOURNAL, 0) < 0 && errno != ENOENT)
-                r = -errno;
-        if (r >= 0)
-                r = fsync_dir(dfd);
-        if (r >= 0) {
-                s->snapshot_seq = s->seq;
-                s->snapshot_at = now;
-                s->snapshot_size = (off_t) b.len;
-                s->journal_size = 0;
-        }
-finish:
-        free(b.p);
-        return r;
+                return -errno;
+        return fsync_dir(dfd);
 }
 
-static int append_journal(Store *s, int dfd) {
-        struct buf b = {};
+static int append_journal(StoreWrite *w, int dfd) {
         _cleanup_close_ int fd = -1;
+        struct buf h = {};
         struct stat st;
-        int r;
+        int r = 0;
 
-        fd = openat(dfd, STORE_JOURNAL, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+        fd = openat(dfd, STORE_JOURNAL, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
         if (fd < 0)
                 return -errno;
         if (fstat(fd, &st) < 0)
                 return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
         if (st.st_size == 0) {
-                put(&b, JOURNAL_MAGIC, 8);
-                put_u32(&b, STORE_VERSION);
+                put(&h, JOURNAL_MAGIC, 8);
+                put_u32(&h, STORE_VERSION);
+                r = h.oom ? -ENOMEM : write_all(fd, h.p, h.len);
+                free(h.p);
         }
-        r = encode_block(s, s->seq + 1, &b);
         if (r >= 0)
-                r = write_all(fd, b.p, b.len);
+                r = write_all(fd, w->b.p, w->b.len);
         if (r >= 0 && fdatasync(fd) < 0)
                 r = -errno;
         if (r < 0) {
                 /* A torn block at the end would hide later ones: cut it off. */
                 (void) ftruncate(fd, st.st_size);
-        } else {
-                s->seq++;
-                s->journal_size = st.st_size + (off_t) b.len;
-                if (st.st_size == 0)
-                        r = fsync_dir(dfd);
+                return r;
         }
-        free(b.p);
-        return r;
+        w->journal_size = st.st_size + (off_t) (h.len + w->b.len);
+        return st.st_size == 0 ? fsync_dir(dfd) : 0;
 }
 
-int store_flush(Store *s, int64_t now, bool snapshot) {
-        _cleanup_close_ int dfd = -1;
+int store_flush_begin(Store *s, int64_t now, bool snapshot, StoreWrite **ret) {
+        StoreWrite *w;
         int r;
 
+        *ret = NULL;
         if (!s->dir)
                 return -EINVAL;
-        dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0) {
-                s->need_snapshot = true;
-                return -errno;
-        }
-        if (snapshot || s->need_snapshot || now - s->snapshot_at >= SNAPSHOT_MAX_AGE ||
-            s->journal_size > MAX(JOURNAL_MIN_COMPACT, s->snapshot_size / 2)) {
-                (void) store_prune(s, now);
-                r = write_snapshot(s, dfd, now);
-        } else if (s->n_pending == 0)
+        snapshot = snapshot || s->need_snapshot || now - s->snapshot_at >= SNAPSHOT_MAX_AGE ||
+                   s->journal_size > MAX(JOURNAL_MIN_COMPACT, s->snapshot_size / 2);
+        if (!snapshot && s->n_pending == 0)
                 return 0;
+        w = calloc(1, sizeof *w);
+        if (!w || !(w->dir = strdup(s->dir))) {
+                store_write_free(w);
+                return -ENOMEM;
+        }
+        w->snapshot = snapshot;
+        w->now = now;
+        w->r = -ECANCELED; /* until it runs */
+        if (snapshot) {
+                (void) store_prune(s, now);
+                r = encode_snapshot(s, now, &w->b);
+                w->seq = s->seq;
+                /* Samples added while it is written are journalled after it;
+                 * should it fail, the next flush is a snapshot again. */
+                s->need_snapshot = false;
+        } else {
+                r = encode_block(s, s->seq + 1, &w->b);
+                w->seq = s->seq + 1;
+        }
+        w->n_encoded = s->n_pending;
+        if (r < 0) {
+                store_write_free(w);
+                return r;
+        }
+        *ret = w;
+        return 0;
+}
+
+void store_write_run(StoreWrite *w) {
+        _cleanup_close_ int dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (dfd < 0)
+                w->r = -errno;
         else
-                r = append_journal(s, dfd);
+                w->r = w->snapshot ? write_snapshot(w, dfd) : append_journal(w, dfd);
+}
+
+int store_flush_end(Store *s, StoreWrite *w) {
+        int r = w->r;
+        size_t n;
 
         if (r < 0) {
                 /* Memory holds it all: try a whole snapshot next time. */
                 s->need_snapshot = true;
+                store_write_free(w);
                 return r;
         }
-        s->need_snapshot = false;
-        s->n_pending = 0;
+        if (w->snapshot) {
+                s->snapshot_seq = w->seq;
+                s->snapshot_at = w->now;
+                s->snapshot_size = (off_t) w->b.len;
+                s->journal_size = 0;
+        } else {
+                s->seq = MAX(s->seq, w->seq);
+                s->journal_size = w->journal_size;
+        }
+        /* What was written leaves the pending list; what came since stays
+         * (unless the list was dropped meanwhile for a snapshot). */
+        n = MIN(w->n_encoded, s->n_pending);
+        if (s->n_pending > n)
+                memmove(s->pending, s->pending + n, (s->n_pending - n) * sizeof *s->pending);
+        s->n_pending -= n;
+        store_write_free(w);
         return 0;
+}
+
+int store_flush(Store *s, int64_t now, bool snapshot) {
+        StoreWrite *w;
+        int r = store_flush_begin(s, now, snapshot, &w);
+
+        if (r < 0) {
+                s->need_snapshot = true;
+                return r;
+        }
+        if (!w)
+                return 0;
+        store_write_run(w);
+        return store_flush_end(s, w);
 }

@@ -60,6 +60,18 @@ const MountHistory *store_find(const Store *s, const char *key);
  * from memory and the next flush writes a full snapshot. */
 int store_flush(Store *s, int64_t now, bool snapshot);
 
+/* The same in three steps, so that the writing (and its fsync()s) can run
+ * in a worker while the event loop goes on: begin encodes what is to be
+ * written (*ret NULL: nothing to write); run writes it, touching nothing
+ * of the Store; end, on the loop again, takes the result in, frees the
+ * write and returns its 0 or -errno. Samples added between begin and end
+ * are kept for the next flush. One write at a time. */
+typedef struct StoreWrite StoreWrite;
+int store_flush_begin(Store *s, int64_t now, bool snapshot, StoreWrite **ret);
+void store_write_run(StoreWrite *w);
+int store_flush_end(Store *s, StoreWrite *w);
+StoreWrite *store_write_free(StoreWrite *w);
+
 /* Drops histories not seen for longer than the longest ring reaches, and the
  * least recently seen ones beyond max_mounts. Returns how many. */
 size_t store_prune(Store *s, int64_t now);
