@@ -607,7 +607,11 @@ static json_object *policy_to_json(AtimeMode atime, bool lazytime) {
         return TAKE_PTR(o);
 }
 
-static json_object *recommendation_to_json(const struct recommendation *r) {
+static bool peer_privileged(const Manager *m, const ControlPeer *peer);
+
+/* A consumer found in a file only root can read shows its path to
+ * privileged callers only ('privileged'). */
+static json_object *recommendation_to_json(const struct recommendation *r, bool privileged) {
         _cleanup_json_ json_object *o = json_object_new_object(), *reasons = json_object_new_array(),
                                    *consumers = json_object_new_array(), *saving = json_object_new_object(),
                                    *ev = json_object_new_object();
@@ -624,7 +628,8 @@ static json_object *recommendation_to_json(const struct recommendation *r) {
 
                 if (!x || add(x, F_KIND, json_object_new_string(consumer_kind_to_string(c->kind))) < 0 ||
                     add(x, F_NEED, json_object_new_string(atime_need_to_string(c->need))) < 0 ||
-                    add(x, F_PATH, json_object_new_string(c->path)) < 0 || add(x, F_WHY, json_object_new_string(c->why)) < 0 ||
+                    add(x, F_PATH, json_object_new_string(c->private && !privileged ? "" : c->path)) < 0 ||
+                    add(x, F_WHY, json_object_new_string(c->why)) < 0 ||
                     add(x, F_SOURCE, json_object_new_string(c->source)) < 0 || json_object_array_add(consumers, x) < 0)
                         return NULL;
                 TAKE_PTR(x);
@@ -680,7 +685,7 @@ static json_object *method_get_recommendations(Manager *m, const ControlPeer *pe
         if (r < 0)
                 return NULL;
         for (size_t i = 0; i < n; i++) {
-                json_object *j = recommendation_to_json(&v[i]);
+                json_object *j = recommendation_to_json(&v[i], peer_privileged(m, peer));
 
                 if (!j || json_object_array_add(list, j) < 0) {
                         json_object_put(j);

@@ -12,6 +12,8 @@ mkdir -p $M/tmp $T/tmpfiles
 mount -t tmpfs tmpfs $M/tmp || bail mount
 echo "d $M/tmp 1777 root root 10d" >$T/tmpfiles/a.conf
 mkfifo $T/tmpfiles/b.conf
+echo "d $M/tmp/secret-name 1777 root root 4242d" >$T/tmpfiles/private.conf
+chmod 0600 $T/tmpfiles/private.conf
 cat >"$T/atimed.conf" <<CONF
 [daemon]
 log_level = debug
@@ -32,6 +34,20 @@ like "and that is logged" "$(cat $T/atimed.log)" "State directory $T/state was w
 consumer() { ctl --json recommend $M/tmp | jq -r '.. | objects | select(has("kind") and has("source")) | .source' | head -1; }
 check "the consumer scan finished despite a FIFO in the tmpfiles dir" wait_until 20 sh -c "$ATIMECTL --socket $T/sock --json recommend $M/tmp | grep -q '$T/tmpfiles/a.conf'"
 like "the FIFO is named as not a regular file" "$(cat $T/atimed.log)" "$T/tmpfiles/b.conf: not a regular file"
+# A root-only file shaped like a tmpfiles line: what it says is not told
+# to a user who could not read it.
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+rec_nobody=$(nobody "$ATIMECTL" --socket $T/sock --json recommend $M/tmp 2>&1)
+rec_root=$(ctl --json recommend $M/tmp 2>&1)
+check "the private file's consumer is used" sh -c "echo '$rec_root' | grep -q '$T/tmpfiles/private.conf'"
+like "root sees its path" "$rec_root" "secret-name"
+if printf '%s' "$rec_nobody" | grep -q "secret-name\|4242d"; then
+        tap_result 1 "a user who cannot read it sees none of its fields"
+        printf '%s\n' "$rec_nobody" | grep "secret-name\|4242d" | head -3 | sed 's/^/#   /'
+else
+        tap_result 0 "a user who cannot read it sees none of its fields"
+fi
+like "but where it comes from" "$rec_nobody" "$T/tmpfiles/private.conf"
 check "history is saved" wait_until 20 test -s $T/state/history.journal
 stop_daemon
 is "SIGTERM: exit 0" "$STOP_STATUS" "0"
