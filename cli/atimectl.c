@@ -314,7 +314,9 @@ static int cmd_history(int argc, char **argv) {
         format_duration(d, sizeof d, (uint64_t) res * USEC_PER_SEC);
         printf("%s: atime updates per minute (points of %s)\n", target, d);
         if (n == 0) {
-                printf("No history in that period yet.\n");
+                const char *why = json_object_get_string(json_object_object_get(reply, F_REASON));
+
+                printf("No history in that period yet%s%s.\n", why ? ": " : "", why ? why : "");
                 return EXIT_OK;
         }
         if (series_from_points(points, F_ATIME_UPDATES_PER_MIN, &act) < 0 ||

@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -47,10 +50,54 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len) {
         return 0;
 }
 
-int read_full_file(const char *path, size_t max, char **ret, size_t *ret_len) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+static bool is_dev_null(const struct stat *st) {
+        return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 && minor(st->st_rdev) == 3;
+}
 
+int open_regular_at(int dfd, const char *path, int flags) {
+        const int base = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        /* A type seen before opening spares a device its open(); the
+         * fstat() after is what counts. */
+        if (fstatat(dfd, path, &st, (flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
+                if (S_ISDIR(st.st_mode))
+                        return -EISDIR;
+                if (S_ISLNK(st.st_mode))
+                        return -ELOOP;
+                if (!S_ISREG(st.st_mode) && !is_dev_null(&st))
+                        return -EBADFD;
+        }
+        fd = openat(dfd, path, base | flags);
+        if (fd < 0 && errno == EPERM && (flags & O_NOATIME))
+                fd = openat(dfd, path, base | (flags & ~O_NOATIME));
         if (fd < 0)
                 return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st.st_mode) && !is_dev_null(&st))
+                return -EBADFD;
+        /* A regular file on a slow filesystem is read as any other. */
+        if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+                return -errno;
+        return TAKE_FD(fd);
+}
+
+int read_full_file_at(int dfd, const char *path, int flags, size_t max, char **ret, size_t *ret_len) {
+        _cleanup_close_ int fd = open_regular_at(dfd, path, flags);
+
+        if (fd < 0)
+                return fd;
         return read_full_fd(fd, max, ret, ret_len);
+}
+
+int read_full_file(const char *path, size_t max, char **ret, size_t *ret_len) {
+        return read_full_file_at(AT_FDCWD, path, 0, max, ret, ret_len);
+}
+
+const char *fileio_strerror(int r) {
+        return r == -EBADFD ? "not a regular file (a FIFO, a socket or a device): refused" : strerror(-r);
 }

@@ -818,14 +818,13 @@ int config_load(const char *path, struct config **ret, char ***ret_errors) {
         int r;
 
         *ret_errors = NULL;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        /* /dev/null (an empty configuration) is fine; a FIFO is refused,
+         * not waited on (a reload on SIGHUP runs on the event loop). */
+        fd = open_regular_at(AT_FDCWD, path, 0);
         if (fd < 0)
-                return -errno;
+                return fd;
         if (fstat(fd, &st) < 0)
                 return -errno;
-        /* /dev/null (an empty configuration) and pipes are fine. */
-        if (S_ISDIR(st.st_mode))
-                return -EISDIR;
         if (S_ISREG(st.st_mode) && st.st_size > CONFIG_FILE_MAX)
                 return -EFBIG;
         r = read_full_fd(fd, CONFIG_FILE_MAX, &buf, &len);

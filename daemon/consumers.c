@@ -413,12 +413,35 @@ static int open_noatime(int dfd, const char *path, int flags) {
         return fd;
 }
 
-static int read_text(int dfd, const char *path, char **ret, size_t *ret_len) {
-        _cleanup_close_ int fd = open_noatime(dfd, path, O_RDONLY);
+/* *ret_private: the file is not readable by others. */
+static int read_text(int dfd, const char *path, char **ret, size_t *ret_len, bool *ret_private) {
+        /* Not opened if it is not a regular file: a FIFO a user left in a
+         * scanned directory must not hang the scan. */
+        _cleanup_close_ int fd = open_regular_at(dfd, path, O_NOATIME);
+        struct stat st;
 
         if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0)
                 return -errno;
+        *ret_private = !(st.st_mode & S_IROTH);
         return read_full_fd(fd, CONFIG_FILE_MAX, ret, ret_len);
+}
+
+/* What atimed read in a file only root may read is not told to anyone who
+ * asks: the consumers found there from index 'from' on keep their path (to
+ * find the mount they concern) but say only where they come from. */
+static int make_private(Consumers *c, size_t from) {
+        for (size_t i = from; i < c->n; i++) {
+                char *why = strdup("software configured in a file only root can read needs atime here");
+
+                if (!why)
+                        return -ENOMEM;
+                free(c->v[i].why);
+                c->v[i].why = why;
+                c->v[i].private = true;
+        }
+        return 0;
 }
 
 static int cmp_basename(const void *a, const void *b) {
@@ -472,14 +495,19 @@ static int scan_tmpfiles(Consumers *c, char *const *dirs) {
                         if (streq(link, "/dev/null"))
                                 continue; /* masked */
                 }
-                r = read_text(AT_FDCWD, paths[i], &text, &len);
+                size_t before = c->n;
+                bool private = false;
+
+                r = read_text(AT_FDCWD, paths[i], &text, &len, &private);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
-                        note(c, "%s: %s", paths[i], strerror(-r));
+                        note(c, "%s: %s", paths[i], fileio_strerror(r));
                         continue;
                 }
                 r = consumers_parse_tmpfiles(c, paths[i], text, len);
+                if (r >= 0 && private)
+                        r = make_private(c, before);
                 if (r < 0)
                         return r;
         }
@@ -546,16 +574,19 @@ int consumers_scan(const struct consumers_paths *p, Consumers **ret) {
         }
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 _cleanup_free_ char *text = NULL;
-                size_t len;
+                size_t len, before = c->n;
+                bool private = false;
 
                 if (!files[i].path)
                         continue;
-                r = read_text(AT_FDCWD, files[i].path, &text, &len);
+                r = read_text(AT_FDCWD, files[i].path, &text, &len, &private);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)
                         continue; /* not installed */
                 r = files[i].parse(c, files[i].path, text, len);
+                if (r >= 0 && private)
+                        r = make_private(c, before);
                 if (r < 0)
                         return r;
         }

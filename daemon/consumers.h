@@ -40,6 +40,8 @@ struct consumer {
         char *path;   /* the directory whose atimes matter */
         char *why;    /* for people: what reads atime there */
         char *source; /* where it was found: "/etc/tmpfiles.d/tmp.conf:3" */
+        bool private; /* found in a file others cannot read: 'why' says no more
+                       * than that, and 'path' is for privileged callers only */
 };
 
 typedef struct Consumers {

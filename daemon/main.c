@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "fileio.h"
 #include "log.h"
 #include "manager.h"
 #include "protocol.h"
@@ -95,8 +96,8 @@ int main(int argc, char *argv[]) {
                 STRV_FOREACH(e, errors)
                         log_error("%s", *e);
                 if (!errors)
-                        log_error_errno(r, "Failed to read configuration %s: %m",
-                                        config_path ? config_path : ATIMED_CONFIG_DEFAULT);
+                        log_error("Failed to read configuration %s: %s", config_path ? config_path : ATIMED_CONFIG_DEFAULT,
+                                  fileio_strerror(r));
                 return 1;
         }
         if (check_config) {

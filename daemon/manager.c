@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "fileio.h"
 #include "log.h"
 #include "metrics.h"
 #include "methods.h"
@@ -236,8 +238,8 @@ static int manager_reload(Manager *m) {
                 STRV_FOREACH(e, errors)
                         log_error("%s", *e);
                 if (!errors)
-                        log_error_errno(r, "Failed to read configuration %s: %m",
-                                        m->config_path ? m->config_path : ATIMED_CONFIG_DEFAULT);
+                        log_error("Failed to read configuration %s: %s",
+                                  m->config_path ? m->config_path : ATIMED_CONFIG_DEFAULT, fileio_strerror(r));
                 log_error("Configuration not reloaded; keeping the running one.");
                 (void) sd_notify(0, "READY=1");
                 manager_notify_status(m);
@@ -308,14 +310,16 @@ static struct stats_sample policy_sample(const TrackedMount *tm, int64_t t) {
 }
 
 static void history_record(Manager *m, const TrackedMount *tm, const struct stats_sample *s) {
-        char key[PATH_MAX + 512];
+        _cleanup_free_ char *key = tracker_mount_key(tm);
+        TrackedMount *w = (TrackedMount *) tm; /* the history fields are ours */
         int r;
 
-        if (!tracker_mount_key(tm, key, sizeof key))
+        if (!key)
                 return; /* who the filesystem is is not known yet */
         r = store_add(m->store, key, s);
-        if (r < 0)
+        if (r < 0 && !w->history.refused)
                 log_warning_errno(r, "%s: cannot record history: %m", tm->entry->target);
+        w->history.refused = r < 0;
 }
 
 /* A mount that comes and goes within one sampler interval (a container's,
@@ -373,11 +377,10 @@ static int64_t now_seconds(void) {
         return (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
 }
 
-/* Writes history; a failure is logged once (until it changes) and retried
- * at the next flush: the daemon keeps everything in memory meanwhile. */
-static void manager_flush(Manager *m, bool snapshot) {
-        int r = store_flush(m->store, now_seconds(), snapshot);
-
+/* A failure to write history is logged once (until it changes) and
+ * retried at the next flush: the daemon keeps everything in memory
+ * meanwhile. */
+static void flush_report(Manager *m, int r) {
         if (r < 0 && r != m->last_flush_error)
                 log_warning_errno(r, "Cannot write history to %s, keeping it in memory and retrying: %m",
                                   m->config->state_dir);
@@ -386,11 +389,84 @@ static void manager_flush(Manager *m, bool snapshot) {
         m->last_flush_error = r < 0 ? r : 0;
 }
 
+/* Writes history now, on the loop: at exit only. */
+static void manager_flush(Manager *m, bool snapshot) {
+        flush_report(m, store_flush(m->store, now_seconds(), snapshot));
+}
+
+/* Flushes run in a worker: appending and fsync()ing, or writing a snapshot
+ * and renaming it, may take long on a slow or hung /var, and the socket and
+ * the watchdog must not wait for it. One at a time: while a write is out,
+ * flushes are skipped (the samples stay pending). A write has no deadline
+ * (what it holds is lost if it is given up on, and a second writer must not
+ * race it): it ends when the kernel returns. Only SIGTERM stops waiting,
+ * after FLUSH_EXIT_WAIT_USEC. */
+#define FLUSH_NO_DEADLINE_USEC (365 * 86400 * USEC_PER_SEC)
+#define FLUSH_EXIT_WAIT_USEC (10 * USEC_PER_SEC)
+
+typedef struct FlushJob {
+        Manager *m;
+        StoreWrite *w;
+} FlushJob;
+
+static void flush_work(void *arg, const atomic_bool *cancel) {
+        FlushJob *j = arg;
+
+        store_write_run(j->w);
+}
+
+static void flush_done(void *arg, WorkerStatus status) {
+        FlushJob *j = arg;
+        Manager *m = j->m;
+
+        if (status == WORKER_TIMED_OUT)
+                return; /* a year on: what comes next is WORKER_LATE */
+        flush_report(m, store_flush_end(m->store, TAKE_PTR(j->w)));
+        m->flushing = NULL;
+        free(j);
+        if (m->exiting && status != WORKER_CANCELLED) {
+                manager_flush(m, true);
+                (void) sd_event_exit(m->event, 0);
+        }
+}
+
+static void manager_flush_async(Manager *m, bool snapshot) {
+        FlushJob *j;
+        StoreWrite *w;
+        int r;
+
+        if (m->flushing) {
+                log_debug("History write still out; this flush is skipped.");
+                return;
+        }
+        r = store_flush_begin(m->store, now_seconds(), snapshot, &w);
+        if (r < 0 || !w) {
+                flush_report(m, r);
+                return;
+        }
+        j = calloc(1, sizeof *j);
+        if (!j) {
+                store_write_free(w);
+                flush_report(m, -ENOMEM);
+                return;
+        }
+        *j = (FlushJob) { .m = m, .w = w };
+        r = worker_submit(m->pool, flush_work, flush_done, j, FLUSH_NO_DEADLINE_USEC);
+        if (r < 0) {
+                /* The pool is gone or full of stuck threads: write here. */
+                store_write_run(j->w);
+                flush_report(m, store_flush_end(m->store, j->w));
+                free(j);
+                return;
+        }
+        m->flushing = j;
+}
+
 static int on_flush_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
         (void) sd_event_source_set_time(s, usec + m->config->flush_interval_usec);
-        manager_flush(m, false);
+        manager_flush_async(m, false);
         return 0;
 }
 
@@ -411,7 +487,7 @@ static int manager_start_store(Manager *m) {
         log_info("History of %zu mounts loaded (%zu journal samples replayed)", rep.mounts, rep.replayed);
         store_load_report_done(&rep);
         /* Fold the journal into a fresh snapshot right away. */
-        manager_flush(m, true);
+        manager_flush_async(m, true);
 
         r = sd_event_add_time_relative(m->event, &m->flush_timer, CLOCK_MONOTONIC, m->config->flush_interval_usec,
                                        USEC_PER_SEC, on_flush_timer, m);
@@ -710,11 +786,26 @@ static int manager_load_costs(Manager *m, const struct config *c) {
         return 0;
 }
 
+static int on_flush_exit_wait(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        log_warning("History since the last flush is not saved: writing to %s does not return.", m->config->state_dir);
+        return sd_event_exit(m->event, 0);
+}
+
 static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
 
         log_info("Received %s, shutting down.", strsignal((int) si->ssi_signo));
         (void) sd_notify(0, "STOPPING=1\nSTATUS=Shutting down");
+        if (m->flushing) {
+                /* The last snapshot follows the write that is out, if it
+                 * comes back in time. */
+                m->exiting = true;
+                if (sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC, FLUSH_EXIT_WAIT_USEC, USEC_PER_SEC,
+                                               on_flush_exit_wait, m) >= 0)
+                        return 0;
+        }
         if (m->store)
                 manager_flush(m, true);
         return sd_event_exit(m->event, 0);
@@ -730,6 +821,7 @@ int manager_new(struct config *config, const char *config_path, const char *over
                 return -ENOMEM;
         }
         m->config = config;
+        m->state_lock = -1;
         if ((config_path && !(m->config_path = strdup(config_path))) ||
             (override_socket && !(m->override_socket = strdup(override_socket))) ||
             (override_state_dir && !(m->override_state_dir = strdup(override_state_dir))))
@@ -778,9 +870,55 @@ static int manager_open_socket(Manager *m, int *ret_fd) {
         return 0;
 }
 
-static void manager_prepare_state_dir(Manager *m) {
+#define STATE_LOCK "lock"
+
+/* The state dir is ours alone: owned by us, writable by no one else, and
+ * locked, so that a second atimed pointed at it (another --socket) exits
+ * before it reads or writes anything there. */
+static int manager_lock_state_dir(Manager *m, int dfd) {
+        const char *d = m->config->state_dir;
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        if (fstat(dfd, &st) < 0)
+                return log_error_errno(errno, "Cannot check state directory %s: %m", d);
+        if (st.st_uid != geteuid()) {
+                log_error("State directory %s belongs to uid %u, not to atimed's (%u): refusing to use it.", d,
+                          (unsigned) st.st_uid, (unsigned) geteuid());
+                return -EPERM;
+        }
+        if (st.st_mode & 022) {
+                mode_t fixed = st.st_mode & 0755 & ~(mode_t) 022;
+
+                if (fchmod(dfd, fixed) < 0)
+                        return log_error_errno(errno, "State directory %s is writable by others (mode %04o) and cannot be fixed: %m",
+                                               d, (unsigned) (st.st_mode & 07777));
+                log_warning("State directory %s was writable by group or others (mode %04o); made it %04o.", d,
+                            (unsigned) (st.st_mode & 07777), (unsigned) fixed);
+        }
+        fd = openat(dfd, STATE_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return log_error_errno(errno, "Cannot open %s/%s: %m", d, STATE_LOCK);
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                log_error("%s/%s is not a regular file: refusing to use the state directory.", d, STATE_LOCK);
+                return -EBADFD;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                if (errno == EWOULDBLOCK) {
+                        log_error("Another atimed is using the state directory %s (%s/%s is locked); exiting. "
+                                  "Give each daemon its own state_dir.", d, d, STATE_LOCK);
+                        return -EBUSY;
+                }
+                return log_error_errno(errno, "Cannot lock %s/%s: %m", d, STATE_LOCK);
+        }
+        m->state_lock = TAKE_FD(fd);
+        return 0;
+}
+
+static int manager_prepare_state_dir(Manager *m) {
         const char *d = m->config->state_dir;
         _cleanup_free_ char *p = strdup(d);
+        _cleanup_close_ int dfd = -1;
 
         /* Create missing parents (0755) and the directory itself (0700). A
          * state dir we cannot create is logged: the daemon still measures. */
@@ -791,6 +929,12 @@ static void manager_prepare_state_dir(Manager *m) {
         }
         if (mkdir(d, 0700) < 0 && errno != EEXIST)
                 log_warning_errno(errno, "Cannot create state directory %s: %m", d);
+        dfd = open(d, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+        if (dfd < 0) {
+                log_warning_errno(errno, "Cannot open state directory %s: %m", d);
+                return 0;
+        }
+        return manager_lock_state_dir(m, dfd);
 }
 
 int manager_start(Manager *m) {
@@ -818,12 +962,16 @@ int manager_start(Manager *m) {
                 log_debug("Service manager watchdog enabled");
 
         /* What needs more than the three capabilities kept comes first:
-         * the state dir and the socket (its group, say). Then drop, before
+         * the socket (its group, say) and the state dir. Then drop, before
          * any worker thread exists: capabilities are per thread, and the
          * threads inherit what the main thread has left. */
-        manager_prepare_state_dir(m);
         m->privileged_gid = resolve_group(m->config->privileged_group);
         r = manager_open_socket(m, &fd);
+        if (r < 0)
+                return r;
+        /* After the socket: a second daemon on the same socket says so
+         * first; one on another socket stops here, its socket removed. */
+        r = manager_prepare_state_dir(m);
         if (r < 0)
                 return r;
         r = caps_drop_to_minimum();
@@ -892,6 +1040,7 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->trim_timer);
         consumers_free(m->consumers);
         store_free(m->store);
+        safe_close(m->state_lock);
         free(m->costs);
         free(m->costs_storage);
         if (m->bound_socket) {

@@ -33,6 +33,7 @@ typedef struct Manager {
         WorkerPool *pool;
         Tracker *tracker;
         Store *store;
+        int state_lock; /* the state dir's lock file, flock()ed; -1: none */
         Consumers *consumers;       /* the last scan's; NULL before the first */
         sd_event_source *consumers_timer;
         bool consumers_scanning;
@@ -40,6 +41,8 @@ typedef struct Manager {
         size_t n_costs;
         char *costs_storage;
         sd_event_source *flush_timer;
+        struct FlushJob *flushing; /* a history write out in a worker */
+        bool exiting;              /* SIGTERM came while one was out */
         int last_flush_error; /* logged once until it changes or clears */
         gid_t privileged_gid; /* (gid_t) -1: root only */
         uint64_t advice_changes; /* announced since start */

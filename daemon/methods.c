@@ -283,21 +283,21 @@ static int param_int(json_object *params, const char *name, int64_t lo, int64_t 
 static const MountHistory *history_of(Manager *m, const char *target) {
         const MountEntry *e = mount_table_find_target(m->mounts, target);
         const MountHistory *best = NULL;
-        char key[PATH_MAX + 512], suffix[PATH_MAX + 16];
 
         if (e) {
                 const TrackedMount *tm = tracker_find(m->tracker, e->id);
+                _cleanup_free_ char *key = tm ? tracker_mount_key(tm) : NULL;
 
-                if (tm && tracker_mount_key(tm, key, sizeof key))
+                if (key)
                         return store_find(m->store, key);
         }
-        /* Not mounted now: the last mount that was there. */
-        snprintf(suffix, sizeof suffix, " target=%s", target);
+        /* Not mounted now: the last mount that was there, its target
+         * compared whole (a mount at ".../x target=/victim" is not at
+         * "/victim"). */
         for (size_t i = 0; i < store_n_mounts(m->store); i++) {
                 const MountHistory *h = store_get(m->store, i);
-                size_t kl = strlen(h->key), sl = strlen(suffix);
 
-                if (kl > sl && streq(h->key + kl - sl, suffix) && (!best || h->last_seen > best->last_seen))
+                if (store_key_has_target(h->key, target) && (!best || h->last_seen > best->last_seen))
                         best = h;
         }
         return best;
@@ -537,6 +537,39 @@ static json_object *point_to_json(int64_t t, const struct stats_point *p) {
         return TAKE_PTR(o);
 }
 
+/* A tracked mount with no history yet (just mounted, or the daemon just
+ * started and the mount's first samples are still settling): an empty
+ * history, saying why, rather than "no such mount". */
+static json_object *no_history_yet(Manager *m, const char *target) {
+        _cleanup_json_ json_object *p = json_object_new_object();
+        const MountEntry *e = mount_table_find_target(m->mounts, target);
+        const TrackedMount *tm = e ? tracker_find(m->tracker, e->id) : NULL;
+        _cleanup_free_ char *key = tm ? tracker_mount_key(tm) : NULL;
+        int64_t now = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
+        const char *why;
+
+        if (!tm)
+                return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+        if (!p)
+                return NULL;
+        if (!m->store)
+                why = "no history is kept";
+        else if (!key)
+                why = "its filesystem is still being identified; history starts once it is";
+        else if (tm->history.refused)
+                why = "its history cannot be stored (see the log)";
+        else
+                why = "a mount's first points are recorded once it has been seen for two sampler intervals";
+        if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
+            add(p, F_TARGET, json_object_new_string(target)) < 0 || add(p, F_KEY, json_object_new_string(key ? key : "")) < 0 ||
+            add(p, F_RESOLUTION_S, json_object_new_int64(m->config->rings[0].resolution)) < 0 ||
+            add(p, F_SINCE, json_object_new_int64(now)) < 0 || add(p, F_UNTIL, json_object_new_int64(now)) < 0 ||
+            add(p, F_TRUNCATED, json_object_new_boolean(false)) < 0 || add(p, F_POINTS, json_object_new_array()) < 0 ||
+            add(p, F_REASON, json_object_new_string(why)) < 0)
+                return NULL;
+        return varlink_reply_new(TAKE_PTR(p));
+}
+
 static json_object *method_get_history(Manager *m, const ControlPeer *peer, json_object *params) {
         _cleanup_json_ json_object *p = json_object_new_object(), *points = json_object_new_array();
         const MountHistory *h;
@@ -555,7 +588,7 @@ static json_object *method_get_history(Manager *m, const ControlPeer *peer, json
                 return invalid_parameter(P_RESOLUTION);
         h = m->store ? history_of(m, target) : NULL;
         if (!h)
-                return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+                return no_history_yet(m, target);
         if (res > 0) {
                 for (ring = 0; ring < h->n_rings && h->rings[ring].spec.resolution != res; ring++)
                         ;
@@ -600,7 +633,11 @@ static json_object *policy_to_json(AtimeMode atime, bool lazytime) {
         return TAKE_PTR(o);
 }
 
-static json_object *recommendation_to_json(const struct recommendation *r) {
+static bool peer_privileged(const Manager *m, const ControlPeer *peer);
+
+/* A consumer found in a file only root can read shows its path to
+ * privileged callers only ('privileged'). */
+static json_object *recommendation_to_json(const struct recommendation *r, bool privileged) {
         _cleanup_json_ json_object *o = json_object_new_object(), *reasons = json_object_new_array(),
                                    *consumers = json_object_new_array(), *saving = json_object_new_object(),
                                    *ev = json_object_new_object();
@@ -617,7 +654,8 @@ static json_object *recommendation_to_json(const struct recommendation *r) {
 
                 if (!x || add(x, F_KIND, json_object_new_string(consumer_kind_to_string(c->kind))) < 0 ||
                     add(x, F_NEED, json_object_new_string(atime_need_to_string(c->need))) < 0 ||
-                    add(x, F_PATH, json_object_new_string(c->path)) < 0 || add(x, F_WHY, json_object_new_string(c->why)) < 0 ||
+                    add(x, F_PATH, json_object_new_string(c->private && !privileged ? "" : c->path)) < 0 ||
+                    add(x, F_WHY, json_object_new_string(c->why)) < 0 ||
                     add(x, F_SOURCE, json_object_new_string(c->source)) < 0 || json_object_array_add(consumers, x) < 0)
                         return NULL;
                 TAKE_PTR(x);
@@ -677,7 +715,7 @@ static json_object *method_get_recommendations(Manager *m, const ControlPeer *pe
         if (r < 0)
                 return NULL;
         for (size_t i = 0; i < n; i++) {
-                json_object *j = recommendation_to_json(&v[i]);
+                json_object *j = recommendation_to_json(&v[i], peer_privileged(m, peer));
 
                 if (!j || json_object_array_add(list, j) < 0) {
                         json_object_put(j);

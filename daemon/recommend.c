@@ -97,7 +97,7 @@ int recommend(const Manager *m, const char *target, struct recommendation **ret,
                 const TrackedMount *tm = tracker_find(m->tracker, e->id);
                 const struct mount_config *mc = config_find_mount(m->config, e->target);
                 struct recommendation *r = &v[n];
-                char key[PATH_MAX + 512];
+                _cleanup_free_ char *key = NULL;
 
                 if (target && !streq(target, e->target))
                         continue;
@@ -132,7 +132,7 @@ int recommend(const Manager *m, const char *target, struct recommendation **ret,
                                 r->in.need_why = x->why;
                         }
                 }
-                if (m->store && tracker_mount_key(tm, key, sizeof key)) {
+                if (m->store && (key = tracker_mount_key(tm))) {
                         const MountHistory *h = store_find(m->store, key);
 
                         if (h)

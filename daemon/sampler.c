@@ -15,11 +15,29 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The walk is depth first and keeps no list of the directories it has yet
+ * to visit: a directory's unread entries stay in the directory, found again
+ * by their getdents offset. It holds the chain of directories it is in (their
+ * names make up 'path', at most PATH_MAX) and a pool of subdirectory names
+ * read ahead, at most WALK_PENDING_MAX bytes (one name more when a directory
+ * must be entered to go on). So its memory is bounded by PATH_MAX, that pool
+ * and the k sampled paths, whatever users create below a mount. Every inode
+ * is still offered to the reservoir: the sample stays exactly uniform. */
+#define WALK_PENDING_MAX (64 * 1024)
+
+typedef struct WalkLevel {
+        size_t path_len; /* of 'path' down to this directory */
+        size_t pend;     /* where this directory's pending names begin in 'pending' */
+        off_t off;       /* getdents position of the next entry to read */
+        bool eof;        /* every entry read (or unreadable) */
+} WalkLevel;
+
 struct Walk {
-        char **stack; /* directories still to read, relative */
-        size_t n_stack, alloc_stack;
-        char *dir;     /* the directory being read, or NULL */
-        off_t dir_off; /* getdents position to resume from */
+        char path[PATH_MAX]; /* the directory being read, relative: "." is the top */
+        WalkLevel *levels;
+        size_t n_levels, alloc_levels;
+        char *pending; /* names read, not yet entered: "name\0name\0", a stack */
+        size_t n_pending, alloc_pending;
         SampleEntry *res;
         size_t n_res, alloc_res; /* the reservoir grows to k as the walk finds inodes */
         SampleEntry *fresh;      /* the fresh stratum's, up to k / 4 */
@@ -67,10 +85,8 @@ static Reservoir *reservoir_free(Reservoir *r) {
 static Walk *walk_free(Walk *w) {
         if (!w)
                 return NULL;
-        for (size_t i = 0; i < w->n_stack; i++)
-                free(w->stack[i]);
-        free(w->stack);
-        free(w->dir);
+        free(w->levels);
+        free(w->pending);
         entries_free(w->res, w->n_res);
         entries_free(w->fresh, w->n_fresh);
         free(w);
@@ -139,26 +155,36 @@ static int open_place(const struct sampler_place *pl, int flags) {
         return fd;
 }
 
-/* Opens directory 'rel' below rootfd without following a symlink, leaving
- * the mount, or touching an atime: openat2(RESOLVE_BENEATH | NO_XDEV |
- * NO_SYMLINKS) where the kernel has it (5.6 and later); before that, and
- * under tools that do not know the call, one component at a time with
- * O_NOFOLLOW, each checked to be on the root's mount. */
+/* Opens 'rel' below rootfd without following a symlink, leaving the mount,
+ * or touching an atime: openat2(RESOLVE_BENEATH | NO_XDEV | NO_SYMLINKS)
+ * where the kernel has it (5.6 and later); before that, and under tools that
+ * do not know the call, one component at a time with O_PATH | O_NOFOLLOW,
+ * each checked to be on the root's mount, the last opened with 'flags'.
+ * Both the walk (directories to read) and the sweep (inodes to statx, O_PATH)
+ * find what they look for so: a directory a user replaced with a symlink is
+ * not followed, into a hung filesystem or anywhere else. */
 static atomic_bool no_openat2;
 
 void sampler_disable_openat2(void) {
         atomic_store(&no_openat2, true);
 }
 
-static int open_dir_beneath(int rootfd, const char *rel) {
-        static const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC;
+static bool same_mount(int fd, const struct statx *root) {
+        struct statx stx;
+
+        return statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) == 0 && stx.stx_dev_major == root->stx_dev_major &&
+               stx.stx_dev_minor == root->stx_dev_minor &&
+               (!(stx.stx_mask & root->stx_mask & STATX_MNT_ID) || stx.stx_mnt_id == root->stx_mnt_id);
+}
+
+static int open_beneath(int rootfd, const char *rel, int flags) {
         struct open_how how = {
-                .flags = flags,
+                .flags = (uint64_t) (flags | O_NOFOLLOW | O_CLOEXEC),
                 .resolve = RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
         };
         _cleanup_free_ char *copy = NULL;
-        struct statx root, stx;
-        char *save = NULL;
+        struct statx root;
+        char *save = NULL, *c, *next_c;
         int fd;
 
         if (!atomic_load(&no_openat2)) {
@@ -167,6 +193,8 @@ static int open_dir_beneath(int rootfd, const char *rel) {
                         return fd;
                 atomic_store(&no_openat2, true);
         }
+        if (streq(rel, "."))
+                return openat(rootfd, ".", flags | O_CLOEXEC);
         if (statx(rootfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &root) < 0)
                 return -1;
         copy = strdup(rel);
@@ -174,23 +202,21 @@ static int open_dir_beneath(int rootfd, const char *rel) {
                 errno = ENOMEM;
                 return -1;
         }
-        fd = openat(rootfd, ".", flags);
-        for (char *c = strtok_r(copy, "/", &save); c && fd >= 0; c = strtok_r(NULL, "/", &save)) {
+        fd = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        for (c = strtok_r(copy, "/", &save); c && fd >= 0; c = next_c) {
                 int next;
 
-                if (streq(c, "."))
-                        continue;
-                if (streq(c, "..")) {
+                next_c = strtok_r(NULL, "/", &save);
+                if (streq(c, ".") || streq(c, "..")) {
+                        /* The walk never makes such a path. */
                         safe_close(fd);
                         errno = EXDEV;
                         return -1;
                 }
-                next = openat(fd, c, flags);
+                next = openat(fd, c, (next_c ? O_PATH | O_DIRECTORY : flags) | O_NOFOLLOW | O_CLOEXEC);
                 safe_close(fd);
                 fd = next;
-                if (fd >= 0 && (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 || stx.stx_dev_major != root.stx_dev_major ||
-                                stx.stx_dev_minor != root.stx_dev_minor ||
-                                ((stx.stx_mask & root.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id != root.stx_mnt_id))) {
+                if (fd >= 0 && !same_mount(fd, &root)) {
                         safe_close(fd);
                         errno = EXDEV;
                         return -1;
@@ -261,29 +287,82 @@ static int reservoir_offer(Sampler *s, Walk *w, const char *dir, const char *nam
                              STRATUM_REST);
 }
 
-static int push_dir(Walk *w, char *path) {
-        if (w->n_stack == w->alloc_stack) {
-                size_t na = w->alloc_stack ? w->alloc_stack * 2 : 64;
-                char **ns = realloc(w->stack, na * sizeof *ns);
 
-                if (!ns)
+#define WALK_DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOATIME)
+
+static int push_level(Walk *w, size_t path_len) {
+        if (w->n_levels == w->alloc_levels) {
+                size_t na = w->alloc_levels ? w->alloc_levels * 2 : 16;
+                WalkLevel *nl = reallocarray(w->levels, na, sizeof *nl);
+
+                if (!nl)
                         return -ENOMEM;
-                w->stack = ns;
-                w->alloc_stack = na;
+                w->levels = nl;
+                w->alloc_levels = na;
         }
-        w->stack[w->n_stack++] = path;
+        w->levels[w->n_levels++] = (WalkLevel) { .path_len = path_len, .pend = w->n_pending };
         return 0;
 }
 
-/* Handles one directory entry; decrements nothing, the caller counts. */
+static int push_pending(Walk *w, const char *name) {
+        size_t l = strlen(name) + 1;
+
+        if (w->n_pending + l > w->alloc_pending) {
+                size_t na = MAX(MIN(MAX(w->alloc_pending * 2, (size_t) 4096), (size_t) WALK_PENDING_MAX), w->n_pending + l);
+                char *np = realloc(w->pending, na);
+
+                if (!np)
+                        return -ENOMEM;
+                w->pending = np;
+                w->alloc_pending = na;
+        }
+        memcpy(w->pending + w->n_pending, name, l);
+        w->n_pending += l;
+        return 0;
+}
+
+/* Enters the top directory's last pending subdirectory. */
+static int walk_enter(Walk *w) {
+        const WalkLevel *l = &w->levels[w->n_levels - 1];
+        size_t start = w->n_pending - 1, len = l->path_len;
+
+        while (start > l->pend && w->pending[start - 1] != 0)
+                start--;
+        if (streq(w->path, "."))
+                len = 0;
+        else
+                w->path[len++] = '/';
+        /* walk_entry() took only names that fit. */
+        strcpy(w->path + len, w->pending + start);
+        len += w->n_pending - 1 - start;
+        w->n_pending = start;
+        return push_level(w, len);
+}
+
+static void walk_leave(Walk *w) {
+        w->n_levels--;
+        if (w->n_levels == 1)
+                strcpy(w->path, "."); /* its children's paths overwrote the "." */
+        else if (w->n_levels > 1)
+                w->path[w->levels[w->n_levels - 1].path_len] = 0;
+}
+
+enum { ENTRY_NEXT, ENTRY_STOP_BEFORE, ENTRY_STOP_AFTER };
+
+/* Handles one entry of the top directory: ENTRY_NEXT, or where reading must
+ * stop because the pool of pending names is full (before this entry, or
+ * after it when the directory has none pending and must be entered to go
+ * on), or -ENOMEM. */
 static int walk_entry(Sampler *s, Walk *w, int dfd, const struct linux_dirent64 *d, uint64_t mount_id) {
+        const WalkLevel *l = &w->levels[w->n_levels - 1];
+        size_t name_len = strlen(d->d_name);
         unsigned type = d->d_type;
         uint64_t ino = d->d_ino;
-
         int64_t atime = 0;
+        bool full;
 
         if (streq(d->d_name, ".") || streq(d->d_name, ".."))
-                return 0;
+                return ENTRY_NEXT;
         if (type == DT_DIR || type == DT_UNKNOWN || type == DT_REG) {
                 struct statx stx;
 
@@ -292,151 +371,173 @@ static int walk_entry(Sampler *s, Walk *w, int dfd, const struct linux_dirent64 
                  * into its stratum. */
                 if (statx(dfd, d->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
                           STATX_TYPE | STATX_INO | STATX_MNT_ID | STATX_ATIME, &stx) < 0)
-                        return 0;
+                        return ENTRY_NEXT;
                 if ((stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id != mount_id)
-                        return 0;
+                        return ENTRY_NEXT;
                 type = S_ISDIR(stx.stx_mode) ? DT_DIR : S_ISREG(stx.stx_mode) ? DT_REG : DT_UNKNOWN;
                 ino = stx.stx_ino;
                 if (stx.stx_mask & STATX_ATIME)
                         atime = (int64_t) stx.stx_atime.tv_sec * 1000000000 + stx.stx_atime.tv_nsec;
         }
         if (type != DT_DIR && type != DT_REG)
-                return 0;
-        if (reservoir_offer(s, w, w->dir, d->d_name, ino, atime) < 0)
+                return ENTRY_NEXT;
+        /* Deeper than PATH_MAX: no path reaches it, to sample or to enter. */
+        if (l->path_len + 1 + name_len >= PATH_MAX)
+                return ENTRY_NEXT;
+        full = type == DT_DIR && w->n_pending + name_len + 1 > WALK_PENDING_MAX;
+        if (full && w->n_pending > l->pend)
+                return ENTRY_STOP_BEFORE;
+        if (reservoir_offer(s, w, w->path, d->d_name, ino, atime) < 0)
                 return -ENOMEM;
-        if (type == DT_DIR) {
-                char *p = path_join(w->dir, d->d_name);
+        if (type == DT_DIR && push_pending(w, d->d_name) < 0)
+                return -ENOMEM;
+        return full ? ENTRY_STOP_AFTER : ENTRY_NEXT;
+}
 
-                if (!p || push_dir(w, p) < 0) {
-                        free(p);
-                        return -ENOMEM;
+/* Reads the top directory on from where it stopped: to its end, the end of
+ * the budget, or a full pool of pending names. */
+static int walk_read(Sampler *s, Walk *w, int rootfd, uint64_t mount_id, uint64_t *budget, const atomic_bool *cancel) {
+        WalkLevel *l = &w->levels[w->n_levels - 1];
+        _cleanup_close_ int dfd = open_beneath(rootfd, w->path, WALK_DIR_FLAGS);
+        char buf[32768];
+
+        if (dfd < 0) {
+                /* EPERM: O_NOATIME refused (not the owner, no CAP_FOWNER).
+                 * Reading it otherwise would change its atime: skip it. */
+                if (errno == EPERM || errno == EACCES)
+                        w->skipped++;
+                l->eof = true;
+                return 0;
+        }
+        if (l->off != 0 && lseek(dfd, l->off, SEEK_SET) < 0) {
+                l->eof = true;
+                return 0;
+        }
+        while (*budget > 0 && !atomic_load(cancel)) {
+                long n = syscall(SYS_getdents64, dfd, buf, sizeof buf);
+
+                if (n <= 0) {
+                        l->eof = true;
+                        return 0;
+                }
+                for (long off = 0; off < n;) {
+                        const struct linux_dirent64 *d = (const void *) (buf + off);
+                        int r = walk_entry(s, w, dfd, d, mount_id);
+
+                        if (r < 0)
+                                return r;
+                        if (r == ENTRY_STOP_BEFORE)
+                                return 0; /* read again from l->off */
+                        off += d->d_reclen;
+                        l->off = d->d_off;
+                        (*budget)--;
+                        if (r == ENTRY_STOP_AFTER || *budget == 0 || atomic_load(cancel))
+                                return 0;
                 }
         }
         return 0;
 }
 
+static int walk_start(Sampler *s, int rootfd) {
+        struct statfs sfs;
+        struct statx stx;
+        Walk *w;
+        int r;
+
+        if (statx(rootfd, "", AT_EMPTY_PATH, STATX_INO, &stx) < 0)
+                return -errno;
+        w = s->walk = calloc(1, sizeof *w);
+        if (!w)
+                return -ENOMEM;
+        /* For progress reports only: what the walk may have to see. */
+        if (fstatfs(rootfd, &sfs) == 0 && sfs.f_files > sfs.f_ffree)
+                w->inodes_hint = (uint64_t) (sfs.f_files - sfs.f_ffree);
+        w->began_ns = now_coarse_ns();
+        /* The top directory is an inode like any other: "." joined to "."
+         * is ".". */
+        strcpy(w->path, ".");
+        r = reservoir_offer(s, w, ".", ".", stx.stx_ino, 0);
+        if (r >= 0)
+                r = push_level(w, 1);
+        if (r < 0)
+                s->walk = walk_free(w);
+        return r;
+}
+
+static int walk_finish(Sampler *s) {
+        Walk *w = s->walk;
+        Reservoir *res = calloc(1, sizeof *res);
+
+        if (!res)
+                return -ENOMEM;
+        /* Walk done: one array of both strata, no bigger than they take. */
+        {
+                SampleEntry *all = reallocarray(w->res, MAX(w->n_res + w->n_fresh, (size_t) 1), sizeof *all);
+
+                if (!all) {
+                        free(res);
+                        return -ENOMEM;
+                }
+                if (w->n_fresh > 0)
+                        memcpy(all + w->n_res, w->fresh, w->n_fresh * sizeof *all);
+                *res = (Reservoir) { .v = all, .n = w->n_res + w->n_fresh, .population = w->seen,
+                                     .stratum_population = { w->seen - w->seen_fresh, w->seen_fresh },
+                                     .skipped = w->skipped };
+                free(w->fresh);
+                w->fresh = NULL;
+                w->n_fresh = w->alloc_fresh = 0;
+        }
+        w->res = NULL;
+        w->n_res = w->alloc_res = 0;
+        reservoir_free(s->next);
+        s->next = res;
+        s->walk = walk_free(w);
+        return 1;
+}
+
 int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budget, const atomic_bool *cancel) {
         _cleanup_close_ int rootfd = -1;
-        char buf[32768];
-        Walk *w;
         int r;
 
         rootfd = open_place(pl, O_PATH);
         if (rootfd < 0)
                 return rootfd;
-
         if (!s->walk) {
-                struct statx stx;
-                char *dot;
-
-                struct statfs sfs;
-
-                w = s->walk = calloc(1, sizeof *w);
-                if (!w)
-                        return -ENOMEM;
-                /* For progress reports only: what the walk may have to see. */
-                if (fstatfs(rootfd, &sfs) == 0 && sfs.f_files > sfs.f_ffree)
-                        w->inodes_hint = (uint64_t) (sfs.f_files - sfs.f_ffree);
-                if (statx(rootfd, "", AT_EMPTY_PATH, STATX_INO, &stx) < 0)
-                        return -errno;
-                /* The top directory is an inode like any other: "." joined
-                 * to "." is ".". */
-                w->began_ns = now_coarse_ns();
-                r = reservoir_offer(s, w, ".", ".", stx.stx_ino, 0);
+                r = walk_start(s, rootfd);
                 if (r < 0)
                         return r;
-                dot = strdup(".");
-                if (!dot || push_dir(w, dot) < 0) {
-                        free(dot);
-                        return -ENOMEM;
-                }
         }
-        w = s->walk;
-        w->began_ns = now_coarse_ns();
-
+        s->walk->began_ns = now_coarse_ns();
         while (*budget > 0 && !atomic_load(cancel)) {
-                _cleanup_close_ int dfd = -1;
-                bool dir_done = false;
+                Walk *w = s->walk;
+                const WalkLevel *l;
 
-                if (!w->dir) {
-                        if (w->n_stack == 0) {
-                                Reservoir *res = calloc(1, sizeof *res);
-
-                                if (!res)
-                                        return -ENOMEM;
-                                /* Walk done: one array of both strata, no bigger than they take. */
-                                {
-                                        SampleEntry *all = reallocarray(w->res, MAX(w->n_res + w->n_fresh, (size_t) 1),
-                                                                        sizeof *all);
-
-                                        if (!all) {
-                                                free(res);
-                                                return -ENOMEM;
-                                        }
-                                        if (w->n_fresh > 0)
-                                                memcpy(all + w->n_res, w->fresh, w->n_fresh * sizeof *all);
-                                        *res = (Reservoir) { .v = all, .n = w->n_res + w->n_fresh, .population = w->seen,
-                                                             .stratum_population = { w->seen - w->seen_fresh, w->seen_fresh },
-                                                             .skipped = w->skipped };
-                                        free(w->fresh);
-                                        w->fresh = NULL;
-                                        w->n_fresh = w->alloc_fresh = 0;
-                                }
-                                w->res = NULL;
-                                w->n_res = w->alloc_res = 0;
-                                reservoir_free(s->next);
-                                s->next = res;
-                                s->walk = walk_free(w);
-                                return 1;
-                        }
-                        w->dir = w->stack[--w->n_stack];
-                        w->dir_off = 0;
+                if (w->n_levels == 0)
+                        return walk_finish(s);
+                l = &w->levels[w->n_levels - 1];
+                if (w->n_pending > l->pend)
+                        r = walk_enter(w);
+                else if (!l->eof)
+                        r = walk_read(s, w, rootfd, (uint64_t) pl->mount_id, budget, cancel);
+                else {
+                        walk_leave(w);
+                        r = 0;
                 }
-
-                dfd = open_dir_beneath(rootfd, w->dir);
-                if (dfd < 0) {
-                        /* EPERM: O_NOATIME refused (not the owner, no CAP_FOWNER).
-                         * Reading it otherwise would change its atime: skip it. */
-                        if (errno == EPERM || errno == EACCES)
-                                w->skipped++;
-                        free(w->dir);
-                        w->dir = NULL;
-                        continue;
-                }
-                if (w->dir_off != 0 && lseek(dfd, w->dir_off, SEEK_SET) < 0) {
-                        free(w->dir);
-                        w->dir = NULL;
-                        continue;
-                }
-
-                while (*budget > 0 && !dir_done && !atomic_load(cancel)) {
-                        long n = syscall(SYS_getdents64, dfd, buf, sizeof buf);
-
-                        if (n <= 0) {
-                                dir_done = true;
-                                break;
-                        }
-                        for (long off = 0; off < n;) {
-                                const struct linux_dirent64 *d = (const void *) (buf + off);
-
-                                off += d->d_reclen;
-                                w->dir_off = d->d_off;
-                                (*budget)--;
-                                r = walk_entry(s, w, dfd, d, (uint64_t) pl->mount_id);
-                                if (r < 0)
-                                        return r;
-                                if (*budget == 0 || atomic_load(cancel)) {
-                                        /* Resume after this entry next time; if it was the
-                                         * last one, the next getdents simply returns 0. */
-                                        break;
-                                }
-                        }
-                }
-                if (dir_done) {
-                        free(w->dir);
-                        w->dir = NULL;
-                }
+                if (r < 0)
+                        return r;
         }
+        return 0;
+}
+
+/* Finds a sampled inode again as the walk found it: beneath the mount, no
+ * symlink followed, no mount crossed. */
+static int statx_beneath(int rootfd, const char *rel, struct statx *stx) {
+        _cleanup_close_ int fd = open_beneath(rootfd, rel, O_PATH);
+
+        if (fd < 0)
+                return -errno;
+        if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_ATIME | STATX_INO | STATX_MNT_ID, stx) < 0)
+                return -errno;
         return 0;
 }
 
@@ -462,14 +563,8 @@ static int64_t tick_ns(const Sampler *s, const Reservoir *res) {
 
 /* statx()es one entry beneath the mount; false if it is gone (deleted,
  * replaced, or now under another mount). */
-static bool entry_stat(const struct sampler_place *pl, const SampleEntry *e, struct statx *stx) {
-        size_t tlen = strlen(pl->target);
-        char path[PATH_MAX];
-
-        if (snprintf(path, sizeof path, "%s%s%s", pl->target, tlen > 1 ? "/" : "", e->path) >= (int) sizeof path)
-                return false;
-        if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
-                  STATX_ATIME | STATX_INO | STATX_MNT_ID, stx) < 0)
+static bool entry_stat(int rootfd, const struct sampler_place *pl, const SampleEntry *e, struct statx *stx) {
+        if (statx_beneath(rootfd, e->path, stx) < 0)
                 return false;
         return stx->stx_ino == e->ino && (!(stx->stx_mask & STATX_MNT_ID) || stx->stx_mnt_id == (uint64_t) pl->mount_id);
 }
@@ -487,11 +582,12 @@ static void entry_record(Reservoir *res, SampleEntry *e, const struct statx *stx
  * the entry and learns its rate from them (unless 'defer': the caller
  * credits that gap later, once the looks after it are in). Returns 1 if the
  * atime moved, 0 if not, -1 if the entry is gone. */
-static int entry_look(Reservoir *res, SampleEntry *e, const struct sampler_place *pl, int64_t tick, bool defer) {
+static int entry_look(Reservoir *res, SampleEntry *e, int rootfd, const struct sampler_place *pl, int64_t tick,
+                      bool defer) {
         int64_t m0 = e->seen_ns, a0 = atime_ns(e), m1, a1;
         struct statx stx;
 
-        if (!entry_stat(pl, e, &stx)) {
+        if (!entry_stat(rootfd, pl, e, &stx)) {
                 e->gone = true;
                 return -1;
         }
@@ -551,8 +647,8 @@ struct deferred {
 /* Looks again at the entries that moved after being idle, BURST_LOOKS
  * times, then credits their gap over the interval from the rate those looks
  * found: the past said nothing of a rate that has just begun. */
-static int burst(Reservoir *res, const struct sampler_place *pl, int64_t tick, struct deferred *d, size_t n,
-                 const atomic_bool *cancel) {
+static int burst(Reservoir *res, int rootfd, const struct sampler_place *pl, int64_t tick, struct deferred *d,
+                 size_t n, const atomic_bool *cancel) {
         for (unsigned k = 0; k < BURST_LOOKS && n > 0; k++) {
                 struct timespec ts = { 0, BURST_SPACING_NS };
 
@@ -561,7 +657,7 @@ static int burst(Reservoir *res, const struct sampler_place *pl, int64_t tick, s
                 (void) nanosleep(&ts, NULL);
                 for (size_t i = 0; i < n; i++)
                         if (!d[i].e->gone)
-                                (void) entry_look(res, d[i].e, pl, tick, false);
+                                (void) entry_look(res, d[i].e, rootfd, pl, tick, false);
         }
         for (size_t i = 0; i < n; i++) {
                 estimate_credit(&d[i].e->rate, d[i].m0, d[i].a0, d[i].m1, d[i].a1, tick, &d[i].e->credit);
@@ -596,8 +692,9 @@ static void close_interval(Reservoir *res, const struct sampler_place *pl, struc
 /* statx()es every entry, counting moved atimes among those with a baseline
  * and attributing them to writers; inodes that moved after being idle get a
  * burst of looks; then the interval's credits are totalled. */
-static int sweep_entries(Sampler *s, Reservoir *res, const struct sampler_place *pl, struct sampler_writer *writers,
-                         size_t n_writers, double seconds, const atomic_bool *cancel, struct sweep_result *out) {
+static int sweep_entries(Sampler *s, Reservoir *res, int rootfd, const struct sampler_place *pl,
+                         struct sampler_writer *writers, size_t n_writers, double seconds, const atomic_bool *cancel,
+                         struct sweep_result *out) {
         _cleanup_free_ struct deferred *d = NULL;
         int64_t tick = tick_ns(s, res);
         size_t n_d = 0;
@@ -612,7 +709,7 @@ static int sweep_entries(Sampler *s, Reservoir *res, const struct sampler_place 
                         return -ECANCELED;
                 if (e->gone)
                         continue;
-                r = entry_look(res, e, pl, tick, !was_hot);
+                r = entry_look(res, e, rootfd, pl, tick, !was_hot);
                 if (r < 0) {
                         out->gone++;
                         continue;
@@ -634,7 +731,7 @@ static int sweep_entries(Sampler *s, Reservoir *res, const struct sampler_place 
                 g.a1 = atime_ns(e);
                 d[n_d++] = g;
         }
-        r = burst(res, pl, tick, d, n_d, cancel);
+        r = burst(res, rootfd, pl, tick, d, n_d, cancel);
         if (r < 0)
                 return r;
         close_interval(res, pl, writers, n_writers, seconds, out);
@@ -643,7 +740,7 @@ static int sweep_entries(Sampler *s, Reservoir *res, const struct sampler_place 
 }
 
 /* Records every entry's atime: the baseline of a new reservoir. */
-static int baseline_entries(Reservoir *res, const struct sampler_place *pl, const atomic_bool *cancel) {
+static int baseline_entries(Reservoir *res, int rootfd, const struct sampler_place *pl, const atomic_bool *cancel) {
         res->n_hot = 0;
         for (size_t i = 0; i < res->n; i++) {
                 SampleEntry *e = &res->v[i];
@@ -653,7 +750,7 @@ static int baseline_entries(Reservoir *res, const struct sampler_place *pl, cons
                         return -ECANCELED;
                 if (e->gone)
                         continue;
-                if (!entry_stat(pl, e, &stx)) {
+                if (!entry_stat(rootfd, pl, e, &stx)) {
                         e->gone = true;
                         continue;
                 }
@@ -693,18 +790,10 @@ static void carry_over(const Reservoir *old, Reservoir *new) {
         }
 }
 
-static int check_place(const struct sampler_place *pl) {
-        int fd = open_place(pl, O_PATH);
-
-        if (fd < 0)
-                return fd;
-        safe_close(fd);
-        return 0;
-}
-
 int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_writer *writers, size_t n_writers,
                   uint64_t now_usec, uint64_t min_usec, const atomic_bool *cancel, struct sweep_result *ret) {
         struct sweep_result res = {};
+        _cleanup_close_ int fd = -1;
         bool compared = false, too_soon;
         int r;
 
@@ -714,9 +803,9 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
         too_soon = s->current && s->last_sweep > 0 && now_usec < s->last_sweep + min_usec;
         if (too_soon && !s->next)
                 return -EAGAIN; /* a short interval is never scaled up to a rate */
-        r = check_place(pl);
-        if (r < 0)
-                return r;
+        fd = open_place(pl, O_PATH);
+        if (fd < 0)
+                return fd;
 
         for (size_t w = 0; w < n_writers; w++)
                 for (unsigned k = 0; k < _STRATUM_MAX; k++) {
@@ -725,7 +814,7 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
                 }
         if (s->current && s->last_sweep > 0 && !too_soon) {
                 res.seconds = (double) (now_usec - s->last_sweep) / 1e6;
-                r = sweep_entries(s, s->current, pl, writers, n_writers, res.seconds, cancel, &res);
+                r = sweep_entries(s, s->current, fd, pl, writers, n_writers, res.seconds, cancel, &res);
                 if (r < 0)
                         return r;
                 res.valid = res.sample > 0;
@@ -741,7 +830,7 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
         }
         if (!compared) {
                 /* A new reservoir (or the first sweep): record its baseline. */
-                r = baseline_entries(s->current, pl, cancel);
+                r = baseline_entries(s->current, fd, pl, cancel);
                 if (r < 0)
                         return r;
         }
@@ -756,14 +845,15 @@ bool sampler_has_hot(const Sampler *s) {
 
 int sampler_fine_sweep(Sampler *s, const struct sampler_place *pl, const atomic_bool *cancel) {
         Reservoir *res = s->current;
+        _cleanup_close_ int fd = -1;
         int64_t tick;
-        int looked = 0, r;
+        int looked = 0;
 
         if (!sampler_has_hot(s))
                 return 0;
-        r = check_place(pl);
-        if (r < 0)
-                return r;
+        fd = open_place(pl, O_PATH);
+        if (fd < 0)
+                return fd;
         tick = tick_ns(s, res);
         for (size_t i = 0; i < res->n; i++) {
                 SampleEntry *e = &res->v[i];
@@ -772,7 +862,7 @@ int sampler_fine_sweep(Sampler *s, const struct sampler_place *pl, const atomic_
                         return -ECANCELED;
                 if (e->gone || !e->baseline || e->hot == 0)
                         continue;
-                (void) entry_look(res, e, pl, tick, false);
+                (void) entry_look(res, e, fd, pl, tick, false);
                 looked++;
         }
         return looked;

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "strv.h"
 
 #define SNAPSHOT_MAGIC "ATIMEDHS"
@@ -23,7 +24,7 @@
 #define STORE_VERSION 2u
 #define BLOCK_MAGIC 0x4b4c424au /* "JBLK" */
 #define FILE_MAX ((size_t) 1 << 30)
-#define KEY_MAX 4096u
+#define KEY_MAX STORE_KEY_MAX
 #define MOUNTS_MAX 1000000u
 #define PENDING_MAX 1000000u
 #define JOURNAL_MIN_COMPACT ((off_t) 1 << 20)
@@ -203,6 +204,67 @@ static bool get_point(struct cur *c, struct stats_point *p) {
         return sane(p->per_min) && sane(p->lo) && sane(p->hi) && sane(p->write_iops) && sane(p->write_kib);
 }
 
+/* ---------------------------------------------------------------- keys */
+
+static bool key_escapes(unsigned char c) {
+        return c <= ' ' || c == '\\' || c == 0x7f;
+}
+
+static void key_put_field(FILE *f, const char *name, const char *value) {
+        fprintf(f, "%s%s=", ftell(f) > 0 ? " " : "", name);
+        for (const unsigned char *p = (const unsigned char *) value; *p; p++)
+                if (key_escapes(*p))
+                        fprintf(f, "\\x%02x", *p);
+                else
+                        fputc(*p, f);
+}
+
+int store_key_format(const char *uuid, const char *source, const char *fstype, const char *root, const char *target,
+                     char **ret) {
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+
+        if (!f)
+                return -ENOMEM;
+        if (uuid)
+                key_put_field(f, "uuid", uuid);
+        else {
+                key_put_field(f, "source", source ? source : "");
+                key_put_field(f, "fstype", fstype ? fstype : "");
+        }
+        if (root && !streq(root, "/"))
+                key_put_field(f, "root", root);
+        key_put_field(f, "target", target);
+        if (fclose(f) != 0 || !buf)
+                return -ENOMEM;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+bool store_key_has_target(const char *key, const char *target) {
+        const char *t = strstr(key, " target=");
+        const unsigned char *p;
+
+        /* Exactly one target field, the last; a key written before values
+         * were escaped may hold two, and then names none. */
+        if (!t || strstr(t + 1, " target="))
+                return false;
+        t += strlen(" target=");
+        for (p = (const unsigned char *) target; *p; p++) {
+                char esc[5];
+
+                if (key_escapes(*p)) {
+                        snprintf(esc, sizeof esc, "\\x%02x", *p);
+                        if (strncmp(t, esc, 4) != 0)
+                                return false;
+                        t += 4;
+                } else if (*t++ != (char) *p)
+                        return false;
+        }
+        return *t == 0;
+}
+
 /* ---------------------------------------------------------------- histories */
 
 static ssize_t find_index(const Store *s, const char *key, bool *found) {
@@ -259,9 +321,14 @@ static MountHistory *get_or_create(Store *s, const char *key) {
 }
 
 int store_add(Store *s, const char *key, const struct stats_sample *sample) {
-        MountHistory *h = get_or_create(s, key);
+        MountHistory *h;
         int r;
 
+        /* The files give a key 16 bits of length: a longer one could not be
+         * read back. */
+        if (*key == 0 || strlen(key) > KEY_MAX)
+                return -ENAMETOOLONG;
+        h = get_or_create(s, key);
         if (!h)
                 return -ENOMEM;
         r = history_add(h, sample);
@@ -509,19 +576,27 @@ static int parse_snapshot(Store *s, const uint8_t *p, size_t len, uint64_t *ret_
         for (uint32_t m = 0; m < n_mounts; m++) {
                 uint16_t kl = get_u16(&c);
                 const uint8_t *k = take(&c, kl);
-                char key[KEY_MAX + 1];
+                _cleanup_free_ char *key = NULL;
 
-                if (!k || kl == 0 || kl > KEY_MAX || memchr(k, 0, kl))
-                        BAD("bad key of mount %u", m);
-                memcpy(key, k, kl);
-                key[kl] = 0;
-                if (nh > 0 && strcmp(hs[nh - 1]->key, key) >= 0)
-                        BAD("keys out of order at mount %u", m);
+                if (!k)
+                        BAD("truncated key of mount %u", m);
+                key = memdup_str(k, kl);
+                if (!key) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
                 r = history_new(key, s->specs, s->n_specs, &hs[nh]);
                 if (r < 0)
                         goto fail;
                 r = -EBADMSG;
                 nh++;
+                /* A key that cannot be a key (empty, a NUL inside, out of
+                 * order) costs that mount its history, no other: the record
+                 * is read through to the next one, then dropped. */
+                if (kl == 0 || memchr(k, 0, kl) || (nh > 1 && strcmp(hs[nh - 2]->key, key) >= 0)) {
+                        problem(rep, "history of mount %u: bad or repeated key; that history dropped", m);
+                        hs[nh - 1]->scratch = UINT32_MAX;
+                }
                 hs[nh - 1]->last_seen = (int64_t) get_u64(&c);
                 if (!stats_time_sane(hs[nh - 1]->last_seen))
                         BAD("bad time last seen of %s", key);
@@ -547,6 +622,16 @@ static int parse_snapshot(Store *s, const uint8_t *p, size_t len, uint64_t *ret_
         if (c.bad || c.off != c.len)
                 BAD("%zu bytes of trailing data", c.len - c.off);
 #undef BAD
+        {
+                size_t kept = 0;
+
+                for (size_t i = 0; i < nh; i++)
+                        if (hs[i]->scratch == UINT32_MAX)
+                                history_free(hs[i]);
+                        else
+                                hs[kept++] = hs[i];
+                nh = kept;
+        }
 
         /* All good: it replaces whatever was there. */
         for (size_t i = 0; i < s->n; i++)
@@ -673,10 +758,12 @@ static int replay_journal(Store *s, const uint8_t *p, size_t len, uint64_t after
                         uint16_t kl = get_u16(&b);
                         const uint8_t *kp = take(&b, kl);
 
-                        if (!kp || kl == 0 || kl > KEY_MAX || memchr(kp, 0, kl)) {
+                        if (!kp) {
                                 b.bad = true;
                                 break;
                         }
+                        if (kl == 0 || memchr(kp, 0, kl))
+                                continue; /* its samples are skipped, no others */
                         memcpy(keybuf + kb, kp, kl);
                         keybuf[kb + kl] = 0;
                         keys[k] = keybuf + kb;
@@ -709,6 +796,8 @@ static int replay_journal(Store *s, const uint8_t *p, size_t len, uint64_t after
                         x.atime = bits[1];
                         x.flags = bits[2];
                         x.probe = bits[3];
+                        if (!keys[k])
+                                continue;
                         h = get_or_create(s, keys[k]);
                         if (!h)
                                 return -ENOMEM;
@@ -726,17 +815,18 @@ static int replay_journal(Store *s, const uint8_t *p, size_t len, uint64_t after
 /* ---------------------------------------------------------------- files */
 
 static int read_file(int dfd, const char *name, uint8_t **ret, size_t *ret_len) {
-        _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        /* A FIFO or device in its place is refused, never waited on. */
+        _cleanup_close_ int fd = open_regular_at(dfd, name, O_NOFOLLOW);
         _cleanup_free_ uint8_t *b = NULL;
         struct stat st;
         size_t len = 0;
 
         if (fd < 0)
-                return -errno;
+                return fd;
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))
-                return -EBADF;
+                return -EBADFD;
         if ((size_t) st.st_size > FILE_MAX)
                 return -EFBIG;
         b = malloc((size_t) st.st_size + 1);
@@ -817,7 +907,7 @@ int store_load(Store *s, int64_t now, struct store_load_report *rep) {
         if (r == -ENOMEM)
                 return r;
         if (r < 0 && r != -ENOENT)
-                move_aside(dfd, STORE_FILE, now, rep, strerror(-r));
+                move_aside(dfd, STORE_FILE, now, rep, fileio_strerror(r));
         else if (r >= 0) {
                 r = parse_snapshot(s, snap, snap_len, &seq, rep, &why);
                 if (r == -ENOMEM)
@@ -836,7 +926,7 @@ int store_load(Store *s, int64_t now, struct store_load_report *rep) {
         if (r == -ENOMEM)
                 return r;
         if (r < 0 && r != -ENOENT)
-                move_aside(dfd, STORE_JOURNAL, now, rep, strerror(-r));
+                move_aside(dfd, STORE_JOURNAL, now, rep, fileio_strerror(r));
         else if (r >= 0) {
                 r = replay_journal(s, jour, jour_len, s->snapshot_seq, &rep->replayed, &why);
                 if (r == -ENOMEM)
@@ -867,20 +957,39 @@ static int write_all(int fd, const uint8_t *p, size_t len) {
         return 0;
 }
 
-static int write_snapshot(Store *s, int dfd, int64_t now) {
-        struct buf b = {};
+/* A flush in three steps, so that the writing can run in a worker: what
+ * is to be written is encoded on the event loop (store_flush_begin()),
+ * written and fsync()ed anywhere (store_write_run(), which touches no
+ * Store), and the result taken back on the loop (store_flush_end()).
+ * Samples added meanwhile stay pending for the next flush. */
+struct StoreWrite {
+        char *dir;
+        bool snapshot;
+        struct buf b;
+        uint64_t seq;      /* a journal block's; a snapshot's last block included */
+        int64_t now;
+        size_t n_encoded;  /* pending samples the write holds */
+        off_t journal_size; /* after a journal append */
+        int r;
+};
+
+StoreWrite *store_write_free(StoreWrite *w) {
+        if (w) {
+                free(w->dir);
+                free(w->b.p);
+                free(w);
+        }
+        return NULL;
+}
+
+static int write_snapshot(StoreWrite *w, int dfd) {
         _cleanup_close_ int fd = -1;
         int r;
 
-        r = encode_snapshot(s, now, &b);
-        if (r < 0)
-                goto finish;
-        fd = openat(dfd, STORE_FILE ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (fd < 0) {
-                r = -errno;
-                goto finish;
-        }
-        r = write_all(fd, b.p, b.len);
+        fd = openat(dfd, STORE_FILE ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+        if (fd < 0)
+                return -errno;
+        r = write_all(fd, w->b.p, w->b.len);
         if (r >= 0 && fsync(fd) < 0)
                 r = -errno;
         if (r >= 0 && close(TAKE_FD(fd)) < 0)
@@ -889,83 +998,133 @@ static int write_snapshot(Store *s, int dfd, int64_t now) {
                 r = -errno;
         if (r < 0) {
                 (void) unlinkat(dfd, STORE_FILE ".tmp", 0);
-                goto finish;
+                return r;
         }
         /* The snapshot holds everything: the journal starts afresh. */
         if (unlinkat(dfd, STORE_JOURNAL, 0) < 0 && errno != ENOENT)
-                r = -errno;
-        if (r >= 0)
-                r = fsync_dir(dfd);
-        if (r >= 0) {
-                s->snapshot_seq = s->seq;
-                s->snapshot_at = now;
-                s->snapshot_size = (off_t) b.len;
-                s->journal_size = 0;
-        }
-finish:
-        free(b.p);
-        return r;
+                return -errno;
+        return fsync_dir(dfd);
 }
 
-static int append_journal(Store *s, int dfd) {
-        struct buf b = {};
+static int append_journal(StoreWrite *w, int dfd) {
         _cleanup_close_ int fd = -1;
+        struct buf h = {};
         struct stat st;
-        int r;
+        int r = 0;
 
-        fd = openat(dfd, STORE_JOURNAL, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+        fd = openat(dfd, STORE_JOURNAL, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
         if (fd < 0)
                 return -errno;
         if (fstat(fd, &st) < 0)
                 return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
         if (st.st_size == 0) {
-                put(&b, JOURNAL_MAGIC, 8);
-                put_u32(&b, STORE_VERSION);
+                put(&h, JOURNAL_MAGIC, 8);
+                put_u32(&h, STORE_VERSION);
+                r = h.oom ? -ENOMEM : write_all(fd, h.p, h.len);
+                free(h.p);
         }
-        r = encode_block(s, s->seq + 1, &b);
         if (r >= 0)
-                r = write_all(fd, b.p, b.len);
+                r = write_all(fd, w->b.p, w->b.len);
         if (r >= 0 && fdatasync(fd) < 0)
                 r = -errno;
         if (r < 0) {
                 /* A torn block at the end would hide later ones: cut it off. */
                 (void) ftruncate(fd, st.st_size);
-        } else {
-                s->seq++;
-                s->journal_size = st.st_size + (off_t) b.len;
-                if (st.st_size == 0)
-                        r = fsync_dir(dfd);
+                return r;
         }
-        free(b.p);
-        return r;
+        w->journal_size = st.st_size + (off_t) (h.len + w->b.len);
+        return st.st_size == 0 ? fsync_dir(dfd) : 0;
 }
 
-int store_flush(Store *s, int64_t now, bool snapshot) {
-        _cleanup_close_ int dfd = -1;
+int store_flush_begin(Store *s, int64_t now, bool snapshot, StoreWrite **ret) {
+        StoreWrite *w;
         int r;
 
+        *ret = NULL;
         if (!s->dir)
                 return -EINVAL;
-        dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0) {
-                s->need_snapshot = true;
-                return -errno;
-        }
-        if (snapshot || s->need_snapshot || now - s->snapshot_at >= SNAPSHOT_MAX_AGE ||
-            s->journal_size > MAX(JOURNAL_MIN_COMPACT, s->snapshot_size / 2)) {
-                (void) store_prune(s, now);
-                r = write_snapshot(s, dfd, now);
-        } else if (s->n_pending == 0)
+        snapshot = snapshot || s->need_snapshot || now - s->snapshot_at >= SNAPSHOT_MAX_AGE ||
+                   s->journal_size > MAX(JOURNAL_MIN_COMPACT, s->snapshot_size / 2);
+        if (!snapshot && s->n_pending == 0)
                 return 0;
+        w = calloc(1, sizeof *w);
+        if (!w || !(w->dir = strdup(s->dir))) {
+                store_write_free(w);
+                return -ENOMEM;
+        }
+        w->snapshot = snapshot;
+        w->now = now;
+        w->r = -ECANCELED; /* until it runs */
+        if (snapshot) {
+                (void) store_prune(s, now);
+                r = encode_snapshot(s, now, &w->b);
+                w->seq = s->seq;
+                /* Samples added while it is written are journalled after it;
+                 * should it fail, the next flush is a snapshot again. */
+                s->need_snapshot = false;
+        } else {
+                r = encode_block(s, s->seq + 1, &w->b);
+                w->seq = s->seq + 1;
+        }
+        w->n_encoded = s->n_pending;
+        if (r < 0) {
+                store_write_free(w);
+                return r;
+        }
+        *ret = w;
+        return 0;
+}
+
+void store_write_run(StoreWrite *w) {
+        _cleanup_close_ int dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (dfd < 0)
+                w->r = -errno;
         else
-                r = append_journal(s, dfd);
+                w->r = w->snapshot ? write_snapshot(w, dfd) : append_journal(w, dfd);
+}
+
+int store_flush_end(Store *s, StoreWrite *w) {
+        int r = w->r;
+        size_t n;
 
         if (r < 0) {
                 /* Memory holds it all: try a whole snapshot next time. */
                 s->need_snapshot = true;
+                store_write_free(w);
                 return r;
         }
-        s->need_snapshot = false;
-        s->n_pending = 0;
+        if (w->snapshot) {
+                s->snapshot_seq = w->seq;
+                s->snapshot_at = w->now;
+                s->snapshot_size = (off_t) w->b.len;
+                s->journal_size = 0;
+        } else {
+                s->seq = MAX(s->seq, w->seq);
+                s->journal_size = w->journal_size;
+        }
+        /* What was written leaves the pending list; what came since stays
+         * (unless the list was dropped meanwhile for a snapshot). */
+        n = MIN(w->n_encoded, s->n_pending);
+        if (s->n_pending > n)
+                memmove(s->pending, s->pending + n, (s->n_pending - n) * sizeof *s->pending);
+        s->n_pending -= n;
+        store_write_free(w);
         return 0;
+}
+
+int store_flush(Store *s, int64_t now, bool snapshot) {
+        StoreWrite *w;
+        int r = store_flush_begin(s, now, snapshot, &w);
+
+        if (r < 0) {
+                s->need_snapshot = true;
+                return r;
+        }
+        if (!w)
+                return 0;
+        store_write_run(w);
+        return store_flush_end(s, w);
 }

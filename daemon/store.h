@@ -18,6 +18,8 @@
 #include "stats.h"
 
 #define STORE_FILE "history"
+/* The files give a key 16 bits of length. */
+#define STORE_KEY_MAX 65535u
 #define STORE_JOURNAL "history.journal"
 
 typedef struct Store Store;
@@ -38,7 +40,18 @@ DEFINE_FREE_FUNC(Store, store_free);
 int store_load(Store *s, int64_t now, struct store_load_report *ret);
 void store_load_report_done(struct store_load_report *r);
 
-/* Adds a sample to the history of 'key' (created on first use). */
+/* A history key names the filesystem and where it is mounted:
+ * "uuid=U [root=R] target=T" or "source=S fstype=F [root=R] target=T".
+ * Each value is escaped (space, backslash, control bytes as \xHH), so the
+ * fields read back unambiguously whatever the names hold; ordinary names
+ * are unchanged. 'uuid' NULL: source and fstype; 'root' NULL or "/": none.
+ * store_key_has_target() compares the target field exactly. */
+int store_key_format(const char *uuid, const char *source, const char *fstype, const char *root, const char *target,
+                     char **ret);
+bool store_key_has_target(const char *key, const char *target);
+
+/* Adds a sample to the history of 'key' (created on first use); a key
+ * longer than STORE_KEY_MAX or empty: -ENAMETOOLONG. */
 int store_add(Store *s, const char *key, const struct stats_sample *sample);
 const MountHistory *store_find(const Store *s, const char *key);
 
@@ -46,6 +59,18 @@ const MountHistory *store_find(const Store *s, const char *key);
  * 'snapshot' asks for it). Returns 0 or -errno; on failure nothing is lost
  * from memory and the next flush writes a full snapshot. */
 int store_flush(Store *s, int64_t now, bool snapshot);
+
+/* The same in three steps, so that the writing (and its fsync()s) can run
+ * in a worker while the event loop goes on: begin encodes what is to be
+ * written (*ret NULL: nothing to write); run writes it, touching nothing
+ * of the Store; end, on the loop again, takes the result in, frees the
+ * write and returns its 0 or -errno. Samples added between begin and end
+ * are kept for the next flush. One write at a time. */
+typedef struct StoreWrite StoreWrite;
+int store_flush_begin(Store *s, int64_t now, bool snapshot, StoreWrite **ret);
+void store_write_run(StoreWrite *w);
+int store_flush_end(Store *s, StoreWrite *w);
+StoreWrite *store_write_free(StoreWrite *w);
 
 /* Drops histories not seen for longer than the longest ring reaches, and the
  * least recently seen ones beyond max_mounts. Returns how many. */

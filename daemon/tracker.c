@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "store.h"
 
 #define BACKOFF_MIN_USEC (10 * USEC_PER_SEC)
 #define BACKOFF_MAX_USEC (3600 * USEC_PER_SEC)
@@ -171,18 +172,13 @@ void tracker_set_hooks(Tracker *t, const TrackerHooks *hooks) {
         t->hooks = *hooks;
 }
 
-bool tracker_mount_key(const TrackedMount *m, char *buf, size_t len) {
+char *tracker_mount_key(const TrackedMount *m) {
         const MountEntry *e = m->entry;
-        const char *root = streq(e->root, "/") ? "" : e->root;
+        char *key;
 
         if (!m->fs || !m->fs->identified)
-                return false;
-        if (m->fs->uuid)
-                snprintf(buf, len, "uuid=%s%s%s target=%s", m->fs->uuid, *root ? " root=" : "", root, e->target);
-        else
-                snprintf(buf, len, "source=%s fstype=%s%s%s target=%s", e->source, e->fstype, *root ? " root=" : "",
-                         root, e->target);
-        return true;
+                return NULL;
+        return store_key_format(m->fs->uuid, e->source, e->fstype, e->root, e->target, &key) < 0 ? NULL : key;
 }
 
 uint64_t tracker_generation(const Tracker *t) {

@@ -64,6 +64,7 @@ typedef struct TrackedMount {
                 unsigned ticks;
                 unsigned n_held;
                 struct stats_sample held[4];
+                bool refused; /* its key could not be stored: said once */
         } history;
 } TrackedMount;
 
@@ -141,9 +142,9 @@ unsigned tracker_stuck_threads(const Tracker *t);
 
 /* A key for the mount's history that survives restarts, reboots and
  * remounts: its filesystem's UUID (or, without one, its source and type),
- * its root in the filesystem, and its mount point. False until the UUID
- * lookup is done. */
-bool tracker_mount_key(const TrackedMount *m, char *buf, size_t len);
+ * its root in the filesystem, and its mount point (store_key_format()).
+ * NULL until the UUID lookup is done, or without memory; free() it. */
+char *tracker_mount_key(const TrackedMount *m);
 
 /* Where measurements go as they are made: 'tick' once per sampler interval
  * for every mount (t: Unix seconds, at the middle of the interval's bucket),

@@ -1,5 +1,8 @@
 /* test-fileio: whole files, at and around the size limit, and /proc. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,6 +50,25 @@ int main(void) {
            "grows past its first buffer");
         free(t);
         t = NULL;
+        {
+                char fifo[64], dir[64];
+
+                snprintf(fifo, sizeof fifo, "%s.fifo", path);
+                snprintf(dir, sizeof dir, "%s.dir", path);
+                ok(mkfifo(fifo, 0600) == 0 && mkdir(dir, 0700) == 0, "a FIFO and a directory");
+                is_int(read_full_file(fifo, 100, &t, &len), -EBADFD, "a FIFO: refused, not waited on");
+                is_int(read_full_file_at(AT_FDCWD, fifo, O_NOFOLLOW | O_NOATIME, 100, &t, &len), -EBADFD,
+                       "a FIFO with O_NOFOLLOW|O_NOATIME: refused too");
+                is_int(read_full_file(dir, 100, &t, &len), -EISDIR, "a directory: EISDIR");
+                ok(!t, "and nothing returned");
+                ok(strstr(fileio_strerror(-EBADFD), "not a regular file") != NULL, "said plainly");
+                unlink(fifo);
+                rmdir(dir);
+        }
+        ok(read_full_file("/dev/null", 100, &t, &len) == 0 && len == 0, "/dev/null: empty");
+        free(t);
+        t = NULL;
+        is_int(read_full_file("/dev/zero", 100, &t, &len), -EBADFD, "another device: refused");
         ok(read_full_file("/proc/self/mountinfo", 1 << 26, &t, &len) == 0 && len > 0 && strlen(t) == len,
            "/proc/self/mountinfo, which has no size to stat");
         free(t);

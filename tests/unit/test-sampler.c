@@ -44,6 +44,67 @@ static int walk_all(Sampler *s, const struct sampler_place *pl, uint64_t budget,
         return r;
 }
 
+/* A user replaces a sampled directory with a symlink to one holding the
+ * same names: the sweep must not follow it (the inodes found there are not
+ * the ones sampled, and a symlink may lead anywhere, a hung filesystem
+ * included). Puts things back after. */
+static void replaced_by_symlink(const struct sampler_place *pl, uint64_t population, const char *how) {
+        struct sweep_result res;
+        Sampler *s = NULL;
+        unsigned steps;
+        char p[512], to[512];
+
+        ok(sampler_new(100000, 42, &s) == 0 && walk_all(s, pl, 1000, &steps) == 1 && s->next->population == population &&
+                   sampler_sweep(s, pl, NULL, 0, 1000000, 0, &no_cancel, &res) == 0,
+           "%s: walked, a baseline", how);
+        snprintf(p, sizeof p, "%s/d1", root);
+        snprintf(to, sizeof to, "%s/d1.moved", root);
+        rename(p, to);
+        symlink("d2", p);
+        ok(sampler_sweep(s, pl, NULL, 0, 61000000, 0, &no_cancel, &res) == 0 && res.gone == 31,
+           "%s: a directory replaced by a symlink: its 30 files and itself gone, none found through it (gone %llu)", how,
+           (unsigned long long) res.gone);
+        unlink(p);
+        rename(to, p);
+        sampler_free(s);
+}
+
+/* More subdirectories than the walk's pool of pending names (64 KiB) holds:
+ * still every one walked, the count exact, the sample full. */
+static void many_subdirs(const struct sampler_place *pl, uint64_t population, const char *how) {
+        Sampler *s = NULL;
+        unsigned steps;
+
+        int r = sampler_new(50, 3, &s) == 0 ? walk_all(s, pl, 97, &steps) : -1;
+        size_t rest = 0;
+
+        for (size_t i = 0; r == 1 && i < s->next->n; i++)
+                rest += s->next->v[i].stratum == STRATUM_REST;
+        /* Just made, the subdirectories are fresh: the uniform stratum is
+         * still full, the fresh one holds its k/4. */
+        ok(r == 1 && s->next->population == population && rest == 50 && s->next->n == 50 + 12,
+           "%s: 1,200 subdirectories of 155-byte names (180 KiB): all walked (population %llu, %zu + %zu sampled)",
+           how, r == 1 ? (unsigned long long) s->next->population : 0ULL, rest, r == 1 ? s->next->n - rest : 0);
+        sampler_free(s);
+}
+
+static void make_many_subdirs(void) {
+        char p[512], name[200];
+
+        snprintf(p, sizeof p, "%s/big", root);
+        mkdir(p, 0755);
+        memset(name, 'n', 150);
+        for (unsigned i = 0; i < 1200; i++) {
+                snprintf(name + 150, sizeof name - 150, "%05u", i);
+                snprintf(p, sizeof p, "%s/big/%s", root, name);
+                mkdir(p, 0755);
+                if (i % 100 == 0) {
+                        strncat(p, "/f", sizeof p - strlen(p) - 1);
+                        close(open(p, O_CREAT | O_WRONLY, 0644));
+                }
+        }
+}
+
 int main(void) {
         struct sampler_place pl;
         struct statx stx;
@@ -169,9 +230,21 @@ int main(void) {
                         touch_atime(rel, 1000);
                 }
         }
+        replaced_by_symlink(&pl, 104, "openat2");
+        make_many_subdirs();
+        many_subdirs(&pl, 104 + 1 + 1200 + 12, "openat2");
+        snprintf(p, sizeof p, "rm -rf '%s/big'", root);
+        if (system(p) != 0)
+                printf("# could not remove %s/big\n", root);
 
         /* The same walk as on a kernel without openat2(). */
         sampler_disable_openat2();
+        replaced_by_symlink(&pl, 104, "without openat2");
+        make_many_subdirs();
+        many_subdirs(&pl, 104 + 1 + 1200 + 12, "without openat2");
+        snprintf(p, sizeof p, "rm -rf '%s/big'", root);
+        if (system(p) != 0)
+                printf("# could not remove %s/big\n", root);
         touch_atime(".", 1000);
         touch_atime("d0", 1000);
         touch_atime("d0/sub", 1000);

@@ -250,6 +250,108 @@ int main(void) {
                 store_free(b);
         }
 
+        /* Keys: any length a mount can have, escaped so fields read back,
+         * compared whole. */
+        {
+                _cleanup_free_ char *k1 = NULL, *k2 = NULL, *k3 = NULL, *target = malloc(3034), *source = malloc(1501);
+                Store *c = NULL;
+
+                memset(target, 't', 3033);
+                target[0] = '/';
+                target[3033] = 0;
+                memset(source, 's', 1500);
+                source[1500] = 0;
+                ok(store_key_format(NULL, source, "tmpfs", "/", target, &k1) == 0 && strlen(k1) > 4096,
+                   "a key of %zu bytes (3,033-byte target, 1,500-byte source)", k1 ? strlen(k1) : 0);
+                ok(store_key_format(NULL, "x", "fuse", "/", "/tmp/evil target=/victim", &k2) == 0 &&
+                           streq(k2, "source=x fstype=fuse target=/tmp/evil\\x20target=/victim"),
+                   "a space in a target is escaped: %s", k2);
+                ok(store_key_format("U", NULL, NULL, "/sub dir", "/m\\n\n", &k3) == 0 &&
+                           streq(k3, "uuid=U root=/sub\\x20dir target=/m\\x5cn\\x0a"),
+                   "so are backslashes and control bytes: %s", k3);
+                ok(!store_key_has_target(k2, "/victim"), "a target is not matched by its ending");
+                ok(store_key_has_target(k2, "/tmp/evil target=/victim"), "but whole, escaped");
+                ok(store_key_has_target(k3, "/m\\n\n") && !store_key_has_target(k3, "/m\\n"), "exactly");
+                ok(!store_key_has_target("source=x fstype=fuse target=/tmp/evil target=/victim", "/victim") &&
+                           !store_key_has_target("source=x fstype=fuse target=/tmp/evil target=/victim", "/tmp/evil"),
+                   "an old unescaped key with two targets names none");
+
+                clear_dir();
+                store_new(dir, sp, nsp, 0, &c);
+                feed(c, k1, 0, 10);
+                feed(c, "uuid=1 target=/a", 0, 10);
+                feed(c, "uuid=2 target=/b", 0, 10);
+                ok(store_flush(c, T0 + 86400, true) == 0, "a snapshot with the long key");
+                feed(c, k1, 10, 20);
+                feed(c, "uuid=1 target=/a", 10, 20);
+                ok(store_flush(c, T0 + 86400, false) == 0, "and a journal block");
+                b = reload(&rep);
+                ok(rep.mounts == 3 && same(b, c) && !rep.problems, "every history loaded back, the long one too");
+                store_load_report_done(&rep);
+                store_free(b);
+                {
+                        char *huge = malloc(STORE_KEY_MAX + 2);
+                        struct stats_sample x = { .t = T0, .has_activity = true };
+
+                        memset(huge, 'k', STORE_KEY_MAX + 1);
+                        huge[STORE_KEY_MAX + 1] = 0;
+                        ok(store_add(c, huge, &x) == -ENAMETOOLONG && store_n_mounts(c) == 3,
+                           "a key too long for the files is refused, before it is written");
+                        free(huge);
+                }
+                store_free(c);
+
+                /* Two histories of one key in a snapshot (as from a bug): the
+                 * repeated one dropped, the others kept. */
+                clear_dir();
+                store_new(dir, sp, nsp, 0, &c);
+                feed(c, "uuid=1 target=/a", 0, 5);
+                feed(c, "uuid=1 target=/b", 0, 5);
+                feed(c, "uuid=2 target=/c", 0, 5);
+                store_flush(c, T0 + 86400, true);
+                store_free(c);
+                {
+                        /* "/b" becomes "/a": same length, a repeat, out of order;
+                         * the checksum is made good again. */
+                        char path[256];
+                        _cleanup_free_ uint8_t *buf = NULL;
+                        FILE *f;
+                        long n;
+
+                        snprintf(path, sizeof path, "%s/history", dir);
+                        f = fopen(path, "r+b");
+                        buf = malloc(1 << 20);
+                        n = f ? (long) fread(buf, 1, 1 << 20, f) : 0;
+                        for (long i = 0; i + 16 < n; i++)
+                                if (memcmp(buf + i, "uuid=1 target=/b", 16) == 0)
+                                        buf[i + 15] = 'a';
+                        {
+                                uint32_t crc = 0xFFFFFFFFu;
+                                for (long i = 0; i < n - 4; i++) {
+                                        crc ^= buf[i];
+                                        for (int k = 0; k < 8; k++)
+                                                crc = crc & 1 ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
+                                }
+                                crc ^= 0xFFFFFFFFu;
+                                buf[n - 4] = (uint8_t) crc;
+                                buf[n - 3] = (uint8_t) (crc >> 8);
+                                buf[n - 2] = (uint8_t) (crc >> 16);
+                                buf[n - 1] = (uint8_t) (crc >> 24);
+                        }
+                        if (f) {
+                                rewind(f);
+                                fwrite(buf, 1, (size_t) n, f);
+                                fclose(f);
+                        }
+                }
+                b = reload(&rep);
+                ok(rep.mounts == 2 && store_find(b, "uuid=1 target=/a") && store_find(b, "uuid=2 target=/c") &&
+                           has_problem(&rep, "bad or repeated key") && !aside_exists("history.corrupt"),
+                   "a repeated key drops that history alone (loaded %zu)", rep.mounts);
+                store_load_report_done(&rep);
+                store_free(b);
+        }
+
         store_free(a);
         {
                 char cmd[256];
