@@ -50,8 +50,21 @@ interval = 1h
 CONF
 start_daemon
 
+# Before the first figure (a baseline and then a whole interval are needed,
+# so none can exist yet): what the mount waits for, in JSON and the table.
+first=$(ctl --json status | jq -c ".mounts[] | select(.target == \"$M/strict\") | [.activity, .progress.stage, (.progress.eta_s|type)]")
+like "before the first figure: activity null, and the stage it waits for" "$first" \
+        '^\[null,"(waiting|walking|baseline|measuring)","(number|null)"\]$'
+like "the table says so in the rate's column" "$(ctl status $M/strict | sed -n 2p)" '(waiting|walking|baseline|measuring)'
+
 check "the strict mount is measured within 60 s" wait_until 60 sh -c "[ -n \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/strict\") | .activity // empty')\" ]"
 check "so are the relatime and idle ones" wait_until 30 sh -c "[ -n \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/idle\" or .target == \"$M/rel\") | .activity // empty' | head -2 | sed -n 2p)\" ]"
+
+check "the first interval is never shorter than 9/10 of the configured one" sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '[.mounts[] | .activity | select(. != null and .exact == false or . != null) | .interval_s] | map(select(. > 0)) | all(. >= $INTERVAL * 0.9)'"
+is "the updates figure and its interval are there" \
+        "$(ctl --json status | jq -r ".mounts[] | select(.target == \"$M/strict\") | .activity | [(.atime_updates_per_min|type), (.updates_ci95|length)] | @tsv")" \
+        "$(printf 'number\t2')"
 
 # --- Probes: the policy really in force, per mount.
 probe_of() { ctl --json status | jq -r --arg t "$1" '.mounts[] | select(.target == $t) | .probe | "\(.verified) \(.effective) \(.matches_table)"'; }

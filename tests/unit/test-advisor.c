@@ -145,6 +145,52 @@ int main(void) {
                 ok(atime_cost_parse("nfs:8:2", &o, buf, sizeof buf) == 0 && fabs(o.lazy_usec - 8 * 0.73 / 3.0) < 1e-9,
                    "without lazy-usec, a quarter or so of usec, as on ext4");
         }
+        /* Confidence follows the interval; the basis is said; min_saving. */
+        {
+                struct advisor_params q = { .noatime_threshold = 60, .min_saving = 10 };
+                struct advisor_input in = { .target = "/srv", .fstype = "ext4", .policy = { .atime = ATIME_RELATIME },
+                                            .have_activity = true, .per_min = 80, .lo_per_min = 70, .hi_per_min = 95,
+                                            .peak_per_min = 80, .observed_s = 2 * 86400, .population = 20000 };
+                struct advice a;
+
+                advisor_advise(&in, &q, &a);
+                ok(a.atime == ATIME_NOATIME && a.confidence == CONFIDENCE_HIGH && a.basis == BASIS_MEASUREMENT,
+                   "80/min (70-95) over two days: noatime, high confidence, measured");
+                in.lo_per_min = 20;
+                advisor_advise(&in, &q, &a);
+                ok(a.atime == ATIME_NOATIME && a.confidence == CONFIDENCE_LOW,
+                   "80/min (20-95): the interval straddles the threshold: low confidence");
+                in = (struct advisor_input) { .target = "/srv", .fstype = "ext4", .policy = { .atime = ATIME_STRICT },
+                                              .have_activity = true, .per_min = 5, .lo_per_min = 3, .hi_per_min = 8,
+                                              .observed_s = 2 * 86400, .population = 20000 };
+                advisor_advise(&in, &q, &a);
+                ok(a.atime == ATIME_STRICT && !a.change && a.n_reasons > 1 && strstr(a.reasons[1], "min_saving 10/min"),
+                   "strictatime saving 5 updates/min, under min_saving: kept, saying why (%s)",
+                   a.n_reasons > 1 ? a.reasons[1] : "");
+                in.hi_per_min = 30;
+                advisor_advise(&in, &q, &a);
+                ok(!a.change && a.confidence == CONFIDENCE_LOW, "and low confidence where the interval reaches min_saving");
+                in.need = NEED_RELATIME;
+                in.need_why = "mbox files";
+                in.have_activity = false;
+                in.observed_s = 0;
+                advisor_advise(&in, &q, &a);
+                ok(a.atime == ATIME_RELATIME && a.basis == BASIS_CONSUMERS && a.confidence == CONFIDENCE_HIGH &&
+                           streq(advice_basis_to_string(a.basis), "consumers"),
+                   "advice resting on a consumer says so, with no measurement");
+                in = (struct advisor_input) { .target = "/srv", .fstype = "ext4", .policy = { .atime = ATIME_RELATIME } };
+                advisor_advise(&in, &q, &a);
+                ok(!a.change && a.basis == BASIS_NONE && a.confidence == CONFIDENCE_LOW, "not measured yet: basis none, low");
+                in = (struct advisor_input) { .target = "/srv", .fstype = "ext4", .policy = { .atime = ATIME_STRICT },
+                                              .have_activity = true, .per_min = 15000, .lo_per_min = 14000,
+                                              .hi_per_min = 16000, .observed_s = 86400, .population = 20000,
+                                              .writeback_ratio = 0.001 };
+                advisor_advise(&in, &q, &a);
+                ok(a.atime == ATIME_NOATIME && fabs(a.saving_cpu_us_per_s - 250 * 3.0) < 1e-6 &&
+                           fabs(a.saving_kib_per_s - 250 * 0.001 * 0.5) < 1e-9,
+                   "a hot file: CPU follows its 15,000 updates/min, bytes its write-backs (%.1f us/s, %.3f KiB/s)",
+                   a.saving_cpu_us_per_s, a.saving_kib_per_s);
+        }
         ok(fstype_journals("xfs") && !fstype_journals("tmpfs"), "journaling filesystems");
         return tap_done();
 }
