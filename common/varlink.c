@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "protocol.h"
 #include "varlink.h"
 
@@ -102,6 +103,14 @@ json_object *varlink_error_new_str(const char *error, const char *key, const cha
                 return NULL;
         }
         return varlink_error_new(error, p);
+}
+
+json_object *varlink_name_new(const char *raw) {
+        _cleanup_free_ char *e = NULL;
+
+        if (name_escape(raw, &e) < 0)
+                return NULL;
+        return json_object_new_string(e);
 }
 
 int varlink_connect(const char *path, int *ret_fd) {

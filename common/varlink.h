@@ -29,6 +29,10 @@ json_object *varlink_error_new(const char *error, json_object *params);
 /* An error with one string parameter, the common case. */
 json_object *varlink_error_new_str(const char *error, const char *key, const char *value);
 
+/* A JSON string holding a name of any bytes in its protocol form (see
+ * escape.h): valid UTF-8 whatever 'raw' holds. NULL on OOM. */
+json_object *varlink_name_new(const char *raw);
+
 /* Client side. */
 int varlink_connect(const char *path, int *ret_fd);
 /* Sends the request and waits for its reply. On a Varlink error reply,

@@ -21,6 +21,9 @@
 
 #define ACCEPT_RETRY_USEC (250 * USEC_PER_MSEC)
 #define READ_CHUNK 65536
+/* Refused connections logged: at most this many lines per interval. */
+#define REFUSED_LOG_INTERVAL (10 * USEC_PER_SEC)
+#define REFUSED_LOG_BURST 5
 
 typedef struct Client Client;
 
@@ -34,6 +37,8 @@ struct ControlServer {
         void *userdata;
         Client *clients;
         unsigned n_clients;
+        unsigned n_unprivileged;
+        LogRatelimit refused_log;
 };
 
 struct ControlCall {
@@ -51,6 +56,7 @@ struct Client {
         Client *prev, *next;
         int fd;
         ControlPeer peer;
+        bool privileged;   /* counts against the reserve, not the user limit */
         sd_event_source *io;
         sd_event_source *idle;
         char *in;
@@ -116,6 +122,8 @@ static void client_free(Client *c) {
         if (c->next)
                 c->next->prev = c->prev;
         s->n_clients--;
+        if (!c->privileged)
+                s->n_unprivileged--;
         if (c->pending) {
                 c->pending->client = NULL;
                 control_call_unref(c->pending);
@@ -237,6 +245,7 @@ static int client_process(Client *c) {
                         return 0;
                 }
                 mlen = (size_t) (nul - c->in);
+                client_touch(c);
                 r = client_handle(c, c->in, mlen);
                 memmove(c->in, nul + 1, c->in_len - mlen - 1);
                 c->in_len -= mlen + 1;
@@ -257,11 +266,11 @@ static int client_flush(Client *c) {
                 if (n < 0)
                         return -errno;
                 c->out_off += (size_t) n;
-                client_touch(c);
                 if (c->out_off == c->out_len) {
                         free(c->out);
                         c->out = NULL;
                         c->out_len = c->out_off = 0;
+                        client_touch(c); /* a whole reply taken */
                 }
         }
         return 0;
@@ -290,8 +299,7 @@ static int client_read(Client *c) {
                 c->eof = true;
                 return 0;
         }
-        c->in_len += (size_t) n;
-        client_touch(c);
+        c->in_len += (size_t) n; /* not activity until a request is whole */
         return 0;
 }
 
@@ -379,6 +387,12 @@ void control_call_reply(ControlCall *call, json_object *reply) {
 static int on_client_idle(sd_event_source *s, uint64_t usec, void *userdata) {
         Client *c = userdata;
 
+        if (c->pending) {
+                /* Waiting for us (a probe): not the client's idleness. */
+                client_touch(c);
+                (void) sd_event_source_set_enabled(c->idle, SD_EVENT_ONESHOT);
+                return 0;
+        }
         log_debug("Closing idle client (pid " PID_FMT ")", c->peer.pid);
         client_free(c);
         return 0;
@@ -402,10 +416,32 @@ static void reject_client(int fd, const char *error, const char *reason) {
         safe_close(fd);
 }
 
+/* Why a new connection from 'peer' must be refused, or NULL. Root and the
+ * privileged group may use every slot; others share what the reserve
+ * leaves, each uid a bounded part of it. */
+static const char *admission_refusal(const ControlServer *srv, const ControlPeer *peer, bool privileged) {
+        const struct control_limits *l = &srv->limits;
+        unsigned n = 0;
+
+        if (srv->n_clients >= l->max_clients)
+                return "too many clients connected; try again later";
+        if (privileged)
+                return NULL;
+        if (l->reserved_clients >= l->max_clients || srv->n_unprivileged >= l->max_clients - l->reserved_clients)
+                return "the connections left are reserved for privileged clients; try again later";
+        for (const Client *c = srv->clients; c; c = c->next)
+                if (!c->privileged && c->peer.uid == peer->uid && ++n >= l->max_clients_per_user)
+                        return "too many connections from this user; close some first";
+        return NULL;
+}
+
 static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userdata) {
         ControlServer *srv = userdata;
         struct ucred cred;
-        socklen_t clen = sizeof cred;
+        socklen_t clen = sizeof cred, glen;
+        ControlPeer peer;
+        const char *refusal;
+        bool privileged;
         Client *c;
         int fd, r;
 
@@ -431,10 +467,21 @@ static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userda
                 safe_close(fd);
                 return 0;
         }
-        if (srv->n_clients >= srv->limits.max_clients) {
-                log_warning("Refusing control connection from pid " PID_FMT ": %u clients already connected",
-                            cred.pid, srv->n_clients);
-                reject_client(fd, ERROR_TOO_MANY_CLIENTS, "too many clients connected; try again later");
+        peer = (ControlPeer) { .pid = cred.pid, .uid = cred.uid, .gid = cred.gid };
+        glen = sizeof peer.groups;
+        /* A peer in more than CONTROL_PEER_GROUPS_MAX groups is judged by
+         * its primary one. */
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, peer.groups, &glen) >= 0)
+                peer.n_groups = glen / sizeof(gid_t);
+        privileged = peer.uid == 0 ||
+                     (srv->limits.privileged_gid != (gid_t) -1 && control_peer_in_group(&peer, srv->limits.privileged_gid));
+
+        refusal = admission_refusal(srv, &peer, privileged);
+        if (refusal) {
+                log_ratelimit_full(&srv->refused_log, LOG_WARNING,
+                                   "Refusing control connection from uid %u (pid " PID_FMT "): %s",
+                                   (unsigned) peer.uid, peer.pid, refusal);
+                reject_client(fd, ERROR_TOO_MANY_CLIENTS, refusal);
                 return 0;
         }
 
@@ -446,21 +493,16 @@ static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userda
         *c = (Client) {
                 .server = srv,
                 .fd = fd,
-                .peer = { .pid = cred.pid, .uid = cred.uid, .gid = cred.gid },
+                .peer = peer,
+                .privileged = privileged,
                 .next = srv->clients,
         };
-        {
-                socklen_t glen = sizeof c->peer.groups;
-
-                /* Only needed for privileged_group; a peer in more than
-                 * CONTROL_PEER_GROUPS_MAX groups is judged by its primary one. */
-                if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, c->peer.groups, &glen) >= 0)
-                        c->peer.n_groups = glen / sizeof(gid_t);
-        }
         if (srv->clients)
                 srv->clients->prev = c;
         srv->clients = c;
         srv->n_clients++;
+        if (!privileged)
+                srv->n_unprivileged++;
 
         r = sd_event_add_io(srv->event, &c->io, fd, EPOLLIN, on_client_io, c);
         if (r >= 0)
@@ -485,6 +527,7 @@ int control_server_new(sd_event *e, int listen_fd, const struct control_limits *
         s->event = sd_event_ref(e);
         s->listen_fd = -1; /* the caller's until we succeed */
         s->limits = *limits;
+        s->refused_log = (LogRatelimit) LOG_RATELIMIT_INIT(REFUSED_LOG_INTERVAL, REFUSED_LOG_BURST);
         s->dispatch = dispatch;
         s->userdata = userdata;
 

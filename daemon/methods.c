@@ -777,8 +777,11 @@ int methods_dispatch(void *userdata, ControlCall *call, const char *method, json
                         return 0;
                 }
                 if (methods[i].privileged && !peer_privileged(m, peer)) {
-                        log_info("Refused %s to uid %u (pid " PID_FMT "): not privileged", method, (unsigned) peer->uid,
-                                 peer->pid);
+                        /* Any user can ask as fast as it likes. */
+                        static LogRatelimit refused = LOG_RATELIMIT_INIT(10 * USEC_PER_SEC, 5);
+
+                        log_ratelimit_full(&refused, LOG_INFO, "Refused %s to uid %u (pid " PID_FMT "): not privileged",
+                                           method, (unsigned) peer->uid, peer->pid);
                         *ret = varlink_error_new(ERROR_PERMISSION_DENIED, NULL);
                         return *ret ? 0 : -ENOMEM;
                 }
