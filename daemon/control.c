@@ -479,8 +479,8 @@ static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userda
         refusal = admission_refusal(srv, &peer, privileged);
         if (refusal) {
                 log_ratelimit_full(&srv->refused_log, LOG_WARNING,
-                                   "Refusing control connection from uid %u (pid " PID_FMT "): %s",
-                                   (unsigned) peer.uid, peer.pid, refusal);
+                                   "Refusing control connection from uid %u (pid " PID_FMT "): %s; %u clients already connected",
+                                   (unsigned) peer.uid, peer.pid, refusal, srv->n_clients);
                 reject_client(fd, ERROR_TOO_MANY_CLIENTS, refusal);
                 return 0;
         }
