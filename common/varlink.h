@@ -15,7 +15,8 @@ DEFINE_FREE_FUNC(json_object, json_object_put);
 #define _cleanup_json_ _cleanup_(json_object_putp)
 
 /* Parses exactly 'len' bytes (without the NUL) as one JSON object. Returns
- * -EBADMSG for malformed, too deep or non-object input. */
+ * -EBADMSG for malformed, too deep or non-object input, -ENOTUNIQ when an
+ * object repeats a key, -EILSEQ when a string holds a NUL (\u0000). */
 int varlink_parse(const char *buf, size_t len, json_object **ret);
 /* Serializes 'msg' and appends the terminating NUL; *ret_len counts it. */
 /* How messages are written: compact, "/" left alone. */

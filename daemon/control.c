@@ -173,7 +173,12 @@ static int client_handle(Client *c, const char *buf, size_t len) {
         const char *m;
         int r;
 
-        if (varlink_parse(buf, len, &req) < 0)
+        r = varlink_parse(buf, len, &req);
+        if (r == -ENOTUNIQ)
+                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "an object in the message repeats a key");
+        if (r == -EILSEQ)
+                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "a string in the message holds a NUL");
+        if (r < 0)
                 return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "message is not a well-formed JSON object");
 
         if (!json_object_object_get_ex(req, VL_METHOD, &method) || !json_object_is_type(method, json_type_string))
@@ -195,6 +200,10 @@ static int client_handle(Client *c, const char *buf, size_t len) {
                         return client_queue_error(c, ERROR_INVALID_PARAMETER, P_PARAMETER, *flag);
         if (json_object_object_get_ex(req, VL_UPGRADE, &v) && json_object_get_boolean(v))
                 return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "connection upgrades are not supported");
+        /* No method streams replies: a caller waiting for more must not be
+         * left thinking the single reply it gets is the first of many. */
+        if (json_object_object_get_ex(req, VL_MORE, &v) && json_object_get_boolean(v))
+                return client_queue_error(c, ERROR_INVALID_PARAMETER, P_PARAMETER, VL_MORE);
 
         call = calloc(1, sizeof *call);
         if (!call)

@@ -1,6 +1,7 @@
 #!/bin/bash
 # protocol.sh: the control socket under requests atimectl would never send:
-# unknown methods, malformed JSON, pipelining, oneway, oversize messages,
+# unknown methods, malformed JSON, repeated keys, NUL in strings, "more",
+# pipelining, oneway, oversize messages,
 # slow and idle clients, too many clients.
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
@@ -36,6 +37,21 @@ out=$(nul '{"method":"io.atimed.GetStatus","parameters":[]}' \
 is "wrong parameter types and extra parameters: InvalidParameter each" \
         "$(echo "$out" | grep -c '"error":"org.varlink.service.InvalidParameter"')" "4"
 like "the error names the extra parameter" "$out" '"parameter":"verbose"'
+
+out=$(nul '{"method":"io.atimed.Probe","method":"io.atimed.GetStatus"}' \
+        '{"method":"io.atimed.GetStatus","parameters":{"target":"/","target":"/x"}}' \
+        '{"method":"io.atimed.GetHistory","parameters":{"target":"/\u0000/etc"}}' \
+        '{"method":"io.atimed.GetStatus","more":true}' \
+        '{"method":"io.atimed.GetStatus","extra":1}' \
+        '{"method":"io.atimed.GetStatus","more":false}' | raw -n 6)
+like "a repeated key: InvalidRequest saying so" "$(echo "$out" | sed -n 1p)" \
+        '^\{"error":"io.atimed.InvalidRequest","parameters":\{"reason":"an object in the message repeats a key"\}\}$'
+like "a repeated parameter too" "$(echo "$out" | sed -n 2p)" '"error":"io.atimed.InvalidRequest".*repeats a key'
+like "\\u0000 in a string: InvalidRequest saying so" "$(echo "$out" | sed -n 3p)" '"error":"io.atimed.InvalidRequest".*holds a NUL'
+like "\"more\": true (no method streams): InvalidParameter more" "$(echo "$out" | sed -n 4p)" \
+        '^\{"error":"org.varlink.service.InvalidParameter","parameters":\{"parameter":"more"\}\}$'
+like "an unknown top-level field: InvalidRequest" "$(echo "$out" | sed -n 5p)" '"error":"io.atimed.InvalidRequest".*unknown key'
+like "\"more\": false is a plain call" "$(echo "$out" | sed -n 6p)" '"mounts":\['
 
 deep=$(printf '%.0s[' $(seq 1 40))1$(printf '%.0s]' $(seq 1 40))
 out=$(nul '{"method":"io.atimed.GetStatus","parameters":{"history_s":99999999999999999999}}' \
