@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "protocol.h"
 #include "varlink.h"
 
@@ -33,13 +34,13 @@ static int fail_remote(const char *error, json_object *params) {
         json_object *v;
 
         if (streq_ptr(error, ERROR_NO_SUCH_MOUNT) && json_object_object_get_ex(params, F_TARGET, &v))
-                return fail("no tracked mount at %s.", json_object_get_string(v));
+                return fail("no tracked mount at %s.", escape_tmp(json_object_get_string(v)));
         if (streq_ptr(error, ERROR_PERMISSION_DENIED))
                 return fail("permission denied: this needs root.");
 
-        fprintf(stderr, "atimectl: %s", error ? error : "error");
+        fprintf(stderr, "atimectl: %s", error ? escape_tmp(error) : "error");
         json_object_object_foreach(params, key, val)
-                fprintf(stderr, " %s=%s", key, json_object_get_string(val));
+                fprintf(stderr, " %s=%s", escape_tmp(key), escape_tmp(json_object_get_string(val)));
         fputc('\n', stderr);
         return EXIT_FAIL;
 }

@@ -154,6 +154,28 @@ char *escape_controls(const char *s) {
         return out;
 }
 
+const char *escape_tmp(const char *s) {
+        static char *slots[16];
+        static unsigned next;
+        char **slot = &slots[next++ % ELEMENTSOF(slots)];
+
+        if (!s)
+                return "-";
+        free(*slot);
+        *slot = escape_controls(s);
+        return *slot ? *slot : "?";
+}
+
+const char *escape_name_tmp(const char *raw) {
+        _cleanup_free_ char *e = NULL;
+
+        if (!raw)
+                return "-";
+        if (name_escape(raw, &e) < 0)
+                return "?";
+        return escape_tmp(e);
+}
+
 bool text_is_printable(const char *s) {
         uint32_t cp;
 

@@ -37,6 +37,13 @@ int name_unescape(const char *s, char **ret);
 size_t escape_controls_buf(const char *s, char *out, size_t size);
 /* The same, allocated; NULL on OOM. */
 char *escape_controls(const char *s);
+/* escape_controls() for printf arguments: the result stays valid until 16
+ * further calls (so a dozen in one printf are fine); "-" for NULL, "?" when
+ * out of memory. Not thread-safe: for the client's output. */
+const char *escape_tmp(const char *s);
+/* The same for a name of raw bytes (a path the user typed): its protocol
+ * form, escaped for the terminal, so it shows as atimed's replies do. */
+const char *escape_name_tmp(const char *raw);
 /* Whether s has nothing escape_controls() would change. */
 bool text_is_printable(const char *s);
 
