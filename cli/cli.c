@@ -105,7 +105,13 @@ int call(const char *method, json_object *params, json_object **ret) {
 }
 
 int print_json(json_object *o) {
-        puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+        /* C1 and bidi controls as \uHHHH: the same JSON, harmless on a terminal. */
+        _cleanup_free_ char *safe =
+                escape_json_text(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+
+        if (!safe)
+                return fail("out of memory");
+        puts(safe);
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 

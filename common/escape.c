@@ -176,6 +176,31 @@ const char *escape_name_tmp(const char *raw) {
         return escape_tmp(e);
 }
 
+char *escape_json_text(const char *s) {
+        char *out = malloc(strlen(s) * 6 + 1), *o = out;
+        uint32_t cp;
+
+        if (!out)
+                return NULL;
+        while (*s) {
+                size_t n = utf8_char(s, &cp);
+
+                /* C0 is the layout's whitespace; json-c escapes it in strings. */
+                if (n > 0 && cp >= 0x20 && unsafe_code_point(cp)) {
+                        *o++ = '\\', *o++ = 'u';
+                        for (int i = 0; i < 4; i++)
+                                *o++ = hex[(cp >> (12 - 4 * i)) & 15];
+                } else {
+                        n = n ? n : 1;
+                        memcpy(o, s, n);
+                        o += n;
+                }
+                s += n;
+        }
+        *o = 0;
+        return out;
+}
+
 bool text_is_printable(const char *s) {
         uint32_t cp;
 

@@ -44,6 +44,12 @@ const char *escape_tmp(const char *s);
 /* The same for a name of raw bytes (a path the user typed): its protocol
  * form, escaped for the terminal, so it shows as atimed's replies do. */
 const char *escape_name_tmp(const char *raw);
+/* JSON text with every character escape_controls() would touch (but C0,
+ * which JSON escapes in strings itself) written as a JSON \uHHHH escape instead: the same document, safe on a terminal.
+ * Such characters occur only inside strings, where the escape means the
+ * same. 's' must be valid UTF-8 (json-c's output of valid strings). NULL on
+ * OOM. */
+char *escape_json_text(const char *s);
 /* Whether s has nothing escape_controls() would change. */
 bool text_is_printable(const char *s);
 

@@ -60,6 +60,7 @@ sys.exit("unsafe characters: %s" % bad[:10] if bad else 0)'
 
 ctl --json status >"$T/status.json"
 check "status --json: python3 json.loads reads it" pycheck 'json.loads(data)' <"$T/status.json"
+check "status --json: C1 and bidi controls as \\uHHHH, safe on a terminal too" pycheck "$SAFE" <"$T/status.json"
 check "and their targets are the mount points' bytes, exactly" pycheck '
 got = {unescape(m["target"]) for m in json.loads(data)["mounts"]}
 missing = [n for n in names if n not in got]

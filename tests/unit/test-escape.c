@@ -57,6 +57,11 @@ int main(void) {
         is_int(escape_controls_buf("abc\n", buf, 6), 3, "a short buffer cuts before an escape");
         is_str(buf, "abc", "and holds what fits");
 
+        {
+                _cleanup_free_ char *j = escape_json_text("{\n\"a\":\"x\xe2\x80\xaey\xc2\x9b\x7f\\n\xc3\xa9\"}");
+
+                is_str(j, "{\n\"a\":\"x\\u202ey\\u009b\\u007f\\n\xc3\xa9\"}", "JSON text: C1, bidi and DEL as \\uHHHH");
+        }
         quoted("/mnt/x y", "'/mnt/x y'", "a space");
         quoted("/mnt/it's", "'/mnt/it'\\''s'", "a quote");
         quoted("/mnt/a\nb", "$'/mnt/a\\x0ab'", "a newline");
