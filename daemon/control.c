@@ -444,8 +444,9 @@ static const char *admission_refusal(const ControlServer *srv, const ControlPeer
         return NULL;
 }
 
-static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userdata) {
-        ControlServer *srv = userdata;
+/* Accepts one connection: 1 if there may be more waiting, 0 if not (or the
+ * socket is paused). */
+static int accept_one(ControlServer *srv, int lfd) {
         struct ucred cred;
         socklen_t clen = sizeof cred, glen;
         ControlPeer peer;
@@ -456,7 +457,9 @@ static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userda
 
         fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
-                if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
+                if (errno == EINTR || errno == ECONNABORTED)
+                        return 1;
+                if (errno == EAGAIN)
                         return 0;
                 if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
                         uint64_t now;
@@ -474,7 +477,7 @@ static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userda
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
                 log_warning_errno(errno, "Failed to get peer credentials: %m");
                 safe_close(fd);
-                return 0;
+                return 1;
         }
         peer = (ControlPeer) { .pid = cred.pid, .uid = cred.uid, .gid = cred.gid };
         glen = sizeof peer.groups;
@@ -491,7 +494,7 @@ static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userda
                                    "Refusing control connection from uid %u (pid " PID_FMT "): %s; %u clients already connected",
                                    (unsigned) peer.uid, peer.pid, refusal, srv->n_clients);
                 reject_client(fd, ERROR_TOO_MANY_CLIENTS, refusal);
-                return 0;
+                return 1;
         }
 
         c = calloc(1, sizeof *c);
@@ -523,6 +526,17 @@ static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userda
                 return 0;
         }
         (void) sd_event_source_set_description(c->io, "control-client");
+        return 1;
+}
+
+/* Drains a burst of connections per wakeup: under a flood the queue ahead
+ * of a legitimate client empties in a few turns of the loop, not one
+ * connection per turn. */
+#define ACCEPTS_PER_WAKEUP 64
+
+static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userdata) {
+        for (unsigned i = 0; i < ACCEPTS_PER_WAKEUP && accept_one(userdata, lfd) > 0; i++)
+                ;
         return 0;
 }
 

@@ -185,8 +185,14 @@ int main(int argc, char *argv[]) {
                         if (c->fd < 0)
                                 conn_open(c, now);
                         if (c->fd >= 0 && now - c->last_sent >= interval) {
-                                if (send(c->fd, " ", 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno != EAGAIN)
+                                if (send(c->fd, " ", 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno != EAGAIN) {
+                                        char b[256];
+
+                                        /* Refused: the reply may still be unread. */
+                                        if (recv(c->fd, b, sizeof b, MSG_DONTWAIT) > 0)
+                                                c->replied = true;
                                         conn_closed(c, now);
+                                }
                                 else
                                         c->last_sent = now;
                         }

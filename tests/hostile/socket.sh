@@ -10,6 +10,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
 command -v setpriv >/dev/null || skip_all "setpriv (util-linux) is needed"
+command -v ss >/dev/null || skip_all "ss (iproute2) is needed"
 HOLD=$top_builddir/tests/helpers/connhold
 M=$T/mnt
 mkdir -p $M/s
@@ -19,6 +20,11 @@ mount -t tmpfs tmpfs $M/s || bail mount
 [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 1100 ] || ulimit -Hn 1100 2>/dev/null ||
         skip_all "needs 1,100 open files (ulimit -Hn)"
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+# The flood itself runs at nice 19: on a small machine shared with other
+# work a process spinning on 1,000 sockets would otherwise measure the CPU
+# scheduler, not how atimed orders its work (any user may lower its own
+# priority; atimed's admission is what is under test).
+flood() { nobody nice -n 19 "$HOLD" "$@"; }
 other() { setpriv --reuid=65533 --regid=65533 --clear-groups "$@"; }
 
 write_conf() { # MAX_CLIENTS PER_USER RESERVED
@@ -51,26 +57,51 @@ real_calls() {
         echo $f
 }
 
+# held_sampler: how many of nobody's connections the daemon has accepted
+# (its sockets that are the peers of connhold's), every 500 ms until the
+# flood ends. The client alone cannot tell: under load a connection may wait
+# in the listen backlog for a while before it is refused.
+held_sampler() {
+        while kill -0 $hold 2>/dev/null; do
+                ss -xpn | awk -v pid=$DAEMON_PID '
+                        $0 ~ "pid=" pid "," { daemon[$6] = 1 }
+                        /"connhold"/ { peer[NR] = $8 }
+                        END { n = 0; for (i in peer) if (peer[i] in daemon) n++; print n }'
+                sleep 0.5
+        done
+}
+# held_summary FILE: "most_often max" of the counts sampled.
+held_summary() {
+        sort -n "$1" | uniq -c | sort -k1,1nr -k2,2n | awk 'NR == 1 { mode = $2 } { if ($2 > max) max = $2 } END { print mode, max }'
+}
+
 log_before=$(wc -l <"$T/atimed.log")
-nobody "$HOLD" -n 1000 -t 20 -i 1000 "$T/sock" >"$T/hold" 2>&1 &
+flood -n 1000 -t 20 -i 1000 "$T/sock" >"$T/hold" 2>&1 &
 hold=$!
+held_sampler >"$T/held" &
+sampler=$!
 # The flood takes hold before measuring.
 sleep 2
 other "$ATIMECTL" --socket "$T/sock" status >/dev/null 2>"$T/other.err"
 is "another user is still served while nobody floods" "$?" "0"
 read -r calls fails p50 max <<<"$(victim 14)"
 real_fails=$(real_calls 5)
-wait $hold
-read -r _ attempts _ refused _ idle _ held _ life <"$T/hold"
-diag "nobody: $attempts connection attempts, $refused refused, $idle closed idle, at most $held held; longest idle life ${life} ms"
+wait $hold $sampler
+read -r _ attempts _ refused _ idle _ _ _ life <"$T/hold"
+read -r held held_max <<<"$(held_summary "$T/held")"
+diag "nobody: $attempts connection attempts, $refused refused, $idle closed idle; longest idle life ${life} ms"
+diag "nobody's connections the daemon held (sampled every 500 ms): mostly $held, at most $held_max"
 diag "root's status under the flood: $calls calls, $fails failed, p50 ${p50} ms, max ${max} ms"
 check "root's status got through every time ($calls calls)" test "$calls" -ge 20 -a "$fails" -eq 0
 check "and within a second (max ${max} ms)" awk -v m="$max" 'BEGIN { exit !(m < 1000) }'
 is "atimectl status works as root throughout (5 runs during the flood)" "$real_fails" "0"
-is "one user holds max_clients_per_user connections, no more" "$held" "8"
+is "one user holds max_clients_per_user connections" "$held" "8"
+check "no more (at most $held_max, counting a refusal in progress)" test "$held_max" -le 9
 check "the rest were refused ($refused)" test "$refused" -gt 100
-check "a byte every second does not keep a connection past idle_timeout (2 s; longest ${life} ms, $idle closed)" \
-        test "$idle" -gt 0 -a "$life" -lt 3500
+# A connection's life counts from connect, so it includes its wait in the
+# backlog; kept alive by its trickle it would last the whole 20 s.
+check "a byte every second does not keep a connection open (idle_timeout 2 s; longest ${life} ms, $idle closed)" \
+        test "$idle" -ge 8 -a "$life" -lt 8000
 log_lines=$(($(wc -l <"$T/atimed.log") - log_before))
 refusals=$(tail -n +$((log_before + 1)) "$T/atimed.log" | grep -c "Refusing control connection")
 suppressed=$(tail -n +$((log_before + 1)) "$T/atimed.log" | grep -c "Suppressed")
@@ -83,17 +114,20 @@ check "and says how many it left out" test "$suppressed" -ge 1
 write_conf 32 100 8
 kill -HUP "$DAEMON_PID"
 wait_until 10 grep -q "Configuration reloaded" "$T/atimed.log" || bail "no reload"
-nobody "$HOLD" -n 200 -t 8 -i 1000 "$T/sock" >"$T/hold" 2>&1 &
+flood -n 200 -t 8 -i 1000 "$T/sock" >"$T/hold" 2>&1 &
 hold=$!
+held_sampler >"$T/held" &
+sampler=$!
 sleep 2
 other "$ATIMECTL" --socket "$T/sock" status >/dev/null 2>"$T/other.err"
 is "another user is refused once the unreserved slots are taken" "$?" "1"
 like "and told why" "$(cat "$T/other.err")" "reserved for privileged clients|TooManyClients"
 read -r calls fails p50 max <<<"$(victim 4)"
-wait $hold
-read -r _ attempts _ refused _ idle _ held _ life <"$T/hold"
-diag "reserve: nobody held at most $held; root: $calls calls, $fails failed, p50 ${p50} ms, max ${max} ms"
-is "unprivileged users hold max_clients - reserved_clients at most" "$held" "24"
+wait $hold $sampler
+read -r held held_max <<<"$(held_summary "$T/held")"
+diag "reserve: the daemon held mostly $held, at most $held_max; root: $calls calls, $fails failed, p50 ${p50} ms, max ${max} ms"
+is "unprivileged users hold max_clients - reserved_clients" "$held" "24"
+check "no more (at most $held_max, counting a refusal in progress)" test "$held_max" -le 25
 check "root is served from the reserve every time, within a second (max ${max} ms)" \
         awk -v c="$calls" -v f="$fails" -v m="$max" 'BEGIN { exit !(c >= 10 && f == 0 && m < 1000) }'
 
