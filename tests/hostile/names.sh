@@ -26,6 +26,8 @@ exclude_paths = [/] [/]${T#/}
 interval = 1s
 [store]
 flush_interval = 1s
+[export]
+textfile = $T/atimed.prom
 CONF
 start_daemon
 # Mounted after the start: each is logged ("Tracking ...") at info level.
@@ -98,6 +100,12 @@ if command -v promtool >/dev/null; then
         check "metrics: promtool check metrics accepts them" sh -c "promtool check metrics <$T/metrics.txt"
 else
         diag "promtool not installed: skipped its check"
+fi
+textfile_has_six() { [ "$(grep -c "^atimed_mount_info{.*$M/" "$T/atimed.prom")" -ge 6 ]; }
+if command -v promtool >/dev/null && wait_until 15 textfile_has_six; then
+        check "the daemon's textfile: promtool check metrics accepts it" sh -c "promtool check metrics <$T/atimed.prom"
+else
+        check "the daemon's textfile names the six mounts" textfile_has_six
 fi
 like "metrics: the label holds the escaped name" "$(grep atimed_ "$T/metrics.txt" | grep -c 'bad\\\\xff')" '^[1-9]'
 
