@@ -14,6 +14,7 @@
 
 #include "chart.h"
 #include "cli.h"
+#include "escape.h"
 #include "metrics.h"
 #include "parse-util.h"
 #include "protocol.h"
@@ -185,7 +186,7 @@ static int cmd_status(int argc, char **argv) {
                 char target[PATH_MAX];
 
                 normalize_path(argv[1], target, sizeof target);
-                json_object_object_add(params, F_TARGET, json_object_new_string(target));
+                json_object_object_add(params, F_TARGET, varlink_name_new(target));
         }
         if (!arg_json)
                 json_object_object_add(params, P_HISTORY_S, json_object_new_int(3600));
@@ -294,7 +295,7 @@ static int cmd_history(int argc, char **argv) {
                 return EXIT_USAGE;
         }
         normalize_path(argv[optind], target, sizeof target);
-        json_object_object_add(params, F_TARGET, json_object_new_string(target));
+        json_object_object_add(params, F_TARGET, varlink_name_new(target));
         json_object_object_add(params, P_SINCE,
                                json_object_new_int64((int64_t) time(NULL) - (int64_t) (since_usec / USEC_PER_SEC)));
         if (res_usec)
@@ -312,7 +313,7 @@ static int cmd_history(int argc, char **argv) {
         until = json_object_get_int64(json_object_object_get(reply, F_UNTIL));
         n = json_object_array_length(points);
         format_duration(d, sizeof d, (uint64_t) res * USEC_PER_SEC);
-        printf("%s: atime updates per minute (points of %s)\n", target, d);
+        printf("%s: atime updates per minute (points of %s)\n", escape_tmp(get_str(reply, F_TARGET)), d);
         if (n == 0) {
                 const char *why = json_object_get_string(json_object_object_get(reply, F_REASON));
 
@@ -406,7 +407,7 @@ static int cmd_probe(int argc, char **argv) {
         if (!params)
                 return fail("out of memory");
         normalize_path(argv[1], target, sizeof target);
-        json_object_object_add(params, F_TARGET, json_object_new_string(target));
+        json_object_object_add(params, F_TARGET, varlink_name_new(target));
         r = call(METHOD_PROBE, TAKE_PTR(params), &reply);
         if (r != EXIT_OK)
                 return r;
@@ -419,11 +420,12 @@ static int cmd_probe(int argc, char **argv) {
         eff = get_str(p, F_EFFECTIVE);
         reason = get_str(p, F_REASON);
         if (get_bool(p, F_VERIFIED) && eff) {
-                printf("%s: %s in force (verified %s)\n", target, eff, when);
+                printf("%s: %s in force (verified %s)\n", escape_tmp(get_str(reply, F_TARGET)), escape_tmp(eff), when);
                 if (!get_bool(p, F_MATCHES_TABLE))
                         printf("  The mount table says otherwise: the filesystem or the kernel overrides it.\n");
         } else
-                printf("%s: not verified (%s): %s\n", target, when, reason ? reason : "unknown reason");
+                printf("%s: not verified (%s): %s\n", escape_tmp(get_str(reply, F_TARGET)), when,
+                       reason ? escape_tmp(reason) : "unknown reason");
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "escape.h"
 #include "fileio.h"
 #include "fstab.h"
 #include "protocol.h"
@@ -69,7 +70,7 @@ static int get_recommendations(const char *target, json_object **ret) {
         if (!params)
                 return fail("out of memory");
         if (target)
-                json_object_object_add(params, F_TARGET, json_object_new_string(target));
+                json_object_object_add(params, F_TARGET, varlink_name_new(target));
         return call(METHOD_GET_RECOMMENDATIONS, params, ret);
 }
 
@@ -124,16 +125,21 @@ static void print_recommendation(json_object *rec) {
         else
                 snprintf(a, sizeof a, "%.0f seconds measured", observed);
 
+        /* Every string from atimed may hold a name anyone chose: escaped
+         * (escape.h) so it cannot drive the terminal. */
         if (get_bool(rec, F_CHANGE))
-                printf("%s (%s): %s -> %s", get_str(rec, F_TARGET), get_str(rec, F_FSTYPE), cur, want);
+                printf("%s (%s): %s -> %s", escape_tmp(get_str(rec, F_TARGET)), escape_tmp(get_str(rec, F_FSTYPE)),
+                       escape_tmp(cur), escape_tmp(want));
         else
-                printf("%s (%s): keep %s", get_str(rec, F_TARGET), get_str(rec, F_FSTYPE), cur);
-        printf("  [confidence %s, %s]\n", get_str(rec, F_CONFIDENCE), a);
+                printf("%s (%s): keep %s", escape_tmp(get_str(rec, F_TARGET)), escape_tmp(get_str(rec, F_FSTYPE)),
+                       escape_tmp(cur));
+        printf("  [confidence %s, %s]\n", escape_tmp(get_str(rec, F_CONFIDENCE)), a);
         for (size_t i = 0; i < json_object_array_length(reasons); i++)
-                printf("    - %s\n", json_object_get_string(json_object_array_get_idx(reasons, i)));
+                printf("    - %s\n", escape_tmp(json_object_get_string(json_object_array_get_idx(reasons, i))));
         for (size_t i = 0; i < json_object_array_length(cons); i++) {
                 json_object *c = json_object_array_get_idx(cons, i);
-                printf("    - reads atime (%s): %s [%s]\n", get_str(c, F_NEED), get_str(c, F_WHY), get_str(c, F_SOURCE));
+                printf("    - reads atime (%s): %s [%s]\n", escape_tmp(get_str(c, F_NEED)), escape_tmp(get_str(c, F_WHY)),
+                       escape_tmp(get_str(c, F_SOURCE)));
         }
         if (get_bool(rec, F_CHANGE) && (w > 0 || cpu > 0))
                 printf("    saves about %.0f atime updates/min, %.1f us/s of CPU, %.1f KiB/s written\n", w, cpu, kib);
@@ -379,12 +385,15 @@ int cmd_fstab(int argc, char **argv) {
                 for (size_t i = 0; i < json_object_array_length(list); i++) {
                         json_object *rec = json_object_array_get_idx(list, i);
                         struct policy_spec p;
+                        _cleanup_free_ char *raw = NULL;
                         char s[64];
 
                         if (!spec_of(rec, &p))
                                 continue;
                         format_spec(&p, s, sizeof s);
-                        if (strv_extend(&targets, get_str(rec, F_TARGET)) < 0 || strv_extend(&specs, s) < 0)
+                        /* fstab holds the raw bytes: back from the protocol form. */
+                        if (!get_str(rec, F_TARGET) || name_unescape(get_str(rec, F_TARGET), &raw) < 0 ||
+                            strv_extend(&targets, raw) < 0 || strv_extend(&specs, s) < 0)
                                 return fail("out of memory");
                 }
         }
@@ -407,17 +416,24 @@ int cmd_fstab(int argc, char **argv) {
                 return fail("cannot edit %s: %s", path, strerror(-r));
 
         STRV_FOREACH(s, res.skipped)
-                fprintf(stderr, "%s: %s\n", path, *s);
+                fprintf(stderr, "%s: %s\n", escape_name_tmp(path), escape_tmp(*s));
         for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *qt = NULL, *qu = NULL;
                 char unit[PATH_MAX * 4];
 
                 if (!strv_contains(res.not_found, targets[i]))
                         continue;
                 mount_unit_name(targets[i], unit, sizeof unit);
+                /* Command lines to be copied: each name one quoted word. */
+                qt = shell_quote(targets[i]);
+                qu = shell_quote(unit);
+                if (!qt || !qu)
+                        return fail("out of memory");
                 fprintf(stderr,
                         "%s is not in %s. Now: atimectl remount %s %s (or mount -o remount,%s %s). To make it last: "
                         "add %s to Options= of its mount unit (systemctl edit %s), or give it a line in %s.\n",
-                        targets[i], path, targets[i], specs[i], specs[i], targets[i], specs[i], unit, path);
+                        escape_name_tmp(targets[i]), escape_name_tmp(path), qt, specs[i], specs[i], qt, specs[i], qu,
+                        escape_name_tmp(path));
         }
 
         r = fstab_diff(text, len, res.text, res.len, path, write ? path : "(with atimectl's changes)", &diff);
@@ -575,8 +591,8 @@ int cmd_remount(int argc, char **argv) {
                 rec = json_object_array_get_idx(json_object_object_get(reply, F_RECOMMENDATIONS), 0);
                 if (!spec_of(rec, &p)) {
                         json_object *reasons = json_object_object_get(rec, F_REASONS);
-                        printf("Nothing to change on %s: %s\n", target,
-                               json_object_get_string(json_object_array_get_idx(reasons, 0)));
+                        printf("Nothing to change on %s: %s\n", escape_name_tmp(target),
+                               escape_tmp(json_object_get_string(json_object_array_get_idx(reasons, 0))));
                         return EXIT_OK;
                 }
         }
@@ -584,23 +600,30 @@ int cmd_remount(int argc, char **argv) {
                 return fail("remounting needs root.");
         r = current_options(target, &vfs, &fsopts);
         if (r == -ENOENT)
-                return fail("nothing is mounted on %s.", target);
+                return fail("nothing is mounted on %s.", escape_name_tmp(target));
         if (r < 0)
                 return fail("cannot read the mount table: %s", strerror(-r));
         format_spec(&p, spec, sizeof spec);
-        printf("%s before: %s (superblock: %s)\n", target, vfs, fsopts);
+        printf("%s before: %s (superblock: %s)\n", escape_name_tmp(target), escape_tmp(vfs), escape_tmp(fsopts));
 
         if (p.atime && (r = set_atime(target, p.atime, vfs)) < 0)
-                return fail("cannot set %s on %s: %s", p.atime, target, strerror(-r));
+                return fail("cannot set %s on %s: %s", p.atime, escape_name_tmp(target), strerror(-r));
         if (p.lazytime >= 0 && has_opt(fsopts, "lazytime") != (p.lazytime == 1) &&
             (r = set_lazytime(target, p.lazytime == 1)) < 0)
-                return fail("cannot set %s on %s: %s", p.lazytime ? "lazytime" : "nolazytime", target, strerror(-r));
+                return fail("cannot set %s on %s: %s", p.lazytime ? "lazytime" : "nolazytime", escape_name_tmp(target),
+                            strerror(-r));
 
         r = current_options(target, &vfs_after, &fs_after);
         if (r < 0)
                 return fail("cannot read the mount table: %s", strerror(-r));
-        printf("%s after:  %s (superblock: %s)\n", target, vfs_after, fs_after);
-        printf("This lasts until %s is mounted again. To keep it: atimectl fstab --set %s=%s --write\n", target, target,
-               spec);
+        printf("%s after:  %s (superblock: %s)\n", escape_name_tmp(target), escape_tmp(vfs_after), escape_tmp(fs_after));
+        {
+                _cleanup_free_ char *set = NULL, *q = NULL;
+
+                if (asprintf(&set, "%s=%s", target, spec) < 0 || !(q = shell_quote(set)))
+                        return fail("out of memory");
+                printf("This lasts until %s is mounted again. To keep it: atimectl fstab --set %s --write\n",
+                       escape_name_tmp(target), q);
+        }
         return EXIT_OK;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "protocol.h"
 #include "varlink.h"
 
@@ -33,13 +34,13 @@ static int fail_remote(const char *error, json_object *params) {
         json_object *v;
 
         if (streq_ptr(error, ERROR_NO_SUCH_MOUNT) && json_object_object_get_ex(params, F_TARGET, &v))
-                return fail("no tracked mount at %s.", json_object_get_string(v));
+                return fail("no tracked mount at %s.", escape_tmp(json_object_get_string(v)));
         if (streq_ptr(error, ERROR_PERMISSION_DENIED))
                 return fail("permission denied: this needs root.");
 
-        fprintf(stderr, "atimectl: %s", error ? error : "error");
+        fprintf(stderr, "atimectl: %s", error ? escape_tmp(error) : "error");
         json_object_object_foreach(params, key, val)
-                fprintf(stderr, " %s=%s", key, json_object_get_string(val));
+                fprintf(stderr, " %s=%s", escape_tmp(key), escape_tmp(json_object_get_string(val)));
         fputc('\n', stderr);
         return EXIT_FAIL;
 }
@@ -104,7 +105,13 @@ int call(const char *method, json_object *params, json_object **ret) {
 }
 
 int print_json(json_object *o) {
-        puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+        /* C1 and bidi controls as \uHHHH: the same JSON, harmless on a terminal. */
+        _cleanup_free_ char *safe =
+                escape_json_text(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+
+        if (!safe)
+                return fail("out of memory");
+        puts(safe);
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 

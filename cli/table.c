@@ -6,35 +6,13 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "escape.h"
+
 struct Table {
         size_t n_columns;
         char **cells; /* row-major; row 0 is the header */
         size_t n_rows;
 };
-
-/* Escapes control bytes as \xNN; the rest is copied as is (UTF-8 stays). */
-static char *escape(const char *s) {
-        size_t n = 0;
-        char *r, *p;
-
-        for (const char *c = s; *c; c++)
-                n += ((unsigned char) *c < 0x20 || *c == 0x7f) ? 4 : 1;
-        r = p = malloc(n + 1);
-        if (!r)
-                return NULL;
-        for (const char *c = s; *c; c++) {
-                if ((unsigned char) *c < 0x20 || *c == 0x7f) {
-                        static const char hex[] = "0123456789abcdef";
-                        *p++ = '\\';
-                        *p++ = 'x';
-                        *p++ = hex[(unsigned char) *c >> 4];
-                        *p++ = hex[(unsigned char) *c & 15];
-                } else
-                        *p++ = *c;
-        }
-        *p = 0;
-        return r;
-}
 
 /* Display width: counts UTF-8 code points, not bytes. */
 static size_t width(const char *s) {
@@ -76,7 +54,7 @@ int table_add_row(Table *t, const char *const *cells) {
         for (size_t i = 0; i < t->n_columns; i++) {
                 char **c = &t->cells[t->n_rows * t->n_columns + i];
 
-                *c = escape(cells[i] ? cells[i] : "-");
+                *c = escape_controls(cells[i] ? cells[i] : "-"); /* C0, C1, bidi: see escape.h */
                 if (!*c) {
                         for (size_t j = 0; j < i; j++)
                                 free(t->cells[t->n_rows * t->n_columns + j]);

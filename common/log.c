@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "log.h"
 
 static int max_level = LOG_INFO;
@@ -54,7 +56,7 @@ void log_set_program(const char *name) {
 
 int log_internal(int level, int error, const char *fmt, ...) {
         int saved = errno;
-        char buf[2048];
+        char buf[2048], safe[2048];
         va_list ap;
         bool prefix;
 
@@ -64,15 +66,42 @@ int log_internal(int level, int error, const char *fmt, ...) {
         va_start(ap, fmt);
         (void) vsnprintf(buf, sizeof buf, fmt, ap);
         va_end(ap);
+        /* Messages carry names anyone can choose: a newline there must not
+         * start a line of its own ("<0>..." would be filed as an emergency),
+         * nor an escape sequence reach a terminal. */
+        (void) escape_controls_buf(buf, safe, sizeof safe);
 
         prefix = prefix_mode < 0 ? !isatty(STDERR_FILENO) : prefix_mode > 0;
         if (prefix)
-                fprintf(stderr, "<%d>%s\n", level, buf);
+                fprintf(stderr, "<%d>%s\n", level, safe);
         else if (program)
-                fprintf(stderr, "%s: %s\n", program, buf);
+                fprintf(stderr, "%s: %s\n", program, safe);
         else
-                fprintf(stderr, "%s\n", buf);
+                fprintf(stderr, "%s\n", safe);
 
         errno = saved;
         return -error;
+}
+
+bool log_ratelimit_test(LogRatelimit *rl, int level) {
+        struct timespec ts;
+        uint64_t now;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        now = (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+        if (rl->begin == 0 || now >= rl->begin + rl->interval_usec) {
+                unsigned dropped = rl->suppressed;
+
+                rl->begin = now;
+                rl->n = 0;
+                rl->suppressed = 0;
+                if (dropped > 0)
+                        (void) log_internal(level, 0, "Suppressed %u similar messages.", dropped);
+        }
+        if (rl->n < rl->burst) {
+                rl->n++;
+                return true;
+        }
+        rl->suppressed++;
+        return false;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <syslog.h>
 
 #include "macro.h"
@@ -32,3 +33,24 @@ int log_internal(int level, int error, const char *fmt, ...) _printf_(3, 4);
 #define log_warning_errno(e, ...) log_full_errno(LOG_WARNING, e, __VA_ARGS__)
 #define log_error_errno(e, ...)   log_full_errno(LOG_ERR, e, __VA_ARGS__)
 #define log_oom() log_error_errno(-ENOMEM, "Out of memory.")
+
+/* At most 'burst' messages per 'interval_usec' (monotonic) for what others
+ * can trigger at will (refused connections, refused calls): a hostile peer
+ * must not be able to fill the journal. The first message let through after
+ * a suppression is preceded by a line saying how many were dropped. */
+typedef struct LogRatelimit {
+        uint64_t interval_usec;
+        unsigned burst;
+        uint64_t begin;
+        unsigned n;
+        unsigned suppressed;
+} LogRatelimit;
+
+#define LOG_RATELIMIT_INIT(interval, b) { .interval_usec = (interval), .burst = (b) }
+
+/* Whether a message at 'level' may be logged now (counted if so). */
+bool log_ratelimit_test(LogRatelimit *rl, int level);
+
+#define log_ratelimit_full(rl, level, ...) \
+        ({ int _rl_l_ = (level); \
+           _rl_l_ <= log_get_max_level() && log_ratelimit_test((rl), _rl_l_) ? log_internal(_rl_l_, 0, __VA_ARGS__) : 0; })

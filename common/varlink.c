@@ -9,14 +9,58 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "protocol.h"
 #include "varlink.h"
+
+/* Members of every object in the tree. */
+static size_t count_members(json_object *o) {
+        size_t n = 0;
+
+        if (json_object_is_type(o, json_type_object)) {
+                json_object_object_foreach(o, key, val) {
+                        (void) key;
+                        n += 1 + count_members(val);
+                }
+        } else if (json_object_is_type(o, json_type_array))
+                for (size_t i = 0; i < json_object_array_length(o); i++)
+                        n += count_members(json_object_array_get_idx(o, i));
+        return n;
+}
+
+/* What json-c accepts but a request must not hold, found in text json-c
+ * has already parsed (so it is well-formed): each object member has one
+ * ':' outside strings, so fewer members in the tree than such colons means
+ * a key was repeated (json-c keeps the last: two meanings for one
+ * request); a "\u0000" escape would cut a string short where we read it
+ * as a C string. */
+static int check_text(const char *buf, size_t len, json_object *o) {
+        size_t colons = 0;
+        bool in_string = false;
+
+        for (size_t i = 0; i < len; i++) {
+                if (!in_string) {
+                        if (buf[i] == '"')
+                                in_string = true;
+                        else if (buf[i] == ':')
+                                colons++;
+                } else if (buf[i] == '"')
+                        in_string = false;
+                else if (buf[i] == '\\' && i + 1 < len) {
+                        if (buf[i + 1] == 'u' && i + 5 < len && memcmp(buf + i + 2, "0000", 4) == 0)
+                                return -EILSEQ;
+                        i++; /* the escaped character */
+                }
+        }
+        return colons == count_members(o) ? 0 : -ENOTUNIQ;
+}
 
 int varlink_parse(const char *buf, size_t len, json_object **ret) {
         struct json_tokener *tok;
         json_object *o;
         enum json_tokener_error jerr;
         size_t consumed;
+        int r;
 
         if (len == 0 || len > INT32_MAX || memchr(buf, 0, len))
                 return -EBADMSG;
@@ -42,6 +86,11 @@ int varlink_parse(const char *buf, size_t len, json_object **ret) {
         if (!json_object_is_type(o, json_type_object)) {
                 json_object_put(o);
                 return -EBADMSG;
+        }
+        r = check_text(buf, consumed, o);
+        if (r < 0) {
+                json_object_put(o);
+                return r;
         }
         *ret = o;
         return 0;
@@ -102,6 +151,14 @@ json_object *varlink_error_new_str(const char *error, const char *key, const cha
                 return NULL;
         }
         return varlink_error_new(error, p);
+}
+
+json_object *varlink_name_new(const char *raw) {
+        _cleanup_free_ char *e = NULL;
+
+        if (name_escape(raw, &e) < 0)
+                return NULL;
+        return json_object_new_string(e);
 }
 
 int varlink_connect(const char *path, int *ret_fd) {

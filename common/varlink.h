@@ -15,7 +15,8 @@ DEFINE_FREE_FUNC(json_object, json_object_put);
 #define _cleanup_json_ _cleanup_(json_object_putp)
 
 /* Parses exactly 'len' bytes (without the NUL) as one JSON object. Returns
- * -EBADMSG for malformed, too deep or non-object input. */
+ * -EBADMSG for malformed, too deep or non-object input, -ENOTUNIQ when an
+ * object repeats a key, -EILSEQ when a string holds a NUL (\u0000). */
 int varlink_parse(const char *buf, size_t len, json_object **ret);
 /* Serializes 'msg' and appends the terminating NUL; *ret_len counts it. */
 /* How messages are written: compact, "/" left alone. */
@@ -28,6 +29,10 @@ json_object *varlink_reply_new(json_object *params);
 json_object *varlink_error_new(const char *error, json_object *params);
 /* An error with one string parameter, the common case. */
 json_object *varlink_error_new_str(const char *error, const char *key, const char *value);
+
+/* A JSON string holding a name of any bytes in its protocol form (see
+ * escape.h): valid UTF-8 whatever 'raw' holds. NULL on OOM. */
+json_object *varlink_name_new(const char *raw);
 
 /* Client side. */
 int varlink_connect(const char *path, int *ret_fd);

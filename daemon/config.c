@@ -69,6 +69,8 @@ static const struct config_item config_items[] = {
         ITEM("control", "socket_mode", CT_MODE, socket_mode, "0666", 0, 0777),
         ITEM("control", "socket_group", CT_GROUP, socket_group, "", 0, 0),
         ITEM("control", "max_clients", CT_UNSIGNED, max_clients, "64", 1, 4096),
+        ITEM("control", "max_clients_per_user", CT_UNSIGNED, max_clients_per_user, "8", 1, 4096),
+        ITEM("control", "reserved_clients", CT_UNSIGNED, reserved_clients, "8", 0, 4096),
         ITEM("control", "max_message_size", CT_SIZE, max_message_size, "64K", 1024, 16 * 1024 * 1024),
         ITEM("control", "idle_timeout", CT_DURATION, idle_timeout_usec, "1min", 1 * SEC, 86400 * SEC),
         ITEM("control", "privileged_group", CT_GROUP, privileged_group, "", 0, 0),

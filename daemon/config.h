@@ -33,6 +33,8 @@ struct config {
         mode_t socket_mode;
         char *socket_group; /* NULL: leave the group as created */
         unsigned max_clients;
+        unsigned max_clients_per_user;
+        unsigned reserved_clients;
         uint64_t max_message_size;
         uint64_t idle_timeout_usec;
         char *privileged_group; /* may call methods that change things; NULL: root only */

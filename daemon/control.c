@@ -21,6 +21,9 @@
 
 #define ACCEPT_RETRY_USEC (250 * USEC_PER_MSEC)
 #define READ_CHUNK 65536
+/* Refused connections logged: at most this many lines per interval. */
+#define REFUSED_LOG_INTERVAL (10 * USEC_PER_SEC)
+#define REFUSED_LOG_BURST 5
 
 typedef struct Client Client;
 
@@ -34,6 +37,8 @@ struct ControlServer {
         void *userdata;
         Client *clients;
         unsigned n_clients;
+        unsigned n_unprivileged;
+        LogRatelimit refused_log;
 };
 
 struct ControlCall {
@@ -51,6 +56,7 @@ struct Client {
         Client *prev, *next;
         int fd;
         ControlPeer peer;
+        bool privileged;   /* counts against the reserve, not the user limit */
         sd_event_source *io;
         sd_event_source *idle;
         char *in;
@@ -116,6 +122,8 @@ static void client_free(Client *c) {
         if (c->next)
                 c->next->prev = c->prev;
         s->n_clients--;
+        if (!c->privileged)
+                s->n_unprivileged--;
         if (c->pending) {
                 c->pending->client = NULL;
                 control_call_unref(c->pending);
@@ -165,7 +173,12 @@ static int client_handle(Client *c, const char *buf, size_t len) {
         const char *m;
         int r;
 
-        if (varlink_parse(buf, len, &req) < 0)
+        r = varlink_parse(buf, len, &req);
+        if (r == -ENOTUNIQ)
+                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "an object in the message repeats a key");
+        if (r == -EILSEQ)
+                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "a string in the message holds a NUL");
+        if (r < 0)
                 return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "message is not a well-formed JSON object");
 
         if (!json_object_object_get_ex(req, VL_METHOD, &method) || !json_object_is_type(method, json_type_string))
@@ -187,6 +200,10 @@ static int client_handle(Client *c, const char *buf, size_t len) {
                         return client_queue_error(c, ERROR_INVALID_PARAMETER, P_PARAMETER, *flag);
         if (json_object_object_get_ex(req, VL_UPGRADE, &v) && json_object_get_boolean(v))
                 return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "connection upgrades are not supported");
+        /* No method streams replies: a caller waiting for more must not be
+         * left thinking the single reply it gets is the first of many. */
+        if (json_object_object_get_ex(req, VL_MORE, &v) && json_object_get_boolean(v))
+                return client_queue_error(c, ERROR_INVALID_PARAMETER, P_PARAMETER, VL_MORE);
 
         call = calloc(1, sizeof *call);
         if (!call)
@@ -237,6 +254,7 @@ static int client_process(Client *c) {
                         return 0;
                 }
                 mlen = (size_t) (nul - c->in);
+                client_touch(c);
                 r = client_handle(c, c->in, mlen);
                 memmove(c->in, nul + 1, c->in_len - mlen - 1);
                 c->in_len -= mlen + 1;
@@ -257,11 +275,11 @@ static int client_flush(Client *c) {
                 if (n < 0)
                         return -errno;
                 c->out_off += (size_t) n;
-                client_touch(c);
                 if (c->out_off == c->out_len) {
                         free(c->out);
                         c->out = NULL;
                         c->out_len = c->out_off = 0;
+                        client_touch(c); /* a whole reply taken */
                 }
         }
         return 0;
@@ -290,8 +308,7 @@ static int client_read(Client *c) {
                 c->eof = true;
                 return 0;
         }
-        c->in_len += (size_t) n;
-        client_touch(c);
+        c->in_len += (size_t) n; /* not activity until a request is whole */
         return 0;
 }
 
@@ -379,6 +396,12 @@ void control_call_reply(ControlCall *call, json_object *reply) {
 static int on_client_idle(sd_event_source *s, uint64_t usec, void *userdata) {
         Client *c = userdata;
 
+        if (c->pending) {
+                /* Waiting for us (a probe): not the client's idleness. */
+                client_touch(c);
+                (void) sd_event_source_set_enabled(c->idle, SD_EVENT_ONESHOT);
+                return 0;
+        }
         log_debug("Closing idle client (pid " PID_FMT ")", c->peer.pid);
         client_free(c);
         return 0;
@@ -402,16 +425,41 @@ static void reject_client(int fd, const char *error, const char *reason) {
         safe_close(fd);
 }
 
-static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userdata) {
-        ControlServer *srv = userdata;
+/* Why a new connection from 'peer' must be refused, or NULL. Root and the
+ * privileged group may use every slot; others share what the reserve
+ * leaves, each uid a bounded part of it. */
+static const char *admission_refusal(const ControlServer *srv, const ControlPeer *peer, bool privileged) {
+        const struct control_limits *l = &srv->limits;
+        unsigned n = 0;
+
+        if (srv->n_clients >= l->max_clients)
+                return "too many clients connected; try again later";
+        if (privileged)
+                return NULL;
+        if (l->reserved_clients >= l->max_clients || srv->n_unprivileged >= l->max_clients - l->reserved_clients)
+                return "the connections left are reserved for privileged clients; try again later";
+        for (const Client *c = srv->clients; c; c = c->next)
+                if (!c->privileged && c->peer.uid == peer->uid && ++n >= l->max_clients_per_user)
+                        return "too many connections from this user; close some first";
+        return NULL;
+}
+
+/* Accepts one connection: 1 if there may be more waiting, 0 if not (or the
+ * socket is paused). */
+static int accept_one(ControlServer *srv, int lfd) {
         struct ucred cred;
-        socklen_t clen = sizeof cred;
+        socklen_t clen = sizeof cred, glen;
+        ControlPeer peer;
+        const char *refusal;
+        bool privileged;
         Client *c;
         int fd, r;
 
         fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
-                if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
+                if (errno == EINTR || errno == ECONNABORTED)
+                        return 1;
+                if (errno == EAGAIN)
                         return 0;
                 if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
                         uint64_t now;
@@ -429,13 +477,24 @@ static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userda
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
                 log_warning_errno(errno, "Failed to get peer credentials: %m");
                 safe_close(fd);
-                return 0;
+                return 1;
         }
-        if (srv->n_clients >= srv->limits.max_clients) {
-                log_warning("Refusing control connection from pid " PID_FMT ": %u clients already connected",
-                            cred.pid, srv->n_clients);
-                reject_client(fd, ERROR_TOO_MANY_CLIENTS, "too many clients connected; try again later");
-                return 0;
+        peer = (ControlPeer) { .pid = cred.pid, .uid = cred.uid, .gid = cred.gid };
+        glen = sizeof peer.groups;
+        /* A peer in more than CONTROL_PEER_GROUPS_MAX groups is judged by
+         * its primary one. */
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, peer.groups, &glen) >= 0)
+                peer.n_groups = glen / sizeof(gid_t);
+        privileged = peer.uid == 0 ||
+                     (srv->limits.privileged_gid != (gid_t) -1 && control_peer_in_group(&peer, srv->limits.privileged_gid));
+
+        refusal = admission_refusal(srv, &peer, privileged);
+        if (refusal) {
+                log_ratelimit_full(&srv->refused_log, LOG_WARNING,
+                                   "Refusing control connection from uid %u (pid " PID_FMT "): %s; %u clients already connected",
+                                   (unsigned) peer.uid, peer.pid, refusal, srv->n_clients);
+                reject_client(fd, ERROR_TOO_MANY_CLIENTS, refusal);
+                return 1;
         }
 
         c = calloc(1, sizeof *c);
@@ -446,21 +505,16 @@ static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userda
         *c = (Client) {
                 .server = srv,
                 .fd = fd,
-                .peer = { .pid = cred.pid, .uid = cred.uid, .gid = cred.gid },
+                .peer = peer,
+                .privileged = privileged,
                 .next = srv->clients,
         };
-        {
-                socklen_t glen = sizeof c->peer.groups;
-
-                /* Only needed for privileged_group; a peer in more than
-                 * CONTROL_PEER_GROUPS_MAX groups is judged by its primary one. */
-                if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, c->peer.groups, &glen) >= 0)
-                        c->peer.n_groups = glen / sizeof(gid_t);
-        }
         if (srv->clients)
                 srv->clients->prev = c;
         srv->clients = c;
         srv->n_clients++;
+        if (!privileged)
+                srv->n_unprivileged++;
 
         r = sd_event_add_io(srv->event, &c->io, fd, EPOLLIN, on_client_io, c);
         if (r >= 0)
@@ -472,6 +526,17 @@ static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userda
                 return 0;
         }
         (void) sd_event_source_set_description(c->io, "control-client");
+        return 1;
+}
+
+/* Drains a burst of connections per wakeup: under a flood the queue ahead
+ * of a legitimate client empties in a few turns of the loop, not one
+ * connection per turn. */
+#define ACCEPTS_PER_WAKEUP 64
+
+static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userdata) {
+        for (unsigned i = 0; i < ACCEPTS_PER_WAKEUP && accept_one(userdata, lfd) > 0; i++)
+                ;
         return 0;
 }
 
@@ -485,6 +550,7 @@ int control_server_new(sd_event *e, int listen_fd, const struct control_limits *
         s->event = sd_event_ref(e);
         s->listen_fd = -1; /* the caller's until we succeed */
         s->limits = *limits;
+        s->refused_log = (LogRatelimit) LOG_RATELIMIT_INIT(REFUSED_LOG_INTERVAL, REFUSED_LOG_BURST);
         s->dispatch = dispatch;
         s->userdata = userdata;
 

@@ -26,7 +26,15 @@ bool control_peer_in_group(const ControlPeer *p, gid_t gid);
 
 struct control_limits {
         unsigned max_clients;
+        /* Connections one unprivileged uid may hold at once. */
+        unsigned max_clients_per_user;
+        /* Of max_clients, this many are for root and privileged_gid only:
+         * no number of unprivileged peers can lock them out. */
+        unsigned reserved_clients;
+        gid_t privileged_gid; /* (gid_t) -1: root only */
         size_t max_message_size;
+        /* Closes a connection that completes no request (and takes no
+         * reply whole) for this long: trickled bytes do not count. */
         uint64_t idle_timeout_usec;
 };
 

@@ -70,6 +70,8 @@ static void filter_from_config(const struct config *c, struct mount_filter *f) {
 static void limits_from_config(const struct config *c, struct control_limits *l) {
         *l = (struct control_limits) {
                 .max_clients = c->max_clients,
+                .max_clients_per_user = c->max_clients_per_user,
+                .reserved_clients = c->reserved_clients,
                 .max_message_size = c->max_message_size,
                 .idle_timeout_usec = c->idle_timeout_usec,
         };
@@ -271,6 +273,7 @@ static int manager_reload(Manager *m) {
         m->privileged_gid = resolve_group(m->config->privileged_group);
         log_set_max_level(m->config->log_level);
         limits_from_config(m->config, &lim);
+        lim.privileged_gid = m->privileged_gid;
         control_server_set_limits(m->control, &lim);
         mount_monitor_set_delay(m->monitor, m->config->rescan_delay_usec);
         (void) manager_rescan_mounts(m);
@@ -1008,6 +1011,7 @@ int manager_start(Manager *m) {
         (void) sd_event_source_set_enabled(m->consumers_timer, SD_EVENT_ON);
 
         limits_from_config(m->config, &lim);
+        lim.privileged_gid = m->privileged_gid;
         r = control_server_new(m->event, fd, &lim, methods_dispatch, m, &m->control);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the control socket: %m");

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "log.h"
 #include "protocol.h"
 #include "recommend.h"
@@ -79,7 +80,19 @@ static int add(json_object *o, const char *key, json_object *v) {
 }
 
 static json_object *string_or_null(const char *s) {
-        return s ? json_object_new_string(s) : NULL;
+        return s ? varlink_name_new(s) : NULL;
+}
+
+/* Names (targets, sources, paths: any bytes) go out in their protocol form
+ * (escape.h): every reply stays valid UTF-8. */
+static json_object *no_such_mount(const char *target) {
+        json_object *p = json_object_new_object();
+
+        if (p && add(p, F_TARGET, varlink_name_new(target)) < 0) {
+                json_object_put(p);
+                return NULL;
+        }
+        return p ? varlink_error_new(ERROR_NO_SUCH_MOUNT, p) : NULL;
 }
 
 /* json-c's NULL is JSON null: add() must not take it for OOM there. */
@@ -116,7 +129,7 @@ json_object *methods_probe_to_json(const struct probe_result *r, const MountEntr
         if (add_nullable(o, F_EFFECTIVE, r->verified ? string_or_null(atime_mode_to_string(r->effective)) : NULL) < 0 ||
             add(o, F_VERIFIED, json_object_new_boolean(r->verified)) < 0 ||
             add(o, F_AT, json_object_new_int64((int64_t) (r->at / USEC_PER_SEC))) < 0 ||
-            add_nullable(o, F_REASON, r->verified ? NULL : json_object_new_string(r->reason)) < 0 ||
+            add_nullable(o, F_REASON, r->verified ? NULL : varlink_name_new(r->reason)) < 0 ||
             add_nullable(o, F_MATCHES_TABLE, r->verified && e ? json_object_new_boolean(r->effective == e->policy.atime) : NULL) < 0)
                 return NULL;
         return TAKE_PTR(o);
@@ -159,7 +172,7 @@ static json_object *device_to_json(const MountEntry *e, const Filesystem *fs) {
                 return NULL;
         if (add(o, F_MAJOR, json_object_new_int64(major(e->devno))) < 0 ||
             add(o, F_MINOR, json_object_new_int64(minor(e->devno))) < 0 ||
-            add_nullable(o, F_NAME, has ? json_object_new_string(d->name) : NULL) < 0 ||
+            add_nullable(o, F_NAME, has ? varlink_name_new(d->name) : NULL) < 0 ||
             add(o, F_KIND, json_object_new_string(device_kind_to_string(d ? d->kind : DEVICE_NONE))) < 0 ||
             add_nullable(o, F_LABEL, has ? string_or_null(d->label) : NULL) < 0 ||
             add_nullable(o, F_PARENTS, has ? string_or_null(d->parents) : NULL) < 0 ||
@@ -194,17 +207,17 @@ json_object *methods_mount_to_json(const MountEntry *e, const TrackedMount *tm) 
         if (!o)
                 return NULL;
         if (add(o, F_MOUNT_ID, json_object_new_int(e->id)) < 0 ||
-            add(o, F_TARGET, json_object_new_string(e->target)) < 0 ||
-            add(o, F_SOURCE, json_object_new_string(e->source)) < 0 ||
-            add(o, F_FSTYPE, json_object_new_string(e->fstype)) < 0 ||
-            add(o, F_ROOT, json_object_new_string(e->root)) < 0 ||
+            add(o, F_TARGET, varlink_name_new(e->target)) < 0 ||
+            add(o, F_SOURCE, varlink_name_new(e->source)) < 0 ||
+            add(o, F_FSTYPE, varlink_name_new(e->fstype)) < 0 ||
+            add(o, F_ROOT, varlink_name_new(e->root)) < 0 ||
             add(o, F_DEVICE, device_to_json(e, tm ? tm->fs : NULL)) < 0 ||
             add(o, F_ATIME, json_object_new_string(atime_mode_to_string(e->policy.atime))) < 0 ||
             add(o, F_NODIRATIME, json_object_new_boolean(e->policy.nodiratime)) < 0 ||
             add(o, F_LAZYTIME, json_object_new_boolean(e->policy.lazytime)) < 0 ||
             add(o, F_READ_ONLY, json_object_new_boolean(e->policy.read_only)) < 0 ||
-            add(o, F_OPTIONS, json_object_new_string(e->vfs_options)) < 0 ||
-            add(o, F_SUPER_OPTIONS, json_object_new_string(e->super_options)) < 0)
+            add(o, F_OPTIONS, varlink_name_new(e->vfs_options)) < 0 ||
+            add(o, F_SUPER_OPTIONS, varlink_name_new(e->super_options)) < 0)
                 return NULL;
         if (tm && tm->probe.have && !(probe = methods_probe_to_json(&tm->probe.result, e)))
                 return NULL;
@@ -421,12 +434,12 @@ static json_object *build_status(Manager *m, json_object *params, bool as_tree) 
         if (!as_tree && printbuf_memappend(mounts, "]", 1) < 0)
                 return NULL;
         if (target && !found)
-                return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+                return no_such_mount(target);
 
         (void) gethostname(host, sizeof host - 1);
         if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
             add(p, F_VERSION, json_object_new_string(PACKAGE_VERSION)) < 0 ||
-            add(p, F_HOSTNAME, json_object_new_string(host)) < 0 ||
+            add(p, F_HOSTNAME, varlink_name_new(host)) < 0 ||
             add(p, F_STARTED_AT, json_object_new_int64((int64_t) (m->started_realtime / USEC_PER_SEC))) < 0 ||
             add(p, F_UPTIME_S,
                 json_object_new_int64((int64_t) ((now_usec(CLOCK_MONOTONIC) - m->started_monotonic) / USEC_PER_SEC))) < 0 ||
@@ -614,7 +627,7 @@ static json_object *method_get_history(Manager *m, const ControlPeer *peer, json
                 }
         }
         if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
-            add(p, F_TARGET, json_object_new_string(target)) < 0 || add(p, F_KEY, json_object_new_string(h->key)) < 0 ||
+            add(p, F_TARGET, varlink_name_new(target)) < 0 || add(p, F_KEY, varlink_name_new(h->key)) < 0 ||
             add(p, F_RESOLUTION_S, json_object_new_int64(res)) < 0 || add(p, F_SINCE, json_object_new_int64(from)) < 0 ||
             add(p, F_UNTIL, json_object_new_int64(to + res)) < 0 ||
             add(p, F_TRUNCATED, json_object_new_boolean(truncated)) < 0 || add(p, F_POINTS, TAKE_PTR(points)) < 0)
@@ -646,7 +659,7 @@ static json_object *recommendation_to_json(const struct recommendation *r, bool 
         if (!o || !reasons || !consumers || !saving || !ev)
                 return NULL;
         for (unsigned i = 0; i < a->n_reasons; i++)
-                if (json_object_array_add(reasons, json_object_new_string(a->reasons[i])) < 0)
+                if (json_object_array_add(reasons, varlink_name_new(a->reasons[i])) < 0)
                         return NULL;
         for (size_t i = 0; i < r->n_consumers; i++) {
                 const struct consumer *c = r->consumers[i];
@@ -654,9 +667,9 @@ static json_object *recommendation_to_json(const struct recommendation *r, bool 
 
                 if (!x || add(x, F_KIND, json_object_new_string(consumer_kind_to_string(c->kind))) < 0 ||
                     add(x, F_NEED, json_object_new_string(atime_need_to_string(c->need))) < 0 ||
-                    add(x, F_PATH, json_object_new_string(c->private && !privileged ? "" : c->path)) < 0 ||
-                    add(x, F_WHY, json_object_new_string(c->why)) < 0 ||
-                    add(x, F_SOURCE, json_object_new_string(c->source)) < 0 || json_object_array_add(consumers, x) < 0)
+                    add(x, F_PATH, c->private && !privileged ? json_object_new_string("") : varlink_name_new(c->path)) < 0 ||
+                    add(x, F_WHY, varlink_name_new(c->why)) < 0 ||
+                    add(x, F_SOURCE, varlink_name_new(c->source)) < 0 || json_object_array_add(consumers, x) < 0)
                         return NULL;
                 TAKE_PTR(x);
         }
@@ -666,8 +679,8 @@ static json_object *recommendation_to_json(const struct recommendation *r, bool 
 
                 if (!x || add(x, F_KIND, json_object_new_string(consumer_kind_to_string(CONSUMER_CONFIG))) < 0 ||
                     add(x, F_NEED, json_object_new_string(atime_need_to_string(r->in.need))) < 0 ||
-                    add(x, F_PATH, json_object_new_string(r->in.target)) < 0 ||
-                    add(x, F_WHY, json_object_new_string(r->in.need_why ? r->in.need_why : "")) < 0 ||
+                    add(x, F_PATH, varlink_name_new(r->in.target)) < 0 ||
+                    add(x, F_WHY, varlink_name_new(r->in.need_why ? r->in.need_why : "")) < 0 ||
                     add(x, F_SOURCE, json_object_new_string("atimed.conf")) < 0 || json_object_array_add(consumers, x) < 0)
                         return NULL;
                 TAKE_PTR(x);
@@ -684,8 +697,8 @@ static json_object *recommendation_to_json(const struct recommendation *r, bool 
             add(ev, F_WINDOW_S, rounded(r->window_s, 0)) < 0 || add(ev, F_OBSERVED_S, rounded(r->in.observed_s, 0)) < 0 ||
             add(ev, F_POPULATION, json_object_new_int64((int64_t) r->in.population)) < 0)
                 return NULL;
-        if (add(o, F_TARGET, json_object_new_string(r->in.target)) < 0 ||
-            add(o, F_FSTYPE, json_object_new_string(r->in.fstype)) < 0 ||
+        if (add(o, F_TARGET, varlink_name_new(r->in.target)) < 0 ||
+            add(o, F_FSTYPE, varlink_name_new(r->in.fstype)) < 0 ||
             add(o, F_CURRENT, policy_to_json(r->in.policy.atime, r->in.policy.lazytime)) < 0 ||
             add(o, F_RECOMMENDED, policy_to_json(a->atime, a->lazytime)) < 0 ||
             add(o, F_ACTION, json_object_new_string(a->action)) < 0 || add(o, F_CHANGE, json_object_new_boolean(a->change)) < 0 ||
@@ -711,7 +724,7 @@ static json_object *method_get_recommendations(Manager *m, const ControlPeer *pe
                 return invalid_parameter(F_TARGET);
         r = recommend(m, target, &v, &n);
         if (r == -ENOENT)
-                return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+                return no_such_mount(target);
         if (r < 0)
                 return NULL;
         for (size_t i = 0; i < n; i++) {
@@ -755,9 +768,9 @@ static void probe_answered(const TrackedMount *tm, const struct probe_result *r,
         json_object *reply = NULL;
 
         if (!tm)
-                reply = varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, req->target);
+                reply = no_such_mount(req->target);
         else if (p && add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) >= 0 &&
-                 add(p, F_TARGET, json_object_new_string(req->target)) >= 0 &&
+                 add(p, F_TARGET, varlink_name_new(req->target)) >= 0 &&
                  add(p, F_PROBE, methods_probe_to_json(r, tm->entry)) >= 0)
                 reply = varlink_reply_new(TAKE_PTR(p));
         if (!reply)
@@ -780,7 +793,7 @@ static int method_probe(Manager *m, ControlCall *call, json_object *params, json
         }
         e = mount_table_find_target(m->mounts, target);
         if (!e) {
-                *ret = varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+                *ret = no_such_mount(target);
                 return 0;
         }
         req = calloc(1, sizeof *req);
@@ -828,6 +841,19 @@ static bool peer_privileged(const Manager *m, const ControlPeer *peer) {
         return peer->uid == 0 || (m->privileged_gid != (gid_t) -1 && control_peer_in_group(peer, m->privileged_gid));
 }
 
+/* A target comes in its protocol form (escape.h); the methods compare
+ * it with the names as the kernel gives them. */
+static int decode_target(json_object *params) {
+        _cleanup_free_ char *raw = NULL;
+        json_object *v;
+
+        if (!params || !json_object_object_get_ex(params, F_TARGET, &v) || !json_object_is_type(v, json_type_string))
+                return 0;
+        if (name_unescape(json_object_get_string(v), &raw) < 0)
+                return -ENOMEM;
+        return json_object_set_string(v, raw) ? 0 : -ENOMEM;
+}
+
 int methods_dispatch(void *userdata, ControlCall *call, const char *method, json_object *params, json_object **ret) {
         Manager *m = userdata;
         const ControlPeer *peer = control_call_peer(call);
@@ -844,9 +870,14 @@ int methods_dispatch(void *userdata, ControlCall *call, const char *method, json
                         *ret = bad;
                         return 0;
                 }
+                if (decode_target(params) < 0)
+                        return -ENOMEM;
                 if (methods[i].privileged && !peer_privileged(m, peer)) {
-                        log_info("Refused %s to uid %u (pid " PID_FMT "): not privileged", method, (unsigned) peer->uid,
-                                 peer->pid);
+                        /* Any user can ask as fast as it likes. */
+                        static LogRatelimit refused = LOG_RATELIMIT_INIT(10 * USEC_PER_SEC, 5);
+
+                        log_ratelimit_full(&refused, LOG_INFO, "Refused %s to uid %u (pid " PID_FMT "): not privileged",
+                                           method, (unsigned) peer->uid, peer->pid);
                         *ret = varlink_error_new(ERROR_PERMISSION_DENIED, NULL);
                         return *ret ? 0 : -ENOMEM;
                 }

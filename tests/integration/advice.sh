@@ -85,7 +85,7 @@ like "nodiratime stays with relatime" "$out" "^\\+UUID=1234-5678  $M/tmpclean  e
 like "the mail spool line gets relatime" "$out" "^\\+tmpfs  $M/mail  tmpfs  relatime,size=10m  0  0\$"
 is "nothing is written without --write" "$(cmp $T/fstab $T/fstab.orig && echo same)" "same"
 like "a mount not in fstab is said so, with the equivalent commands" "$(ctl fstab --file $T/fstab --set $M/quiet=noatime 2>&1)" \
-        "$M/quiet is not in $T/fstab. Now: atimectl remount $M/quiet noatime .*systemctl edit .*quiet\.mount"
+        "$M/quiet is not in $T/fstab. Now: atimectl remount '$M/quiet' noatime .*systemctl edit '.*quiet\.mount'"
 ctl fstab --file $T/fstab --write >$T/write.out 2>&1
 is "--write: exit 0" "$?" "0"
 like "and says where the backup is" "$(cat $T/write.out)" "Wrote $T/fstab; the old one is $T/fstab.atimectl-[0-9]+"
@@ -103,7 +103,7 @@ is "--write needs root" "$?" "1"
 out=$(ctl remount $M/busy)
 like "remount shows before and after" "$out" "$M/busy before: rw.*
 $M/busy after:  rw,noatime"
-like "and says fstab is needed to make it last" "$out" "atimectl fstab --set $M/busy=noatime --write"
+like "and says fstab is needed to make it last" "$out" "atimectl fstab --set '$M/busy=noatime' --write"
 check "status shows the new policy" wait_until 5 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status $M/busy | jq -r '.mounts[0].atime')\" = noatime ]"
 like "the probe verifies it" "$(ctl probe $M/busy)" "^$M/busy: noatime in force"
 check "the advice is now to keep it" wait_until 5 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json recommend $M/busy | jq -r '.recommendations[0].action')\" = keep ]"

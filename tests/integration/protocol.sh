@@ -1,6 +1,7 @@
 #!/bin/bash
 # protocol.sh: the control socket under requests atimectl would never send:
-# unknown methods, malformed JSON, pipelining, oneway, oversize messages,
+# unknown methods, malformed JSON, repeated keys, NUL in strings, "more",
+# pipelining, oneway, oversize messages,
 # slow and idle clients, too many clients.
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
@@ -37,6 +38,21 @@ is "wrong parameter types and extra parameters: InvalidParameter each" \
         "$(echo "$out" | grep -c '"error":"org.varlink.service.InvalidParameter"')" "4"
 like "the error names the extra parameter" "$out" '"parameter":"verbose"'
 
+out=$(nul '{"method":"io.atimed.Probe","method":"io.atimed.GetStatus"}' \
+        '{"method":"io.atimed.GetStatus","parameters":{"target":"/","target":"/x"}}' \
+        '{"method":"io.atimed.GetHistory","parameters":{"target":"/\u0000/etc"}}' \
+        '{"method":"io.atimed.GetStatus","more":true}' \
+        '{"method":"io.atimed.GetStatus","extra":1}' \
+        '{"method":"io.atimed.GetStatus","more":false}' | raw -n 6)
+like "a repeated key: InvalidRequest saying so" "$(echo "$out" | sed -n 1p)" \
+        '^\{"error":"io.atimed.InvalidRequest","parameters":\{"reason":"an object in the message repeats a key"\}\}$'
+like "a repeated parameter too" "$(echo "$out" | sed -n 2p)" '"error":"io.atimed.InvalidRequest".*repeats a key'
+like "\\u0000 in a string: InvalidRequest saying so" "$(echo "$out" | sed -n 3p)" '"error":"io.atimed.InvalidRequest".*holds a NUL'
+like "\"more\": true (no method streams): InvalidParameter more" "$(echo "$out" | sed -n 4p)" \
+        '^\{"error":"org.varlink.service.InvalidParameter","parameters":\{"parameter":"more"\}\}$'
+like "an unknown top-level field: InvalidRequest" "$(echo "$out" | sed -n 5p)" '"error":"io.atimed.InvalidRequest".*unknown key'
+like "\"more\": false is a plain call" "$(echo "$out" | sed -n 6p)" '"mounts":\['
+
 deep=$(printf '%.0s[' $(seq 1 40))1$(printf '%.0s]' $(seq 1 40))
 out=$(nul '{"method":"io.atimed.GetStatus","parameters":{"history_s":99999999999999999999}}' \
         '{"method":"io.atimed.GetStatus","parameters":{"history_s":-99999999999999999999}}' \
@@ -66,15 +82,18 @@ like "oversize: RequestTooLarge with the limit" "$out" '^\{"error":"io.atimed.Re
 is "oversize: then the connection is closed (no more replies)" "$(echo "$out" | grep -c .)/$status" "1/0"
 check "the daemon serves others after an oversize request" ctl status
 
-# A slow client (a byte every 20 ms) does not delay anyone else.
-nul '{"method":"org.varlink.service.GetInfo"}' | raw -d 20 -n 1 >"$T/slow.out" &
+# A slow client (a byte every 40 ms: 1.6 s for its request, within the
+# 2 s idle_timeout that counts whole requests) does not delay anyone else.
+nul '{"method":"org.varlink.service.GetInfo"}' | raw -d 40 -n 1 >"$T/slow.out" &
 slow=$!
-sleep 0.2
-start=$(date +%s%N)
-check "a fast client is served while a slow one trickles" ctl status
-elapsed=$((($(date +%s%N) - start) / 1000000))
-diag "fast client took ${elapsed} ms"
-check "the fast client did not wait for the slow one (< 500 ms)" test "$elapsed" -lt 500
+sleep 0.1
+# Timed from connect to the reply (a client's own start-up under ASan on a
+# loaded machine can take longer than the bound).
+read -r _ calls _ fails _ p50 _ max <<<"$("$top_builddir/tests/helpers/connhold" -m -t 1 "$T/sock")"
+diag "fast clients while the slow one trickles: $calls calls, $fails failed, p50 ${p50} ms, max ${max} ms"
+check "fast clients do not wait for the slow one (< 500 ms)" \
+        awk -v c="$calls" -v f="$fails" -v m="$max" 'BEGIN { exit !(c > 0 && f == 0 && m < 500) }'
+check "atimectl is served while the slow one trickles" ctl status
 wait $slow
 like "the slow client gets its answer too" "$(cat $T/slow.out)" '"vendor":"atimed"'
 

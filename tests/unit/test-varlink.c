@@ -27,6 +27,13 @@ int main(void) {
         is_int(parse("{\"a\":1,}"), -EBADMSG, "trailing comma (strict)");
         is_int(parse("{\"a\":\"\xff\xfe\"}"), -EBADMSG, "invalid UTF-8");
         is_int(parse(""), -EBADMSG, "empty");
+        is_int(parse("{\"method\":\"a.B\",\"method\":\"a.C\"}"), -ENOTUNIQ, "a repeated key");
+        is_int(parse("{\"a\":{\"b\":1,\"c\":[{\"d\":1,\"d\":2}]}}"), -ENOTUNIQ, "a repeated key deep inside");
+        is_int(parse("{\"a:b\":\"x:y\",\"c\":\"\\\":\",\"d\":[\":\"]}"), 0,
+               "colons and escaped quotes inside strings are not members");
+        is_int(parse("{\"a\":\"x\\u0000y\"}"), -EILSEQ, "\\u0000 in a value");
+        is_int(parse("{\"a\\u0000b\":1}"), -EILSEQ, "\\u0000 in a key");
+        is_int(parse("{\"a\":\"x\\\\u0000y\"}"), 0, "an escaped backslash before u0000 is no NUL");
         {
                 json_object *o = NULL;
                 is_int(varlink_parse("{}\0{}", 5, &o), -EBADMSG, "embedded NUL");
