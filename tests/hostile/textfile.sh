@@ -1,0 +1,86 @@
+#!/bin/bash
+# textfile.sh: the Prometheus textfile against a user who can write to its
+# directory (or who planted things there before). Nothing planted at a name
+# atimed could have used (the old PATH.<pid>.tmp, PATH.tmp, .PATH.tmp) is
+# opened, followed or overwritten: a FIFO there blocks no worker, a hard
+# link there is not written through, a symlink at the target is replaced,
+# not followed; workers never pile up; a directory anyone may write without
+# the sticky bit is refused; the mode is the configured one.
+. "$top_srcdir/tests/integration/lib.sh"
+enter_namespace
+D=$T/tf
+P=$D/atimed.prom
+mkdir -p $D $T/outside $T/mnt/a
+chmod 0755 $D
+mount -t tmpfs -o strictatime tmpfs $T/mnt/a || bail mount
+echo "precious, not atimed's" >$T/outside/secret
+echo "the symlink's target" >$T/outside/target
+cat >"$T/atimed.conf" <<CONF
+[mounts]
+exclude_paths = [/] [/]${T#/} [/]${T#/}/outside
+include_fstypes = tmpfs
+[sampler]
+interval = 1s
+timeout = 2s
+[daemon]
+worker_threads = 2
+[export]
+textfile = $P
+textfile_mode = 0640
+CONF
+
+# export_time: atimed_last_export_timestamp_seconds in the textfile, or 0.
+export_time() { awk '$1 == "atimed_last_export_timestamp_seconds" { t = $2 } END { print t + 0 }' $P 2>/dev/null || echo 0; }
+# exports_go_on: the textfile is rewritten, with later figures, twice more.
+exports_go_on() {
+        local t0
+        t0=$(export_time)
+        wait_until 10 sh -c "[ \$(awk '\$1 == \"atimed_last_export_timestamp_seconds\" { print \$2 }' $P) -gt $t0 ]" &&
+                t0=$(export_time) &&
+                wait_until 10 sh -c "[ \$(awk '\$1 == \"atimed_last_export_timestamp_seconds\" { print \$2 }' $P) -gt $t0 ]"
+}
+threads() { awk '/^Threads:/ { print $2 }' /proc/$DAEMON_PID/status; }
+
+start_daemon
+check "the textfile is written" wait_until 10 test -s $P
+is "with the configured mode" "$(stat -c %a $P)" "640"
+threads0=$(threads)
+
+# --- Traps at every name an attacker could predict. First a hard link at
+# the name atimed used to write (PATH.<pid>.tmp), then a FIFO there.
+mkfifo $D/.atimed.prom.tmp $D/atimed.prom.$((DAEMON_PID + 1)).tmp
+ln $T/outside/secret $D/atimed.prom.$DAEMON_PID.tmp
+ln $T/outside/secret $D/atimed.prom.tmp
+ln $T/outside/secret $D/.atimed.prom.$DAEMON_PID.tmp
+rm -f $P && ln -s $T/outside/target $P
+check "exports go on past hard links at the predictable names" exports_go_on
+is "the file they link to is untouched" "$(cat $T/outside/secret)" "precious, not atimed's"
+is "and still has its four links" "$(stat -c %h $T/outside/secret)" "4"
+check "the symlink at the target was replaced by a regular file" sh -c "test -f $P && ! test -L $P"
+is "and its target is untouched" "$(cat $T/outside/target)" "the symlink's target"
+rm $D/atimed.prom.$DAEMON_PID.tmp $D/atimed.prom.tmp
+mkfifo $D/atimed.prom.$DAEMON_PID.tmp $D/atimed.prom.tmp
+check "exports go on past FIFOs at the predictable names" exports_go_on
+check "the FIFOs are still FIFOs" sh -c "test -p $D/atimed.prom.$DAEMON_PID.tmp && test -p $D/.atimed.prom.tmp"
+check "promtool accepts what is there" sh -c "command -v promtool >/dev/null || exit 0; promtool check metrics <$P"
+is "no worker stuck" "$(ctl --json status | jq .stuck_threads)" "0"
+is "no mount marked stalled" "$(ctl --json status | jq '[.mounts[] | select(.stalled)] | length')" "0"
+check "no thread pile-up (threads now $(threads), at start $threads0)" test "$(threads)" -le "$threads0"
+is "no temporary left behind" "$(ls -A $D | grep -c '\.[0-9a-f]\{16\}\.tmp$')" "0"
+
+# --- A directory anyone may write is refused; with the sticky bit it is fine.
+chmod 0777 $D
+check "a world-writable directory without the sticky bit is refused, and said so" wait_until 10 \
+        grep -q "Cannot write $P: Operation not permitted" $T/atimed.log
+t0=$(export_time)
+sleep 2.5
+is "and nothing is written there" "$(export_time)" "$t0"
+chmod 1777 $D
+check "with the sticky bit, exports resume" exports_go_on
+check "and it is said so" grep -q "Writing $P again" $T/atimed.log
+
+stop_daemon
+is "a clean stop" "$STOP_STATUS" "0"
+check "removes the textfile" test ! -e $P
+check "and nothing else" test -p $D/.atimed.prom.tmp
+done_testing
