@@ -19,9 +19,11 @@ int exporter_new(WorkerPool *pool, Exporter **ret);
 Exporter *exporter_free(Exporter *x);
 DEFINE_FREE_FUNC(Exporter, exporter_free);
 
-/* Takes 'report' (freed in any case). Returns -EBUSY if an export is still
- * out, 0 if one was submitted. */
-int exporter_submit(Exporter *x, Report *report, const char *path, mode_t mode, uint64_t timeout_usec);
+/* Takes 'report' (freed in any case), which took 'snapshot_usec' to make
+ * (logged at debug level with the worker's times). Returns -EBUSY if an
+ * export is still out, 0 if one was submitted. */
+int exporter_submit(Exporter *x, Report *report, uint64_t snapshot_usec, const char *path, mode_t mode,
+                    uint64_t timeout_usec);
 
 /* The text into 'path' with 'mode', atomically: a new file under a random
  * name in the same directory (O_CREAT|O_EXCL|O_NOFOLLOW), renamed over

@@ -587,18 +587,20 @@ static void announce(const struct recommendation *r, int previous) {
 
 /* ---------------------------------------------------------------- textfile export */
 
-/* A snapshot of everything, written out in a worker (export.c). */
-static void manager_export(Manager *m) {
+/* A snapshot of everything, with the advice of this tick (v, n), written
+ * out in a worker (export.c). */
+static void manager_export(Manager *m, const struct recommendation *v, size_t n) {
+        uint64_t t0 = now_usec(CLOCK_MONOTONIC);
         Report *rep;
         int r;
 
         if (!m->config->textfile)
                 return;
-        r = status_report(m, NULL, true, &rep);
+        r = status_report_advised(m, v, n, &rep);
         if (r < 0)
                 return (void) log_oom();
-        r = exporter_submit(m->exporter, rep, m->config->textfile, m->config->textfile_mode,
-                            m->config->sampler_timeout_usec);
+        r = exporter_submit(m->exporter, rep, now_usec(CLOCK_MONOTONIC) - t0, m->config->textfile,
+                            m->config->textfile_mode, m->config->sampler_timeout_usec);
         if (r < 0 && r != -EBUSY)
                 log_warning_errno(r, "Cannot export to %s: %m", m->config->textfile);
 }
@@ -641,7 +643,7 @@ static void on_tick_done(void *userdata) {
                 tm->advice.pending = 0;
         }
         status_counters_prune(m->counters, m->mounts);
-        manager_export(m);
+        manager_export(m, v, n);
         manager_trim_if_worth_it(m);
 }
 

@@ -144,24 +144,20 @@ static void fill_daemon(Manager *m, Report *r) {
         r->advice_changes = (int64_t) m->advice_changes;
 }
 
-int status_report(Manager *m, const char *target, bool with_advice, Report **ret) {
+/* Mounts and advice paired in one pass: recommend() lists the tracked
+ * mounts in the table's order. */
+static int build(Manager *m, const char *target, const struct recommendation *v, size_t n, bool with_advice,
+                 Report **ret) {
         _cleanup_(report_freep) Report *r = NULL;
-        _cleanup_free_ struct recommendation *v = NULL;
-        size_t n = 0, k = 0;
+        size_t k = 0;
         bool found = false;
         int q;
 
         q = report_new(&r);
         if (q < 0)
                 return q;
-        if (with_advice) {
-                q = recommend(m, target, &v, &n);
-                if (q < 0 && q != -ENOENT)
-                        return q;
-                r->have_advice = true;
-        }
+        r->have_advice = with_advice;
         fill_daemon(m, r);
-        /* recommend() lists the tracked mounts in the table's order. */
         for (size_t i = 0; m->mounts && i < m->mounts->n; i++) {
                 const MountEntry *e = &m->mounts->entries[i];
                 const TrackedMount *tm;
@@ -184,6 +180,23 @@ int status_report(Manager *m, const char *target, bool with_advice, Report **ret
                 return -ENOMEM;
         *ret = TAKE_PTR(r);
         return 0;
+}
+
+int status_report(Manager *m, const char *target, bool with_advice, Report **ret) {
+        _cleanup_free_ struct recommendation *v = NULL;
+        size_t n = 0;
+        int q;
+
+        if (with_advice) {
+                q = recommend(m, target, &v, &n);
+                if (q < 0 && q != -ENOENT)
+                        return q;
+        }
+        return build(m, target, v, n, with_advice, ret);
+}
+
+int status_report_advised(Manager *m, const struct recommendation *v, size_t n, Report **ret) {
+        return build(m, NULL, v, n, true, ret);
 }
 
 /* ---------------------------------------------------------------- counters */

@@ -11,6 +11,9 @@
  * there), with its advice if 'with_advice': mounts and advice paired in one
  * pass. The Report owns copies of everything: it may go to another thread. */
 int status_report(Manager *m, const char *target, bool with_advice, Report **ret);
+/* The same for every mount, with the advice recommend() just gave (v, n). */
+struct recommendation;
+int status_report_advised(Manager *m, const struct recommendation *v, size_t n, Report **ret);
 
 /* A probe's outcome as the report holds it; its strings are borrowed from
  * 'pr' and from static tables. 'e' may be NULL. */
