@@ -2,22 +2,50 @@
 #include "metrics.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "macro.h"
 
-/* A label value, escaped as the format requires (backslash, quote, newline). */
+/* A label value, escaped as the format requires (backslash, quote,
+ * newline); the runs between those written whole. */
 static void label(FILE *f, const char *name, const char *value, bool first) {
-        fprintf(f, "%s%s=\"", first ? "" : ",", name);
-        for (const char *p = value ? value : ""; *p; p++) {
-                if (*p == '\\' || *p == '"')
-                        fprintf(f, "\\%c", *p);
-                else if (*p == '\n')
-                        fputs("\\n", f);
-                else
-                        fputc(*p, f);
+        const char *p = value ? value : "";
+
+        if (!first)
+                fputc_unlocked(',', f);
+        fputs_unlocked(name, f);
+        fputs_unlocked("=\"", f);
+        for (;;) {
+                size_t n = strcspn(p, "\\\"\n");
+
+                fwrite_unlocked(p, 1, n, f);
+                p += n;
+                if (!*p)
+                        break;
+                fputc_unlocked('\\', f);
+                fputc_unlocked(*p == '\n' ? 'n' : *p, f);
+                p++;
         }
-        fputc('"', f);
+        fputc_unlocked('"', f);
+}
+
+/* A sample's value and the line's end: integers (flags, counters) without
+ * going through printf, other values with every digit they need. */
+static void value(FILE *f, double v) {
+        char buf[32], *p = buf + sizeof buf;
+
+        if (v == (double) (int64_t) v && v >= 0 && v < 1e15) {
+                uint64_t u = (uint64_t) v;
+
+                *--p = '\n';
+                do
+                        *--p = (char) ('0' + u % 10);
+                while ((u /= 10) > 0);
+                *--p = ' ';
+                fwrite_unlocked(p, 1, (size_t) (buf + sizeof buf - p), f);
+        } else
+                fprintf(f, " %.17g\n", v);
 }
 
 static void header(FILE *f, const char *name, const char *type, const char *help) {
@@ -26,7 +54,8 @@ static void header(FILE *f, const char *name, const char *type, const char *help
 
 static void scalar(FILE *f, const char *name, const char *type, const char *help, double v) {
         header(f, name, type, help);
-        fprintf(f, "%s %.17g\n", name, v);
+        fputs_unlocked(name, f);
+        value(f, v);
 }
 
 static const char *truth(bool b) {
@@ -56,11 +85,13 @@ static void per_mount(FILE *f, const Report *r, const struct family *fam) {
 
                 if (!fam->value(m, &v))
                         continue;
-                fprintf(f, "%s{", fam->name);
+                fputs_unlocked(fam->name, f);
+                fputc_unlocked('{', f);
                 label(f, "mountpoint", m->target, true);
                 if (fam->with_device)
                         label(f, "device", device_of(m), false);
-                fprintf(f, "} %.17g\n", v);
+                fputc_unlocked('}', f);
+                value(f, v);
         }
 }
 
@@ -223,6 +254,8 @@ static void write_recommendations(FILE *f, const Report *r) {
 }
 
 int metrics_write(FILE *f, const Report *r) {
+        /* One lock for the whole text: the writes below are unlocked. */
+        flockfile(f);
         write_daemon(f, r);
         write_mount_info(f, r);
         for (size_t i = 0; i < ELEMENTSOF(mount_families); i++)
@@ -232,5 +265,6 @@ int metrics_write(FILE *f, const Report *r) {
                 for (size_t i = 0; i < ELEMENTSOF(advice_families); i++)
                         per_mount(f, r, &advice_families[i]);
         }
+        funlockfile(f);
         return ferror(f) ? -EIO : 0;
 }

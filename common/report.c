@@ -67,18 +67,24 @@ const char *report_strdup(Report *r, const char *s) {
         return p;
 }
 
+int report_reserve(Report *r, size_t n) {
+        ReportMount *v;
+
+        if (n <= r->n_allocated)
+                return 0;
+        v = reallocarray(r->mounts, n, sizeof *v);
+        if (!v)
+                return -ENOMEM;
+        r->mounts = v;
+        r->n_allocated = n;
+        return 0;
+}
+
 ReportMount *report_add_mount(Report *r) {
         ReportMount *m;
 
-        if (r->n_mounts == r->n_allocated) {
-                size_t n = MAX(r->n_allocated * 2, (size_t) 16);
-                ReportMount *v = reallocarray(r->mounts, n, sizeof *v);
-
-                if (!v)
-                        return NULL;
-                r->mounts = v;
-                r->n_allocated = n;
-        }
+        if (r->n_mounts == r->n_allocated && report_reserve(r, MAX(r->n_allocated * 2, (size_t) 16)) < 0)
+                return NULL;
         m = &r->mounts[r->n_mounts++];
         *m = (ReportMount) { .device.rotational = -1, .probe.matches_table = -1 };
         return m;
@@ -398,6 +404,9 @@ int report_from_json(json_object *status, json_object *recs_reply, Report **ret)
         if (!mounts)
                 return -EBADMSG;
         q = report_new(&r);
+        if (q < 0)
+                return q;
+        q = report_reserve(r, json_object_array_length(mounts));
         if (q < 0)
                 return q;
         r->version = str(r, status, F_VERSION);

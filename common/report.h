@@ -85,6 +85,8 @@ static inline void report_freep(Report **r) {
 /* A copy of s (NULL stays NULL) that lives as long as the report; on OOM,
  * NULL and r->oom set. */
 const char *report_strdup(Report *r, const char *s);
+/* Room for n mounts in all, so that adding them moves nothing. */
+int report_reserve(Report *r, size_t n);
 /* A new mount at the end, zeroed (probe.matches_table and
  * device.rotational at -1); NULL on OOM. Earlier pointers stay valid only
  * until the next call. */

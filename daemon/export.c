@@ -30,14 +30,24 @@ struct export_job {
         int r;
         /* For the benchmark (bench/scale-export.sh), at debug level. */
         size_t n_mounts;
-        uint64_t snapshot_usec, text_usec, write_usec;
+        ExportTiming snapshot, write;
 };
 
-static uint64_t mono_usec(void) {
+static uint64_t clock_usec(clockid_t c) {
         struct timespec ts;
 
-        clock_gettime(CLOCK_MONOTONIC, &ts);
+        clock_gettime(c, &ts);
         return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
+}
+
+void export_timing_start(ExportTiming *t) {
+        t->wall_usec = clock_usec(CLOCK_MONOTONIC);
+        t->cpu_usec = clock_usec(CLOCK_THREAD_CPUTIME_ID);
+}
+
+void export_timing_stop(ExportTiming *t) {
+        t->wall_usec = clock_usec(CLOCK_MONOTONIC) - t->wall_usec;
+        t->cpu_usec = clock_usec(CLOCK_THREAD_CPUTIME_ID) - t->cpu_usec;
 }
 
 int exporter_new(WorkerPool *pool, Exporter **ret) {
@@ -55,19 +65,7 @@ Exporter *exporter_free(Exporter *x) {
         return NULL;
 }
 
-static int write_all(int fd, const char *p, size_t len) {
-        while (len > 0) {
-                ssize_t n = write(fd, p, len);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return n < 0 ? -errno : -EIO;
-                p += n;
-                len -= (size_t) n;
-        }
-        return 0;
-}
+#define EXPORT_BUFFER_SIZE (256 * 1024)
 
 /* A new regular file under a name nobody can guess, in dfd. */
 static int create_temporary(int dfd, const char *base, char *name, size_t size) {
@@ -97,11 +95,12 @@ static int check_directory(int dfd) {
         return 0;
 }
 
-int export_write_file(const char *path, mode_t mode, const char *text, size_t len) {
+int export_write_file(const char *path, mode_t mode, export_write_fn write_fn, void *userdata) {
         _cleanup_free_ char *d = strdup(path), *b = strdup(path);
         _cleanup_close_ int dfd = -1, fd = -1;
         char tmp[NAME_MAX + 1];
         const char *base;
+        FILE *f;
         int r;
 
         if (!d || !b)
@@ -119,9 +118,22 @@ int export_write_file(const char *path, mode_t mode, const char *text, size_t le
         if (fd < 0)
                 return fd;
         /* Whatever the umask: node_exporter runs as another user. */
-        r = fchmod(fd, mode) < 0 ? -errno : write_all(fd, text, len);
-        if (r >= 0 && close(TAKE_FD(fd)) < 0)
+        if (fchmod(fd, mode) < 0 || fcntl(fd, F_SETFL, 0) < 0) {
                 r = -errno;
+                (void) unlinkat(dfd, tmp, 0);
+                return r;
+        }
+        /* Streamed through a buffer of our own: no copy of the whole text
+         * in memory. */
+        f = fdopen(TAKE_FD(fd), "w");
+        if (!f) {
+                (void) unlinkat(dfd, tmp, 0);
+                return -ENOMEM;
+        }
+        (void) setvbuf(f, NULL, _IOFBF, EXPORT_BUFFER_SIZE);
+        r = write_fn(f, userdata);
+        if (fclose(f) != 0 && r >= 0)
+                r = errno > 0 ? -errno : -EIO;
         if (r >= 0 && renameat(dfd, tmp, dfd, base) < 0)
                 r = -errno;
         if (r < 0)
@@ -135,26 +147,19 @@ static void export_job_free(struct export_job *j) {
         free(j);
 }
 
-/* In the worker: the text from the snapshot, then the file. */
+static int write_metrics(FILE *f, void *userdata) {
+        return metrics_write(f, userdata);
+}
+
+/* In the worker: the text from the snapshot, straight into the file. */
 static void export_work(void *arg, const atomic_bool *cancel) {
         struct export_job *j = arg;
-        _cleanup_free_ char *text = NULL;
-        size_t len = 0;
-        uint64_t t0 = mono_usec(), t1;
-        FILE *f = open_memstream(&text, &len);
 
-        if (!f) {
-                j->r = -ENOMEM;
+        if (atomic_load(cancel))
                 return;
-        }
-        j->r = metrics_write(f, j->report);
-        if (fclose(f) != 0 && j->r >= 0)
-                j->r = -ENOMEM;
-        t1 = mono_usec();
-        if (j->r >= 0 && !atomic_load(cancel))
-                j->r = export_write_file(j->path, j->mode, text, len);
-        j->text_usec = t1 - t0;
-        j->write_usec = mono_usec() - t1;
+        export_timing_start(&j->write);
+        j->r = export_write_file(j->path, j->mode, write_metrics, j->report);
+        export_timing_stop(&j->write);
 }
 
 static void export_done(void *arg, WorkerStatus status) {
@@ -173,14 +178,16 @@ static void export_done(void *arg, WorkerStatus status) {
                 log_info("Writing %s again.", j->path);
         if (status == WORKER_DONE) {
                 x->last_error = r;
-                log_debug("Exported %zu mounts to %s: snapshot %.3f ms on the loop; text %.3f ms, write %.3f ms in a worker",
-                          j->n_mounts, j->path, j->snapshot_usec / 1e3, j->text_usec / 1e3, j->write_usec / 1e3);
+                log_debug("Exported %zu mounts to %s: snapshot %.3f ms (CPU %.3f) on the loop; "
+                          "text written %.3f ms (CPU %.3f) in a worker",
+                          j->n_mounts, j->path, j->snapshot.wall_usec / 1e3, j->snapshot.cpu_usec / 1e3,
+                          j->write.wall_usec / 1e3, j->write.cpu_usec / 1e3);
         }
         x->busy = false;
         export_job_free(j);
 }
 
-int exporter_submit(Exporter *x, Report *report, uint64_t snapshot_usec, const char *path, mode_t mode,
+int exporter_submit(Exporter *x, Report *report, const ExportTiming *snapshot, const char *path, mode_t mode,
                     uint64_t timeout_usec) {
         struct export_job *j;
         int r;
@@ -196,7 +203,7 @@ int exporter_submit(Exporter *x, Report *report, uint64_t snapshot_usec, const c
                 return -ENOMEM;
         }
         *j = (struct export_job) { .exporter = x, .report = report, .path = j->path, .mode = mode,
-                                   .n_mounts = report->n_mounts, .snapshot_usec = snapshot_usec };
+                                   .n_mounts = report->n_mounts, .snapshot = *snapshot };
         r = worker_submit(x->pool, export_work, export_done, j, timeout_usec);
         if (r < 0) {
                 export_job_free(j);

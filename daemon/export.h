@@ -7,6 +7,7 @@
  * filesystem) later ones are skipped, so threads never pile up. */
 #pragma once
 
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "report.h"
@@ -19,14 +20,23 @@ int exporter_new(WorkerPool *pool, Exporter **ret);
 Exporter *exporter_free(Exporter *x);
 DEFINE_FREE_FUNC(Exporter, exporter_free);
 
-/* Takes 'report' (freed in any case), which took 'snapshot_usec' to make
+/* Wall and CPU time of a step (CPU: the calling thread's). */
+typedef struct ExportTiming {
+        uint64_t wall_usec, cpu_usec;
+} ExportTiming;
+void export_timing_start(ExportTiming *t);
+void export_timing_stop(ExportTiming *t);
+
+/* Takes 'report' (freed in any case), which took 'snapshot' to make
  * (logged at debug level with the worker's times). Returns -EBUSY if an
  * export is still out, 0 if one was submitted. */
-int exporter_submit(Exporter *x, Report *report, uint64_t snapshot_usec, const char *path, mode_t mode,
+int exporter_submit(Exporter *x, Report *report, const ExportTiming *snapshot, const char *path, mode_t mode,
                     uint64_t timeout_usec);
 
-/* The text into 'path' with 'mode', atomically: a new file under a random
- * name in the same directory (O_CREAT|O_EXCL|O_NOFOLLOW), renamed over
- * 'path'. -EPERM if the directory may be written by anyone without the
- * sticky bit (anyone could then swap what node_exporter reads). */
-int export_write_file(const char *path, mode_t mode, const char *text, size_t len);
+/* What write_fn writes to f becomes 'path', with 'mode', atomically: a new
+ * file under a random name in the same directory (O_CREAT|O_EXCL|
+ * O_NOFOLLOW), renamed over 'path'. -EPERM if the directory may be written
+ * by anyone without the sticky bit (anyone could then swap what
+ * node_exporter reads). */
+typedef int (*export_write_fn)(FILE *f, void *userdata);
+int export_write_file(const char *path, mode_t mode, export_write_fn write_fn, void *userdata);

@@ -590,16 +590,18 @@ static void announce(const struct recommendation *r, int previous) {
 /* A snapshot of everything, with the advice of this tick (v, n), written
  * out in a worker (export.c). */
 static void manager_export(Manager *m, const struct recommendation *v, size_t n) {
-        uint64_t t0 = now_usec(CLOCK_MONOTONIC);
+        ExportTiming t;
         Report *rep;
         int r;
 
         if (!m->config->textfile)
                 return;
+        export_timing_start(&t);
         r = status_report_advised(m, v, n, &rep);
         if (r < 0)
                 return (void) log_oom();
-        r = exporter_submit(m->exporter, rep, now_usec(CLOCK_MONOTONIC) - t0, m->config->textfile,
+        export_timing_stop(&t);
+        r = exporter_submit(m->exporter, rep, &t, m->config->textfile,
                             m->config->textfile_mode, m->config->sampler_timeout_usec);
         if (r < 0 && r != -EBUSY)
                 log_warning_errno(r, "Cannot export to %s: %m", m->config->textfile);

@@ -156,6 +156,9 @@ static int build(Manager *m, const char *target, const struct recommendation *v,
         q = report_new(&r);
         if (q < 0)
                 return q;
+        q = report_reserve(r, target || !m->mounts ? 1 : m->mounts->n);
+        if (q < 0)
+                return q;
         r->have_advice = with_advice;
         fill_daemon(m, r);
         for (size_t i = 0; m->mounts && i < m->mounts->n; i++) {
