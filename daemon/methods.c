@@ -527,14 +527,17 @@ static json_object *recommendation_to_json(const struct recommendation *r) {
         return TAKE_PTR(o);
 }
 
+/* The list as JSON text, one recommendation serialized at a time (as the
+ * status's mounts are). */
 static json_object *method_get_recommendations(Manager *m, const ControlPeer *peer, json_object *params) {
-        _cleanup_json_ json_object *p = json_object_new_object(), *list = json_object_new_array();
+        _cleanup_json_ json_object *p = json_object_new_object();
+        _cleanup_(printbuf_freep) struct printbuf *list = printbuf_new();
         _cleanup_free_ struct recommendation *v = NULL;
         const char *target;
         size_t n = 0;
         int r;
 
-        if (!p || !list)
+        if (!p || !list || printbuf_memappend(list, "[", 1) < 0)
                 return NULL;
         if (param_string(params, F_TARGET, &target) < 0)
                 return invalid_parameter(F_TARGET);
@@ -543,16 +546,13 @@ static json_object *method_get_recommendations(Manager *m, const ControlPeer *pe
                 return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
         if (r < 0)
                 return NULL;
-        for (size_t i = 0; i < n; i++) {
-                json_object *j = recommendation_to_json(&v[i]);
-
-                if (!j || json_object_array_add(list, j) < 0) {
-                        json_object_put(j);
+        for (size_t i = 0; i < n; i++)
+                if (append_serialized(list, recommendation_to_json(&v[i])) < 0)
                         return NULL;
-                }
-        }
+        if (printbuf_memappend(list, "]", 1) < 0)
+                return NULL;
         if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
-            add(p, F_RECOMMENDATIONS, TAKE_PTR(list)) < 0)
+            add(p, F_RECOMMENDATIONS, json_text_new(TAKE_PTR(list))) < 0)
                 return NULL;
         return varlink_reply_new(TAKE_PTR(p));
 }
