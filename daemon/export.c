@@ -60,6 +60,10 @@ int exporter_new(WorkerPool *pool, Exporter **ret) {
         return 0;
 }
 
+bool exporter_busy(const Exporter *x) {
+        return x && x->busy;
+}
+
 Exporter *exporter_free(Exporter *x) {
         free(x);
         return NULL;

@@ -18,6 +18,9 @@ typedef struct Exporter Exporter;
 /* 'pool' must outlive the exporter's jobs: free the pool first. */
 int exporter_new(WorkerPool *pool, Exporter **ret);
 Exporter *exporter_free(Exporter *x);
+/* An export is out (after the pool is freed: stuck on a filesystem that
+ * does not answer, so the file is better left alone). */
+bool exporter_busy(const Exporter *x);
 DEFINE_FREE_FUNC(Exporter, exporter_free);
 
 /* Wall and CPU time of a step (CPU: the calling thread's). */

@@ -844,13 +844,14 @@ Manager *manager_free(Manager *m) {
         methods_status_cache_free(m->status_cache);
         tracker_shutdown(m->tracker);
         worker_pool_free(m->pool);
-        exporter_free(m->exporter);
-        status_counters_free(m->counters);
         /* Stopped on purpose: no stale figures left for node_exporter to
          * serve (after a crash, atimed_last_export_timestamp_seconds says
-         * how old they are). */
-        if (m->stopping && m->config && m->config->textfile)
+         * how old they are). Not if an export is stuck there: the unlink
+         * would hang too. */
+        if (m->stopping && m->config && m->config->textfile && !exporter_busy(m->exporter))
                 (void) unlink(m->config->textfile);
+        exporter_free(m->exporter);
+        status_counters_free(m->counters);
         tracker_free(m->tracker);
         sd_event_source_disable_unref(m->flush_timer);
         sd_event_source_disable_unref(m->consumers_timer);

@@ -5,7 +5,8 @@
 # opened, followed or overwritten: a FIFO there blocks no worker, a hard
 # link there is not written through, a symlink at the target is replaced,
 # not followed; workers never pile up; a directory anyone may write without
-# the sticky bit is refused; the mode is the configured one.
+# the sticky bit is refused; the mode is the configured one; a directory on
+# a filesystem that hangs costs one thread, not one per export.
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
 D=$T/tf
@@ -78,6 +79,38 @@ is "and nothing is written there" "$(export_time)" "$t0"
 chmod 1777 $D
 check "with the sticky bit, exports resume" exports_go_on
 check "and it is said so" grep -q "Writing $P again" $T/atimed.log
+
+# --- The textfile's directory on a filesystem that stops answering (a
+# SIGSTOPped bindfs): one export is stuck, none follows it until it returns.
+if command -v bindfs >/dev/null; then
+        mkdir -p $T/fsrc $T/fuse
+        bindfs $T/fsrc $T/fuse || bail bindfs
+        FUSE_PID=$(pgrep -f "bindfs $T/fsrc $T/fuse" | head -1)
+        resume_fuse() { kill -CONT $FUSE_PID 2>/dev/null; }
+        trap 'resume_fuse; umount -l $T/fuse 2>/dev/null; cleanup' EXIT
+        sed -i "s|^textfile = .*|textfile = $T/fuse/atimed.prom|" $T/atimed.conf
+        kill -HUP $DAEMON_PID
+        check "the textfile moves to the FUSE directory on reload" wait_until 10 test -s $T/fuse/atimed.prom
+        threads1=$(threads)
+        kill -STOP $FUSE_PID
+        check "a write that hangs is reported once it misses its deadline" wait_until 10 \
+                grep -q "Writing $T/fuse/atimed.prom timed out" $T/atimed.log
+        sleep 6 # three more deadlines (timeout = 2s): no new export may start meanwhile
+        is "one thread written off, no pile-up (threads $(threads), before $threads1)" \
+                "$(($(threads) <= threads1 + 1))" "1"
+        is "the timeout logged once" "$(grep -c "Writing $T/fuse/atimed.prom timed out" $T/atimed.log)" "1"
+        check "status answers meanwhile" timeout 2 "$ATIMECTL" --socket $T/sock status
+        resume_fuse
+        t0=$(awk '$1 == "atimed_last_export_timestamp_seconds" { print $2 }' $T/fuse/atimed.prom)
+        check "exports resume when it answers again" wait_until 20 sh -c \
+                "[ \$(awk '\$1 == \"atimed_last_export_timestamp_seconds\" { print \$2 }' $T/fuse/atimed.prom) -gt ${t0:-0} ]"
+        sed -i "s|^textfile = .*|textfile = $P|" $T/atimed.conf
+        kill -HUP $DAEMON_PID
+        check "back to the first directory" wait_until 10 test -s $P
+else
+        diag "bindfs not installed: the hanging directory is not tried"
+        tap_result 1 "bindfs is installed"
+fi
 
 stop_daemon
 is "a clean stop" "$STOP_STATUS" "0"
