@@ -1,7 +1,7 @@
 #!/bin/bash
 # scale-export: the Prometheus export with 100, 1,000 and 5,000 tmpfs mounts
 # (bench/scale.sh's setup), [export] textfile set and [sampler] interval =
-# 1s, so the daemon exports every second. Per size:
+# 1s (INTERVAL), so the daemon exports every second. Per size:
 #   export    the daemon's own export, from its debug line "Exported N
 #             mounts": the snapshot taken on the event loop, then the text
 #             written in a worker, wall time and CPU (the machine may be
@@ -20,8 +20,9 @@
 # under 5 ms at 5,000 mounts.
 #
 #   sudo make bench BENCH=scale-export
-#   (SIZES="100 1000 5000" EXPORT_SECONDS=20 LAT_SECONDS=20 METRICS_CALLS=5 WAIT=60;
-#    ATIMED=... ATIMECTL=... to measure other builds)
+#   (SIZES="100 1000 5000" EXPORT_SECONDS=20 LAT_SECONDS=20 METRICS_CALLS=5 WAIT=60
+#    INTERVAL=1s: the sampler interval, so one export per INTERVAL;
+#    BENCH_ATIMED=... BENCH_ATIMECTL=... to measure other builds)
 . "$top_srcdir/bench/lib.sh"
 bench_enter_namespace
 SIZES=${SIZES:-100 1000 5000}
@@ -29,13 +30,14 @@ EXPORT_SECONDS=${EXPORT_SECONDS:-20}
 LAT_SECONDS=${LAT_SECONDS:-20}
 METRICS_CALLS=${METRICS_CALLS:-5}
 WAIT=${WAIT:-60}
+INTERVAL=${INTERVAL:-1s}
 ATIMED=${BENCH_ATIMED:-$ATIMED}
 ATIMECTL=${BENCH_ATIMECTL:-$ATIMECTL}
 HELPER=$top_builddir/bench/scale-helper
 D=$B/mnt/scale
 mkdir -p "$D" "$B/tf"
 
-echo "scale-export: the Prometheus export with N tmpfs mounts, one export a second"
+echo "scale-export: the Prometheus export with N tmpfs mounts, one export every $INTERVAL"
 machine_line
 echo "atimed: $ATIMED"
 
@@ -43,7 +45,7 @@ CONF="$(bench_mounts_only tmpfs "$B/mnt")
 [daemon]
 log_level = debug
 [sampler]
-interval = 1s
+interval = $INTERVAL
 [export]
 textfile = $B/tf/atimed.prom"
 
