@@ -129,11 +129,12 @@ int export_write_file(const char *path, mode_t mode, export_write_fn write_fn, v
         }
         /* Streamed through a buffer of our own: no copy of the whole text
          * in memory. */
-        f = fdopen(TAKE_FD(fd), "w");
+        f = fdopen(fd, "w");
         if (!f) {
                 (void) unlinkat(dfd, tmp, 0);
                 return -ENOMEM;
         }
+        TAKE_FD(fd); /* the FILE's now */
         (void) setvbuf(f, NULL, _IOFBF, EXPORT_BUFFER_SIZE);
         r = write_fn(f, userdata);
         if (fclose(f) != 0 && r >= 0)
