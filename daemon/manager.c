@@ -358,6 +358,8 @@ static void on_tick(const TrackedMount *tm, int64_t t, void *userdata) {
 }
 
 static void on_activity(const TrackedMount *tm, const struct activity *a, void *userdata) {
+        Manager *m = userdata;
+        double per_min, lo, hi;
         struct stats_sample s = {
                 .t = (int64_t) (a->at / USEC_PER_SEC),
                 .has_activity = true,
@@ -366,9 +368,7 @@ static void on_activity(const TrackedMount *tm, const struct activity *a, void *
                 .hi = (float) a->est.hi,
         };
 
-        Manager *m = userdata;
-        double per_min, lo, hi;
-
+        /* The counter of atime updates: the interval's rate times its length. */
         status_activity_updates(a, &per_min, &lo, &hi);
         if (status_counters_add(m->counters, tm->entry->target, per_min * a->seconds / 60.0) < 0)
                 log_oom();
