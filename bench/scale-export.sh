@@ -22,7 +22,7 @@
 #   sudo make bench BENCH=scale-export
 #   (SIZES="100 1000 5000" EXPORT_SECONDS=20 LAT_SECONDS=20 METRICS_CALLS=5 WAIT=60
 #    INTERVAL=1s: the sampler interval, so one export per INTERVAL;
-#    BENCH_ATIMED=... BENCH_ATIMECTL=... to measure other builds)
+#    BENCH_ATIMED=... BENCH_ATIMECTL=... to measure other builds, NO_EXPORT=1)
 . "$top_srcdir/bench/lib.sh"
 bench_enter_namespace
 SIZES=${SIZES:-100 1000 5000}
@@ -48,6 +48,9 @@ log_level = debug
 interval = $INTERVAL
 [export]
 textfile = $B/tf/atimed.prom"
+# NO_EXPORT=1: without [export], for the cost of atimectl metrics alone on
+# a build whose export would keep the loop busy.
+[ "${NO_EXPORT:-0}" = 1 ] && CONF=${CONF%%\[export\]*}
 
 ms() { date +%s%N; }
 stat_cell() { # FILE: median (max), or - if empty
