@@ -22,7 +22,13 @@
  *                                     the "Tracking TARGET (" line appended to
  *                                     LOGFILE (inotify), or a GetStatus for
  *                                     TARGET that is not an error (polled
- *                                     every 100 us on one connection) */
+ *                                     every 100 us on one connection)
+ *   scale-helper latency SOCKET TARGET SECONDS
+ *                                     GetStatus for TARGET on a new
+ *                                     connection each time (as atimectl
+ *                                     status TARGET does), every 20 ms for
+ *                                     SECONDS; prints "P50_MS P99_MS MAX_MS
+ *                                     CALLS" */
 #include <errno.h>
 #include <fcntl.h>
 #include <libmount/libmount.h>
@@ -237,6 +243,63 @@ static int absorb_status(const char *sock, const char *target) {
         return 1;
 }
 
+/* One GetStatus for target on a new connection: its milliseconds, or -1. */
+static double status_once(const char *sock, const char *req, char *reply, size_t size) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        double t0 = now_ms();
+        size_t len = 0;
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+        strcpy(sa.sun_path, sock);
+        if (fd < 0 || connect(fd, (struct sockaddr *) &sa, sizeof sa) < 0 ||
+            write(fd, req, strlen(req) + 1) != (ssize_t) strlen(req) + 1) {
+                if (fd >= 0)
+                        close(fd);
+                return -1;
+        }
+        for (;;) {
+                ssize_t n = read(fd, reply + len, size - 1 - len);
+
+                if (n <= 0) {
+                        close(fd);
+                        return -1;
+                }
+                len += (size_t) n;
+                if (reply[len - 1] == 0 || len == size - 1)
+                        break;
+        }
+        close(fd);
+        reply[len] = 0;
+        return strncmp(reply, "{\"error\"", 8) == 0 ? -1 : now_ms() - t0;
+}
+
+static int latency(const char *sock, const char *target, double seconds) {
+        static double v[100000];
+        static char reply[1 << 20];
+        char req[4300];
+        size_t n = 0;
+        double t0 = now_ms();
+
+        if (strlen(sock) >= sizeof ((struct sockaddr_un *) 0)->sun_path)
+                return 2;
+        snprintf(req, sizeof req, "{\"method\":\"io.atimed.GetStatus\",\"parameters\":{\"target\":\"%s\"}}", target);
+        while (now_ms() - t0 < seconds * 1e3 && n < sizeof v / sizeof v[0]) {
+                double ms = status_once(sock, req, reply, sizeof reply);
+
+                if (ms < 0) {
+                        fprintf(stderr, "scale-helper: GetStatus %s failed\n", target);
+                        return 1;
+                }
+                v[n++] = ms;
+                usleep(20000);
+        }
+        if (n == 0)
+                return 1;
+        qsort(v, n, sizeof(double), cmp_double);
+        printf("%.3f %.3f %.3f %zu\n", v[n / 2], v[(size_t) ((double) n * 0.99)], v[n - 1], n);
+        return 0;
+}
+
 int main(int argc, char *argv[]) {
         if (argc >= 4 && !strcmp(argv[1], "mount"))
                 return do_mount(argv[2], atoi(argv[3]));
@@ -250,6 +313,8 @@ int main(int argc, char *argv[]) {
                 return absorb_log(argv[3], argv[4]);
         if (argc == 5 && !strcmp(argv[1], "absorb") && !strcmp(argv[2], "status"))
                 return absorb_status(argv[3], argv[4]);
+        if (argc == 5 && !strcmp(argv[1], "latency"))
+                return latency(argv[2], argv[3], atof(argv[4]));
         fprintf(stderr, "usage: see the top of bench/scale-helper.c\n");
         return 2;
 }

@@ -382,6 +382,7 @@ static int cmd_history(int argc, char **argv) {
 
 static int cmd_metrics(int argc, char **argv) {
         _cleanup_json_ json_object *status = NULL, *recs = NULL;
+        _cleanup_(report_freep) Report *rep = NULL;
         int r;
 
         r = call(METHOD_GET_STATUS, NULL, &status);
@@ -390,8 +391,11 @@ static int cmd_metrics(int argc, char **argv) {
         r = call(METHOD_GET_RECOMMENDATIONS, NULL, &recs);
         if (r != EXIT_OK)
                 return r;
-        if (metrics_write(stdout, status, recs) < 0)
-                return fail("malformed reply from atimed, or cannot write");
+        /* Parsed once into the daemon's own model, then written linearly. */
+        if (report_from_json(status, recs, &rep) < 0)
+                return fail("malformed reply from atimed");
+        if (metrics_write(stdout, rep) < 0)
+                return fail("cannot write the metrics");
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 

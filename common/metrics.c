@@ -2,50 +2,60 @@
 #include "metrics.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "macro.h"
-#include "protocol.h"
 
-/* A label value, escaped as the format requires (backslash, quote, newline). */
+/* A label value, escaped as the format requires (backslash, quote,
+ * newline); the runs between those written whole. */
 static void label(FILE *f, const char *name, const char *value, bool first) {
-        fprintf(f, "%s%s=\"", first ? "" : ",", name);
-        for (const char *p = value ? value : ""; *p; p++) {
-                if (*p == '\\' || *p == '"')
-                        fprintf(f, "\\%c", *p);
-                else if (*p == '\n')
-                        fputs("\\n", f);
-                else
-                        fputc(*p, f);
+        const char *p = value ? value : "";
+
+        if (!first)
+                fputc_unlocked(',', f);
+        fputs_unlocked(name, f);
+        fputs_unlocked("=\"", f);
+        for (;;) {
+                size_t n = strcspn(p, "\\\"\n");
+
+                fwrite_unlocked(p, 1, n, f);
+                p += n;
+                if (!*p)
+                        break;
+                fputc_unlocked('\\', f);
+                fputc_unlocked(*p == '\n' ? 'n' : *p, f);
+                p++;
         }
-        fputc('"', f);
+        fputc_unlocked('"', f);
+}
+
+/* A sample's value and the line's end: integers (flags, counters) without
+ * going through printf, other values with every digit they need. */
+static void value(FILE *f, double v) {
+        char buf[32], *p = buf + sizeof buf;
+
+        if (v == (double) (int64_t) v && v >= 0 && v < 1e15) {
+                uint64_t u = (uint64_t) v;
+
+                *--p = '\n';
+                do
+                        *--p = (char) ('0' + u % 10);
+                while ((u /= 10) > 0);
+                *--p = ' ';
+                fwrite_unlocked(p, 1, (size_t) (buf + sizeof buf - p), f);
+        } else
+                fprintf(f, " %.17g\n", v);
 }
 
 static void header(FILE *f, const char *name, const char *type, const char *help) {
         fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static const char *str(json_object *o, const char *key) {
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string) ? json_object_get_string(v)
-                                                                                                : NULL;
-}
-
-static bool boolean(json_object *o, const char *key) {
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
-}
-
-static bool number(json_object *o, const char *key, double *ret) {
-        json_object *v;
-
-        if (!o || !json_object_object_get_ex(o, key, &v) ||
-            !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-                return false;
-        *ret = json_object_get_double(v);
-        return true;
+static void scalar(FILE *f, const char *name, const char *type, const char *help, double v) {
+        header(f, name, type, help);
+        fputs_unlocked(name, f);
+        value(f, v);
 }
 
 static const char *truth(bool b) {
@@ -53,195 +63,208 @@ static const char *truth(bool b) {
 }
 
 /* The device label: the block device's name, or the mount's source. */
-static const char *device_of(json_object *mnt) {
-        json_object *d = json_object_object_get(mnt, F_DEVICE);
-        const char *n = d ? str(d, F_NAME) : NULL;
-
-        return n ? n : str(mnt, F_SOURCE);
+static const char *device_of(const ReportMount *m) {
+        return m->device.name ? m->device.name : m->source;
 }
 
-typedef bool (*value_fn)(json_object *mnt, json_object *rec, double *ret);
+/* A mount's value of one family; false: no sample for it. */
+typedef bool (*value_fn)(const ReportMount *m, double *ret);
 
-/* One gauge per mount: the header once, then a sample for every mount
- * that has a value. */
-static void per_mount(FILE *f, json_object *mounts, json_object *recs, const char *name, const char *help, value_fn fn,
-                      bool with_device) {
-        header(f, name, "gauge", help);
-        for (size_t i = 0; i < json_object_array_length(mounts); i++) {
-                json_object *m = json_object_array_get_idx(mounts, i), *rec = NULL;
+struct family {
+        const char *name, *type, *help;
+        value_fn value;
+        bool with_device;
+};
+
+/* The header once, then a sample for every mount that has a value. */
+static void per_mount(FILE *f, const Report *r, const struct family *fam) {
+        header(f, fam->name, fam->type, fam->help);
+        for (size_t i = 0; i < r->n_mounts; i++) {
+                const ReportMount *m = &r->mounts[i];
                 double v;
 
-                for (size_t k = 0; recs && k < json_object_array_length(recs); k++) {
-                        json_object *r = json_object_array_get_idx(recs, k);
-                        if (streq_ptr(str(r, F_TARGET), str(m, F_TARGET)))
-                                rec = r;
-                }
-                if (!fn(m, rec, &v))
+                if (!fam->value(m, &v))
                         continue;
-                fprintf(f, "%s{", name);
-                label(f, "mountpoint", str(m, F_TARGET), true);
-                if (with_device)
+                fputs_unlocked(fam->name, f);
+                fputc_unlocked('{', f);
+                label(f, "mountpoint", m->target, true);
+                if (fam->with_device)
                         label(f, "device", device_of(m), false);
-                fprintf(f, "} %.17g\n", v);
+                fputc_unlocked('}', f);
+                value(f, v);
         }
 }
 
-static bool activity_value(json_object *m, const char *key, double *ret) {
-        json_object *a = json_object_object_get(m, F_ACTIVITY), *ci;
-        double v;
-
-        if (!a || !json_object_is_type(a, json_type_object))
-                return false;
-        if (streq(key, "estimate")) {
-                if (!number(a, F_ATIME_INODES_PER_MIN, &v))
-                        return false;
-        } else {
-                if (!json_object_object_get_ex(a, F_CI95, &ci) || json_object_array_length(ci) != 2)
-                        return false;
-                v = json_object_get_double(json_object_array_get_idx(ci, streq(key, "lower") ? 0 : 1));
+#define PER_MIN(fn, field)                                           \
+        static bool fn(const ReportMount *m, double *ret) {           \
+                *ret = m->activity.field / 60.0;                      \
+                return m->activity.have;                              \
         }
-        *ret = v / 60.0;
-        return true;
-}
+PER_MIN(v_inodes, inodes_per_min)
+PER_MIN(v_inodes_lo, inodes_lo)
+PER_MIN(v_inodes_hi, inodes_hi)
+PER_MIN(v_updates, updates_per_min)
+PER_MIN(v_updates_lo, updates_lo)
+PER_MIN(v_updates_hi, updates_hi)
 
-static bool v_estimate(json_object *m, json_object *r, double *ret) {
-        return activity_value(m, "estimate", ret);
+static bool v_updates_total(const ReportMount *m, double *ret) {
+        *ret = m->atime_updates_total;
+        return m->activity.have;
 }
-static bool v_lower(json_object *m, json_object *r, double *ret) {
-        return activity_value(m, "lower", ret);
-}
-static bool v_upper(json_object *m, json_object *r, double *ret) {
-        return activity_value(m, "upper", ret);
-}
-static bool v_interval(json_object *m, json_object *r, double *ret) {
+static bool v_interval(const ReportMount *m, double *ret) {
         /* An exact zero that no sweep measured has no interval. */
-        return number(json_object_object_get(m, F_ACTIVITY), F_INTERVAL_S, ret) && *ret > 0;
+        *ret = m->activity.interval_s;
+        return m->activity.have && *ret > 0;
 }
-static bool v_stalled(json_object *m, json_object *r, double *ret) {
-        *ret = boolean(m, F_STALLED);
+static bool v_stalled(const ReportMount *m, double *ret) {
+        *ret = m->stalled;
         return true;
 }
-static bool v_dev_writes(json_object *m, json_object *r, double *ret) {
-        return number(json_object_object_get(m, F_DEVICE), F_WRITE_IOPS, ret);
+static bool v_dev_writes(const ReportMount *m, double *ret) {
+        *ret = m->device.write_iops;
+        return m->device.have_rate;
 }
-static bool v_dev_bytes(json_object *m, json_object *r, double *ret) {
-        if (!number(json_object_object_get(m, F_DEVICE), F_WRITE_KIB_PER_S, ret))
-                return false;
-        *ret *= 1024;
-        return true;
+static bool v_dev_bytes(const ReportMount *m, double *ret) {
+        *ret = m->device.write_kib_per_s * 1024;
+        return m->device.have_rate;
 }
-static bool v_save_writes(json_object *m, json_object *r, double *ret) {
-        if (!r || !number(json_object_object_get(r, F_SAVING), F_ATIME_WRITES_PER_MIN, ret))
-                return false;
-        *ret /= 60.0;
-        return true;
+static bool v_dev_writes_total(const ReportMount *m, double *ret) {
+        *ret = (double) m->device.writes_total;
+        return m->device.have_totals;
 }
-static bool v_save_cpu(json_object *m, json_object *r, double *ret) {
-        if (!r || !number(json_object_object_get(r, F_SAVING), F_CPU_US_PER_S, ret))
-                return false;
-        *ret /= 1e6;
-        return true;
+static bool v_dev_bytes_total(const ReportMount *m, double *ret) {
+        *ret = (double) m->device.written_bytes_total;
+        return m->device.have_totals;
 }
-static bool v_save_bytes(json_object *m, json_object *r, double *ret) {
-        if (!r || !number(json_object_object_get(r, F_SAVING), F_WRITE_KIB_PER_S, ret))
-                return false;
-        *ret *= 1024;
-        return true;
+static bool v_save_updates(const ReportMount *m, double *ret) {
+        *ret = m->advice.saving_updates_per_min / 60.0;
+        return m->advice.have;
 }
-static bool v_consumers(json_object *m, json_object *r, double *ret) {
-        json_object *c;
-
-        if (!r || !json_object_object_get_ex(r, F_CONSUMERS, &c))
-                return false;
-        *ret = (double) json_object_array_length(c);
-        return true;
+static bool v_save_cpu(const ReportMount *m, double *ret) {
+        *ret = m->advice.saving_cpu_us_per_s / 1e6;
+        return m->advice.have;
+}
+static bool v_save_bytes(const ReportMount *m, double *ret) {
+        *ret = m->advice.saving_kib_per_s * 1024;
+        return m->advice.have;
+}
+static bool v_consumers(const ReportMount *m, double *ret) {
+        *ret = (double) m->advice.n_consumers;
+        return m->advice.have;
 }
 
-int metrics_write(FILE *f, json_object *status, json_object *recs_reply) {
-        json_object *mounts = json_object_object_get(status, F_MOUNTS);
-        json_object *recs = recs_reply ? json_object_object_get(recs_reply, F_RECOMMENDATIONS) : NULL;
-        double v;
+static const struct family mount_families[] = {
+        { "atimed_mount_stalled", "gauge", "1 if a probe or sample job on the mount missed its deadline.", v_stalled },
+        { "atimed_atime_inodes_per_second", "gauge",
+          "Distinct inodes whose atime moved, per second, over the last measured interval.", v_inodes },
+        { "atimed_atime_inodes_lower_per_second", "gauge",
+          "Lower bound of the 95% interval of atimed_atime_inodes_per_second.", v_inodes_lo },
+        { "atimed_atime_inodes_upper_per_second", "gauge",
+          "Upper bound of the 95% interval of atimed_atime_inodes_per_second.", v_inodes_hi },
+        { "atimed_atime_updates_per_second", "gauge",
+          "Atime updates the kernel made, per second, over the last measured interval.", v_updates },
+        { "atimed_atime_updates_lower_per_second", "gauge",
+          "Lower bound of the 95% interval of atimed_atime_updates_per_second.", v_updates_lo },
+        { "atimed_atime_updates_upper_per_second", "gauge",
+          "Upper bound of the 95% interval of atimed_atime_updates_per_second.", v_updates_hi },
+        { "atimed_atime_updates_total", "counter",
+          "Atime updates since atimed started: atimed_atime_updates_per_second integrated over time.", v_updates_total },
+        { "atimed_measurement_interval_seconds", "gauge", "The length of the interval the atime figures cover.",
+          v_interval },
+        { "atimed_device_writes_per_second", "gauge", "Write I/Os completed per second by the mount's block device.",
+          v_dev_writes, true },
+        { "atimed_device_written_bytes_per_second", "gauge", "Bytes written per second by the mount's block device.",
+          v_dev_bytes, true },
+        { "atimed_device_writes_total", "counter", "Write I/Os completed by the mount's block device since boot.",
+          v_dev_writes_total, true },
+        { "atimed_device_written_bytes_total", "counter", "Bytes written by the mount's block device since boot.",
+          v_dev_bytes_total, true },
+};
 
-        if (!mounts || !json_object_is_type(mounts, json_type_array))
-                return -EBADMSG;
+static const struct family advice_families[] = {
+        { "atimed_recommendation_saving_atime_updates_per_second", "gauge",
+          "Atime updates per second the advice would save.", v_save_updates },
+        { "atimed_recommendation_saving_cpu_seconds_per_second", "gauge",
+          "CPU seconds per second the advice would save (from the cost table).", v_save_cpu },
+        { "atimed_recommendation_saving_written_bytes_per_second", "gauge",
+          "Bytes written per second the advice would save (from the cost table).", v_save_bytes },
+        { "atimed_atime_consumers", "gauge", "Software found to read atime on the mount.", v_consumers },
+};
 
+static void write_daemon(FILE *f, const Report *r) {
+        scalar(f, "atimed_up", "gauge", "1 while atimed runs and exports; a stale textfile says otherwise through "
+                                        "atimed_last_export_timestamp_seconds.", 1);
         header(f, "atimed_build_info", "gauge", "The version of atimed, as a label; always 1.");
         fprintf(f, "atimed_build_info{");
-        label(f, "version", str(status, F_VERSION), true);
+        label(f, "version", r->version, true);
         fprintf(f, "} 1\n");
-        if (number(status, F_STARTED_AT, &v)) {
-                header(f, "atimed_start_time_seconds", "gauge", "When atimed started, in seconds since the Unix epoch.");
-                fprintf(f, "atimed_start_time_seconds %.17g\n", v);
-        }
-        if (number(status, F_UPTIME_S, &v)) {
-                header(f, "atimed_uptime_seconds", "gauge", "How long atimed has been running.");
-                fprintf(f, "atimed_uptime_seconds %.17g\n", v);
-        }
-        if (number(status, F_STUCK_THREADS, &v)) {
-                header(f, "atimed_stuck_threads", "gauge", "Worker threads stuck on filesystems that do not answer.");
-                fprintf(f, "atimed_stuck_threads %.17g\n", v);
-        }
-        if (number(status, F_ADVICE_CHANGES, &v)) {
-                header(f, "atimed_recommendation_changes_total", "counter",
-                       "Changes of a mount's advice announced since atimed started.");
-                fprintf(f, "atimed_recommendation_changes_total %.17g\n", v);
-        }
+        if (r->started_at >= 0)
+                scalar(f, "atimed_start_time_seconds", "gauge", "When atimed started, in seconds since the Unix epoch.",
+                       (double) r->started_at);
+        if (r->uptime_s >= 0)
+                scalar(f, "atimed_uptime_seconds", "gauge", "How long atimed has been running.", (double) r->uptime_s);
+        if (r->taken_at >= 0)
+                scalar(f, "atimed_last_export_timestamp_seconds", "gauge",
+                       "When these figures were read, in seconds since the Unix epoch.", (double) r->taken_at);
+        if (r->stuck_threads >= 0)
+                scalar(f, "atimed_stuck_threads", "gauge", "Worker threads stuck on filesystems that do not answer.",
+                       (double) r->stuck_threads);
+        if (r->advice_changes >= 0)
+                scalar(f, "atimed_recommendation_changes_total", "counter",
+                       "Changes of a mount's advice announced since atimed started.", (double) r->advice_changes);
+}
 
+static void write_mount_info(FILE *f, const Report *r) {
         header(f, "atimed_mount_info", "gauge",
                "A tracked mount and the atime policy in force on it, as labels; always 1.");
-        for (size_t i = 0; i < json_object_array_length(mounts); i++) {
-                json_object *m = json_object_array_get_idx(mounts, i), *p = json_object_object_get(m, F_PROBE);
-                bool verified = p && json_object_is_type(p, json_type_object) && boolean(p, F_VERIFIED);
+        for (size_t i = 0; i < r->n_mounts; i++) {
+                const ReportMount *m = &r->mounts[i];
+                bool verified = m->probe.have && m->probe.verified;
 
                 fprintf(f, "atimed_mount_info{");
-                label(f, "mountpoint", str(m, F_TARGET), true);
+                label(f, "mountpoint", m->target, true);
                 label(f, "device", device_of(m), false);
-                label(f, "fstype", str(m, F_FSTYPE), false);
-                label(f, "atime", str(m, F_ATIME), false);
-                label(f, "lazytime", truth(boolean(m, F_LAZYTIME)), false);
-                label(f, "nodiratime", truth(boolean(m, F_NODIRATIME)), false);
-                label(f, "read_only", truth(boolean(m, F_READ_ONLY)), false);
+                label(f, "fstype", m->fstype, false);
+                label(f, "atime", m->atime, false);
+                label(f, "lazytime", truth(m->lazytime), false);
+                label(f, "nodiratime", truth(m->nodiratime), false);
+                label(f, "read_only", truth(m->read_only), false);
                 label(f, "probe_verified", truth(verified), false);
-                label(f, "probe_atime", verified ? str(p, F_EFFECTIVE) : "", false);
+                label(f, "probe_atime", verified ? m->probe.effective : "", false);
                 fprintf(f, "} 1\n");
         }
-        per_mount(f, mounts, recs, "atimed_mount_stalled", "1 if a probe or sample job on the mount missed its deadline.",
-                  v_stalled, false);
-        per_mount(f, mounts, recs, "atimed_atime_updates_per_second",
-                  "Inodes whose atime was written, per second, over the last measured interval.", v_estimate, false);
-        per_mount(f, mounts, recs, "atimed_atime_updates_lower_per_second",
-                  "Lower bound of the 95% interval of atimed_atime_updates_per_second.", v_lower, false);
-        per_mount(f, mounts, recs, "atimed_atime_updates_upper_per_second",
-                  "Upper bound of the 95% interval of atimed_atime_updates_per_second.", v_upper, false);
-        per_mount(f, mounts, recs, "atimed_measurement_interval_seconds",
-                  "The length of the interval the atime figures cover.", v_interval, false);
-        per_mount(f, mounts, recs, "atimed_device_writes_per_second",
-                  "Write I/Os completed per second by the mount's block device.", v_dev_writes, true);
-        per_mount(f, mounts, recs, "atimed_device_written_bytes_per_second",
-                  "Bytes written per second by the mount's block device.", v_dev_bytes, true);
-        if (!recs)
-                return ferror(f) ? -EIO : 0;
+}
 
+static void write_recommendations(FILE *f, const Report *r) {
         header(f, "atimed_recommendation", "gauge",
                "The advice for a mount, as labels (action, recommended options, confidence); always 1.");
-        for (size_t i = 0; i < json_object_array_length(recs); i++) {
-                json_object *r = json_object_array_get_idx(recs, i);
+        for (size_t i = 0; i < r->n_mounts; i++) {
+                const ReportMount *m = &r->mounts[i];
 
+                if (!m->advice.have)
+                        continue;
                 fprintf(f, "atimed_recommendation{");
-                label(f, "mountpoint", str(r, F_TARGET), true);
-                label(f, "action", str(r, F_ACTION), false);
-                label(f, "current", str(json_object_object_get(r, F_CURRENT), F_OPTIONS), false);
-                label(f, "recommended", str(json_object_object_get(r, F_RECOMMENDED), F_OPTIONS), false);
-                label(f, "confidence", str(r, F_CONFIDENCE), false);
+                label(f, "mountpoint", m->target, true);
+                label(f, "action", m->advice.action, false);
+                label(f, "current", m->advice.current, false);
+                label(f, "recommended", m->advice.recommended, false);
+                label(f, "confidence", m->advice.confidence, false);
                 fprintf(f, "} 1\n");
         }
-        per_mount(f, mounts, recs, "atimed_recommendation_saving_atime_updates_per_second",
-                  "Atime writes per second the advice would save.", v_save_writes, false);
-        per_mount(f, mounts, recs, "atimed_recommendation_saving_cpu_seconds_per_second",
-                  "CPU seconds per second the advice would save (from the cost table).", v_save_cpu, false);
-        per_mount(f, mounts, recs, "atimed_recommendation_saving_written_bytes_per_second",
-                  "Bytes written per second the advice would save (from the cost table).", v_save_bytes, false);
-        per_mount(f, mounts, recs, "atimed_atime_consumers", "Software found to read atime on the mount.", v_consumers,
-                  false);
+}
+
+int metrics_write(FILE *f, const Report *r) {
+        /* One lock for the whole text: the writes below are unlocked. */
+        flockfile(f);
+        write_daemon(f, r);
+        write_mount_info(f, r);
+        for (size_t i = 0; i < ELEMENTSOF(mount_families); i++)
+                per_mount(f, r, &mount_families[i]);
+        if (r->have_advice) {
+                write_recommendations(f, r);
+                for (size_t i = 0; i < ELEMENTSOF(advice_families); i++)
+                        per_mount(f, r, &advice_families[i]);
+        }
+        funlockfile(f);
         return ferror(f) ? -EIO : 0;
 }

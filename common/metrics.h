@@ -1,12 +1,14 @@
 /* metrics.h: atimed's state in the Prometheus text exposition format
- * (version 0.0.4, which OpenMetrics parsers read too), from the replies of
- * GetStatus and GetRecommendations. atimectl prints it; the daemon writes
- * the same text for node_exporter's textfile collector. Base units: seconds
- * and bytes; rates per second. */
+ * (version 0.0.4, which OpenMetrics parsers read too), from a Report (see
+ * report.h). atimectl prints it; the daemon writes the same text for
+ * node_exporter's textfile collector, in a worker thread. Base units:
+ * seconds and bytes; rates per second. One pass over the mounts per metric
+ * family: linear in the number of mounts. */
 #pragma once
 
-#include <json-c/json.h>
 #include <stdio.h>
 
-/* 'recommendations' may be NULL (then no recommendation metrics). */
-int metrics_write(FILE *f, json_object *status, json_object *recommendations);
+#include "report.h"
+
+/* The advice metrics only if r->have_advice. */
+int metrics_write(FILE *f, const Report *r);

@@ -118,6 +118,12 @@
 #define F_POPULATION "population"
 #define F_EXACT "exact"
 #define F_SHARED "shared"
+/* Kernel atime updates per minute and its 95% interval (issue 11's figure);
+ * a client of a daemon without them takes the inode figures. */
+#define F_ATIME_UPDATES_PER_MIN "atime_updates_per_min"
+#define F_UPDATES_CI95 "updates_ci95"
+/* GetStatus: a mount's atime updates since the daemon started */
+#define F_ATIME_UPDATES_TOTAL "atime_updates_total"
 
 /* GetStatus: a mount's device */
 #define F_NAME "name"
@@ -127,6 +133,8 @@
 #define F_ROTATIONAL "rotational"
 #define F_WRITE_IOPS "write_iops"
 #define F_WRITE_KIB_PER_S "write_kib_per_s"
+#define F_WRITES_TOTAL "writes_total"
+#define F_WRITTEN_BYTES_TOTAL "written_bytes_total"
 
 /* Values of F_ATIME */
 #define ATIME_STRICT_NAME "strictatime"

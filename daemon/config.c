@@ -107,6 +107,7 @@ static const struct config_item config_items[] = {
         ITEM("advisor", "costs", CT_COSTS, costs, "", 0, 0),
 
         ITEM("export", "textfile", CT_PATH_OPT, textfile, "", 0, 0),
+        ITEM("export", "textfile_mode", CT_MODE, textfile_mode, "0644", 0, 0777),
 
         ITEM("store", "flush_interval", CT_DURATION, flush_interval_usec, "5min", 1 * SEC, 86400 * SEC),
         ITEM("store", "rings", CT_RINGS, rings, "1min:6h, 10min:7d, 1h:90d", 0, 0),

@@ -78,6 +78,7 @@ struct config {
 
         /* [export] */
         char *textfile; /* Prometheus text for node_exporter's textfile collector; NULL: none */
+        mode_t textfile_mode; /* whatever the umask */
 
         /* [store] */
         uint64_t flush_interval_usec;

@@ -21,9 +21,10 @@
 #include "caps.h"
 #include "fileio.h"
 #include "log.h"
-#include "metrics.h"
+#include "export.h"
 #include "methods.h"
 #include "recommend.h"
+#include "status.h"
 #include "strv.h"
 #include "varlink.h"
 
@@ -364,6 +365,8 @@ static void on_tick(const TrackedMount *tm, int64_t t, void *userdata) {
 }
 
 static void on_activity(const TrackedMount *tm, const struct activity *a, void *userdata) {
+        Manager *m = userdata;
+        double per_min, lo, hi;
         struct stats_sample s = {
                 .t = (int64_t) (a->at / USEC_PER_SEC),
                 .has_activity = true,
@@ -373,7 +376,11 @@ static void on_activity(const TrackedMount *tm, const struct activity *a, void *
                 .hi = (float) a->updates.hi,
         };
 
-        history_add_sample(userdata, tm, &s);
+        /* The counter of atime updates: the interval's rate times its length. */
+        status_activity_updates(a, &per_min, &lo, &hi);
+        if (status_counters_add(m->counters, tm->entry->target, per_min * a->seconds / 60.0) < 0)
+                log_oom();
+        history_add_sample(m, tm, &s);
 }
 
 static int64_t now_seconds(void) {
@@ -660,76 +667,24 @@ static void announce(const struct recommendation *r, int previous) {
 
 /* ---------------------------------------------------------------- textfile export */
 
-struct export_job {
-        char *path;
-        char *text;
-        size_t len;
+/* A snapshot of everything, with the advice of this tick (v, n), written
+ * out in a worker (export.c). */
+static void manager_export(Manager *m, const struct recommendation *v, size_t n) {
+        ExportTiming t;
+        Report *rep;
         int r;
-};
-
-static void export_job_free(struct export_job *j) {
-        free(j->path);
-        free(j->text);
-        free(j);
-}
-
-/* Written next to the target and renamed over it, so node_exporter never
- * reads half a file. */
-static void export_work(void *arg, const atomic_bool *cancel) {
-        struct export_job *j = arg;
-        _cleanup_free_ char *tmp = NULL;
-        _cleanup_close_ int fd = -1;
-        ssize_t n;
-
-        if (asprintf(&tmp, "%s.%d.tmp", j->path, (int) getpid()) < 0) {
-                j->r = -ENOMEM;
-                return;
-        }
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0) {
-                j->r = -errno;
-                return;
-        }
-        n = write(fd, j->text, j->len);
-        if (n != (ssize_t) j->len || close(TAKE_FD(fd)) < 0 || rename(tmp, j->path) < 0) {
-                j->r = n < 0 || errno ? -errno : -EIO;
-                (void) unlink(tmp);
-                return;
-        }
-        j->r = 0;
-}
-
-static void export_done(void *arg, WorkerStatus status) {
-        struct export_job *j = arg;
-
-        if (status == WORKER_TIMED_OUT)
-                return; /* the thread still holds j */
-        if (status == WORKER_DONE && j->r < 0)
-                log_warning_errno(j->r, "Cannot write %s: %m", j->path);
-        export_job_free(j);
-}
-
-static void manager_export(Manager *m) {
-        _cleanup_json_ json_object *status = NULL, *recs = NULL;
-        struct export_job *j;
-        FILE *f;
 
         if (!m->config->textfile)
                 return;
-        status = methods_status(m);
-        recs = methods_recommendations(m);
-        j = calloc(1, sizeof *j);
-        if (!status || !recs || !j || !(j->path = strdup(m->config->textfile))) {
-                free(j);
+        export_timing_start(&t);
+        r = status_report_advised(m, v, n, &rep);
+        if (r < 0)
                 return (void) log_oom();
-        }
-        f = open_memstream(&j->text, &j->len);
-        if (!f || metrics_write(f, status, recs) < 0 || fclose(f) != 0) {
-                export_job_free(j);
-                return (void) log_oom();
-        }
-        if (worker_submit(m->pool, export_work, export_done, j, m->config->sampler_timeout_usec) < 0)
-                export_job_free(j);
+        export_timing_stop(&t);
+        r = exporter_submit(m->exporter, rep, &t, m->config->textfile,
+                            m->config->textfile_mode, m->config->sampler_timeout_usec);
+        if (r < 0 && r != -EBUSY)
+                log_warning_errno(r, "Cannot export to %s: %m", m->config->textfile);
 }
 
 /* Advice must hold this many sampler intervals before it is announced: a
@@ -769,7 +724,8 @@ static void on_tick_done(void *userdata) {
                 tm->advice.announced = state;
                 tm->advice.pending = 0;
         }
-        manager_export(m);
+        status_counters_prune(m->counters, m->mounts);
+        manager_export(m, v, n);
         manager_trim_if_worth_it(m);
 }
 
@@ -800,6 +756,7 @@ static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, v
         Manager *m = userdata;
 
         log_info("Received %s, shutting down.", strsignal((int) si->ssi_signo));
+        m->stopping = true;
         (void) sd_notify(0, "STOPPING=1\nSTATUS=Shutting down");
         if (m->flushing) {
                 /* The last snapshot follows the write that is out, if it
@@ -992,6 +949,8 @@ int manager_start(Manager *m) {
         r = tracker_new(m->event, m->pool, m->config, &m->tracker);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up measurement: %m");
+        if (exporter_new(m->pool, &m->exporter) < 0 || status_counters_new(&m->counters) < 0)
+                return log_oom();
         r = manager_start_store(m);
         if (r < 0)
                 return r;
@@ -1038,6 +997,14 @@ Manager *manager_free(Manager *m) {
         methods_status_cache_free(m->status_cache);
         tracker_shutdown(m->tracker);
         worker_pool_free(m->pool);
+        /* Stopped on purpose: no stale figures left for node_exporter to
+         * serve (after a crash, atimed_last_export_timestamp_seconds says
+         * how old they are). Not if an export is stuck there: the unlink
+         * would hang too. */
+        if (m->stopping && m->config && m->config->textfile && !exporter_busy(m->exporter))
+                (void) unlink(m->config->textfile);
+        exporter_free(m->exporter);
+        status_counters_free(m->counters);
         tracker_free(m->tracker);
         sd_event_source_disable_unref(m->flush_timer);
         sd_event_source_disable_unref(m->consumers_timer);

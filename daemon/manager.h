@@ -48,6 +48,9 @@ typedef struct Manager {
         uint64_t advice_changes; /* announced since start */
         uint64_t generation;     /* bumped when the manager's own state changes (see tracker_generation()) */
         struct StatusCache *status_cache; /* methods.c's */
+        struct StatusCounters *counters;  /* status.c's: atime updates since start */
+        struct Exporter *exporter;        /* the textfile's writer */
+        bool stopping;                    /* a signal asked us to stop: clean up on the way out */
         ControlServer *control;
         char *bound_socket; /* the path we bound and remove at exit; NULL if socket-activated */
 

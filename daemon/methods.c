@@ -16,6 +16,8 @@
 #include "log.h"
 #include "protocol.h"
 #include "recommend.h"
+#include "report.h"
+#include "status.h"
 #include "varlink.h"
 
 /* The Varlink interface descriptions (docs/io.atimed.varlink and
@@ -103,132 +105,7 @@ static int add_nullable(json_object *o, const char *key, json_object *v) {
 /* A number printed with at most 'decimals' digits after the point (json-c
  * would print every binary digit of 3000.08). */
 static json_object *rounded(double v, int decimals) {
-        char buf[64];
-        char *dot;
-
-        snprintf(buf, sizeof buf, "%.*f", decimals, v);
-        dot = strchr(buf, '.');
-        if (dot) {
-                char *end = buf + strlen(buf) - 1;
-
-                while (end > dot && *end == '0')
-                        *end-- = 0;
-                if (end == dot)
-                        *end = 0;
-        }
-        if (streq(buf, "-0"))
-                strcpy(buf, "0");
-        return json_object_new_double_s(strtod(buf, NULL), buf);
-}
-
-json_object *methods_probe_to_json(const struct probe_result *r, const MountEntry *e) {
-        _cleanup_json_ json_object *o = json_object_new_object();
-
-        if (!o)
-                return NULL;
-        if (add_nullable(o, F_EFFECTIVE, r->verified ? string_or_null(atime_mode_to_string(r->effective)) : NULL) < 0 ||
-            add(o, F_VERIFIED, json_object_new_boolean(r->verified)) < 0 ||
-            add(o, F_AT, json_object_new_int64((int64_t) (r->at / USEC_PER_SEC))) < 0 ||
-            add_nullable(o, F_REASON, r->verified ? NULL : varlink_name_new(r->reason)) < 0 ||
-            add_nullable(o, F_MATCHES_TABLE, r->verified && e ? json_object_new_boolean(r->effective == e->policy.atime) : NULL) < 0)
-                return NULL;
-        return TAKE_PTR(o);
-}
-
-static json_object *interval_to_json(const struct estimate *e) {
-        _cleanup_json_ json_object *ci = json_object_new_array();
-
-        if (!ci || json_object_array_add(ci, rounded(e->lo, 2)) < 0 || json_object_array_add(ci, rounded(e->hi, 2)) < 0)
-                return NULL;
-        return TAKE_PTR(ci);
-}
-
-static json_object *activity_to_json(const struct activity *a) {
-        _cleanup_json_ json_object *o = json_object_new_object();
-
-        if (!o)
-                return NULL;
-        if (add(o, F_ATIME_UPDATES_PER_MIN, rounded(a->updates.per_min, 2)) < 0 ||
-            add(o, F_UPDATES_CI95, interval_to_json(&a->updates)) < 0 ||
-            add(o, F_WRITEBACKS_PER_MIN, rounded(a->writebacks_per_min, 2)) < 0 ||
-            add(o, F_TICK_MS, rounded((double) a->tick_ns / 1e6, 3)) < 0 ||
-            add(o, F_ATIME_INODES_PER_MIN, rounded(a->est.per_min, 2)) < 0 || add(o, F_CI95, interval_to_json(&a->est)) < 0 ||
-            add(o, F_INTERVAL_S, rounded(a->seconds, 3)) < 0 ||
-            add(o, F_SAMPLE_SIZE, json_object_new_int64((int64_t) a->sample)) < 0 ||
-            add(o, F_POPULATION, json_object_new_int64((int64_t) a->population)) < 0 ||
-            add(o, F_EXACT, json_object_new_boolean(a->est.exact)) < 0 ||
-            add(o, F_SHARED, json_object_new_boolean(a->shared)) < 0 ||
-            add_nullable(o, F_AT, a->at ? json_object_new_int64((int64_t) (a->at / USEC_PER_SEC)) : NULL) < 0)
-                return NULL;
-        return TAKE_PTR(o);
-}
-
-static json_object *device_to_json(const MountEntry *e, const Filesystem *fs) {
-        _cleanup_json_ json_object *o = json_object_new_object();
-        const DeviceInfo *d = fs ? &fs->device : NULL;
-        bool has = d && d->kind != DEVICE_NONE;
-
-        if (!o)
-                return NULL;
-        if (add(o, F_MAJOR, json_object_new_int64(major(e->devno))) < 0 ||
-            add(o, F_MINOR, json_object_new_int64(minor(e->devno))) < 0 ||
-            add_nullable(o, F_NAME, has ? varlink_name_new(d->name) : NULL) < 0 ||
-            add(o, F_KIND, json_object_new_string(device_kind_to_string(d ? d->kind : DEVICE_NONE))) < 0 ||
-            add_nullable(o, F_LABEL, has ? string_or_null(d->label) : NULL) < 0 ||
-            add_nullable(o, F_PARENTS, has ? string_or_null(d->parents) : NULL) < 0 ||
-            add_nullable(o, F_ROTATIONAL, has && d->rotational >= 0 ? json_object_new_boolean(d->rotational) : NULL) < 0 ||
-            add_nullable(o, F_WRITE_IOPS, has && fs->rate.valid ? rounded(fs->rate.write_iops, 2) : NULL) < 0 ||
-            add_nullable(o, F_WRITE_KIB_PER_S, has && fs->rate.valid ? rounded(fs->rate.write_kib_per_s, 2) : NULL) < 0)
-                return NULL;
-        return TAKE_PTR(o);
-}
-
-/* Null once there is a figure; until then, what the mount waits for. */
-static json_object *progress_to_json(const TrackedMount *tm) {
-        _cleanup_json_ json_object *o = NULL;
-        struct progress p;
-
-        if (!tm || !tracker_mount_progress(tm, &p))
-                return NULL;
-        o = json_object_new_object();
-        if (!o || add(o, F_STAGE, json_object_new_string(p.stage)) < 0 ||
-            add(o, F_WALKED, json_object_new_int64((int64_t) p.walked)) < 0 ||
-            add_nullable(o, F_INODES, p.inodes ? json_object_new_int64((int64_t) p.inodes) : NULL) < 0 ||
-            add_nullable(o, F_ETA_S, p.eta_s >= 0 ? json_object_new_int64(p.eta_s) : NULL) < 0)
-                return NULL;
-        return TAKE_PTR(o);
-}
-
-json_object *methods_mount_to_json(const MountEntry *e, const TrackedMount *tm) {
-        _cleanup_json_ json_object *o = json_object_new_object();
-        json_object *probe = NULL, *activity = NULL;
-        struct activity a;
-
-        if (!o)
-                return NULL;
-        if (add(o, F_MOUNT_ID, json_object_new_int(e->id)) < 0 ||
-            add(o, F_TARGET, varlink_name_new(e->target)) < 0 ||
-            add(o, F_SOURCE, varlink_name_new(e->source)) < 0 ||
-            add(o, F_FSTYPE, varlink_name_new(e->fstype)) < 0 ||
-            add(o, F_ROOT, varlink_name_new(e->root)) < 0 ||
-            add(o, F_DEVICE, device_to_json(e, tm ? tm->fs : NULL)) < 0 ||
-            add(o, F_ATIME, json_object_new_string(atime_mode_to_string(e->policy.atime))) < 0 ||
-            add(o, F_NODIRATIME, json_object_new_boolean(e->policy.nodiratime)) < 0 ||
-            add(o, F_LAZYTIME, json_object_new_boolean(e->policy.lazytime)) < 0 ||
-            add(o, F_READ_ONLY, json_object_new_boolean(e->policy.read_only)) < 0 ||
-            add(o, F_OPTIONS, varlink_name_new(e->vfs_options)) < 0 ||
-            add(o, F_SUPER_OPTIONS, varlink_name_new(e->super_options)) < 0)
-                return NULL;
-        if (tm && tm->probe.have && !(probe = methods_probe_to_json(&tm->probe.result, e)))
-                return NULL;
-        if (add_nullable(o, F_PROBE, probe) < 0)
-                return NULL;
-        if (tm && tracker_mount_activity(tm, &a) && !(activity = activity_to_json(&a)))
-                return NULL;
-        if (add_nullable(o, F_ACTIVITY, activity) < 0 || add_nullable(o, F_PROGRESS, progress_to_json(tm)) < 0 ||
-            add(o, F_STALLED, json_object_new_boolean(tm && tracker_mount_stalled(tm))) < 0)
-                return NULL;
-        return TAKE_PTR(o);
+        return report_json_rounded(v, decimals);
 }
 
 static json_object *method_get_info(Manager *m, const ControlPeer *peer, json_object *params) {
@@ -380,6 +257,8 @@ static int append_serialized(struct printbuf *pb, json_object *j) {
         size_t len;
         int r = -ENOMEM;
 
+        if (!j)
+                return -ENOMEM;
         s = json_object_to_json_string_length(j, VARLINK_JSON_FLAGS, &len);
         if (s && len <= INT_MAX && (pb->bpos <= 1 || printbuf_memappend(pb, ",", 1) >= 0) &&
             printbuf_memappend(pb, s, (int) len) >= 0)
@@ -388,18 +267,29 @@ static int append_serialized(struct printbuf *pb, json_object *j) {
         return r;
 }
 
-/* The status, its mounts as JSON text for the wire (as_tree false) or as
- * a json-c array for code that reads it. */
-static json_object *build_status(Manager *m, json_object *params, bool as_tree) {
-        _cleanup_json_ json_object *p = json_object_new_object(), *tree = as_tree ? json_object_new_array() : NULL;
-        _cleanup_(printbuf_freep) struct printbuf *mounts = as_tree ? NULL : printbuf_new();
+/* One mount of the report in GetStatus's form, with its recent history if
+ * asked for. */
+static json_object *status_mount_to_json(Manager *m, const ReportMount *rm, int64_t history_s) {
+        json_object *j = report_mount_to_json(rm);
+
+        if (j && history_s > 0 && m->store && add(j, F_HISTORY, recent_history(history_of(m, rm->target), history_s)) < 0) {
+                json_object_put(j);
+                return NULL;
+        }
+        return j;
+}
+
+/* The status, its mounts as JSON text for the wire, written from the same
+ * Report as the metrics. */
+static json_object *build_status(Manager *m, json_object *params) {
+        _cleanup_json_ json_object *p = json_object_new_object();
+        _cleanup_(printbuf_freep) struct printbuf *mounts = printbuf_new();
+        _cleanup_(report_freep) Report *rep = NULL;
         const char *target;
-        char host[256] = "";
-        bool found = false;
         int64_t history_s = 0;
         int r;
 
-        if (!p || (as_tree ? !tree : !mounts || printbuf_memappend(mounts, "[", 1) < 0))
+        if (!p || !mounts || printbuf_memappend(mounts, "[", 1) < 0)
                 return NULL;
         r = param_string(params, F_TARGET, &target);
         if (r < 0)
@@ -407,45 +297,26 @@ static json_object *build_status(Manager *m, json_object *params, bool as_tree) 
         r = param_int(params, P_HISTORY_S, 1, 86400, &history_s);
         if (r < 0)
                 return invalid_parameter(P_HISTORY_S);
-
-        for (size_t i = 0; m->mounts && i < m->mounts->n; i++) {
-                const MountEntry *e = &m->mounts->entries[i];
-
-                if (target && !streq(target, e->target))
-                        continue;
-                json_object *j = methods_mount_to_json(e, tracker_find(m->tracker, e->id));
-                if (j && history_s > 0 && m->store &&
-                    add(j, F_HISTORY, recent_history(history_of(m, e->target), history_s)) < 0) {
-                        json_object_put(j);
-                        return NULL;
-                }
-
-                found = true;
-                if (!j)
-                        return NULL;
-                if (as_tree) {
-                        if (json_object_array_add(tree, j) < 0) {
-                                json_object_put(j);
-                                return NULL;
-                        }
-                } else if (append_serialized(mounts, j) < 0)
-                        return NULL;
-        }
-        if (!as_tree && printbuf_memappend(mounts, "]", 1) < 0)
+        r = status_report(m, target, false, &rep);
+        if (r == -ENOENT)
+                return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+        if (r < 0)
                 return NULL;
-        if (target && !found)
-                return no_such_mount(target);
 
-        (void) gethostname(host, sizeof host - 1);
+        for (size_t i = 0; i < rep->n_mounts; i++)
+                if (append_serialized(mounts, status_mount_to_json(m, &rep->mounts[i], history_s)) < 0)
+                        return NULL;
+        if (printbuf_memappend(mounts, "]", 1) < 0)
+                return NULL;
+
         if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
-            add(p, F_VERSION, json_object_new_string(PACKAGE_VERSION)) < 0 ||
-            add(p, F_HOSTNAME, varlink_name_new(host)) < 0 ||
-            add(p, F_STARTED_AT, json_object_new_int64((int64_t) (m->started_realtime / USEC_PER_SEC))) < 0 ||
-            add(p, F_UPTIME_S,
-                json_object_new_int64((int64_t) ((now_usec(CLOCK_MONOTONIC) - m->started_monotonic) / USEC_PER_SEC))) < 0 ||
-            add(p, F_STUCK_THREADS, json_object_new_int64(tracker_stuck_threads(m->tracker))) < 0 ||
-            add(p, F_ADVICE_CHANGES, json_object_new_int64((int64_t) m->advice_changes)) < 0 ||
-            add(p, F_MOUNTS, as_tree ? TAKE_PTR(tree) : json_text_new(TAKE_PTR(mounts))) < 0)
+            add(p, F_VERSION, json_object_new_string(rep->version)) < 0 ||
+            add(p, F_HOSTNAME, varlink_name_new(rep->hostname)) < 0 ||
+            add(p, F_STARTED_AT, json_object_new_int64(rep->started_at)) < 0 ||
+            add(p, F_UPTIME_S, json_object_new_int64(rep->uptime_s)) < 0 ||
+            add(p, F_STUCK_THREADS, json_object_new_int64(rep->stuck_threads)) < 0 ||
+            add(p, F_ADVICE_CHANGES, json_object_new_int64(rep->advice_changes)) < 0 ||
+            add(p, F_MOUNTS, json_text_new(TAKE_PTR(mounts))) < 0)
                 return NULL;
         return varlink_reply_new(TAKE_PTR(p));
 }
@@ -486,10 +357,10 @@ static json_object *method_get_status(Manager *m, const ControlPeer *peer, json_
         json_object *cached;
 
         if (params && json_object_object_length(params) > 0)
-                return build_status(m, params, false);
+                return build_status(m, params);
         if (!c || c->tracker_gen != tracker_generation(m->tracker) || c->manager_gen != m->generation ||
             c->second != second) {
-                _cleanup_json_ json_object *reply = build_status(m, NULL, false);
+                _cleanup_json_ json_object *reply = build_status(m, NULL);
                 json_object *p;
                 const char *text;
                 size_t len;
@@ -711,14 +582,17 @@ static json_object *recommendation_to_json(const struct recommendation *r, bool 
         return TAKE_PTR(o);
 }
 
+/* The list as JSON text, one recommendation serialized at a time (as the
+ * status's mounts are). */
 static json_object *method_get_recommendations(Manager *m, const ControlPeer *peer, json_object *params) {
-        _cleanup_json_ json_object *p = json_object_new_object(), *list = json_object_new_array();
+        _cleanup_json_ json_object *p = json_object_new_object();
+        _cleanup_(printbuf_freep) struct printbuf *list = printbuf_new();
         _cleanup_free_ struct recommendation *v = NULL;
         const char *target;
         size_t n = 0;
         int r;
 
-        if (!p || !list)
+        if (!p || !list || printbuf_memappend(list, "[", 1) < 0)
                 return NULL;
         if (param_string(params, F_TARGET, &target) < 0)
                 return invalid_parameter(F_TARGET);
@@ -727,34 +601,22 @@ static json_object *method_get_recommendations(Manager *m, const ControlPeer *pe
                 return no_such_mount(target);
         if (r < 0)
                 return NULL;
-        for (size_t i = 0; i < n; i++) {
-                json_object *j = recommendation_to_json(&v[i], peer_privileged(m, peer));
-
-                if (!j || json_object_array_add(list, j) < 0) {
-                        json_object_put(j);
+        for (size_t i = 0; i < n; i++)
+                if (append_serialized(list, recommendation_to_json(&v[i], peer_privileged(m, peer))) < 0)
                         return NULL;
-                }
-        }
+        if (printbuf_memappend(list, "]", 1) < 0)
+                return NULL;
         if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
-            add(p, F_RECOMMENDATIONS, TAKE_PTR(list)) < 0)
+            add(p, F_RECOMMENDATIONS, json_text_new(TAKE_PTR(list))) < 0)
                 return NULL;
         return varlink_reply_new(TAKE_PTR(p));
 }
 
-/* The parameters of a reply built here (the reply is consumed). */
-static json_object *parameters_of(json_object *reply) {
-        json_object *p = reply ? json_object_get(json_object_object_get(reply, VL_PARAMETERS)) : NULL;
+static json_object *probe_to_json(const struct probe_result *r, const MountEntry *e) {
+        ReportProbe p;
 
-        json_object_put(reply);
-        return p;
-}
-
-json_object *methods_status(Manager *m) {
-        return parameters_of(build_status(m, NULL, true));
-}
-
-json_object *methods_recommendations(Manager *m) {
-        return parameters_of(method_get_recommendations(m, NULL, NULL));
+        status_probe(r, e, &p);
+        return report_probe_to_json(&p);
 }
 
 struct probe_request {
@@ -771,7 +633,7 @@ static void probe_answered(const TrackedMount *tm, const struct probe_result *r,
                 reply = no_such_mount(req->target);
         else if (p && add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) >= 0 &&
                  add(p, F_TARGET, varlink_name_new(req->target)) >= 0 &&
-                 add(p, F_PROBE, methods_probe_to_json(r, tm->entry)) >= 0)
+                 add(p, F_PROBE, probe_to_json(r, tm->entry)) >= 0)
                 reply = varlink_reply_new(TAKE_PTR(p));
         if (!reply)
                 reply = varlink_error_new_str(ERROR_INTERNAL, P_REASON, "out of memory");

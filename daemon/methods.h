@@ -16,13 +16,5 @@ int methods_dispatch(void *manager, ControlCall *call, const char *method, json_
 const char *const *methods_list(void);
 const char *methods_interface_description(const char *interface);
 
-/* The parameters of GetStatus and GetRecommendations for everything, as
- * the daemon itself exports them (NULL on OOM). */
-json_object *methods_status(Manager *m);
 /* The serialized GetStatus kept in m->status_cache. */
 void methods_status_cache_free(struct StatusCache *c);
-json_object *methods_recommendations(Manager *m);
-
-/* One mount in the GetStatus form; tm may be NULL (nothing measured). */
-json_object *methods_mount_to_json(const MountEntry *e, const TrackedMount *tm);
-json_object *methods_probe_to_json(const struct probe_result *r, const MountEntry *e);

@@ -32,6 +32,7 @@ static void test_defaults(void) {
         is_int(c->max_clients, 64, "max_clients default");
         is_int(c->max_message_size, 65536, "max_message_size default");
         is_int(c->socket_mode, 0666, "socket_mode default");
+        is_int(c->textfile_mode, 0644, "textfile_mode default: readable by node_exporter's user");
         ok(c->socket_group == NULL, "no socket group by default");
         is_str(c->mountinfo_path, "/proc/self/mountinfo", "mountinfo default");
 
@@ -95,6 +96,7 @@ static void test_errors(void) {
         expect_error("bad log level", "[daemon]\nlog_level = loud\n", "test.conf:2:", "log_level");
         expect_error("unknown group", "[control]\nsocket_group = no-such-group-xyz\n", "test.conf:2:", "no such group");
         expect_error("bad mode", "[control]\nsocket_mode = rw\n", "test.conf:2:", "socket_mode");
+        expect_error("textfile mode out of range", "[export]\ntextfile_mode = 01644\n", "test.conf:2:", "textfile_mode");
         expect_error("rings out of order", "[store]\nrings = 1h:90d, 1min:6h\n", "test.conf:2:", "finest first");
         expect_error("rings that do not nest with the sampler interval",
                      "[sampler]\ninterval = 45s\n[store]\nrings = 1min:6h, 10min:7d\n", "test.conf:4:",

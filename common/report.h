@@ -1,0 +1,119 @@
+/* report.h: atimed's state as plain typed values, the one model that every
+ * output is written from. The daemon fills a Report from its own state
+ * (daemon/status.c) and writes GetStatus's Mount objects and the Prometheus
+ * text from it; atimectl reads the JSON replies back into the same structs
+ * once, then writes the text from them. A Report owns all its strings, so a
+ * snapshot can go to a worker thread while the daemon moves on. */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct ReportDevice {
+        int64_t major, minor;
+        const char *name; /* the block device; NULL without one */
+        const char *kind;
+        const char *label, *parents; /* NULL: none */
+        int rotational;   /* -1: unknown */
+        bool have_rate;
+        double write_iops, write_kib_per_s;
+        bool have_totals; /* the kernel's counters since boot */
+        uint64_t writes_total, written_bytes_total;
+} ReportDevice;
+
+typedef struct ReportProbe {
+        bool have;
+        bool verified;
+        const char *effective; /* when verified */
+        int64_t at;            /* Unix seconds */
+        const char *reason;    /* when not verified */
+        int matches_table;     /* -1: unknown */
+} ReportProbe;
+
+typedef struct ReportActivity {
+        bool have;
+        /* Distinct inodes whose atime moved, per minute, and its 95% interval. */
+        double inodes_per_min, inodes_lo, inodes_hi;
+        /* Atime updates the kernel made, per minute, and its 95% interval. */
+        double updates_per_min, updates_lo, updates_hi;
+        double writebacks_per_min; /* inode write-backs the updates cause */
+        double tick_ms;            /* the timestamp tick updates were counted in */
+        double interval_s;
+        uint64_t sample, population;
+        bool exact, shared;
+        int64_t at; /* Unix seconds; 0: none (an exact zero) */
+} ReportActivity;
+
+/* The advice for the mount (GetRecommendations' figures that the metrics
+ * carry). */
+typedef struct ReportAdvice {
+        bool have;
+        const char *action, *current, *recommended, *confidence; /* options as mount options */
+        double saving_updates_per_min, saving_cpu_us_per_s, saving_kib_per_s;
+        uint64_t n_consumers;
+} ReportAdvice;
+
+/* What a mount without a figure yet waits for. */
+typedef struct ReportProgress {
+        bool have;
+        const char *stage; /* STAGE_* of protocol.h */
+        uint64_t walked, inodes; /* inodes 0: unknown */
+        int64_t eta_s;     /* -1: unknown */
+} ReportProgress;
+
+typedef struct ReportMount {
+        int id;
+        const char *target, *source, *fstype, *root, *options, *super_options;
+        const char *atime;
+        bool nodiratime, lazytime, read_only, stalled;
+        ReportDevice device;
+        ReportProbe probe;
+        ReportActivity activity;
+        ReportProgress progress;
+        ReportAdvice advice;
+        double atime_updates_total; /* the updates figure integrated since start */
+} ReportMount;
+
+typedef struct Report {
+        const char *version, *hostname;
+        int64_t started_at, uptime_s, stuck_threads, advice_changes;
+        int64_t taken_at; /* Unix seconds: when the figures were read */
+        bool have_advice; /* the mounts' advice was filled in */
+        bool oom;         /* a report_strdup() failed: the report is incomplete */
+        ReportMount *mounts;
+        size_t n_mounts, n_allocated;
+        struct report_chunk *strings;
+} Report;
+
+int report_new(Report **ret);
+Report *report_free(Report *r);
+static inline void report_freep(Report **r) {
+        if (*r)
+                report_free(*r);
+}
+
+/* A copy of s (NULL stays NULL) that lives as long as the report; on OOM,
+ * NULL and r->oom set. */
+const char *report_strdup(Report *r, const char *s);
+/* Room for n mounts in all, so that adding them moves nothing. */
+int report_reserve(Report *r, size_t n);
+/* A new mount at the end, zeroed (probe.matches_table and
+ * device.rotational at -1); NULL on OOM. Earlier pointers stay valid only
+ * until the next call. */
+ReportMount *report_add_mount(Report *r);
+
+/* FNV-1a: for the tables that pair mounts by target. */
+uint64_t report_string_hash(const char *s);
+
+/* A number as JSON with at most 'decimals' digits after the point. */
+json_object *report_json_rounded(double v, int decimals);
+/* GetStatus's Mount object (without history), and its Probe. */
+json_object *report_mount_to_json(const ReportMount *m);
+json_object *report_probe_to_json(const ReportProbe *p);
+
+/* The parameters of a GetStatus reply and, if not NULL, of a
+ * GetRecommendations reply, into a Report: one pass over each, advice
+ * paired with its mount by target through a hash. -EBADMSG if the status
+ * is not one. */
+int report_from_json(json_object *status, json_object *recommendations, Report **ret);

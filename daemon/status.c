@@ -1,0 +1,340 @@
+/* status.c: the daemon's state as a Report (see status.h). */
+#include "status.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "escape.h"
+#include "recommend.h"
+
+static uint64_t clock_usec(clockid_t clock) {
+        struct timespec ts;
+
+        clock_gettime(clock, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
+}
+
+void status_activity_updates(const struct activity *a, double *per_min, double *lo, double *hi) {
+        *per_min = a->updates.per_min;
+        *lo = a->updates.lo;
+        *hi = a->updates.hi;
+}
+
+void status_probe(const struct probe_result *pr, const MountEntry *e, ReportProbe *ret) {
+        *ret = (ReportProbe) {
+                .have = true,
+                .verified = pr->verified,
+                .effective = pr->verified ? atime_mode_to_string(pr->effective) : NULL,
+                .at = (int64_t) (pr->at / USEC_PER_SEC),
+                .reason = pr->verified ? NULL : pr->reason,
+                .matches_table = pr->verified && e ? pr->effective == e->policy.atime : -1,
+        };
+}
+
+/* A Report holds names in their protocol form (valid UTF-8, see escape.h),
+ * as atimectl reads them back: every output written from it carries them
+ * so, the JSON replies and the Prometheus labels alike. */
+static const char *report_name(Report *r, const char *raw) {
+        _cleanup_free_ char *n = NULL;
+
+        if (!raw)
+                return NULL;
+        if (name_escape(raw, &n) < 0) {
+                r->oom = true;
+                return NULL;
+        }
+        return report_strdup(r, n);
+}
+
+static void fill_device(Report *r, ReportDevice *d, const MountEntry *e, const Filesystem *fs) {
+        const DeviceInfo *di = fs ? &fs->device : NULL;
+        bool has = di && di->kind != DEVICE_NONE;
+
+        d->major = major(e->devno);
+        d->minor = minor(e->devno);
+        d->kind = device_kind_to_string(di ? di->kind : DEVICE_NONE);
+        if (!has)
+                return;
+        d->name = report_name(r, di->name);
+        d->label = report_name(r, di->label);
+        d->parents = report_name(r, di->parents);
+        d->rotational = di->rotational >= 0 ? di->rotational : -1;
+        d->have_rate = fs->rate.valid;
+        d->write_iops = fs->rate.write_iops;
+        d->write_kib_per_s = fs->rate.write_kib_per_s;
+        d->have_totals = fs->disk_prev_at != 0;
+        d->writes_total = fs->disk_prev.writes;
+        d->written_bytes_total = fs->disk_prev.write_sectors * 512;
+}
+
+static void fill_activity(ReportActivity *ra, const TrackedMount *tm) {
+        struct activity a;
+
+        if (!tm || !tracker_mount_activity(tm, &a))
+                return;
+        *ra = (ReportActivity) {
+                .have = true,
+                .inodes_per_min = a.est.per_min,
+                .inodes_lo = a.est.lo,
+                .inodes_hi = a.est.hi,
+                .interval_s = a.seconds,
+                .sample = a.sample,
+                .population = a.population,
+                .exact = a.est.exact,
+                .shared = a.shared,
+                .at = (int64_t) (a.at / USEC_PER_SEC),
+        };
+        status_activity_updates(&a, &ra->updates_per_min, &ra->updates_lo, &ra->updates_hi);
+        ra->writebacks_per_min = a.writebacks_per_min;
+        ra->tick_ms = (double) a.tick_ns / 1e6;
+}
+
+static void fill_progress(ReportProgress *rp, const TrackedMount *tm) {
+        struct progress p;
+
+        if (!tm || !tracker_mount_progress(tm, &p))
+                return;
+        *rp = (ReportProgress) { .have = true, .stage = p.stage, .walked = p.walked, .inodes = p.inodes, .eta_s = p.eta_s };
+}
+
+static void fill_mount(Manager *m, Report *r, ReportMount *rm, const MountEntry *e, const TrackedMount *tm) {
+        rm->id = e->id;
+        rm->target = report_name(r, e->target);
+        rm->source = report_name(r, e->source);
+        rm->fstype = report_name(r, e->fstype);
+        rm->root = report_name(r, e->root);
+        rm->options = report_name(r, e->vfs_options);
+        rm->super_options = report_name(r, e->super_options);
+        rm->atime = atime_mode_to_string(e->policy.atime);
+        rm->nodiratime = e->policy.nodiratime;
+        rm->lazytime = e->policy.lazytime;
+        rm->read_only = e->policy.read_only;
+        rm->stalled = tm && tracker_mount_stalled(tm);
+        fill_device(r, &rm->device, e, tm ? tm->fs : NULL);
+        if (tm && tm->probe.have) {
+                status_probe(&tm->probe.result, e, &rm->probe);
+                rm->probe.reason = report_name(r, rm->probe.reason);
+        }
+        fill_activity(&rm->activity, tm);
+        fill_progress(&rm->progress, tm);
+        rm->atime_updates_total = m->counters ? status_counters_get(m->counters, e->target) : 0;
+}
+
+static const char *policy_options(Report *r, AtimeMode atime, bool lazytime) {
+        char opts[64];
+
+        snprintf(opts, sizeof opts, "%s%s", atime_mode_to_string(atime), lazytime ? ",lazytime" : "");
+        return report_strdup(r, opts);
+}
+
+static void fill_advice(Report *r, ReportAdvice *ra, const struct recommendation *rec) {
+        const struct advice *a = &rec->advice;
+
+        *ra = (ReportAdvice) {
+                .have = true,
+                .action = a->action,
+                .current = policy_options(r, rec->in.policy.atime, rec->in.policy.lazytime),
+                .recommended = policy_options(r, a->atime, a->lazytime),
+                .confidence = advice_confidence_to_string(a->confidence),
+                .saving_updates_per_min = a->saving_updates_per_min,
+                .saving_cpu_us_per_s = a->saving_cpu_us_per_s,
+                .saving_kib_per_s = a->saving_kib_per_s,
+                /* As GetRecommendations lists them: one declared in the
+                 * configuration stands alone. */
+                .n_consumers = rec->n_consumers ? rec->n_consumers : rec->in.need != NEED_NONE,
+        };
+}
+
+static void fill_daemon(Manager *m, Report *r) {
+        char host[256] = "";
+
+        (void) gethostname(host, sizeof host - 1);
+        r->version = PACKAGE_VERSION;
+        r->hostname = report_strdup(r, host);
+        r->started_at = (int64_t) (m->started_realtime / USEC_PER_SEC);
+        r->uptime_s = (int64_t) ((clock_usec(CLOCK_MONOTONIC) - m->started_monotonic) / USEC_PER_SEC);
+        r->taken_at = (int64_t) (clock_usec(CLOCK_REALTIME) / USEC_PER_SEC);
+        r->stuck_threads = tracker_stuck_threads(m->tracker);
+        r->advice_changes = (int64_t) m->advice_changes;
+}
+
+/* Mounts and advice paired in one pass: recommend() lists the tracked
+ * mounts in the table's order. */
+static int build(Manager *m, const char *target, const struct recommendation *v, size_t n, bool with_advice,
+                 Report **ret) {
+        _cleanup_(report_freep) Report *r = NULL;
+        size_t k = 0;
+        bool found = false;
+        int q;
+
+        q = report_new(&r);
+        if (q < 0)
+                return q;
+        q = report_reserve(r, target || !m->mounts ? 1 : m->mounts->n);
+        if (q < 0)
+                return q;
+        r->have_advice = with_advice;
+        fill_daemon(m, r);
+        for (size_t i = 0; m->mounts && i < m->mounts->n; i++) {
+                const MountEntry *e = &m->mounts->entries[i];
+                const TrackedMount *tm;
+                ReportMount *rm;
+
+                if (target && !streq(target, e->target))
+                        continue;
+                found = true;
+                tm = tracker_find(m->tracker, e->id);
+                rm = report_add_mount(r);
+                if (!rm)
+                        return -ENOMEM;
+                fill_mount(m, r, rm, e, tm);
+                if (tm && k < n && v[k].tm == tm)
+                        fill_advice(r, &rm->advice, &v[k++]);
+        }
+        if (target && !found)
+                return -ENOENT;
+        if (r->oom)
+                return -ENOMEM;
+        *ret = TAKE_PTR(r);
+        return 0;
+}
+
+int status_report(Manager *m, const char *target, bool with_advice, Report **ret) {
+        _cleanup_free_ struct recommendation *v = NULL;
+        size_t n = 0;
+        int q;
+
+        if (with_advice) {
+                q = recommend(m, target, &v, &n);
+                if (q < 0 && q != -ENOENT)
+                        return q;
+        }
+        return build(m, target, v, n, with_advice, ret);
+}
+
+int status_report_advised(Manager *m, const struct recommendation *v, size_t n, Report **ret) {
+        return build(m, NULL, v, n, true, ret);
+}
+
+/* ---------------------------------------------------------------- counters */
+
+struct counter {
+        struct counter *next;
+        uint64_t mark;
+        double updates;
+        char target[];
+};
+
+struct StatusCounters {
+        struct counter **buckets;
+        size_t n_buckets, n;
+        uint64_t mark;
+};
+
+int status_counters_new(StatusCounters **ret) {
+        StatusCounters *c = calloc(1, sizeof *c);
+
+        if (!c)
+                return -ENOMEM;
+        c->n_buckets = 64;
+        c->buckets = calloc(c->n_buckets, sizeof *c->buckets);
+        if (!c->buckets) {
+                free(c);
+                return -ENOMEM;
+        }
+        *ret = c;
+        return 0;
+}
+
+StatusCounters *status_counters_free(StatusCounters *c) {
+        if (!c)
+                return NULL;
+        for (size_t b = 0; b < c->n_buckets; b++)
+                for (struct counter *x = c->buckets[b], *next; x; x = next) {
+                        next = x->next;
+                        free(x);
+                }
+        free(c->buckets);
+        free(c);
+        return NULL;
+}
+
+static struct counter *find(const StatusCounters *c, const char *target) {
+        for (struct counter *x = c->buckets[report_string_hash(target) & (c->n_buckets - 1)]; x; x = x->next)
+                if (streq(x->target, target))
+                        return x;
+        return NULL;
+}
+
+static void grow(StatusCounters *c) {
+        size_t n = c->n_buckets * 2;
+        struct counter **b = calloc(n, sizeof *b);
+
+        if (!b)
+                return; /* longer chains, still correct */
+        for (size_t i = 0; i < c->n_buckets; i++)
+                for (struct counter *x = c->buckets[i], *next; x; x = next) {
+                        size_t h = report_string_hash(x->target) & (n - 1);
+
+                        next = x->next;
+                        x->next = b[h];
+                        b[h] = x;
+                }
+        free(c->buckets);
+        c->buckets = b;
+        c->n_buckets = n;
+}
+
+int status_counters_add(StatusCounters *c, const char *target, double updates) {
+        struct counter *x = find(c, target);
+        size_t h, len;
+
+        if (!x) {
+                if (c->n >= c->n_buckets)
+                        grow(c);
+                len = strlen(target) + 1;
+                x = malloc(sizeof *x + len);
+                if (!x)
+                        return -ENOMEM;
+                *x = (struct counter) { .mark = c->mark };
+                memcpy(x->target, target, len);
+                h = report_string_hash(target) & (c->n_buckets - 1);
+                x->next = c->buckets[h];
+                c->buckets[h] = x;
+                c->n++;
+        }
+        if (updates > 0)
+                x->updates += updates;
+        return 0;
+}
+
+double status_counters_get(const StatusCounters *c, const char *target) {
+        const struct counter *x = find(c, target);
+
+        return x ? x->updates : 0;
+}
+
+void status_counters_prune(StatusCounters *c, const MountTable *t) {
+        c->mark++;
+        for (size_t i = 0; t && i < t->n; i++) {
+                struct counter *x = find(c, t->entries[i].target);
+
+                if (x)
+                        x->mark = c->mark;
+        }
+        for (size_t b = 0; b < c->n_buckets; b++)
+                for (struct counter **p = &c->buckets[b]; *p;) {
+                        struct counter *x = *p;
+
+                        if (x->mark == c->mark) {
+                                p = &x->next;
+                                continue;
+                        }
+                        *p = x->next;
+                        free(x);
+                        c->n--;
+                }
+}

@@ -1,0 +1,35 @@
+/* status.h: the daemon's state as a Report (common/report.h), the one typed
+ * model that GetStatus's mounts and the Prometheus export are written from;
+ * and the counters that only the daemon keeps (atime updates integrated
+ * over time). */
+#pragma once
+
+#include "manager.h"
+#include "report.h"
+
+/* Every tracked mount, or only the one at 'target' (-ENOENT if none is
+ * there), with its advice if 'with_advice': mounts and advice paired in one
+ * pass. The Report owns copies of everything: it may go to another thread. */
+int status_report(Manager *m, const char *target, bool with_advice, Report **ret);
+/* The same for every mount, with the advice recommend() just gave (v, n). */
+struct recommendation;
+int status_report_advised(Manager *m, const struct recommendation *v, size_t n, Report **ret);
+
+/* A probe's outcome as the report holds it; its strings are borrowed from
+ * 'pr' and from static tables. 'e' may be NULL. */
+void status_probe(const struct probe_result *pr, const MountEntry *e, ReportProbe *ret);
+
+/* The kernel's atime updates per minute (and 95% interval) of an activity:
+ * the one place where that figure enters the report and the counters. */
+void status_activity_updates(const struct activity *a, double *per_min, double *lo, double *hi);
+
+/* Per mount point: atime updates counted since start. */
+typedef struct StatusCounters StatusCounters;
+int status_counters_new(StatusCounters **ret);
+StatusCounters *status_counters_free(StatusCounters *c);
+DEFINE_FREE_FUNC(StatusCounters, status_counters_free);
+/* A measured interval of the mount at 'target': its updates are added. */
+int status_counters_add(StatusCounters *c, const char *target, double updates);
+double status_counters_get(const StatusCounters *c, const char *target);
+/* Forgets the mount points no longer in 't'. */
+void status_counters_prune(StatusCounters *c, const MountTable *t);
