@@ -252,14 +252,21 @@ static void advise_without_consumers(struct advice *a, const struct advisor_inpu
                 straddles(a, in, p->noatime_threshold);
         } else if (in->policy.atime == ATIME_STRICT) {
                 set(a, in, ATIME_RELATIME, in->policy.lazytime);
-                if (in->have_activity) {
+                if (in->have_activity && saved_updates(a, in, in->per_min) >= p->min_saving) {
                         reason(a, "strictatime: %s atime updates/min; nothing needs every read recorded",
                                num(n1, sizeof n1, in->per_min));
                         a->basis = BASIS_MEASUREMENT;
                         straddles(a, in, p->noatime_threshold);
                 } else {
-                        reason(a, "strictatime: nothing here needs every read recorded");
-                        by_rule(a, BASIS_RULE); /* whatever the rate */
+                        /* Whatever the rate: relatime, the kernel's default, costs
+                         * nothing where nothing needs every read. */
+                        if (in->have_activity)
+                                reason(a, "strictatime: %s atime updates/min; nothing needs every read recorded, and relatime "
+                                          "costs nothing",
+                                       num(n1, sizeof n1, in->per_min));
+                        else
+                                reason(a, "strictatime: nothing here needs every read recorded");
+                        by_rule(a, BASIS_RULE);
                 }
         } else {
                 set(a, in, in->policy.atime, in->policy.lazytime);

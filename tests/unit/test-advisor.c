@@ -161,15 +161,21 @@ int main(void) {
                 ok(a.atime == ATIME_NOATIME && a.confidence == CONFIDENCE_LOW,
                    "80/min (20-95): the interval straddles the threshold: low confidence");
                 in = (struct advisor_input) { .target = "/srv", .fstype = "ext4", .policy = { .atime = ATIME_STRICT },
+                                              .need = NEED_STRICT, .need_why = "mbox files",
                                               .have_activity = true, .per_min = 5, .lo_per_min = 3, .hi_per_min = 8,
                                               .observed_s = 2 * 86400, .population = 20000 };
                 advisor_advise(&in, &q, &a);
-                ok(a.atime == ATIME_STRICT && !a.change && a.n_reasons > 1 && strstr(a.reasons[1], "min_saving 10/min"),
-                   "strictatime saving 5 updates/min, under min_saving: kept, saying why (%s)",
-                   a.n_reasons > 1 ? a.reasons[1] : "");
+                ok(a.atime == ATIME_STRICT && !a.lazytime && !a.change && a.n_reasons > 1 &&
+                           strstr(a.reasons[a.n_reasons - 1], "min_saving 10/min"),
+                   "lazytime saving 5 updates/min, under min_saving: not advised, saying why (%s)",
+                   a.n_reasons ? a.reasons[a.n_reasons - 1] : "");
                 in.hi_per_min = 30;
                 advisor_advise(&in, &q, &a);
                 ok(!a.change && a.confidence == CONFIDENCE_LOW, "and low confidence where the interval reaches min_saving");
+                in.need = NEED_NONE;
+                advisor_advise(&in, &q, &a);
+                ok(a.atime == ATIME_RELATIME && a.basis == BASIS_RULE && a.confidence == CONFIDENCE_HIGH,
+                   "strictatime with nothing reading atime gets relatime by rule, whatever it saves");
                 in.need = NEED_RELATIME;
                 in.need_why = "mbox files";
                 in.have_activity = false;
