@@ -741,7 +741,6 @@ static int sweep_entries(Sampler *s, Reservoir *res, int rootfd, const struct sa
 
 /* Records every entry's atime: the baseline of a new reservoir. */
 static int baseline_entries(Reservoir *res, int rootfd, const struct sampler_place *pl, const atomic_bool *cancel) {
-        res->n_hot = 0;
         for (size_t i = 0; i < res->n; i++) {
                 SampleEntry *e = &res->v[i];
                 struct statx stx;
