@@ -93,6 +93,10 @@ check "the units are enabled" test -L /etc/systemd/system/sockets.target.wants/a
         -L /etc/systemd/system/multi-user.target.wants/atimed.service
 like "the unit runs the installed daemon" "$(cat /lib/systemd/system/atimed.service)" "^ExecStart=/usr/sbin/atimed$"
 check "the installed daemon accepts the installed configuration" /usr/sbin/atimed --check-config
+if command -v systemd-analyze >/dev/null; then
+        systemd-analyze verify /lib/systemd/system/atimed.socket /lib/systemd/system/atimed.service >"$B/verify.out" 2>&1
+        is "systemd-analyze verify accepts the installed units" "$?: $(grep -v '^$' "$B/verify.out")" "0: "
+fi
 
 # PID 1 is not systemd here: the installed daemon, started by hand, with
 # its default state dir (what purge must remove) and a socket of the test.
