@@ -68,7 +68,7 @@ work=$(mktemp -d /var/tmp/atimed-quickstart.XXXXXX)
 trap 'remove_policy; rm -rf "$work"' EXIT
 mkdir "$work/atimed"
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1 && [ "$(git rev-parse --show-toplevel)" = "$(pwd -P)" ]; then
-        git ls-files -z --cached --others --exclude-standard | xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+        git ls-files -z --cached --others --exclude-standard | xargs -0 -r sh -c 'for f; do if [ -e "$f" ] || [ -L "$f" ]; then printf "%s\0" "$f"; fi; done' sh |
                 tar --null -T - -cf - | tar -C "$work/atimed" -xf -
 else
         tar --exclude='./build' --exclude='./build-test' --exclude='./build-release' --exclude='./build-fuzz' \
