@@ -20,25 +20,53 @@ static bool kept(int cap) {
         return false;
 }
 
+/* Removes from the bounding set what is in it and not kept. Dropping needs
+ * CAP_SETPCAP, which a service manager's CapabilityBoundingSet= has already
+ * taken away: there, nothing is left to drop, and nothing is tried. */
+static int drop_bounding_set(void) {
+        for (int cap = 0; cap <= 63; cap++) {
+                int r;
+
+                if (kept(cap))
+                        continue;
+                r = prctl(PR_CAPBSET_READ, (unsigned long) cap, 0, 0, 0);
+                if (r < 0) {
+                        if (errno == EINVAL)
+                                break; /* past the last capability the kernel knows */
+                        return -errno;
+                }
+                if (r == 0)
+                        continue;
+                if (prctl(PR_CAPBSET_DROP, (unsigned long) cap, 0, 0, 0) < 0)
+                        return -errno;
+        }
+        return 0;
+}
+
 int caps_drop_to_minimum(void) {
         struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
         struct __user_cap_data_struct d[2] = {};
         uint64_t mask = 0;
+        int r;
 
         if (geteuid() != 0)
                 return 0;
         for (size_t i = 0; i < ELEMENTSOF(keep); i++)
                 mask |= UINT64_C(1) << keep[i];
 
-        /* The bounding set first: it needs CAP_SETPCAP, still ours. */
-        for (int cap = 0; cap <= 63; cap++) {
-                if (kept(cap))
-                        continue;
-                if (prctl(PR_CAPBSET_DROP, (unsigned long) cap, 0, 0, 0) < 0 && errno != EINVAL)
-                        return -errno; /* EINVAL: the kernel does not know that many */
-        }
+        /* The bounding set first, while CAP_SETPCAP may still be ours. */
+        r = drop_bounding_set();
+        if (r < 0)
+                return r;
+        /* Keep only what is kept and held: capset() refuses to add to the
+         * permitted set, so a kept capability the process lacks (outside
+         * the bounding set it was started with) is not asked for. */
+        if (syscall(SYS_capget, &h, d) < 0)
+                return -errno;
+        mask &= (uint64_t) d[0].permitted | (uint64_t) d[1].permitted << 32;
         d[0].effective = d[0].permitted = (uint32_t) mask;
         d[1].effective = d[1].permitted = (uint32_t) (mask >> 32);
+        d[0].inheritable = d[1].inheritable = 0;
         if (syscall(SYS_capset, &h, d) < 0)
                 return -errno;
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)

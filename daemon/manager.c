@@ -15,6 +15,8 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -793,6 +795,32 @@ int manager_new(struct config *config, const char *config_path, const char *over
         return 0;
 }
 
+/* Under socket activation the service manager made the socket: the
+ * configuration's socket, socket_mode and socket_group are not applied.
+ * Says so at start when they differ from the socket served, so that an
+ * operator who set them learns where to set them instead. */
+static void manager_note_activated_socket(Manager *m, int fd) {
+        const struct config *c = m->config;
+        struct sockaddr_un sa = {};
+        socklen_t len = sizeof(sa);
+        struct group *gr = NULL;
+        struct stat st;
+
+        if (getsockname(fd, (struct sockaddr *) &sa, &len) < 0 || len <= offsetof(struct sockaddr_un, sun_path) ||
+            sa.sun_path[0] == 0 || stat(sa.sun_path, &st) < 0)
+                return;
+        if (c->socket_group)
+                gr = getgrnam(c->socket_group);
+        if ((st.st_mode & 07777) == c->socket_mode && (!c->socket_group || (gr && gr->gr_gid == st.st_gid)) &&
+            streq(sa.sun_path, c->socket_path))
+                return;
+        log_notice("The service manager passed the socket %s (mode %04o, group %u): the configuration's "
+                   "socket = %s, socket_mode = %04o and socket_group = %s are not applied under socket activation. "
+                   "Set SocketMode=, SocketGroup= (and ListenStream=) in a drop-in for atimed.socket instead.",
+                   sa.sun_path, (unsigned) (st.st_mode & 07777), (unsigned) st.st_gid, c->socket_path,
+                   (unsigned) c->socket_mode, c->socket_group ?: "(unset)");
+}
+
 static int manager_open_socket(Manager *m, int *ret_fd) {
         int fd, r;
         gid_t gid = (gid_t) -1;
@@ -802,6 +830,7 @@ static int manager_open_socket(Manager *m, int *ret_fd) {
                 return log_error_errno(r, "Invalid socket passed by the service manager: %m");
         if (r > 0) {
                 log_info("Serving on the socket passed by the service manager");
+                manager_note_activated_socket(m, fd);
                 *ret_fd = fd;
                 return 0;
         }

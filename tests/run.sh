@@ -93,6 +93,19 @@ if [ -f "$SRC/build-release/atimed" ]; then
         fi
 fi
 
+# The Debian package: built from a clean clone, linted, installed, run,
+# purged (tests/integration/package.sh). Alone, after make check: the
+# package build is long and would load the timing of the other tests.
+echo "== Debian package"
+failed_before=$failed
+make -s check TESTS=tests/integration/package.sh >/dev/null 2>&1
+package_status=$?
+count_trs "$SRC/build-test/tests/integration/package.trs"
+if [ $package_status -ne 0 ]; then
+        grep -E '^(not ok|Bail out|#)' "$SRC/build-test/tests/integration/package.log" 2>/dev/null | head -40
+        [ "$failed" -gt "$failed_before" ] || failed=$((failed + 1))
+fi
+
 # libFuzzer: each target for a bounded time from its seed corpus (the
 # corpora themselves were replayed by make check).
 fuzz() {
