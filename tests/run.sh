@@ -93,6 +93,19 @@ if [ -f "$SRC/build-release/atimed" ]; then
         fi
 fi
 
+# The estimate of atime updates judged against the kernel's own count
+# (tests/integration/updates.sh). Alone, after make check: it measures, and
+# other tests running beside it would take the CPU its readers need.
+echo "== atime updates, judged by the kernel"
+failed_before=$failed
+make -s check TESTS=tests/integration/updates.sh >/dev/null 2>&1
+updates_status=$?
+count_trs "$SRC/build-test/tests/integration/updates.trs"
+if [ $updates_status -ne 0 ]; then
+        grep -E '^(not ok|Bail out|#)' "$SRC/build-test/tests/integration/updates.log" 2>/dev/null | head -60
+        [ "$failed" -gt "$failed_before" ] || failed=$((failed + 1))
+fi
+
 # The Debian package: built from a clean clone, linted, installed, run,
 # purged (tests/integration/package.sh). Alone, after make check: the
 # package build is long and would load the timing of the other tests.
