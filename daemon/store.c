@@ -190,11 +190,17 @@ static bool sane(float f) {
 static bool get_point(struct cur *c, struct stats_point *p) {
         const uint8_t *tail;
 
-        *p = (struct stats_point) {
-                .per_min = get_f32(c), .lo = get_f32(c), .hi = get_f32(c),
-                .write_iops = get_f32(c), .write_kib = get_f32(c),
-                .n = get_u16(c), .n_act = get_u16(c), .n_dev = get_u16(c),
-        };
+        /* One statement each: the initializers of one list are evaluated in
+         * an unspecified order (C11 6.7.9p23), and every read moves c. */
+        *p = (struct stats_point) {};
+        p->per_min = get_f32(c);
+        p->lo = get_f32(c);
+        p->hi = get_f32(c);
+        p->write_iops = get_f32(c);
+        p->write_kib = get_f32(c);
+        p->n = get_u16(c);
+        p->n_act = get_u16(c);
+        p->n_dev = get_u16(c);
         tail = take(c, 6);
         if (!tail)
                 return false;
