@@ -93,31 +93,27 @@ if [ -f "$SRC/build-release/atimed" ]; then
         fi
 fi
 
-# The estimate of atime updates judged against the kernel's own count
-# (tests/integration/updates.sh). Alone, after make check: it measures, and
-# other tests running beside it would take the CPU its readers need.
-echo "== atime updates, judged by the kernel"
-failed_before=$failed
-make -s check TESTS=tests/integration/updates.sh >/dev/null 2>&1
-updates_status=$?
-count_trs "$SRC/build-test/tests/integration/updates.trs"
-if [ $updates_status -ne 0 ]; then
-        grep -E '^(not ok|Bail out|#)' "$SRC/build-test/tests/integration/updates.log" 2>/dev/null | head -60
-        [ "$failed" -gt "$failed_before" ] || failed=$((failed + 1))
-fi
+# alone TITLE TEST: one test run by itself after make check, its
+# assertions counted, its failures shown.
+alone() {
+        local failed_before=$failed log="$SRC/build-test/${2%.sh}.log"
+        echo "== $1"
+        make -s check TESTS="$2" >/dev/null 2>&1
+        local status=$?
+        count_trs "$SRC/build-test/${2%.sh}.trs"
+        if [ $status -ne 0 ]; then
+                grep -E '^(not ok|Bail out|#)' "$log" 2>/dev/null | head -60
+                [ "$failed" -gt "$failed_before" ] || failed=$((failed + 1))
+        fi
+}
 
+# The estimate of atime updates judged against the kernel's own count: it
+# measures, and other tests running beside it would take the CPU its
+# readers need.
+alone "atime updates, judged by the kernel" tests/integration/updates.sh
 # The Debian package: built from a clean clone, linted, installed, run,
-# purged (tests/integration/package.sh). Alone, after make check: the
-# package build is long and would load the timing of the other tests.
-echo "== Debian package"
-failed_before=$failed
-make -s check TESTS=tests/integration/package.sh >/dev/null 2>&1
-package_status=$?
-count_trs "$SRC/build-test/tests/integration/package.trs"
-if [ $package_status -ne 0 ]; then
-        grep -E '^(not ok|Bail out|#)' "$SRC/build-test/tests/integration/package.log" 2>/dev/null | head -40
-        [ "$failed" -gt "$failed_before" ] || failed=$((failed + 1))
-fi
+# purged. The package build is long and would load the timing of others.
+alone "Debian package" tests/integration/package.sh
 
 # libFuzzer: each target for a bounded time from its seed corpus (the
 # corpora themselves were replayed by make check).
