@@ -51,21 +51,24 @@ r=$(ctl --json recommend $M/busy)
 diag "busy: $(echo "$r" | jq -c '.recommendations[0] | [.action, .reasons[0], .saving]')"
 is "busy strictatime, nothing reads atime: noatime" "$(rec $M/busy .action)" "noatime"
 like "with the evidence in plain words" "$(rec $M/busy '.reasons[0]')" \
-        "^strictatime: [0-9,]+ atime writes/min; nothing here reads atime$"
+        "^strictatime: [0-9,]+ atime updates/min; nothing here reads atime$"
 check "and the expected saving (writes, CPU, KiB/s)" sh -c "echo '$r' | jq -e '.recommendations[0].saving | .atime_writes_per_min > 100 and .cpu_us_per_s > 0 and .write_kib_per_s > 0' >/dev/null"
 is "confidence is low after seconds of measurement" "$(rec $M/busy .confidence)" "low"
+is "the saving is counted in updates, its basis the measurement" \
+        "$(rec $M/busy '[(.saving.atime_updates_per_min > 100), .basis] | @tsv')" "$(printf 'true\tmeasurement')"
 
 is "a noatime mail spool: relatime, never noatime" "$(rec $M/mail '.action + " " + .recommended.atime')" "relatime relatime"
 like "because noatime breaks mail" "$(rec $M/mail '.reasons[0]')" "^noatime breaks it: mbox files in $M/mail"
 is "the consumer is named" "$(rec $M/mail '.consumers[0] | .kind + " " + .need')" "mail relatime"
+is "advice resting on a consumer says so" "$(rec $M/mail '.basis + " " + .confidence')" "consumers high"
 is "a tmpfiles.d age rule on a strict mount: relatime" "$(rec $M/tmpclean '.recommended.atime')" "relatime"
 like "citing the rule" "$(rec $M/tmpclean '.consumers[0].source')" "^$T/tmpfiles.d/cache.conf:1$"
 is "a quiet relatime mount: keep" "$(rec $M/quiet .action)" "keep"
 like "saying why" "$(rec $M/quiet '.reasons[0]')" "not worth noatime \\(threshold 100/min\\)"
 text=$(ctl recommend)
 like "atimectl recommend prints each mount's advice" "$text" "^$M/busy \\(ext4\\): strictatime -> noatime  \\[confidence low"
-like "with its reasons" "$text" "    - strictatime: [0-9,]+ atime writes/min"
-like "and the saving" "$text" "    saves about [0-9]+ atime writes/min"
+like "with its reasons" "$text" "    - strictatime: [0-9,]+ atime updates/min"
+like "and the saving" "$text" "    saves about [0-9]+ atime updates/min"
 
 # --- fstab: the change as a diff; only the options field changes.
 cat >$T/fstab <<FSTAB
