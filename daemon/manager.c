@@ -885,7 +885,18 @@ static int manager_lock_state_dir(Manager *m, int dfd) {
                 log_warning("State directory %s was writable by group or others (mode %04o); made it %04o.", d,
                             (unsigned) (st.st_mode & 07777), (unsigned) fixed);
         }
-        fd = openat(dfd, STATE_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+        /* Held open read-only: flock() needs no more, and a descriptor open
+         * for writing would keep the filesystem from being remounted
+         * read-only under a running daemon. */
+        fd = openat(dfd, STATE_LOCK, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT) {
+                int w = openat(dfd, STATE_LOCK, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+
+                if (w < 0 && errno != EEXIST)
+                        return log_error_errno(errno, "Cannot create %s/%s: %m", d, STATE_LOCK);
+                safe_close(w);
+                fd = openat(dfd, STATE_LOCK, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        }
         if (fd < 0)
                 return log_error_errno(errno, "Cannot open %s/%s: %m", d, STATE_LOCK);
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
