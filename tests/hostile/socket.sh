@@ -143,4 +143,17 @@ check "and logged at most 5 times ($refusals)" test "$refusals" -le 5
 check "still serving" ctl status
 stop_daemon
 is "clean exit" "$STOP_STATUS" "0"
+
+# Descriptors: started with a soft limit of 512, atimed raises its own to
+# fit max_clients (up to the hard limit) rather than fail accept() with
+# EMFILE long before max_clients.
+write_conf 2000 8 8
+ulimit -Sn 512
+start_daemon
+soft=$(awk '/^Max open files/ { print $4 }' /proc/$DAEMON_PID/limits)
+hard=$(awk '/^Max open files/ { print $5 }' /proc/$DAEMON_PID/limits)
+diag "atimed's open files limit: soft $soft, hard $hard"
+check "the soft limit of open files fits max_clients" \
+        test "$soft" = unlimited -o "$soft" -ge 2256 -o "$soft" = "$hard"
+stop_daemon
 done_testing
