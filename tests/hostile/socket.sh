@@ -119,9 +119,15 @@ hold=$!
 held_sampler >"$T/held" &
 sampler=$!
 sleep 2
-other "$ATIMECTL" --socket "$T/sock" status >/dev/null 2>"$T/other.err"
-is "another user is refused once the unreserved slots are taken" "$?" "1"
-like "and told why" "$(cat "$T/other.err")" "reserved for privileged clients|TooManyClients"
+# Ten tries: the refusal may come before atimectl has sent its request (it
+# then reads the answer rather than report EPIPE).
+refused_told=0
+for i in $(seq 10); do
+        other "$ATIMECTL" --socket "$T/sock" status >/dev/null 2>"$T/other.err" && continue
+        grep -q "reserved for privileged clients" "$T/other.err" && refused_told=$((refused_told + 1))
+done
+is "another user is refused once the unreserved slots are taken, and told why (10 tries)" "$refused_told" "10"
+diag "what it is told: $(head -1 "$T/other.err")"
 read -r calls fails p50 max <<<"$(victim 4)"
 wait $hold $sampler
 read -r held held_max <<<"$(held_summary "$T/held")"
