@@ -215,7 +215,7 @@ int varlink_call(int fd, const char *method, json_object *params, uint64_t timeo
         size_t out_len, off = 0, in_len = 0, in_alloc = 0;
         uint64_t deadline = timeout_usec == USEC_INFINITY ? USEC_INFINITY : now_usec() + timeout_usec;
         json_object *p, *e;
-        int r;
+        int r, send_error = 0;
 
         req = varlink_request_new(method, params);
         if (!req)
@@ -228,6 +228,12 @@ int varlink_call(int fd, const char *method, json_object *params, uint64_t timeo
                 ssize_t n = send(fd, out + off, out_len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
                 if (n < 0 && errno == EINTR)
                         continue;
+                if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+                        /* The server may have answered before reading (a
+                         * refusal, TooManyClients) and closed: read that. */
+                        send_error = -errno;
+                        break;
+                }
                 if (n < 0 && errno == EAGAIN) {
                         r = wait_fd(fd, POLLOUT, deadline);
                         if (r < 0)
@@ -266,9 +272,9 @@ int varlink_call(int fd, const char *method, json_object *params, uint64_t timeo
                         continue;
                 }
                 if (n < 0)
-                        return -errno;
+                        return send_error ? send_error : -errno;
                 if (n == 0)
-                        return -ECONNRESET;
+                        return send_error ? send_error : -ECONNRESET;
                 nul = memchr(in + in_len, 0, (size_t) n);
                 in_len += (size_t) n;
                 if (nul) {

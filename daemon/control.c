@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -540,6 +541,22 @@ static int on_accept(sd_event_source *s, int lfd, uint32_t revents, void *userda
         return 0;
 }
 
+/* Descriptors for every client allowed and what the daemon needs besides
+ * (state files, mount table, workers' files): the usual soft limit of 1024
+ * would refuse clients well below max_clients = 4096 (EMFILE). Raised up to
+ * the hard limit, never lowered; epoll has no FD_SETSIZE. */
+#define NOFILE_MARGIN 256
+
+static void raise_nofile(unsigned max_clients) {
+        struct rlimit rl;
+        rlim_t want = (rlim_t) max_clients + NOFILE_MARGIN;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+                return;
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+        (void) setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 int control_server_new(sd_event *e, int listen_fd, const struct control_limits *limits, control_dispatch_t dispatch,
                        void *userdata, ControlServer **ret) {
         _cleanup_(control_server_freep) ControlServer *s = calloc(1, sizeof *s);
@@ -550,6 +567,7 @@ int control_server_new(sd_event *e, int listen_fd, const struct control_limits *
         s->event = sd_event_ref(e);
         s->listen_fd = -1; /* the caller's until we succeed */
         s->limits = *limits;
+        raise_nofile(limits->max_clients);
         s->refused_log = (LogRatelimit) LOG_RATELIMIT_INIT(REFUSED_LOG_INTERVAL, REFUSED_LOG_BURST);
         s->dispatch = dispatch;
         s->userdata = userdata;
@@ -569,6 +587,7 @@ int control_server_new(sd_event *e, int listen_fd, const struct control_limits *
 
 void control_server_set_limits(ControlServer *s, const struct control_limits *limits) {
         s->limits = *limits;
+        raise_nofile(limits->max_clients);
 }
 
 unsigned control_server_n_clients(const ControlServer *s) {
