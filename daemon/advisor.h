@@ -43,14 +43,16 @@ const char *advice_basis_to_string(AdviceBasis b);
 /* The cost of atime updates on a filesystem type (DESIGN.md section 2). */
 struct atime_cost {
         const char *fstype;
-        double usec;     /* CPU per update, strictatime vs noatime */
-        double kib;      /* written per inode write-back (per inode dirty in a journal commit) */
+        double usec;      /* CPU of an update that dirties the inode (its first in a commit) */
+        double kib;       /* written per inode write-back (per inode dirty in a journal commit) */
         double lazy_usec; /* CPU per update with lazytime */
+        double again_usec; /* CPU of an update of an inode already dirty in the commit */
 };
 
 /* The built-in table, and a lookup that falls back on a generic entry. */
 const struct atime_cost *atime_cost_for(const char *fstype, const struct atime_cost *overrides, size_t n_overrides);
-/* "ext4:1.46:0.5" (fstype:usec:KiB[:lazy usec]) into c; fstype points into s. */
+/* "ext4:1.46:0.5" (fstype:usec:KiB[:lazy usec[:again usec]]) into c; fstype
+ * points into buf. */
 int atime_cost_parse(const char *s, struct atime_cost *c, char *buf, size_t buflen);
 bool fstype_journals(const char *fstype);
 

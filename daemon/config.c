@@ -44,7 +44,7 @@ typedef enum ConfigType {
         CT_RINGS,     /* "1min:6h, 10min:7d": the rings of history */
         CT_BOOL,      /* stored as int */
         CT_NEED,      /* none, relatime, strict: an AtimeNeed stored as int */
-        CT_COSTS,     /* fstype:usec:KiB[:lazy usec], space or comma separated */
+        CT_COSTS,     /* fstype:usec:KiB[:lazy usec[:again usec]], space or comma separated */
         CT_PATH_OPT,  /* an absolute path, or empty for none */
 } ConfigType;
 
