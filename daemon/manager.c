@@ -895,7 +895,9 @@ static int manager_lock_state_dir(Manager *m, int dfd) {
                 log_warning("State directory %s was writable by group or others (mode %04o); made it %04o.", d,
                             (unsigned) (st.st_mode & 07777), (unsigned) fixed);
         }
-        fd = openat(dfd, STATE_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+        /* Read-only: a descriptor open for writing would keep /var from being
+         * remounted read-only. flock() needs no more. */
+        fd = openat(dfd, STATE_LOCK, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
         if (fd < 0)
                 return log_error_errno(errno, "Cannot open %s/%s: %m", d, STATE_LOCK);
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
