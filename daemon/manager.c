@@ -898,9 +898,13 @@ static int manager_lock_state_dir(Manager *m, int dfd) {
         /* Read-only: a descriptor open for writing would keep /var from being
          * remounted read-only. flock() needs no more. */
         fd = openat(dfd, STATE_LOCK, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
-        if (fd < 0)
-                return log_error_errno(errno, "Cannot open %s/%s: %m", d, STATE_LOCK);
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        if (fd < 0 && errno != ELOOP) {
+                /* A read-only state dir, say: no other daemon writes there
+                 * either, and history is kept in memory meanwhile. */
+                log_warning_errno(errno, "Cannot open %s/%s to lock the state directory: %m", d, STATE_LOCK);
+                return 0;
+        }
+        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
                 log_error("%s/%s is not a regular file: refusing to use the state directory.", d, STATE_LOCK);
                 return -EBADFD;
         }
