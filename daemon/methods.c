@@ -685,7 +685,9 @@ static json_object *method_get_recommendations(Manager *m, const ControlPeer *pe
         if (r < 0)
                 return NULL;
         for (size_t i = 0; i < n; i++) {
-                json_object *j = recommendation_to_json(&v[i], peer_privileged(m, peer));
+                /* No peer: the daemon's own exports (the textfile, which
+                 * anyone may be able to read), told what anyone is. */
+                json_object *j = recommendation_to_json(&v[i], peer && peer_privileged(m, peer));
 
                 if (!j || json_object_array_add(list, j) < 0) {
                         json_object_put(j);
