@@ -885,21 +885,16 @@ static int manager_lock_state_dir(Manager *m, int dfd) {
                 log_warning("State directory %s was writable by group or others (mode %04o); made it %04o.", d,
                             (unsigned) (st.st_mode & 07777), (unsigned) fixed);
         }
-        /* Held open read-only: flock() needs no more, and a descriptor open
-         * for writing would keep the filesystem from being remounted
-         * read-only under a running daemon. */
-        fd = openat(dfd, STATE_LOCK, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-        if (fd < 0 && errno == ENOENT) {
-                int w = openat(dfd, STATE_LOCK, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
-
-                if (w < 0 && errno != EEXIST)
-                        return log_error_errno(errno, "Cannot create %s/%s: %m", d, STATE_LOCK);
-                safe_close(w);
-                fd = openat(dfd, STATE_LOCK, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        /* Read-only: a descriptor open for writing would keep /var from being
+         * remounted read-only. flock() needs no more. */
+        fd = openat(dfd, STATE_LOCK, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != ELOOP) {
+                /* A read-only state dir, say: no other daemon writes there
+                 * either, and history is kept in memory meanwhile. */
+                log_warning_errno(errno, "Cannot open %s/%s to lock the state directory: %m", d, STATE_LOCK);
+                return 0;
         }
-        if (fd < 0)
-                return log_error_errno(errno, "Cannot open %s/%s: %m", d, STATE_LOCK);
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
                 log_error("%s/%s is not a regular file: refusing to use the state directory.", d, STATE_LOCK);
                 return -EBADFD;
         }

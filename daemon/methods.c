@@ -602,7 +602,9 @@ static json_object *method_get_recommendations(Manager *m, const ControlPeer *pe
         if (r < 0)
                 return NULL;
         for (size_t i = 0; i < n; i++)
-                if (append_serialized(list, recommendation_to_json(&v[i], peer_privileged(m, peer))) < 0)
+                /* No peer: the daemon's own exports (the textfile, which
+                 * anyone may be able to read), told what anyone is. */
+                if (append_serialized(list, recommendation_to_json(&v[i], peer && peer_privileged(m, peer))) < 0)
                         return NULL;
         if (printbuf_memappend(list, "]", 1) < 0)
                 return NULL;

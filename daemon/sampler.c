@@ -33,7 +33,8 @@ typedef struct WalkLevel {
 } WalkLevel;
 
 struct Walk {
-        char path[PATH_MAX]; /* the directory being read, relative: "." is the top */
+        char *path; /* the directory being read, relative: "." is the top */
+        size_t alloc_path; /* grows with the depth, to PATH_MAX at most */
         WalkLevel *levels;
         size_t n_levels, alloc_levels;
         char *pending; /* names read, not yet entered: "name\0name\0", a stack */
@@ -85,6 +86,7 @@ static Reservoir *reservoir_free(Reservoir *r) {
 static Walk *walk_free(Walk *w) {
         if (!w)
                 return NULL;
+        free(w->path);
         free(w->levels);
         free(w->pending);
         entries_free(w->res, w->n_res);
@@ -308,7 +310,7 @@ static int push_pending(Walk *w, const char *name) {
         size_t l = strlen(name) + 1;
 
         if (w->n_pending + l > w->alloc_pending) {
-                size_t na = MAX(MIN(MAX(w->alloc_pending * 2, (size_t) 4096), (size_t) WALK_PENDING_MAX), w->n_pending + l);
+                size_t na = MAX(MIN(MAX(w->alloc_pending * 2, (size_t) 256), (size_t) WALK_PENDING_MAX), w->n_pending + l);
                 char *np = realloc(w->pending, na);
 
                 if (!np)
@@ -321,6 +323,20 @@ static int push_pending(Walk *w, const char *name) {
         return 0;
 }
 
+/* A walk of a small tree costs what the tree takes, not PATH_MAX. */
+static int path_room(Walk *w, size_t need) {
+        if (need > w->alloc_path) {
+                size_t na = MIN(MAX(need, w->alloc_path * 2), (size_t) PATH_MAX);
+                char *np = realloc(w->path, MAX(na, need));
+
+                if (!np)
+                        return -ENOMEM;
+                w->path = np;
+                w->alloc_path = MAX(na, need);
+        }
+        return 0;
+}
+
 /* Enters the top directory's last pending subdirectory. */
 static int walk_enter(Walk *w) {
         const WalkLevel *l = &w->levels[w->n_levels - 1];
@@ -328,6 +344,8 @@ static int walk_enter(Walk *w) {
 
         while (start > l->pend && w->pending[start - 1] != 0)
                 start--;
+        if (path_room(w, len + 1 + (w->n_pending - 1 - start) + 1) < 0)
+                return -ENOMEM;
         if (streq(w->path, "."))
                 len = 0;
         else
@@ -455,8 +473,11 @@ static int walk_start(Sampler *s, int rootfd) {
         w->began_ns = now_coarse_ns();
         /* The top directory is an inode like any other: "." joined to "."
          * is ".". */
-        strcpy(w->path, ".");
-        r = reservoir_offer(s, w, ".", ".", stx.stx_ino, 0);
+        r = path_room(w, 64);
+        if (r >= 0) {
+                strcpy(w->path, ".");
+                r = reservoir_offer(s, w, ".", ".", stx.stx_ino, 0);
+        }
         if (r >= 0)
                 r = push_level(w, 1);
         if (r < 0)
