@@ -30,19 +30,19 @@ CONF
 start() { "$ATIMED" --config "$T/atimed.conf" --socket "$T/sock" 2>>"$T/atimed.log" & DAEMON_PID=$!; DAEMON_PIDS="$DAEMON_PIDS $DAEMON_PID"; wait_until 10 ctl status || bail "no start"; }
 hist() { ctl --json history "$1" --since "${2:-10min}" ${3:+--resolution $3}; }
 # point T: "samples per_min atime probe" of the 1 s point at T
-point() { hist $M/strict 10min | jq -r --argjson t "$1" '.points[] | select(.t == $t) | "\(.samples) \(.atime_inodes_per_min) \(.atime) \(.probe)"'; }
+point() { hist $M/strict 10min | jq -r --argjson t "$1" '.points[] | select(.t == $t) | "\(.samples) \(.atime_updates_per_min) \(.atime) \(.probe)"'; }
 
 start
-check "history accrues" wait_until 20 sh -c "[ \$($ATIMECTL --socket $T/sock --json history $M/strict --since 10min | jq '[.points[] | select(.atime_inodes_per_min != null)] | length') -ge 3 ]"
+check "history accrues" wait_until 20 sh -c "[ \$($ATIMECTL --socket $T/sock --json history $M/strict --since 10min | jq '[.points[] | select(.atime_updates_per_min != null)] | length') -ge 3 ]"
 for i in $(seq 0 29); do cat $M/strict/d0/f$i >/dev/null; done
-check "the reads show in history" wait_until 10 sh -c "$ATIMECTL --socket $T/sock --json history $M/strict --since 10min | jq -e '[.points[] | .atime_inodes_per_min // 0] | max > 1746' >/dev/null"
+check "the reads show in history" wait_until 10 sh -c "$ATIMECTL --socket $T/sock --json history $M/strict --since 10min | jq -e '[.points[] | .atime_updates_per_min // 0] | max > 1746' >/dev/null"
 h=$(hist $M/strict)
 like "the key names the filesystem UUID and mount point" "$(echo "$h" | jq -r .key)" \
         "^uuid=$(blkid -o value -s UUID $(findmnt -n -o SOURCE $M/strict)) target=$M/strict\$"
 is "points are at the finest resolution for 10 min" "$(echo "$h" | jq .resolution_s)" "1"
 is "each point is one sample" "$(echo "$h" | jq '[.points[] | select(.samples > 1)] | length')" "0"
 is "and carries the policy and the probe's verdict" "$(echo "$h" | jq -r '.points[-1] | "\(.atime) \(.probe)"')" "strictatime strictatime"
-busiest=$(echo "$h" | jq '[.points[] | select(.atime_inodes_per_min != null)] | max_by(.atime_inodes_per_min) | .t')
+busiest=$(echo "$h" | jq '[.points[] | select(.atime_updates_per_min != null)] | max_by(.atime_updates_per_min) | .t')
 before=$(point $busiest)
 diag "busiest point $busiest: $before"
 like "the busiest second has one sample, strictatime, probe verified" "$before" "^1 [0-9.]+ strictatime strictatime$"
@@ -50,7 +50,7 @@ check "and the 30 reads: 1800/min (per measured interval, so within 3%)" \
         awk -v v="$(echo "$before" | cut -d' ' -f2)" 'BEGIN { exit !(v > 1746 && v < 1854) }'
 ten=$(hist $M/strict 10min 10s)
 is "10 s points exist too" "$(echo "$ten" | jq .resolution_s)" "10"
-check "and average the 1 s ones" sh -c "echo '$ten' | jq -e --argjson t $((busiest - busiest % 10)) '.points[] | select(.t == \$t) | .samples >= 1 and .atime_inodes_per_min > 1746 / 10'"
+check "and average the 1 s ones" sh -c "echo '$ten' | jq -e --argjson t $((busiest - busiest % 10)) '.points[] | select(.t == \$t) | .samples >= 1 and .atime_updates_per_min > 1746 / 10'"
 
 # --- SIGTERM and start again: earlier points served, the down time a gap.
 stop_daemon
@@ -67,18 +67,18 @@ like "atimectl history says so" "$(ctl history $M/strict --since 10min)" "gaps? 
 
 # --- kill -9: everything up to the last flush survives.
 sleep 3
-snap=$(hist $M/strict | jq -c "[.points[] | select(.t < $(($(date +%s) - 2)) and .samples > 0) | [.t, .atime_inodes_per_min]]")
+snap=$(hist $M/strict | jq -c "[.points[] | select(.t < $(($(date +%s) - 2)) and .samples > 0) | [.t, .atime_updates_per_min]]")
 kill -KILL $DAEMON_PID
 wait $DAEMON_PID 2>/dev/null
 start
-after=$(hist $M/strict | jq -c "[.points[] | select(.t <= $(echo "$snap" | jq '.[-1][0]') and .samples > 0) | [.t, .atime_inodes_per_min]]")
+after=$(hist $M/strict | jq -c "[.points[] | select(.t <= $(echo "$snap" | jq '.[-1][0]') and .samples > 0) | [.t, .atime_updates_per_min]]")
 is "after kill -9, every point up to the last flush is there" "$after" "$snap"
 like "the journal was replayed" "$(cat $T/atimed.log)" "History of [0-9]+ mounts loaded \\([1-9][0-9]* journal samples replayed\\)"
 
 # --- A remount (new mount id, maybe a new loop device): the same history.
 umount $M/strict
 mount -o loop,strictatime $T/a.img $M/strict
-check "after a remount the earlier points are still there" wait_until 10 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json history $M/strict --since 10min | jq -r --argjson t $busiest '.points[] | select(.t == \$t) | .atime_inodes_per_min')\" = $(echo "$before" | cut -d' ' -f2) ]"
+check "after a remount the earlier points are still there" wait_until 10 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json history $M/strict --since 10min | jq -r --argjson t $busiest '.points[] | select(.t == \$t) | .atime_updates_per_min')\" = $(echo "$before" | cut -d' ' -f2) ]"
 
 # --- The policy changes: marked in history and in the chart.
 mount -o remount,noatime $M/strict
