@@ -305,54 +305,33 @@ static int verify_with_libmount(const char *old, size_t old_len, const char *new
 }
 
 int cmd_fstab(int argc, char **argv) {
-        enum { ARG_FILE = 0x100, ARG_SET, ARG_WRITE };
-        static const struct option options[] = {
-                { "file", required_argument, NULL, ARG_FILE },
-                { "set", required_argument, NULL, ARG_SET },
-                { "write", no_argument, NULL, ARG_WRITE },
-                {},
-        };
         _cleanup_free_ struct fstab_request *reqs = NULL;
         _cleanup_strv_free_ char **targets = NULL, **specs = NULL;
         _cleanup_json_ json_object *reply = NULL;
         _cleanup_free_ char *text = NULL, *diff = NULL, *new_issues = NULL, *backup = NULL;
         _cleanup_free_ struct policy_spec *ps = NULL;
         struct fstab_result res = {};
-        const char *path = FSTAB_DEFAULT;
-        bool write = false;
+        const char *path = arg_file ? arg_file : FSTAB_DEFAULT;
+        bool write = arg_write;
         size_t len = 0, n = 0;
-        int opt, r;
+        int r;
 
-        optind = 0;
-        while ((opt = getopt_long(argc, argv, "", options, NULL)) >= 0)
-                switch (opt) {
-                case ARG_FILE:
-                        path = optarg;
-                        break;
-                case ARG_SET: {
-                        char *eq = strchr(optarg, '='), t[PATH_MAX];
-                        struct policy_spec p;
+        STRV_FOREACH(set, arg_set) {
+                _cleanup_free_ char *copy = strdup(*set);
+                char *eq = copy ? strchr(copy, '=') : NULL, t[PATH_MAX];
+                struct policy_spec p;
 
-                        if (!eq || optarg[0] != '/' || parse_policy(eq + 1, &p) < 0) {
-                                fprintf(stderr, "atimectl: --set %s: expected MOUNT=POLICY, such as /srv=noatime or "
-                                                "/var=relatime,lazytime\n", optarg);
-                                return EXIT_USAGE;
-                        }
-                        *eq = 0;
-                        normalize_path(optarg, t, sizeof t);
-                        if (strv_extend(&targets, t) < 0 || strv_extend(&specs, eq + 1) < 0)
-                                return fail("out of memory");
-                        break;
-                }
-                case ARG_WRITE:
-                        write = true;
-                        break;
-                default:
+                if (!copy)
+                        return fail("out of memory");
+                if (!eq || copy[0] != '/' || parse_policy(eq + 1, &p) < 0) {
+                        fprintf(stderr, "atimectl: --set %s: expected MOUNT=POLICY, such as /srv=noatime or "
+                                        "/var=relatime,lazytime\n", *set);
                         return EXIT_USAGE;
                 }
-        if (optind != argc) {
-                fprintf(stderr, "atimectl: fstab takes no arguments but options. Try 'atimectl --help'.\n");
-                return EXIT_USAGE;
+                *eq = 0;
+                normalize_path(copy, t, sizeof t);
+                if (strv_extend(&targets, t) < 0 || strv_extend(&specs, eq + 1) < 0)
+                        return fail("out of memory");
         }
         if (write && geteuid() != 0)
                 return fail("writing %s needs root.", path);

@@ -73,7 +73,13 @@ static int eighths(double v, double max) {
         return MAX(MIN(e, 8), 1);
 }
 
-void chart_sparkline(const struct series *s, size_t width, bool unicode, char *buf, size_t len) {
+double chart_sparkline_peak(const struct series *s, size_t width) {
+        _cleanup_free_ double *col = calloc(MAX(width, 1u), sizeof *col);
+
+        return col ? column_max(col, chart_columns(s, width, col)) : 0;
+}
+
+void chart_sparkline(const struct series *s, size_t width, double scale, bool unicode, char *buf, size_t len) {
         double *col = calloc(MAX(width, 1u), sizeof *col);
         size_t n, used = 0;
         double max;
@@ -82,7 +88,7 @@ void chart_sparkline(const struct series *s, size_t width, bool unicode, char *b
         if (!col)
                 return;
         n = chart_columns(s, width, col);
-        max = column_max(col, n);
+        max = scale > 0 ? scale : column_max(col, n);
         for (size_t c = 0; c < n; c++) {
                 /* A gap is a dot on the baseline; zero a flat line. */
                 const char *cell;

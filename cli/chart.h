@@ -21,8 +21,11 @@ bool chart_unicode(void);
  * with none is a gap). Returns the column count; NaN marks gaps. */
 size_t chart_columns(const struct series *s, size_t width, double *out);
 
-/* One line, 'width' cells at most, scaled to the series' own maximum. */
-void chart_sparkline(const struct series *s, size_t width, bool unicode, char *buf, size_t len);
+/* One line, 'width' cells at most: a full block is 'scale' (0: the series'
+ * own maximum), so that rows drawn with one scale compare. */
+void chart_sparkline(const struct series *s, size_t width, double scale, bool unicode, char *buf, size_t len);
+/* The highest cell chart_sparkline() would draw for s: a common scale. */
+double chart_sparkline_peak(const struct series *s, size_t width);
 
 /* A bar chart 'height' rows high, with the maximum and 0 labelled on the
  * left, time labels under it ('t0' to 't1'), and a row of markers under the

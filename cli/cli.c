@@ -16,6 +16,15 @@
 const char *arg_socket = NULL;
 bool arg_json = false;
 bool arg_legend = true;
+bool arg_full = false;
+bool arg_force = false;
+bool arg_write = false;
+bool arg_check = false;
+const char *arg_output = NULL;
+const char *arg_file = NULL;
+char **arg_set = NULL;
+uint64_t arg_since_usec = 6 * 3600 * USEC_PER_SEC;
+uint64_t arg_resolution_usec = 0;
 
 int fail(const char *fmt, ...) {
         va_list ap;

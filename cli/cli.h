@@ -5,6 +5,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "macro.h"
 
@@ -13,11 +14,23 @@ enum {
         EXIT_OK = 0,
         EXIT_FAIL = 1,  /* daemon unreachable, error reply, I/O error, refused change */
         EXIT_USAGE = 2, /* bad command line */
+        EXIT_CHANGE = 3, /* fstab --check: the file would change */
 };
 
+/* The command line, parsed once for every command (options may come
+ * anywhere on the line, as with systemctl). */
 extern const char *arg_socket;
 extern bool arg_json;
 extern bool arg_legend;
+extern bool arg_full;
+extern bool arg_force;
+extern bool arg_write;
+extern bool arg_check;
+extern const char *arg_output;
+extern const char *arg_file;
+extern char **arg_set;            /* "MOUNT=POLICY", strv */
+extern uint64_t arg_since_usec;
+extern uint64_t arg_resolution_usec; /* 0: the daemon's choice */
 
 /* Prints "atimectl: ..." on stderr; returns EXIT_FAIL. */
 int fail(const char *fmt, ...) _printf_(1, 2);
