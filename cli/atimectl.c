@@ -290,6 +290,27 @@ static int cmd_status(int argc, char **argv) {
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 
+/* The resolutions the daemon keeps for target, named in the error. */
+static int fail_resolution(const char *target, uint64_t res_usec) {
+        _cleanup_json_ json_object *params = json_object_new_object(), *reply = NULL;
+        char want[FORMAT_DURATION_MAX], d[FORMAT_DURATION_MAX];
+        json_object *rs;
+
+        format_duration(want, sizeof want, res_usec);
+        if (params)
+                json_object_object_add(params, F_TARGET, json_object_new_string(target));
+        if (!params || call(METHOD_GET_HISTORY, TAKE_PTR(params), &reply) != EXIT_OK ||
+            !json_object_object_get_ex(reply, F_RESOLUTIONS_S, &rs))
+                return fail("--resolution %s: atimed keeps no such resolution.", want);
+        fprintf(stderr, "atimectl: --resolution %s: atimed keeps", want);
+        for (size_t i = 0; i < json_object_array_length(rs); i++)
+                fprintf(stderr, "%s%s", i == 0 ? " " : i + 1 == json_object_array_length(rs) ? " and " : ", ",
+                        format_duration(d, sizeof d,
+                                        (uint64_t) json_object_get_int64(json_object_array_get_idx(rs, i)) * USEC_PER_SEC));
+        fprintf(stderr, " (the rings in atimed.conf, [store] rings).\n");
+        return EXIT_FAIL;
+}
+
 static int cmd_history(int argc, char **argv) {
         _cleanup_json_ json_object *params = json_object_new_object(), *reply = NULL;
         uint64_t since_usec = arg_since_usec, res_usec = arg_resolution_usec;
@@ -301,6 +322,7 @@ static int cmd_history(int argc, char **argv) {
         int64_t res, from, until;
         double sum = 0, peak = 0, last = -1, dsum = 0;
         size_t n, have = 0, dhave = 0, gaps = 0;
+        _cleanup_free_ char *error = NULL;
         int r;
 
         if (!params)
@@ -311,9 +333,12 @@ static int cmd_history(int argc, char **argv) {
                                json_object_new_int64((int64_t) time(NULL) - (int64_t) (since_usec / USEC_PER_SEC)));
         if (res_usec)
                 json_object_object_add(params, P_RESOLUTION, json_object_new_int64((int64_t) (res_usec / USEC_PER_SEC)));
-        r = call(METHOD_GET_HISTORY, TAKE_PTR(params), &reply);
+        r = call_error(METHOD_GET_HISTORY, TAKE_PTR(params), &reply, &error);
+        if (r != EXIT_OK && streq_ptr(error, ERROR_INVALID_PARAMETER) &&
+            streq_ptr(get_str(reply, P_PARAMETER), P_RESOLUTION))
+                return fail_resolution(target, res_usec);
         if (r != EXIT_OK)
-                return r;
+                return error ? fail_remote(error, reply) : r;
         if (arg_json)
                 return print_json(reply);
 

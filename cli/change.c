@@ -33,6 +33,10 @@ struct policy_spec {
         int lazytime;      /* 1, 0, or -1: leave alone */
 };
 
+#define POLICY_HELP                                                                                  \
+        "A POLICY is noatime, relatime or strictatime, optionally with lazytime or nolazytime (such as " \
+        "relatime,lazytime), or lazytime or nolazytime alone."
+
 static int parse_policy(const char *s, struct policy_spec *ret) {
         _cleanup_strv_free_ char **l = NULL;
         struct policy_spec p = { .lazytime = -1 };
@@ -304,6 +308,53 @@ static int verify_with_libmount(const char *old, size_t old_len, const char *new
         return counts[0] == counts[1] ? 0 : -EBADMSG;
 }
 
+/* Whether something is mounted on target (the mount table, not stat():
+ * a hung mount must not hang atimectl). */
+static bool is_mounted(const char *target) {
+        struct libmnt_table *tb = mnt_new_table();
+        bool found = false;
+
+        if (tb && mnt_table_parse_file(tb, "/proc/self/mountinfo") == 0)
+                found = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD) != NULL;
+        mnt_unref_table(tb);
+        return found;
+}
+
+static int print_fstab_json(const char *path, const struct fstab_result *res, const char *diff, bool written,
+                            const char *backup) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        json_object *changes = json_object_new_array(), *nf = json_object_new_array(), *notes = json_object_new_array();
+
+        if (!o || !changes || !nf || !notes) {
+                json_object_put(changes);
+                json_object_put(nf);
+                json_object_put(notes);
+                return fail("out of memory");
+        }
+        json_object_object_add(o, "file", json_object_new_string(path));
+        json_object_object_add(o, "changed", json_object_new_boolean(res->n_changes > 0));
+        json_object_object_add(o, "written", json_object_new_boolean(written));
+        json_object_object_add(o, "backup", backup ? json_object_new_string(backup) : NULL);
+        for (size_t i = 0; i < res->n_changes; i++) {
+                json_object *c = json_object_new_object();
+
+                json_object_object_add(c, F_TARGET, json_object_new_string(res->changes[i].target));
+                json_object_object_add(c, "line", json_object_new_int((int) res->changes[i].line));
+                json_object_object_add(c, "old_options", json_object_new_string(res->changes[i].old_options));
+                json_object_object_add(c, "new_options", json_object_new_string(res->changes[i].new_options));
+                json_object_array_add(changes, c);
+        }
+        json_object_object_add(o, "changes", changes);
+        STRV_FOREACH(t, res->not_found)
+                json_object_array_add(nf, json_object_new_string(*t));
+        json_object_object_add(o, "not_found", nf);
+        STRV_FOREACH(t, res->skipped)
+                json_object_array_add(notes, json_object_new_string(*t));
+        json_object_object_add(o, "notes", notes);
+        json_object_object_add(o, "diff", json_object_new_string(diff));
+        return print_json(o);
+}
+
 int cmd_fstab(int argc, char **argv) {
         _cleanup_free_ struct fstab_request *reqs = NULL;
         _cleanup_strv_free_ char **targets = NULL, **specs = NULL;
@@ -312,9 +363,15 @@ int cmd_fstab(int argc, char **argv) {
         _cleanup_free_ struct policy_spec *ps = NULL;
         struct fstab_result res = {};
         const char *path = arg_file ? arg_file : FSTAB_DEFAULT;
+        char real[PATH_MAX];
         bool write = arg_write;
-        size_t len = 0, n = 0;
+        size_t len = 0, n = 0, missing = 0;
         int r;
+
+        if (arg_check && arg_write) {
+                fprintf(stderr, "atimectl: fstab: --check and --write exclude each other.\n");
+                return EXIT_USAGE;
+        }
 
         STRV_FOREACH(set, arg_set) {
                 _cleanup_free_ char *copy = strdup(*set);
@@ -323,9 +380,13 @@ int cmd_fstab(int argc, char **argv) {
 
                 if (!copy)
                         return fail("out of memory");
-                if (!eq || copy[0] != '/' || parse_policy(eq + 1, &p) < 0) {
-                        fprintf(stderr, "atimectl: --set %s: expected MOUNT=POLICY, such as /srv=noatime or "
-                                        "/var=relatime,lazytime\n", *set);
+                if (!eq || copy[0] != '/') {
+                        fprintf(stderr, "atimectl: --set %s: expected MOUNT=POLICY with an absolute MOUNT, such as "
+                                        "/srv=noatime or /var=relatime,lazytime.\n", *set);
+                        return EXIT_USAGE;
+                }
+                if (parse_policy(eq + 1, &p) < 0) {
+                        fprintf(stderr, "atimectl: --set %s: '%s' is not a policy. %s\n", *set, eq + 1, POLICY_HELP);
                         return EXIT_USAGE;
                 }
                 *eq = 0;
@@ -368,6 +429,12 @@ int cmd_fstab(int argc, char **argv) {
                                                    .named = !reply };
         }
 
+        /* A symlinked fstab: read and replace the file it points to. */
+        if (realpath(path, real) && !streq(real, path)) {
+                if (!arg_json)
+                        printf("%s is a symbolic link to %s; working on that.\n", path, real);
+                path = real;
+        }
         r = read_full_file(path, FSTAB_MAX, &text, &len);
         if (r < 0)
                 return fail("cannot read %s: %s", path, strerror(-r));
@@ -382,30 +449,49 @@ int cmd_fstab(int argc, char **argv) {
 
                 if (!strv_contains(res.not_found, targets[i]))
                         continue;
+                if (!reply && !is_mounted(targets[i])) {
+                        fprintf(stderr, "atimectl: %s is neither in %s nor mounted: nothing to change there.\n",
+                                targets[i], path);
+                        missing++;
+                        continue;
+                }
                 mount_unit_name(targets[i], unit, sizeof unit);
                 fprintf(stderr,
                         "%s is not in %s. Now: atimectl remount %s %s (or mount -o remount,%s %s). To make it last: "
                         "add %s to Options= of its mount unit (systemctl edit %s), or give it a line in %s.\n",
                         targets[i], path, targets[i], specs[i], specs[i], targets[i], specs[i], unit, path);
+                missing += !reply;
         }
-
         r = fstab_diff(text, len, res.text, res.len, path, write ? path : "(with atimectl's changes)", &diff);
         if (r < 0) {
                 fstab_result_done(&res);
                 return fail("out of memory");
         }
-        if (res.n_changes == 0) {
-                printf("Nothing to change in %s.\n", path);
+        if (res.n_changes == 0 || arg_check || !write || missing) {
+                if (arg_json)
+                        r = print_fstab_json(path, &res, diff, false, NULL);
+                else if (res.n_changes == 0)
+                        printf("Nothing to change in %s.\n", path);
+                else {
+                        fputs(diff, stdout);
+                        if (!arg_check && !missing)
+                                printf("\nTo write this: atimectl fstab%s%s --write%s\n",
+                                       streq(path, FSTAB_DEFAULT) ? "" : " --file ", streq(path, FSTAB_DEFAULT) ? "" : path,
+                                       reply ? "" : " (with the same --set options)");
+                }
+                if (missing && write && res.n_changes > 0)
+                        fprintf(stderr, "atimectl: not every --set could be done; nothing written.\n");
+                if (fflush(stdout) != 0)
+                        r = EXIT_FAIL;
+                if (r == EXIT_OK && missing)
+                        r = EXIT_FAIL;
+                if (r == EXIT_OK && arg_check && res.n_changes > 0)
+                        r = EXIT_CHANGE;
                 fstab_result_done(&res);
-                return EXIT_OK;
+                return r;
         }
-        fputs(diff, stdout);
-        if (!write) {
-                printf("\nTo write this: atimectl fstab%s%s --write%s\n", streq(path, FSTAB_DEFAULT) ? "" : " --file ",
-                       streq(path, FSTAB_DEFAULT) ? "" : path, reply ? "" : " (with the same --set options)");
-                fstab_result_done(&res);
-                return EXIT_OK;
-        }
+        if (!arg_json)
+                fputs(diff, stdout);
 
         /* Checks before anything is written. */
         if (verify_with_libmount(text, len, res.text, res.len) < 0) {
@@ -425,15 +511,26 @@ int cmd_fstab(int argc, char **argv) {
                             "written.", path);
         }
         r = fstab_write(path, text, len, res.text, res.len, NULL, &backup);
-        fstab_result_done(&res);
-        if (r == -ESTALE)
+        if (r == -ESTALE) {
+                fstab_result_done(&res);
                 return fail("%s changed while atimectl was working on it; nothing written. Run it again.", path);
-        if (r < 0)
+        }
+        if (r < 0) {
+                fstab_result_done(&res);
                 return fail("cannot write %s: %s", path, strerror(-r));
-        printf("\nWrote %s; the old one is %s. It applies at the next mount; to apply it now: atimectl remount "
-               "MOUNT.\n",
-               path, backup);
-        return EXIT_OK;
+        }
+        if (arg_json)
+                r = print_fstab_json(path, &res, diff, true, backup);
+        else {
+                printf("\nWrote %s; the old one is %s. It applies at the next mount; to apply it now: atimectl "
+                       "remount MOUNT.\n",
+                       path, backup);
+                /* systemd makes mount units of fstab at boot and on daemon-reload. */
+                if (access("/run/systemd/system", F_OK) == 0)
+                        printf("systemd reads fstab into mount units: run systemctl daemon-reload.\n");
+        }
+        fstab_result_done(&res);
+        return r;
 }
 
 /* ---------------------------------------------------------------- remount */
@@ -521,18 +618,46 @@ static int set_lazytime(const char *target, bool on) {
         return 0;
 }
 
+static json_object *options_json(const char *vfs, const char *fs) {
+        json_object *o = json_object_new_object();
+
+        if (o) {
+                json_object_object_add(o, "vfs_options", json_object_new_string(vfs));
+                json_object_object_add(o, "fs_options", json_object_new_string(fs));
+        }
+        return o;
+}
+
+/* {"target", "changed", "before", "after"} or {"target", "changed": false, "reason"}. */
+static int print_remount_json(const char *target, bool changed, const char *vfs, const char *fs, const char *vfs_after,
+                              const char *fs_after, const char *reason) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+
+        if (!o)
+                return fail("out of memory");
+        json_object_object_add(o, F_TARGET, json_object_new_string(target));
+        json_object_object_add(o, "changed", json_object_new_boolean(changed));
+        if (vfs)
+                json_object_object_add(o, "before", options_json(vfs, fs));
+        if (vfs_after)
+                json_object_object_add(o, "after", options_json(vfs_after, fs_after));
+        if (reason)
+                json_object_object_add(o, F_REASON, json_object_new_string(reason));
+        return print_json(o);
+}
+
 int cmd_remount(int argc, char **argv) {
         _cleanup_free_ char *vfs = NULL, *fsopts = NULL, *vfs_after = NULL, *fs_after = NULL;
         _cleanup_json_ json_object *reply = NULL;
         struct policy_spec p;
         char target[PATH_MAX], spec[64];
+        bool changed;
         int r;
 
         normalize_path(argv[1], target, sizeof target);
         if (argc > 2) {
                 if (parse_policy(argv[2], &p) < 0) {
-                        fprintf(stderr, "atimectl: remount: expected a POLICY such as noatime, relatime,lazytime or "
-                                        "strictatime, not '%s'\n", argv[2]);
+                        fprintf(stderr, "atimectl: remount: '%s' is not a policy. %s\n", argv[2], POLICY_HELP);
                         return EXIT_USAGE;
                 }
         } else {
@@ -544,8 +669,11 @@ int cmd_remount(int argc, char **argv) {
                 rec = json_object_array_get_idx(json_object_object_get(reply, F_RECOMMENDATIONS), 0);
                 if (!spec_of(rec, &p)) {
                         json_object *reasons = json_object_object_get(rec, F_REASONS);
-                        printf("Nothing to change on %s: %s\n", target,
-                               json_object_get_string(json_object_array_get_idx(reasons, 0)));
+                        const char *why = json_object_get_string(json_object_array_get_idx(reasons, 0));
+
+                        if (arg_json)
+                                return print_remount_json(target, false, NULL, NULL, NULL, NULL, why);
+                        printf("Nothing to change on %s: %s\n", target, why);
                         return EXIT_OK;
                 }
         }
@@ -557,7 +685,8 @@ int cmd_remount(int argc, char **argv) {
         if (r < 0)
                 return fail("cannot read the mount table: %s", strerror(-r));
         format_spec(&p, spec, sizeof spec);
-        printf("%s before: %s (superblock: %s)\n", target, vfs, fsopts);
+        if (!arg_json)
+                printf("%s before: %s (superblock: %s)\n", target, vfs, fsopts);
 
         if (p.atime && (r = set_atime(target, p.atime, vfs)) < 0)
                 return fail("cannot set %s on %s: %s", p.atime, target, strerror(-r));
@@ -568,8 +697,14 @@ int cmd_remount(int argc, char **argv) {
         r = current_options(target, &vfs_after, &fs_after);
         if (r < 0)
                 return fail("cannot read the mount table: %s", strerror(-r));
+        changed = !streq(vfs, vfs_after) || !streq(fsopts, fs_after);
+        if (arg_json)
+                return print_remount_json(target, changed, vfs, fsopts, vfs_after, fs_after, NULL);
         printf("%s after:  %s (superblock: %s)\n", target, vfs_after, fs_after);
-        printf("This lasts until %s is mounted again. To keep it: atimectl fstab --set %s=%s --write\n", target, target,
-               spec);
+        if (!changed)
+                printf("%s already had %s: nothing changed.\n", target, spec);
+        else
+                printf("This lasts until %s is mounted again. To keep it: atimectl fstab --set %s=%s --write\n", target,
+                       target, spec);
         return EXIT_OK;
 }

@@ -38,7 +38,7 @@ int fail(const char *fmt, ...) {
 }
 
 /* One line for an error reply: its name, then its parameters. */
-static int fail_remote(const char *error, json_object *params) {
+int fail_remote(const char *error, json_object *params) {
         json_object *v;
 
         if (streq_ptr(error, ERROR_NO_SUCH_MOUNT) && json_object_object_get_ex(params, F_TARGET, &v))
@@ -77,8 +77,12 @@ static const char *socket_path(void) {
         return e && *e ? e : ATIMED_SOCKET_DEFAULT;
 }
 
-/* Calls 'method'; on failure prints one line and returns EXIT_FAIL. */
 int call(const char *method, json_object *params, json_object **ret) {
+        return call_error(method, params, ret, NULL);
+}
+
+/* Calls 'method'; on failure prints one line and returns EXIT_FAIL. */
+int call_error(const char *method, json_object *params, json_object **ret, char **ret_error) {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *error = NULL;
         _cleanup_json_ json_object *reply = NULL;
@@ -100,6 +104,11 @@ int call(const char *method, json_object *params, json_object **ret) {
         }
 
         r = varlink_call(fd, method, params, CALL_TIMEOUT_USEC, MAX_REPLY, &reply, &error);
+        if (r == -EBADR && ret_error) {
+                *ret_error = TAKE_PTR(error);
+                *ret = TAKE_PTR(reply);
+                return EXIT_FAIL;
+        }
         if (r == -EBADR)
                 return fail_remote(error, reply);
         if (r == -ETIMEDOUT)

@@ -37,6 +37,11 @@ int fail(const char *fmt, ...) _printf_(1, 2);
 /* Calls 'method' (consuming params); on failure prints one line and returns
  * EXIT_FAIL, else EXIT_OK with the reply's parameters in *ret. */
 int call(const char *method, json_object *params, json_object **ret);
+/* The same, but an error reply is not printed: its name in *ret_error, its
+ * parameters in *ret, and EXIT_FAIL. */
+int call_error(const char *method, json_object *params, json_object **ret, char **ret_error);
+/* Prints an error reply as call() does; returns EXIT_FAIL. */
+int fail_remote(const char *error, json_object *params);
 int print_json(json_object *o);
 
 const char *get_str(json_object *o, const char *key);

@@ -123,6 +123,7 @@
 /* GetHistory */
 #define F_KEY "key"
 #define F_RESOLUTION_S "resolution_s"
+#define F_RESOLUTIONS_S "resolutions_s"
 #define F_SINCE "since"
 #define F_UNTIL "until"
 #define F_TRUNCATED "truncated"

@@ -560,6 +560,16 @@ static json_object *method_get_history(Manager *m, const ControlPeer *peer, json
             add(p, F_UNTIL, json_object_new_int64(to + res)) < 0 ||
             add(p, F_TRUNCATED, json_object_new_boolean(truncated)) < 0 || add(p, F_POINTS, TAKE_PTR(points)) < 0)
                 return NULL;
+        {
+                /* The resolutions kept, for a client to name the valid ones. */
+                json_object *rs = json_object_new_array();
+
+                if (add(p, F_RESOLUTIONS_S, rs) < 0)
+                        return NULL;
+                for (unsigned i = 0; i < h->n_rings; i++)
+                        if (json_object_array_add(rs, json_object_new_int64(h->rings[i].spec.resolution)) < 0)
+                                return NULL;
+        }
         return varlink_reply_new(TAKE_PTR(p));
 }
 

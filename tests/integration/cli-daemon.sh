@@ -14,7 +14,7 @@ mount -t tmpfs -o noatime,size=8m tmpfs "$LONG" || bail mount
 others=$(findmnt -rno TARGET | grep -v -e "^$T" -e '^/$' | sed -E 's|^(/[^/]+)/.*|\1|' | grep -vx /tmp | sort -u | tr '\n' ' ')
 cat >"$T/atimed.conf" <<CONF
 [mounts]
-exclude_paths = [/] [/]${T#/} $others
+exclude_paths = [/] [/]${T#/} [/]run $others
 [sampler]
 interval = 1s
 [store]
@@ -67,5 +67,66 @@ is "completion: --set MOUNT=" "$(comp atimectl fstab --set $M/b)" "$M/beta= "
 is "completion: --set MOUNT=POLICY (bash splits at =)" "$(comp atimectl fstab --set $M/beta = re)" "relatime relatime,lazytime "
 is "completion: -o columns, comma lists" "$(comp atimectl status -o TARGET,FS)" "TARGET,FSTYPE "
 is "completion: --socket given on the line" "$(PATH=$top_builddir:$PATH bash -c '. "$1"; COMP_WORDS=(atimectl -s "$2" status ""); COMP_CWORD=4; _atimectl; echo ${#COMPREPLY[@]}' x "$top_srcdir/completion/atimectl" $T/sock)" "3"
+
+# --- 2. errors name what is valid; exit statuses
+ctl history $M/alpha --resolution 5min >/dev/null 2>$T/err
+is "a resolution not kept: exit 1" "$?" "1"
+is "and the kept ones are named" "$(cat $T/err)" \
+        "atimectl: --resolution 5min: atimed keeps 1s and 10s (the rings in atimed.conf, [store] rings)."
+ctl history $M/alpha --since soon >/dev/null 2>$T/err
+is "a bad duration: exit 2" "$?" "2"
+like "with examples of durations" "$(cat $T/err)" "--since soon: expected a duration .* such as 30min, 6h"
+ctl fstab --file /dev/null --set /=bogus >/dev/null 2>$T/err
+is "fstab --set /=bogus: exit 2" "$?" "2"
+like "and the policies are named" "$(cat $T/err)" "'bogus' is not a policy. A POLICY is noatime, relatime or strictatime"
+ctl remount $M/alpha sometimes >/dev/null 2>$T/err
+like "remount names the policies too" "$(cat $T/err)" "'sometimes' is not a policy. A POLICY is noatime"
+ctl status -o TARGET,BOGUS >/dev/null 2>$T/err
+is "-o with an unknown column: exit 2" "$?" "2"
+like "and the columns are named" "$(cat $T/err)" "unknown column 'BOGUS'; the columns are: TARGET,FSTYPE,DEVICE,ATIME,PROBE"
+is "metrics --json: refused (exit 2)" "$(ctl metrics --json >/dev/null 2>$T/err; echo $?)" "2"
+like "saying it is Prometheus text" "$(cat $T/err)" "metrics prints the Prometheus text format, not JSON"
+like "call prints a string reply as text" "$(ctl call org.varlink.service.GetInterfaceDescription '{"interface":"io.atimed"}')" \
+        "^interface io.atimed\$"
+
+# fstab: a 3-field line, a symlinked file, --check, --json, a mount that is nowhere
+printf 'tmpfs\t%s\ttmpfs\n# comment\ntmpfs %s tmpfs relatime 0 0\n' $M/alpha $M/beta >$T/fstab.real
+ln -s fstab.real $T/fstab
+cp $T/fstab.real $T/fstab.orig
+out=$(ctl fstab --file $T/fstab --set $M/alpha=noatime 2>$T/err)
+like "a 3-field line is edited: the options field added" "$out" "^\+tmpfs	$M/alpha	tmpfs	noatime\$"
+is "and not called malformed" "$(grep -c malformed $T/err)" "0"
+like "the symlink is followed, and said so" "$out" "^$T/fstab is a symbolic link to $T/fstab.real; working on that"
+ctl fstab --file $T/fstab --set $M/alpha=noatime --check >/dev/null 2>&1
+is "--check when fstab would change: exit 3" "$?" "3"
+is "--check writes nothing" "$(cmp $T/fstab.real $T/fstab.orig && echo same)" "same"
+ctl fstab --file $T/fstab --set $M/beta=relatime --check >/dev/null 2>&1
+is "--check when fstab already matches: exit 0" "$?" "0"
+is "--check --write: a usage error" "$(ctl fstab --file $T/fstab --check --write >/dev/null 2>&1; echo $?)" "2"
+out=$(ctl fstab --file $T/fstab --set $M/alpha=noatime --write --json)
+is "--write --json: exit 0" "$?" "0"
+is "--write --json: changed and written" "$(echo "$out" | jq -c '[.changed, .written, .changes[0].target, .changes[0].new_options]')" \
+        "[true,true,\"$M/alpha\",\"noatime\"]"
+is "the symlink stays a symlink" "$(readlink $T/fstab)" "fstab.real"
+like "the file it points to is written" "$(cat $T/fstab.real)" "^tmpfs	$M/alpha	tmpfs	noatime"
+is "the backup is next to the real file" "$(cmp "$(echo "$out" | jq -r .backup)" $T/fstab.orig && echo same)" "same"
+is "a second --write --json: changed false" "$(ctl fstab --file $T/fstab --set $M/alpha=noatime --write --json | jq -c '[.changed, .written]')" "[false,false]"
+ctl fstab --file $T/fstab --set /nonexist=noatime >$T/out 2>$T/err
+is "fstab --set on a path neither in fstab nor mounted: exit 1" "$?" "1"
+like "saying so" "$(cat $T/err)" "/nonexist is neither in $T/fstab.real nor mounted"
+ctl fstab --file $T/fstab --set $M/beta=noatime --set /nonexist=noatime --write >$T/out 2>$T/err
+is "one --set that cannot be done: exit 1" "$?" "1"
+like "and nothing written" "$(cat $T/err)" "not every --set could be done; nothing written"
+like "the file still has relatime for beta" "$(cat $T/fstab.real)" "$M/beta tmpfs relatime 0 0"
+
+# remount --json: changed true, then false
+is "remount --json: changed" "$(ctl remount $M/beta noatime --json | jq -c '[.changed, .before.vfs_options, .after.vfs_options]')" \
+        '[true,"rw,relatime","rw,noatime"]'
+is "remount --json again: not changed" "$(ctl remount $M/beta noatime --json | jq -c '[.changed]')" '[false]'
+
+# a systemd host: the daemon-reload hint after --write
+mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/system || bail "tmpfs on /run"
+like "--write on a systemd host says to daemon-reload" "$(ctl fstab --file $T/fstab --set $M/beta=noatime --write)" \
+        "run systemctl daemon-reload"
 
 done_testing
