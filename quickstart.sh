@@ -13,7 +13,7 @@ BUILD_DEPS=(build-essential autoconf automake libtool pkg-config
 # own tools, jq to read JSON replies, bindfs for a FUSE mount to stop,
 # Prometheus and node_exporter to scrape the metrics, valgrind for leaks,
 # clang for the libFuzzer targets.
-TEST_DEPS=(jq curl e2fsprogs xfsprogs util-linux mount systemd bindfs fuse3 prometheus prometheus-node-exporter
+TEST_DEPS=(jq curl tmux e2fsprogs xfsprogs util-linux mount systemd bindfs fuse3 prometheus prometheus-node-exporter
         valgrind clang libclang-rt-dev)
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -125,7 +125,9 @@ static int series_from_points(json_object *arr, const char *field, struct owned_
         return 0;
 }
 
-#define SPARK_CELLS 20
+/* The last hour in 20 cells of 3 minutes, or 10 of 6 in a terminal under
+ * 100 columns, where the mount points need the room. */
+static size_t spark_cells = 20;
 
 static double history_peak(json_object *mnt) {
         struct owned_series os;
@@ -135,7 +137,7 @@ static double history_peak(json_object *mnt) {
         if (!json_object_object_get_ex(mnt, F_HISTORY, &h) || !json_object_is_type(h, json_type_array))
                 return 0;
         if (series_from_points(h, NULL, &os) >= 0)
-                peak = chart_sparkline_peak(&os.s, SPARK_CELLS);
+                peak = chart_sparkline_peak(&os.s, spark_cells);
         owned_series_done(&os);
         return peak;
 }
@@ -150,7 +152,7 @@ static void format_sparkline(json_object *mnt, double scale, bool unicode, char 
             json_object_array_length(h) == 0)
                 return;
         if (series_from_points(h, NULL, &os) >= 0)
-                chart_sparkline(&os.s, SPARK_CELLS, scale > 0 ? scale : 1, unicode, buf, len);
+                chart_sparkline(&os.s, spark_cells, scale > 0 ? scale : 1, unicode, buf, len);
         owned_series_done(&os);
 }
 
@@ -246,8 +248,11 @@ static int cmd_status(int argc, char **argv) {
                 return fail("out of memory");
         table_set_shrinkable(t, COL_TARGET);
         table_set_shrinkable(t, COL_DEVICE);
-        if (!arg_full)
+        if (!arg_full) {
                 table_set_width(t, terminal_width(), unicode ? "\u2026" : "...");
+                if (terminal_width() < 100)
+                        spark_cells = 10;
+        }
         n = json_object_array_length(mounts);
         /* One scale for every row's sparkline: the busiest mount's peak. */
         for (size_t i = 0; i < n; i++)
@@ -315,13 +320,13 @@ static int cmd_history(int argc, char **argv) {
         _cleanup_json_ json_object *params = json_object_new_object(), *reply = NULL;
         uint64_t since_usec = arg_since_usec, res_usec = arg_resolution_usec;
         struct owned_series act = {}, iops = {};
-        _cleanup_free_ bool *marks = NULL;
+        _cleanup_free_ bool *marks = NULL, *running = NULL;
         json_object *points;
         char target[PATH_MAX], a[16], b[16], c[16], d[32];
         bool unicode = chart_unicode();
         int64_t res, from, until;
         double sum = 0, peak = 0, last = -1, dsum = 0;
-        size_t n, have = 0, dhave = 0, gaps = 0;
+        size_t n, have = 0, dhave = 0, gaps = 0, unmeasured = 0;
         _cleanup_free_ char *error = NULL;
         int r;
 
@@ -355,7 +360,8 @@ static int cmd_history(int argc, char **argv) {
                 return EXIT_OK;
         }
         if (series_from_points(points, F_ATIME_INODES_PER_MIN, &act) < 0 ||
-            series_from_points(points, F_WRITE_IOPS, &iops) < 0 || !(marks = calloc(n, sizeof *marks))) {
+            series_from_points(points, F_WRITE_IOPS, &iops) < 0 || !(marks = calloc(n, sizeof *marks)) ||
+            !(running = calloc(n, sizeof *running))) {
                 owned_series_done(&act);
                 owned_series_done(&iops);
                 return fail("out of memory");
@@ -392,10 +398,12 @@ static int cmd_history(int argc, char **argv) {
                                 dsum += iops.v[i];
                                 dhave++;
                         }
-                        gaps += json_object_get_int(json_object_object_get(pt, F_SAMPLES)) == 0;
+                        running[i] = json_object_get_int(json_object_object_get(pt, F_SAMPLES)) > 0;
+                        gaps += !running[i];
+                        unmeasured += running[i] && !act.p[i];
                 }
         }
-        chart_plot(stdout, &act.s, marks, MAX(terminal_width(), (size_t) 32) - 12, 6, (time_t) from, (time_t) until,
+        chart_plot(stdout, &act.s, marks, running, MAX(terminal_width(), (size_t) 32) - 12, 6, (time_t) from, (time_t) until,
                    unicode);
         if (have > 0)
                 printf("mean %s/min, peak %s/min, last %s/min", chart_format_count(a, sizeof a, sum / (double) have),
@@ -407,7 +415,12 @@ static int cmd_history(int argc, char **argv) {
         printf(".\n");
         if (gaps > 0) {
                 format_duration(d, sizeof d, (uint64_t) gaps * (uint64_t) res * USEC_PER_SEC);
-                printf("%zu gap%s (atimed not running): %s in all.\n", gaps, gaps == 1 ? "" : "s", d);
+                printf("%s %zu gap%s (atimed not running): %s in all.\n", unicode ? "\u00b7" : ".", gaps,
+                       gaps == 1 ? "" : "s", d);
+        }
+        if (unmeasured > 0) {
+                format_duration(d, sizeof d, (uint64_t) unmeasured * (uint64_t) res * USEC_PER_SEC);
+                printf("? not measured yet (atimed running, no interval finished): %s in all.\n", d);
         }
         owned_series_done(&act);
         owned_series_done(&iops);

@@ -4,17 +4,20 @@
 # that name what is valid, exit statuses, output that fits the terminal.
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
-M=$T/mnt
+# Mount points of a fixed name, so that the tables are the same every run:
+# a tmpfs on /srv in this namespace (the host's /srv is not touched).
+M=/srv
 LONG=$M/a-rather-long-directory-name/with-more-levels/and-a-mount-point-at-the-end
+mkdir -p /srv && mount -t tmpfs -o size=1m,mode=0755 atimed-test /srv || bail "tmpfs on /srv"
 mkdir -p $M/alpha $M/beta "$LONG" $T/tmpfiles.d
 mount -t tmpfs -o strictatime,size=8m tmpfs $M/alpha &&
 mount -t tmpfs -o relatime,size=8m tmpfs $M/beta &&
 mount -t tmpfs -o noatime,size=8m tmpfs "$LONG" || bail mount
 # Only the test's mounts are tracked: every other mount point is excluded.
-others=$(findmnt -rno TARGET | grep -v -e "^$T" -e '^/$' | sed -E 's|^(/[^/]+)/.*|\1|' | grep -vx /tmp | sort -u | tr '\n' ' ')
+others=$(findmnt -rno TARGET | grep -v -e "^$T" -e '^/$' -e '^/srv' | sed -E 's|^(/[^/]+)/.*|\1|' | grep -vx /tmp | sort -u | tr '\n' ' ')
 cat >"$T/atimed.conf" <<CONF
 [mounts]
-exclude_paths = [/] [/]${T#/} [/]run $others
+exclude_paths = [/] [/]srv [/]${T#/} [/]run $others
 [sampler]
 interval = 1s
 [store]
@@ -67,6 +70,53 @@ is "completion: --set MOUNT=" "$(comp atimectl fstab --set $M/b)" "$M/beta= "
 is "completion: --set MOUNT=POLICY (bash splits at =)" "$(comp atimectl fstab --set $M/beta = re)" "relatime relatime,lazytime "
 is "completion: -o columns, comma lists" "$(comp atimectl status -o TARGET,FS)" "TARGET,FSTYPE "
 is "completion: --socket given on the line" "$(PATH=$top_builddir:$PATH bash -c '. "$1"; COMP_WORDS=(atimectl -s "$2" status ""); COMP_CWORD=4; _atimectl; echo ${#COMPREPLY[@]}' x "$top_srcdir/completion/atimectl" $T/sock)" "3"
+
+# --- 3. output that fits: 80 columns, in a real terminal too
+# Deterministic values: wait until every mount has been probed and measured.
+check "every mount probed and measured" wait_until 30 sh -c \
+        "[ \"\$($ATIMECTL --socket $T/sock --json status | jq '[.mounts[] | select(.probe != null and .activity != null)] | length')\" = 3 ]"
+# The sparkline's cells are what varies (how long the daemon has run).
+normalise() { perl -CSD -pe 's/[\x{b7}\x{2581}-\x{2588}]/~/g'; }
+F=$top_srcdir/tests/fixtures/cli
+golden() { # NAME COMMAND...: the output against tests/fixtures/cli/NAME
+        local name=$1
+        shift
+        "$@" | normalise >$T/$name.out
+        if [ -n "${ATIMED_UPDATE_GOLDEN:-}" ]; then cp $T/$name.out $F/$name; fi
+        if diff -u $F/$name $T/$name.out >$T/$name.diff; then
+                tap_result 0 "golden: $name"
+        else
+                tap_result 1 "golden: $name"
+                sed 's/^/#   /' $T/$name.diff | head -30
+        fi
+}
+export LC_ALL=C.UTF-8
+golden status-80 env COLUMNS=80 "$ATIMECTL" --socket $T/sock status
+golden status-80-no-legend env COLUMNS=80 "$ATIMECTL" --socket $T/sock status --no-legend
+golden status-80-output env COLUMNS=80 "$ATIMECTL" --socket $T/sock status -o TARGET,ATIME,DEVICE,DEV-WRITES
+golden status-80-plus env COLUMNS=80 "$ATIMECTL" --socket $T/sock status -o +DEVICE
+golden status-full env COLUMNS=80 "$ATIMECTL" --socket $T/sock status --full -o TARGET,ATIME
+golden status-ascii env LC_ALL=C COLUMNS=80 "$ATIMECTL" --socket $T/sock status -o TARGET,FSTYPE,ATIME,PROBE
+widest() { perl -CSD -ne 'chomp; $m = length if length > $m; END { print $m + 0 }'; }
+is "COLUMNS=80: no line over 80" "$(COLUMNS=80 ctl status | widest)" "$(COLUMNS=80 ctl status | widest | awk '$1 <= 80 { print }')"
+like "the long target is shortened in the middle" "$(COLUMNS=80 ctl status)" "^/srv/a-rather-[^ ]*…[^ ]*-at-the-end +tmpfs"
+is "--full never shortens" "$(COLUMNS=80 ctl status --full -o TARGET --no-legend | grep -c -- "^$LONG\$")" "1"
+is "COLUMNS=70: no line over 70" "$(COLUMNS=70 ctl status --no-legend | widest | awk '{ print ($1 <= 70) }')" "1"
+is "without COLUMNS or a tty: 80" "$(env -u COLUMNS "$ATIMECTL" --socket $T/sock status | widest | awk '{ print ($1 <= 80 && $1 > 60) }')" "1"
+if command -v tmux >/dev/null; then
+        tmux -S $T/tmux.sock -f /dev/null new-session -d -x 80 -y 24 \
+                "env -u COLUMNS LC_ALL=C.UTF-8 $ATIMECTL --socket $T/sock status; echo \$? >$T/tmux.rc; sleep 600"
+        check "tmux: atimectl status ran in an 80x24 terminal" wait_until 10 test -s $T/tmux.rc
+        tmux -S $T/tmux.sock capture-pane -p -J >$T/pane
+        tmux -S $T/tmux.sock kill-server
+        is "tmux: exit 0" "$(cat $T/tmux.rc)" "0"
+        is "tmux: the tty's width is used: no line over 80 (wrapped lines joined)" "$(widest <$T/pane | awk '{ print ($1 <= 80) }')" "1"
+        like "tmux: the header is one line with every default column" "$(cat $T/pane)" \
+                "^TARGET +FSTYPE +ATIME +PROBE +WRITES/MIN +LAST-HOUR\$"
+        is "tmux: the same table as COLUMNS=80" "$(grep -v '^$' $T/pane | normalise)" "$(grep -v '^$' $F/status-80)"
+else
+        diag "no tmux: the terminal test is skipped"
+fi
 
 # --- 2. errors name what is valid; exit statuses
 ctl history $M/alpha --resolution 5min >/dev/null 2>$T/err
