@@ -227,15 +227,14 @@ static int cmd_status(int argc, char **argv) {
         memcpy(cols, status_default_columns, sizeof status_default_columns);
         if (arg_output && (r = parse_columns(arg_output, cols, &n_cols)) < 0)
                 return r == -ENOMEM ? fail("out of memory") : EXIT_USAGE;
+        if (!arg_json)
+                json_object_object_add(params, P_HISTORY_S, json_object_new_int(3600));
         if (argc > 1) {
                 char target[PATH_MAX];
 
-                normalize_path(argv[1], target, sizeof target);
-                json_object_object_add(params, F_TARGET, json_object_new_string(target));
-        }
-        if (!arg_json)
-                json_object_object_add(params, P_HISTORY_S, json_object_new_int(3600));
-        r = call(METHOD_GET_STATUS, TAKE_PTR(params), &reply);
+                r = call_target(METHOD_GET_STATUS, argv[1], params, &reply, target, sizeof target, NULL);
+        } else
+                r = call(METHOD_GET_STATUS, TAKE_PTR(params), &reply);
         if (r != EXIT_OK)
                 return r;
         if (arg_json)
@@ -332,13 +331,11 @@ static int cmd_history(int argc, char **argv) {
 
         if (!params)
                 return fail("out of memory");
-        normalize_path(argv[1], target, sizeof target);
-        json_object_object_add(params, F_TARGET, json_object_new_string(target));
         json_object_object_add(params, P_SINCE,
                                json_object_new_int64((int64_t) time(NULL) - (int64_t) (since_usec / USEC_PER_SEC)));
         if (res_usec)
                 json_object_object_add(params, P_RESOLUTION, json_object_new_int64((int64_t) (res_usec / USEC_PER_SEC)));
-        r = call_error(METHOD_GET_HISTORY, TAKE_PTR(params), &reply, &error);
+        r = call_target(METHOD_GET_HISTORY, argv[1], params, &reply, target, sizeof target, &error);
         if (r != EXIT_OK && streq_ptr(error, ERROR_INVALID_PARAMETER) &&
             streq_ptr(get_str(reply, P_PARAMETER), P_RESOLUTION))
                 return fail_resolution(target, res_usec);
@@ -458,9 +455,7 @@ static int cmd_probe(int argc, char **argv) {
 
         if (!params)
                 return fail("out of memory");
-        normalize_path(argv[1], target, sizeof target);
-        json_object_object_add(params, F_TARGET, json_object_new_string(target));
-        r = call(METHOD_PROBE, TAKE_PTR(params), &reply);
+        r = call_target(METHOD_PROBE, argv[1], params, &reply, target, sizeof target, NULL);
         if (r != EXIT_OK)
                 return r;
         if (arg_json)

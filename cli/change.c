@@ -66,15 +66,12 @@ static void format_spec(const struct policy_spec *p, char *buf, size_t len) {
                  p->lazytime == 1 ? "lazytime" : p->lazytime == 0 ? "nolazytime" : "");
 }
 
-/* The advice for one mount (or all, target NULL), as atimed gives it. */
-static int get_recommendations(const char *target, json_object **ret) {
-        json_object *params = json_object_new_object();
-
-        if (!params)
-                return fail("out of memory");
-        if (target)
-                json_object_object_add(params, F_TARGET, json_object_new_string(target));
-        return call(METHOD_GET_RECOMMENDATIONS, params, ret);
+/* The advice for the mount holding path (its mount point in 'target'), or
+ * for all (path NULL), as atimed gives it. */
+static int get_recommendations(const char *path, json_object **ret, char *target, size_t len) {
+        if (path)
+                return call_target(METHOD_GET_RECOMMENDATIONS, path, NULL, ret, target, len, NULL);
+        return call(METHOD_GET_RECOMMENDATIONS, NULL, ret);
 }
 
 /* The change a recommendation stands for; false if it advises keeping. */
@@ -140,9 +137,7 @@ int cmd_recommend(int argc, char **argv) {
         unsigned changes = 0;
         int r;
 
-        if (argc > 1)
-                normalize_path(argv[1], target, sizeof target);
-        r = get_recommendations(argc > 1 ? target : NULL, &reply);
+        r = get_recommendations(argc > 1 ? argv[1] : NULL, &reply, target, sizeof target);
         if (r != EXIT_OK)
                 return r;
         if (arg_json)
@@ -402,7 +397,7 @@ int cmd_fstab(int argc, char **argv) {
         if (n == 0) {
                 json_object *list;
 
-                r = get_recommendations(NULL, &reply);
+                r = get_recommendations(NULL, &reply, NULL, 0);
                 if (r != EXIT_OK)
                         return r;
                 list = json_object_object_get(reply, F_RECOMMENDATIONS);
@@ -654,16 +649,19 @@ int cmd_remount(int argc, char **argv) {
         bool changed;
         int r;
 
-        normalize_path(argv[1], target, sizeof target);
         if (argc > 2) {
                 if (parse_policy(argv[2], &p) < 0) {
                         fprintf(stderr, "atimectl: remount: '%s' is not a policy. %s\n", argv[2], POLICY_HELP);
                         return EXIT_USAGE;
                 }
+                /* The mount that holds the path, as findmnt -T. */
+                r = resolve_mount(argv[1], target, sizeof target);
+                if (r < 0)
+                        return fail("cannot find the mount that holds %s: %s", argv[1], strerror(-r));
         } else {
                 json_object *rec;
 
-                r = get_recommendations(target, &reply);
+                r = get_recommendations(argv[1], &reply, target, sizeof target);
                 if (r != EXIT_OK)
                         return r;
                 rec = json_object_array_get_idx(json_object_object_get(reply, F_RECOMMENDATIONS), 0);

@@ -2,6 +2,13 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <libmount/libmount.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,3 +157,143 @@ bool get_double(json_object *o, const char *key, double *ret) {
         return true;
 }
 
+
+#define RESOLVE_TIMEOUT_MSEC 3000
+
+/* realpath() in a child with a deadline: a path through a filesystem that
+ * does not answer must not hang atimectl. */
+static int realpath_deadline(const char *path, char *ret, size_t len) {
+        _cleanup_close_ int rfd = -1;
+        int pipefd[2], status;
+        char buf[PATH_MAX + 16];
+        size_t got = 0;
+        pid_t pid;
+
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return -errno;
+        pid = fork();
+        if (pid < 0) {
+                safe_close(pipefd[0]);
+                safe_close(pipefd[1]);
+                return -errno;
+        }
+        if (pid == 0) {
+                char r[PATH_MAX];
+                int e = realpath(path, r) ? 0 : errno;
+
+                if (e)
+                        dprintf(pipefd[1], "E%d", e);
+                else
+                        dprintf(pipefd[1], "P%s", r);
+                _exit(0);
+        }
+        safe_close(pipefd[1]);
+        rfd = pipefd[0];
+        for (;;) {
+                struct pollfd p = { .fd = rfd, .events = POLLIN };
+                ssize_t n;
+
+                if (poll(&p, 1, RESOLVE_TIMEOUT_MSEC) <= 0) {
+                        kill(pid, SIGKILL);
+                        (void) waitpid(pid, &status, 0);
+                        return -ETIMEDOUT;
+                }
+                n = read(rfd, buf + got, sizeof buf - 1 - got);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        break;
+                got += (size_t) n;
+        }
+        buf[got] = 0;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        if (buf[0] == 'E')
+                return -atoi(buf + 1);
+        if (buf[0] != 'P' || strlen(buf + 1) >= len)
+                return -EIO;
+        strcpy(ret, buf + 1);
+        return 0;
+}
+
+int resolve_mount(const char *path, char *ret, size_t len) {
+        struct libmnt_table *tb;
+        char real[PATH_MAX];
+        int r;
+
+        r = realpath_deadline(path, real, sizeof real);
+        if (r < 0)
+                return r;
+        tb = mnt_new_table();
+        if (!tb)
+                return -ENOMEM;
+        r = mnt_table_parse_file(tb, "/proc/self/mountinfo");
+        /* Up from the path to the nearest mount point; the top mount there. */
+        for (char *slash; r == 0;) {
+                struct libmnt_fs *fs = mnt_table_find_target(tb, real, MNT_ITER_BACKWARD);
+
+                if (fs) {
+                        r = strlen(real) < len ? 0 : -ENAMETOOLONG;
+                        if (r == 0)
+                                strcpy(ret, real);
+                        break;
+                }
+                if (streq(real, "/")) {
+                        r = -ENOENT;
+                        break;
+                }
+                slash = strrchr(real, '/');
+                if (slash == real)
+                        slash[1] = 0;
+                else
+                        *slash = 0;
+        }
+        mnt_unref_table(tb);
+        return r < 0 ? r : 0;
+}
+
+int call_target(const char *method, const char *path, json_object *extra, json_object **ret, char *target,
+                size_t len, char **ret_error) {
+        char asked[PATH_MAX];
+        const char *reason;
+        int r;
+
+        normalize_path(path, asked, sizeof asked);
+        snprintf(target, len, "%s", asked);
+        for (unsigned attempt = 0;; attempt++) {
+                _cleanup_json_ json_object *reply = NULL;
+                _cleanup_free_ char *error = NULL;
+                json_object *params = NULL;
+                char resolved[PATH_MAX];
+
+                if (extra ? json_object_deep_copy(extra, &params, NULL) < 0 : !(params = json_object_new_object()))
+                        return fail("out of memory");
+                json_object_object_add(params, "target", json_object_new_string(target));
+                r = call_error(method, params, &reply, &error);
+                if (r == EXIT_OK) {
+                        *ret = TAKE_PTR(reply);
+                        return EXIT_OK;
+                }
+                if (!error)
+                        return r;
+                if (!streq(error, ERROR_NO_SUCH_MOUNT) && ret_error) {
+                        *ret_error = TAKE_PTR(error);
+                        *ret = TAKE_PTR(reply);
+                        return EXIT_FAIL;
+                }
+                if (!streq(error, ERROR_NO_SUCH_MOUNT))
+                        return fail_remote(error, reply);
+                /* Not a tracked mount point: the mount that holds the path,
+                 * as findmnt -T finds it. */
+                if (attempt == 0 && resolve_mount(asked, resolved, sizeof resolved) == 0 && !streq(resolved, target)) {
+                        snprintf(target, len, "%s", resolved);
+                        continue;
+                }
+                reason = get_str(reply, P_REASON);
+                if (streq(asked, target))
+                        return reason ? fail("atimed does not track the mount at %s: %s.", target, reason)
+                                      : fail("no tracked mount at %s.", target);
+                return reason ? fail("%s is on the mount at %s, which atimed does not track: %s.", asked, target, reason)
+                              : fail("%s is on the mount at %s, which atimed does not track.", asked, target);
+        }
+}

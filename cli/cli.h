@@ -48,6 +48,16 @@ const char *get_str(json_object *o, const char *key);
 bool get_bool(json_object *o, const char *key);
 bool get_double(json_object *o, const char *key, double *ret);
 
+/* The mount point of the mount that holds path (symlinks resolved, the top
+ * mount where several are stacked), as findmnt -T finds it. -errno. */
+int resolve_mount(const char *path, char *ret, size_t len);
+/* Calls a method about one mount: the one at path, else the one that
+ * holds it. 'extra' (kept) holds the other parameters; the target used in
+ * 'target'. Failures printed, with why a mount is not tracked; with
+ * ret_error, other error replies are returned as call_error() does. */
+int call_target(const char *method, const char *path, json_object *extra, json_object **ret, char *target,
+                size_t len, char **ret_error);
+
 /* "/srv//www/" -> "/srv/www" without touching the filesystem. */
 void normalize_path(const char *in, char *out, size_t len);
 

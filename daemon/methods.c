@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <json-c/printbuf.h>
+#include <libmount/libmount.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,33 @@ static int add(json_object *o, const char *key, json_object *v) {
         if (!v)
                 return -ENOMEM;
         return json_object_object_add(o, key, v) < 0 ? -ENOMEM : 0;
+}
+
+/* NoSuchMount; with a reason when a mount is there that atimed leaves out
+ * on purpose, so that a client can say why. */
+static json_object *no_such_mount(Manager *m, const char *target) {
+        struct libmnt_table *tb = mnt_new_table();
+        struct libmnt_fs *fs = NULL;
+        struct mount_filter f = {
+                .include_fstypes = m->config->include_fstypes,
+                .exclude_fstypes = m->config->exclude_fstypes,
+                .exclude_paths = m->config->exclude_paths,
+        };
+        json_object *params = json_object_new_object();
+        char why[256];
+        const char *reason = NULL;
+
+        if (tb && mnt_table_parse_file(tb, m->config->mountinfo_path) == 0)
+                fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD);
+        if (fs && mnt_fs_get_fstype(fs))
+                reason = mount_filter_explain(&f, mnt_fs_get_fstype(fs), target, why, sizeof why);
+        mnt_unref_table(tb);
+        if (params && (add(params, F_TARGET, json_object_new_string(target)) < 0 ||
+                       (reason && add(params, P_REASON, json_object_new_string(reason)) < 0))) {
+                json_object_put(params);
+                return NULL;
+        }
+        return params ? varlink_error_new(ERROR_NO_SUCH_MOUNT, params) : NULL;
 }
 
 static json_object *string_or_null(const char *s) {
@@ -395,7 +423,7 @@ static json_object *build_status(Manager *m, json_object *params, bool as_tree) 
         if (!as_tree && printbuf_memappend(mounts, "]", 1) < 0)
                 return NULL;
         if (target && !found)
-                return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+                return no_such_mount(m, target);
 
         (void) gethostname(host, sizeof host - 1);
         if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
@@ -529,7 +557,7 @@ static json_object *method_get_history(Manager *m, const ControlPeer *peer, json
                 return invalid_parameter(P_RESOLUTION);
         h = m->store ? history_of(m, target) : NULL;
         if (!h)
-                return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+                return no_such_mount(m, target);
         if (res > 0) {
                 for (ring = 0; ring < h->n_rings && h->rings[ring].spec.resolution != res; ring++)
                         ;
@@ -653,7 +681,7 @@ static json_object *method_get_recommendations(Manager *m, const ControlPeer *pe
                 return invalid_parameter(F_TARGET);
         r = recommend(m, target, &v, &n);
         if (r == -ENOENT)
-                return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+                return no_such_mount(m, target);
         if (r < 0)
                 return NULL;
         for (size_t i = 0; i < n; i++) {
@@ -722,7 +750,7 @@ static int method_probe(Manager *m, ControlCall *call, json_object *params, json
         }
         e = mount_table_find_target(m->mounts, target);
         if (!e) {
-                *ret = varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+                *ret = no_such_mount(m, target);
                 return 0;
         }
         req = calloc(1, sizeof *req);

@@ -43,6 +43,10 @@ struct mount_filter {
 
 bool fstype_is_pseudo(const char *fstype);
 bool mount_filter_match(const struct mount_filter *f, const char *fstype, const char *target);
+/* Why the filter does not track a mount of fstype at target, in words
+ * (written to buf); NULL when it does. */
+const char *mount_filter_explain(const struct mount_filter *f, const char *fstype, const char *target, char *buf,
+                                 size_t len);
 
 typedef struct MountEntry {
         int id;

@@ -118,6 +118,32 @@ else
         diag "no tmux: the terminal test is skipped"
 fi
 
+# --- 4. any path: the mount that holds it, as findmnt -T; why one is not tracked
+mkdir -p $M/alpha/sub/dir $M/beta/x && ln -s $M/beta/x /srv/to-beta
+is "status PATH: the mount holding it" "$(ctl status $M/alpha/sub/dir --json | jq -r '.mounts[0].target')" "$M/alpha"
+is "a symlink is resolved" "$(ctl status /srv/to-beta --json | jq -r '.mounts[0].target')" "$M/beta"
+is "history PATH" "$(ctl history $M/alpha/sub --json | jq -r '.target')" "$M/alpha"
+is "recommend PATH" "$(ctl recommend $M/alpha/sub/dir --json | jq -r '.recommendations[0].target')" "$M/alpha"
+is "probe PATH" "$(ctl probe $M/beta/x --json | jq -r '.target')" "$M/beta"
+is "remount PATH POLICY: the mount holding it" "$(ctl remount $M/beta/x strictatime --json | jq -c '[.target, .after.vfs_options]')" \
+        "[\"$M/beta\",\"rw\"]"
+ctl remount $M/beta relatime >/dev/null
+ctl status /proc >/dev/null 2>$T/err
+is "status /proc: exit 1" "$?" "1"
+is "and why: a pseudo filesystem" "$(cat $T/err)" \
+        "atimectl: atimed does not track the mount at /proc: its type (proc) is a pseudo filesystem, whose atimes mean nothing."
+ctl status /etc >/dev/null 2>$T/err
+is "status /etc: exit 1" "$?" "1"
+is "names the mount holding it and why it is left out" "$(cat $T/err)" \
+        "atimectl: /etc is on the mount at /, which atimed does not track: its path is excluded by exclude_paths in atimed.conf."
+ctl status /proc/self/fd >/dev/null 2>$T/err
+like "a path under /proc: the proc mount and why" "$(cat $T/err)" "/proc/self/fd is on the mount at /proc, which atimed does not track: its type \\(proc\\)"
+ctl status $M/nothing-here >/dev/null 2>$T/err
+is "a path that does not exist: no tracked mount" "$(cat $T/err)" "atimectl: no tracked mount at $M/nothing-here."
+ctl remount $M/nothing-here noatime >/dev/null 2>$T/err
+is "remount of a path that does not exist: exit 1" "$?" "1"
+like "never the mount above it" "$(cat $T/err)" "cannot find the mount that holds $M/nothing-here: No such file"
+
 # --- 2. errors name what is valid; exit statuses
 ctl history $M/alpha --resolution 5min >/dev/null 2>$T/err
 is "a resolution not kept: exit 1" "$?" "1"
