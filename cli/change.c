@@ -92,6 +92,59 @@ static bool spec_of(json_object *rec, struct policy_spec *ret) {
         return ret->atime || ret->lazytime >= 0;
 }
 
+/* ---------------------------------------------------------------- atime readers */
+
+static int atime_rank(const char *atime) {
+        return streq(atime, "strictatime") ? 2 : streq(atime, "relatime") ? 1 : 0;
+}
+
+static int need_rank(const char *need) {
+        return streq_ptr(need, "strict") ? 2 : streq_ptr(need, "relatime") ? 1 : 0;
+}
+
+/* Manual changes respect atime readers: an atime policy below what a known
+ * consumer on the mount at target needs is refused (EXIT_FAIL), naming the
+ * consumer and where it was found, unless --force. Without atimed (or for
+ * a mount it does not track) there is nothing to check against: said so. */
+static int check_atime_readers(const char *target, const char *atime) {
+        _cleanup_json_ json_object *reply = NULL;
+        _cleanup_free_ char *error = NULL;
+        json_object *params, *rec, *cons;
+        unsigned bad = 0;
+        int r;
+
+        if (!atime)
+                return EXIT_OK;
+        params = json_object_new_object();
+        if (!params)
+                return fail("out of memory");
+        json_object_object_add(params, F_TARGET, json_object_new_string(target));
+        r = call_if_running(METHOD_GET_RECOMMENDATIONS, params, &reply, &error);
+        if (r < 0) {
+                fprintf(stderr, "atimectl: atimed is not running: who reads atime on %s is not checked.\n", target);
+                return EXIT_OK;
+        }
+        if (r != EXIT_OK)
+                return error && !streq(error, ERROR_NO_SUCH_MOUNT) ? fail_remote(error, reply) : EXIT_OK;
+        rec = json_object_array_get_idx(json_object_object_get(reply, F_RECOMMENDATIONS), 0);
+        cons = json_object_object_get(rec, F_CONSUMERS);
+        for (size_t i = 0; i < json_object_array_length(cons); i++) {
+                json_object *c = json_object_array_get_idx(cons, i);
+
+                if (need_rank(get_str(c, F_NEED)) <= atime_rank(atime))
+                        continue;
+                fprintf(stderr, "atimectl: %s on %s breaks a reader of atime that needs %s: %s [%s]\n", atime, target,
+                        streq_ptr(get_str(c, F_NEED), "strict") ? "strictatime" : "relatime", get_str(c, F_WHY),
+                        get_str(c, F_SOURCE));
+                bad++;
+        }
+        if (bad && !arg_force)
+                return fail("refused; nothing changed. --force sets %s anyway.", atime);
+        if (bad)
+                fprintf(stderr, "atimectl: going ahead with %s on %s (--force).\n", atime, target);
+        return EXIT_OK;
+}
+
 /* ---------------------------------------------------------------- recommend */
 
 static void print_recommendation(json_object *rec) {
@@ -424,6 +477,12 @@ int cmd_fstab(int argc, char **argv) {
                                                    .named = !reply };
         }
 
+        for (size_t i = 0; !reply && i < n; i++) {
+                r = check_atime_readers(targets[i], ps[i].atime);
+                if (r != EXIT_OK)
+                        return r;
+        }
+
         /* A symlinked fstab: read and replace the file it points to. */
         if (realpath(path, real) && !streq(real, path)) {
                 if (!arg_json)
@@ -658,6 +717,9 @@ int cmd_remount(int argc, char **argv) {
                 r = resolve_mount(argv[1], target, sizeof target);
                 if (r < 0)
                         return fail("cannot find the mount that holds %s: %s", argv[1], strerror(-r));
+                r = check_atime_readers(target, p.atime);
+                if (r != EXIT_OK)
+                        return r;
         } else {
                 json_object *rec;
 

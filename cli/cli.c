@@ -89,7 +89,7 @@ int call(const char *method, json_object *params, json_object **ret) {
 }
 
 /* Calls 'method'; on failure prints one line and returns EXIT_FAIL. */
-int call_error(const char *method, json_object *params, json_object **ret, char **ret_error) {
+static int call_full(const char *method, json_object *params, json_object **ret, char **ret_error, bool quiet) {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *error = NULL;
         _cleanup_json_ json_object *reply = NULL;
@@ -97,6 +97,10 @@ int call_error(const char *method, json_object *params, json_object **ret, char 
         int r;
 
         r = varlink_connect(path, &fd);
+        if (r < 0 && quiet) {
+                json_object_put(params);
+                return r;
+        }
         if (r == -ENOENT || r == -ECONNREFUSED) {
                 json_object_put(params);
                 return fail("atimed is not running (nothing listens on %s).", path);
@@ -126,6 +130,14 @@ int call_error(const char *method, json_object *params, json_object **ret, char 
                 return fail("%s failed: %s", method, strerror(-r));
         *ret = TAKE_PTR(reply);
         return EXIT_OK;
+}
+
+int call_error(const char *method, json_object *params, json_object **ret, char **ret_error) {
+        return call_full(method, params, ret, ret_error, false);
+}
+
+int call_if_running(const char *method, json_object *params, json_object **ret, char **ret_error) {
+        return call_full(method, params, ret, ret_error, true);
 }
 
 int print_json(json_object *o) {

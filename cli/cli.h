@@ -40,6 +40,8 @@ int call(const char *method, json_object *params, json_object **ret);
 /* The same, but an error reply is not printed: its name in *ret_error, its
  * parameters in *ret, and EXIT_FAIL. */
 int call_error(const char *method, json_object *params, json_object **ret, char **ret_error);
+/* The same, but when atimed cannot be reached, -errno and nothing printed. */
+int call_if_running(const char *method, json_object *params, json_object **ret, char **ret_error);
 /* Prints an error reply as call() does; returns EXIT_FAIL. */
 int fail_remote(const char *error, json_object *params);
 int print_json(json_object *o);

@@ -13,6 +13,8 @@ mkdir -p $M/alpha $M/beta "$LONG" $T/tmpfiles.d
 mount -t tmpfs -o strictatime,size=8m tmpfs $M/alpha &&
 mount -t tmpfs -o relatime,size=8m tmpfs $M/beta &&
 mount -t tmpfs -o noatime,size=8m tmpfs "$LONG" || bail mount
+# A reader of atime on the long one: systemd-tmpfiles ages its cache.
+echo "D $LONG/cache 0755 root root 10d" >$T/tmpfiles.d/cache.conf
 # Only the test's mounts are tracked: every other mount point is excluded.
 others=$(findmnt -rno TARGET | grep -v -e "^$T" -e '^/$' -e '^/srv' | sed -E 's|^(/[^/]+)/.*|\1|' | grep -vx /tmp | sort -u | tr '\n' ' ')
 cat >"$T/atimed.conf" <<CONF
@@ -143,6 +145,29 @@ is "a path that does not exist: no tracked mount" "$(cat $T/err)" "atimectl: no 
 ctl remount $M/nothing-here noatime >/dev/null 2>$T/err
 is "remount of a path that does not exist: exit 1" "$?" "1"
 like "never the mount above it" "$(cat $T/err)" "cannot find the mount that holds $M/nothing-here: No such file"
+
+# --- 5. manual changes respect the readers of atime
+check "the tmpfiles.d rule is known" wait_until 20 sh -c \
+        "$ATIMECTL --socket $T/sock --json recommend '$LONG' | jq -e '.recommendations[0].consumers[0].source' >/dev/null"
+ctl remount "$LONG" relatime >/dev/null || bail "remount relatime"
+ctl remount "$LONG" noatime >$T/out 2>$T/err
+is "remount below a reader's need: refused, exit 1" "$?" "1"
+like "naming the reader and its file:line" "$(cat $T/err)" \
+        "noatime on $LONG breaks a reader of atime that needs relatime: .*\\[$T/tmpfiles.d/cache.conf:1\\]"
+like "and --force" "$(cat $T/err)" "refused; nothing changed. --force sets noatime anyway."
+is "the mount is unchanged" "$(findmnt -no OPTIONS "$LONG" | tr , '\n' | grep -c -x -e noatime)" "0"
+is "remount --force: done" "$(ctl remount "$LONG" noatime --force --json 2>/dev/null | jq -r .changed)" "true"
+is "relatime or more is never refused" "$(ctl remount "$LONG" strictatime --json | jq -r .changed)" "true"
+printf 'tmpfs %s tmpfs strictatime 0 0\n' "$LONG" >$T/fstab.consumer
+ctl fstab --file $T/fstab.consumer --set "$LONG=noatime" --write >/dev/null 2>$T/err
+is "fstab --set below a reader's need: refused, exit 1" "$?" "1"
+like "naming the reader" "$(cat $T/err)" "cache.conf:1"
+like "nothing written" "$(cat $T/fstab.consumer)" "strictatime"
+ctl fstab --file $T/fstab.consumer --set "$LONG=noatime" --write --force >/dev/null 2>&1
+is "fstab --set --force: written" "$(cat $T/fstab.consumer)" "tmpfs $LONG tmpfs noatime 0 0"
+ctl fstab --file $T/fstab.consumer --set "$LONG=relatime,lazytime" --write >/dev/null 2>&1
+is "fstab --set relatime: allowed" "$?" "0"
+ctl remount "$LONG" noatime --force >/dev/null 2>&1
 
 # --- 2. errors name what is valid; exit statuses
 ctl history $M/alpha --resolution 5min >/dev/null 2>$T/err
