@@ -71,7 +71,7 @@ static void format_probe(json_object *mnt, char *buf, size_t len) {
         else if (!get_bool(p, F_VERIFIED) || !eff)
                 snprintf(buf, len, "unverified");
         else if (!get_bool(p, F_MATCHES_TABLE))
-                snprintf(buf, len, "MISMATCH: %s", eff);
+                snprintf(buf, len, "MISMATCH: %s%s", eff, get_str(p, F_EXPLANATION) ? " (+A)" : "");
         else
                 snprintf(buf, len, "ok");
 }
@@ -468,7 +468,9 @@ static int cmd_probe(int argc, char **argv) {
         reason = get_str(p, F_REASON);
         if (get_bool(p, F_VERIFIED) && eff) {
                 printf("%s: %s in force (verified %s)\n", target, eff, when);
-                if (!get_bool(p, F_MATCHES_TABLE))
+                if (!get_bool(p, F_MATCHES_TABLE) && get_str(p, F_EXPLANATION))
+                        printf("  The mount table says otherwise: %s.\n", get_str(p, F_EXPLANATION));
+                else if (!get_bool(p, F_MATCHES_TABLE))
                         printf("  The mount table says otherwise: the filesystem or the kernel overrides it.\n");
         } else
                 printf("%s: not verified (%s): %s\n", target, when, reason ? reason : "unknown reason");

@@ -92,6 +92,7 @@
 #define F_AT "at"
 #define F_MATCHES_TABLE "matches_table"
 #define F_REASON "reason"
+#define F_EXPLANATION "explanation"
 
 /* GetStatus: a mount's activity over the last completed interval */
 #define F_ACTIVITY "activity"

@@ -147,6 +147,13 @@ json_object *methods_probe_to_json(const struct probe_result *r, const MountEntr
             add_nullable(o, F_REASON, r->verified ? NULL : json_object_new_string(r->reason)) < 0 ||
             add_nullable(o, F_MATCHES_TABLE, r->verified && e ? json_object_new_boolean(r->effective == e->policy.atime) : NULL) < 0)
                 return NULL;
+        /* Why the probe disagrees with the mount table, where it can tell. */
+        if (r->verified && e && r->effective != e->policy.atime && r->noatime_attr &&
+            add(o, F_EXPLANATION,
+                json_object_new_string("the probed directory has the no-atime attribute (chattr +A), which new files "
+                                       "inherit: they are never atime-updated, whatever the mount says; other "
+                                       "files follow the mount's policy")) < 0)
+                return NULL;
         return TAKE_PTR(o);
 }
 

@@ -41,6 +41,8 @@ like "the disagreement shows in the table" "$(ctl status --full -o TARGET,FSTYPE
 like "and is logged" "$(cat $T/atimed.log)" "$M/noatime-attr: the mount table says strictatime but the probe finds noatime"
 like "atimectl probe says the table disagrees" "$(ctl probe $M/noatime-attr)" "noatime in force .*
 .*mount table says otherwise"
+like "and why: the directory's chattr +A" "$(ctl probe $M/noatime-attr)" "mount table says otherwise: the probed directory has the no-atime attribute \\(chattr \\+A\\)"
+like "the table marks it (+A)" "$(ctl status --full -o TARGET,PROBE)" "^$M/noatime-attr +MISMATCH: noatime \\(\\+A\\)\$"
 
 # An on-demand probe follows a change at once.
 chattr -A $M/noatime-attr
