@@ -40,6 +40,7 @@ struct consumer {
         char *path;   /* the directory whose atimes matter */
         char *why;    /* for people: what reads atime there */
         char *source; /* where it was found: "/etc/tmpfiles.d/tmp.conf:3" */
+        char *resolved; /* path with symlinks resolved (by consumers_scan()), or NULL: what lies on a mount */
 };
 
 typedef struct Consumers {

@@ -15,6 +15,8 @@ mount -t tmpfs -o relatime,size=8m tmpfs $M/beta &&
 mount -t tmpfs -o noatime,size=8m tmpfs "$LONG" || bail mount
 # A reader of atime on the long one: systemd-tmpfiles ages its cache.
 echo "D $LONG/cache 0755 root root 10d" >$T/tmpfiles.d/cache.conf
+# And a mail spool configured as a symlink on beta that points into it.
+mkdir -p "$LONG/mail" && echo "From alice@example.com" >"$LONG/mail/alice" && ln -s "$LONG/mail" $M/beta/spool-link
 # Only the test's mounts are tracked: every other mount point is excluded.
 others=$(findmnt -rno TARGET | grep -v -e "^$T" -e '^/$' -e '^/srv' | sed -E 's|^(/[^/]+)/.*|\1|' | grep -vx /tmp | sort -u | tr '\n' ' ')
 cat >"$T/atimed.conf" <<CONF
@@ -26,7 +28,7 @@ interval = 1s
 rings = 1s:10min, 10s:1h
 [consumers]
 tmpfiles_dirs = $T/tmpfiles.d
-mail_spools = $T/none
+mail_spools = $M/beta/spool-link
 tmpreaper_conf = $T/none
 tmpwatch_cron = $T/none
 popcon_conf = $T/none
@@ -168,6 +170,11 @@ is "fstab --set --force: written" "$(cat $T/fstab.consumer)" "tmpfs $LONG tmpfs 
 ctl fstab --file $T/fstab.consumer --set "$LONG=relatime,lazytime" --write >/dev/null 2>&1
 is "fstab --set relatime: allowed" "$?" "0"
 ctl remount "$LONG" noatime --force >/dev/null 2>&1
+
+# --- 6. consumers on the mount that really holds their files
+is "a spool symlinked from beta into the long mount: the long mount's reader" \
+        "$(ctl recommend "$LONG" --json | jq -r '[.recommendations[0].consumers[].kind] | sort | join(" ")')" "mail tmpfiles"
+is "not the mount that holds the symlink" "$(ctl recommend $M/beta --json | jq '.recommendations[0].consumers | length')" "0"
 
 # --- 2. errors name what is valid; exit statuses
 ctl history $M/alpha --resolution 5min >/dev/null 2>$T/err
