@@ -290,6 +290,15 @@ static int cmd_status(int argc, char **argv) {
                 if (scale > 0)
                         printf("LAST-HOUR: one scale for all rows, full block = %s/min.\n",
                                chart_format_count(b, sizeof b, scale));
+                /* Live changes that the next mount would undo, or the reverse. */
+                for (size_t i = 0; i < n; i++) {
+                        json_object *mnt = json_object_array_get_idx(mounts, i);
+                        char note[PATH_MAX * 4];
+
+                        if (fstab_drift(FSTAB_DEFAULT, get_str(mnt, F_TARGET), get_str(mnt, F_ATIME),
+                                        get_bool(mnt, F_LAZYTIME), note, sizeof note) > 0)
+                                printf("Drift: %s.\n", note);
+                }
         }
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }

@@ -23,7 +23,6 @@
 #include "strv.h"
 #include "varlink.h"
 
-#define FSTAB_DEFAULT "/etc/fstab"
 #define FSTAB_MAX (16U * 1024 * 1024)
 
 /* An atime policy as a user writes it: "noatime", "relatime,lazytime",
@@ -91,6 +90,8 @@ static bool spec_of(json_object *rec, struct policy_spec *ret) {
         };
         return ret->atime || ret->lazytime >= 0;
 }
+
+static bool has_opt(const char *optstr, const char *name);
 
 /* ---------------------------------------------------------------- atime readers */
 
@@ -181,6 +182,14 @@ static void print_recommendation(json_object *rec) {
         }
         if (get_bool(rec, F_CHANGE) && (w > 0 || cpu > 0))
                 printf("    saves about %.0f atime writes/min, %.1f us/s of CPU, %.1f KiB/s written\n", w, cpu, kib);
+        {
+                json_object *c = json_object_object_get(rec, F_CURRENT);
+                char note[PATH_MAX * 4];
+
+                if (fstab_drift(FSTAB_DEFAULT, get_str(rec, F_TARGET), get_str(c, F_ATIME), get_bool(c, F_LAZYTIME), note,
+                                sizeof note) > 0)
+                        printf("    - drift: %s\n", note);
+        }
 }
 
 int cmd_recommend(int argc, char **argv) {
@@ -368,10 +377,64 @@ static bool is_mounted(const char *target) {
         return found;
 }
 
+/* The entries of the fstab at path whose mount's live atime policy differs
+ * from what the entry says, as sentences (strv, NULL if none). */
+static int fstab_drifts(const char *path, char ***ret) {
+        struct libmnt_table *tab = mnt_new_table(), *live = mnt_new_table();
+        struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+        struct libmnt_fs *fs;
+        char **l = NULL;
+        int r = 0;
+
+        *ret = NULL;
+        if (!tab || !live || !it)
+                r = -ENOMEM;
+        else if (mnt_table_parse_fstab(tab, path) < 0 || mnt_table_parse_file(live, "/proc/self/mountinfo") < 0)
+                r = 0;
+        else
+                while (r == 0 && mnt_table_next_fs(tab, it, &fs) == 0) {
+                        const char *t = mnt_fs_get_target(fs), *vfs, *sb;
+                        struct libmnt_fs *m = t && *t == '/' ? mnt_table_find_target(live, t, MNT_ITER_BACKWARD) : NULL;
+                        char note[PATH_MAX * 4];
+
+                        if (!m)
+                                continue;
+                        vfs = mnt_fs_get_vfs_options(m) ?: "";
+                        sb = mnt_fs_get_fs_options(m) ?: "";
+                        if (fstab_drift(path, t,
+                                        has_opt(vfs, "noatime")    ? "noatime"
+                                        : has_opt(vfs, "relatime") ? "relatime"
+                                                                   : "strictatime",
+                                        has_opt(sb, "lazytime"), note, sizeof note) > 0 &&
+                            !strv_contains(l, note))
+                                r = strv_extend(&l, note);
+                }
+        mnt_free_iter(it);
+        mnt_unref_table(tab);
+        mnt_unref_table(live);
+        if (r < 0) {
+                strv_free(l);
+                return r;
+        }
+        *ret = l;
+        return 0;
+}
+
 static int print_fstab_json(const char *path, const struct fstab_result *res, const char *diff, bool written,
-                            const char *backup) {
+                            const char *backup, char **drifts) {
         _cleanup_json_ json_object *o = json_object_new_object();
         json_object *changes = json_object_new_array(), *nf = json_object_new_array(), *notes = json_object_new_array();
+        json_object *dr = json_object_new_array();
+
+        if (!dr) {
+                json_object_put(changes);
+                json_object_put(nf);
+                json_object_put(notes);
+                return fail("out of memory");
+        }
+        STRV_FOREACH(d, drifts)
+                json_object_array_add(dr, json_object_new_string(*d));
+        json_object_object_add(o, "drift", dr);
 
         if (!o || !changes || !nf || !notes) {
                 json_object_put(changes);
@@ -405,7 +468,7 @@ static int print_fstab_json(const char *path, const struct fstab_result *res, co
 
 int cmd_fstab(int argc, char **argv) {
         _cleanup_free_ struct fstab_request *reqs = NULL;
-        _cleanup_strv_free_ char **targets = NULL, **specs = NULL;
+        _cleanup_strv_free_ char **targets = NULL, **specs = NULL, **drifts = NULL;
         _cleanup_json_ json_object *reply = NULL;
         _cleanup_free_ char *text = NULL, *diff = NULL, *new_issues = NULL, *backup = NULL;
         _cleanup_free_ struct policy_spec *ps = NULL;
@@ -498,6 +561,13 @@ int cmd_fstab(int argc, char **argv) {
 
         STRV_FOREACH(s, res.skipped)
                 fprintf(stderr, "%s: %s\n", path, *s);
+        if (fstab_drifts(path, &drifts) < 0) {
+                fstab_result_done(&res);
+                return fail("out of memory");
+        }
+        if (!arg_json)
+                STRV_FOREACH(d, drifts)
+                        fprintf(stderr, "Drift: %s.\n", *d);
         for (size_t i = 0; i < n; i++) {
                 char unit[PATH_MAX * 4];
 
@@ -523,7 +593,7 @@ int cmd_fstab(int argc, char **argv) {
         }
         if (res.n_changes == 0 || arg_check || !write || missing) {
                 if (arg_json)
-                        r = print_fstab_json(path, &res, diff, false, NULL);
+                        r = print_fstab_json(path, &res, diff, false, NULL, drifts);
                 else if (res.n_changes == 0)
                         printf("Nothing to change in %s.\n", path);
                 else {
@@ -574,7 +644,7 @@ int cmd_fstab(int argc, char **argv) {
                 return fail("cannot write %s: %s", path, strerror(-r));
         }
         if (arg_json)
-                r = print_fstab_json(path, &res, diff, true, backup);
+                r = print_fstab_json(path, &res, diff, true, backup, drifts);
         else {
                 printf("\nWrote %s; the old one is %s. It applies at the next mount; to apply it now: atimectl "
                        "remount MOUNT.\n",

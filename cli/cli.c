@@ -309,3 +309,56 @@ int call_target(const char *method, const char *path, json_object *extra, json_o
                               : fail("%s is on the mount at %s, which atimed does not track.", asked, target);
         }
 }
+
+/* The atime policy an fstab options field asks for: the last of noatime,
+ * relatime and strictatime; none of them means relatime, the kernel's
+ * default. */
+static const char *fstab_atime(const char *opts) {
+        const char *r = "relatime";
+        char *name, *value;
+        size_t nsz, vsz;
+        char *o = (char *) (opts ? opts : "");
+
+        while (mnt_optstr_next_option(&o, &name, &nsz, &value, &vsz) == 0) {
+                if (nsz == 7 && strncmp(name, "noatime", 7) == 0)
+                        r = "noatime";
+                else if (nsz == 8 && strncmp(name, "relatime", 8) == 0)
+                        r = "relatime";
+                else if (nsz == 11 && strncmp(name, "strictatime", 11) == 0)
+                        r = "strictatime";
+        }
+        return r;
+}
+
+int fstab_drift(const char *fstab, const char *target, const char *live_atime, bool live_lazytime, char *buf,
+                size_t len) {
+        struct libmnt_table *tb = mnt_new_table();
+        struct libmnt_fs *fs;
+        const char *want, *opts;
+        bool lazy;
+        int r = 0;
+
+        if (!tb)
+                return -ENOMEM;
+        if (!live_atime || mnt_table_parse_fstab(tb, fstab) < 0 ||
+            !(fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD))) {
+                mnt_unref_table(tb);
+                return 0;
+        }
+        opts = mnt_fs_get_options(fs);
+        want = fstab_atime(opts);
+        lazy = opts && mnt_optstr_get_option(opts, "lazytime", NULL, NULL) == 0;
+        if (!streq(want, live_atime) || lazy != live_lazytime) {
+                const char *lz_live = lazy == live_lazytime ? "" : live_lazytime ? ",lazytime" : ",nolazytime";
+                const char *lz_want = lazy == live_lazytime ? "" : lazy ? ",lazytime" : ",nolazytime";
+
+                snprintf(buf, len,
+                         "%s is %s%s live but %s says %s%s: the next mount brings that back. Keep the live one: "
+                         "atimectl fstab --set %s=%s%s --write; or undo it: atimectl remount %s %s%s",
+                         target, live_atime, live_lazytime ? ",lazytime" : "", fstab, want, lazy ? ",lazytime" : "",
+                         target, live_atime, lz_live, target, want, lz_want);
+                r = 1;
+        }
+        mnt_unref_table(tb);
+        return r;
+}

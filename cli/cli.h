@@ -60,6 +60,13 @@ int resolve_mount(const char *path, char *ret, size_t len);
 int call_target(const char *method, const char *path, json_object *extra, json_object **ret, char *target,
                 size_t len, char **ret_error);
 
+#define FSTAB_DEFAULT "/etc/fstab"
+/* Drift: 1 and a sentence in buf when the live atime policy of the mount
+ * at target differs from its fstab entry (either way), 0 when it does not
+ * or fstab has no entry for it, -ENOMEM. */
+int fstab_drift(const char *fstab, const char *target, const char *live_atime, bool live_lazytime, char *buf,
+                size_t len);
+
 /* "/srv//www/" -> "/srv/www" without touching the filesystem. */
 void normalize_path(const char *in, char *out, size_t len);
 
