@@ -126,6 +126,19 @@ else
         diag "no tmux: the terminal test is skipped"
 fi
 
+# One scale for every row's sparkline: reads on alpha only.
+for i in $(seq 1 40); do echo "file $i" >$M/alpha/f$i; done
+# status --json has no history unless asked: ask as the table does.
+spark_peak() { ctl call io.atimed.GetStatus "{\"target\":\"$1\",\"history_s\":3600}" | jq -r '[.mounts[0].history[] | select(. != null)] | max // 0'; }
+check "reads on alpha show in its last hour" wait_until 30 sh -c "cat $M/alpha/f* >/dev/null; \
+        $ATIMECTL --socket $T/sock call io.atimed.GetStatus '{\"target\":\"$M/alpha\",\"history_s\":3600}' | \
+        jq -e '[.mounts[0].history[] | select(. != null)] | max > 0' >/dev/null"
+out=$(COLUMNS=120 ctl status)
+like "the legend gives the common scale" "$out" "^LAST-HOUR: one scale for all rows, full block = [0-9.k]+/min\\.\$"
+like "the busy row reaches a full block" "$(echo "$out" | grep "^$M/alpha ")" "█"
+is "the idle row draws no block above the baseline" "$(echo "$out" | grep "^$M/beta " | grep -c '[▂▃▄▅▆▇█]')" "0"
+diag "alpha peak $(spark_peak $M/alpha)/min, beta $(spark_peak $M/beta)/min"
+
 # --- 4. any path: the mount that holds it, as findmnt -T; why one is not tracked
 mkdir -p $M/alpha/sub/dir $M/beta/x && ln -s $M/beta/x /srv/to-beta
 is "status PATH: the mount holding it" "$(ctl status $M/alpha/sub/dir --json | jq -r '.mounts[0].target')" "$M/alpha"
