@@ -283,7 +283,7 @@ static int cmd_status(int argc, char **argv) {
 
                 printf("\n%zu mount%s: %u strictatime, %u relatime, %u noatime", n, n == 1 ? "" : "s", strict, rel, noat);
                 if (stalled)
-                        printf("; %u stalled (the filesystem does not answer)", stalled);
+                        printf("; %u stalled (not answering)", stalled);
                 printf(".\n");
                 if (interval > 0)
                         printf("WRITES/MIN: inodes whose atime was written per minute, last %.0fs.\n", interval);
