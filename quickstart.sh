@@ -22,9 +22,10 @@ BUILD_DEPS=(build-essential autoconf automake libtool pkg-config debhelper dpkg-
 # What the test suite drives for real: loop-mounted filesystems, systemd's
 # own tools, jq to read JSON replies, bindfs for a FUSE mount to stop,
 # Prometheus and node_exporter to scrape the metrics, valgrind for leaks,
-# clang for the libFuzzer targets, git and lintian for the package test.
-TEST_DEPS=(jq curl python3 iproute2 e2fsprogs xfsprogs util-linux mount systemd bindfs fuse3 prometheus prometheus-node-exporter
-        valgrind clang libclang-rt-dev git lintian)
+# clang for the libFuzzer targets, git and lintian for the package test,
+# tmux for the terminal test.
+TEST_DEPS=(jq curl python3 iproute2 tmux e2fsprogs xfsprogs util-linux mount systemd bindfs fuse3 prometheus
+        prometheus-node-exporter valgrind clang libclang-rt-dev git lintian)
 
 if [ "$(id -u)" -ne 0 ]; then
         echo "quickstart.sh: run as root (sudo ./quickstart.sh): it installs packages and starts a service." >&2

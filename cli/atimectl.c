@@ -18,6 +18,7 @@
 #include "metrics.h"
 #include "parse-util.h"
 #include "protocol.h"
+#include "strv.h"
 #include "table.h"
 #include "varlink.h"
 
@@ -100,7 +101,7 @@ static void format_probe(json_object *mnt, char *buf, size_t len) {
         else if (!get_bool(p, F_VERIFIED) || !eff)
                 snprintf(buf, len, "unverified");
         else if (!get_bool(p, F_MATCHES_TABLE))
-                snprintf(buf, len, "MISMATCH: %s", eff);
+                snprintf(buf, len, "MISMATCH: %s%s", eff, get_str(p, F_EXPLANATION) ? " (+A)" : "");
         else
                 snprintf(buf, len, "ok");
 }
@@ -154,8 +155,25 @@ static int series_from_points(json_object *arr, const char *field, struct owned_
         return 0;
 }
 
-/* The last hour, 20 cells: '-' when there is no history yet. */
-static void format_sparkline(json_object *mnt, bool unicode, char *buf, size_t len) {
+/* The last hour in 20 cells of 3 minutes, or 10 of 6 in a terminal under
+ * 100 columns, where the mount points need the room. */
+static size_t spark_cells = 20;
+
+static double history_peak(json_object *mnt) {
+        struct owned_series os;
+        json_object *h;
+        double peak = 0;
+
+        if (!json_object_object_get_ex(mnt, F_HISTORY, &h) || !json_object_is_type(h, json_type_array))
+                return 0;
+        if (series_from_points(h, NULL, &os) >= 0)
+                peak = chart_sparkline_peak(&os.s, spark_cells);
+        owned_series_done(&os);
+        return peak;
+}
+
+/* The last hour, 20 cells on the common scale: '-' when there is no history yet. */
+static void format_sparkline(json_object *mnt, double scale, bool unicode, char *buf, size_t len) {
         struct owned_series os;
         json_object *h;
 
@@ -164,33 +182,89 @@ static void format_sparkline(json_object *mnt, bool unicode, char *buf, size_t l
             json_object_array_length(h) == 0)
                 return;
         if (series_from_points(h, NULL, &os) >= 0)
-                chart_sparkline(&os.s, 20, unicode, buf, len);
+                chart_sparkline(&os.s, spark_cells, scale > 0 ? scale : 1, unicode, buf, len);
         owned_series_done(&os);
+}
+
+/* The terminal's width: $COLUMNS, else the tty's, else 80. */
+static size_t terminal_width(void) {
+        struct winsize ws;
+        const char *c = getenv("COLUMNS");
+
+        if (c && atoi(c) > 0)
+                return (size_t) atoi(c);
+        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+                return ws.ws_col;
+        return 80;
+}
+
+/* status's columns, as -o names them; documented in atimectl(8). */
+enum { COL_TARGET, COL_FSTYPE, COL_DEVICE, COL_ATIME, COL_PROBE, COL_WRITES, COL_HOUR, COL_IO, _COL_MAX };
+static const char *const status_columns[_COL_MAX] = {
+        [COL_TARGET] = "TARGET",     [COL_FSTYPE] = "FSTYPE", [COL_DEVICE] = "DEVICE",       [COL_ATIME] = "ATIME",
+        [COL_PROBE] = "PROBE",       [COL_WRITES] = "UPDATES/MIN", [COL_HOUR] = "LAST-HOUR", [COL_IO] = "DEV-WRITES",
+};
+static const size_t status_default_columns[] = { COL_TARGET, COL_FSTYPE, COL_ATIME, COL_PROBE, COL_WRITES, COL_HOUR };
+
+/* "-o TARGET,ATIME" or "-o +DEVICE" (the defaults and more), as findmnt. */
+static int parse_columns(const char *list, size_t *ret, size_t *ret_n) {
+        _cleanup_strv_free_ char **l = NULL;
+        size_t n = 0;
+
+        if (*list == '+') {
+                memcpy(ret, status_default_columns, sizeof status_default_columns);
+                n = ELEMENTSOF(status_default_columns);
+                list++;
+        }
+        if (strv_split(list, ",", &l) < 0)
+                return -ENOMEM;
+        STRV_FOREACH(name, l) {
+                size_t c;
+
+                for (c = 0; c < _COL_MAX; c++)
+                        if (strcasecmp(*name, status_columns[c]) == 0)
+                                break;
+                if (c == _COL_MAX) {
+                        fprintf(stderr, "atimectl: unknown column '%s'; the columns are:", *name);
+                        for (size_t i = 0; i < _COL_MAX; i++)
+                                fprintf(stderr, "%s%s", i ? "," : " ", status_columns[i]);
+                        fprintf(stderr, ".\n");
+                        return -EINVAL;
+                }
+                if (n >= 2 * _COL_MAX)
+                        return -E2BIG;
+                ret[n++] = c;
+        }
+        if (n == 0)
+                return -EINVAL;
+        *ret_n = n;
+        return 0;
 }
 
 static int cmd_status(int argc, char **argv) {
         _cleanup_json_ json_object *params = json_object_new_object(), *reply = NULL;
         _cleanup_(table_freep) Table *t = NULL;
-        static const char *const headers[] = { "TARGET", "FSTYPE", "DEVICE", "ATIME", "PROBE",
-                                               "ATIME UPDATES/MIN (95%)", "LAST HOUR", "DEVICE WRITES" };
         bool unicode = chart_unicode();
         unsigned strict = 0, rel = 0, noat = 0, stalled = 0;
-        double interval = 0;
+        size_t cols[2 * _COL_MAX], n_cols = ELEMENTSOF(status_default_columns);
+        double interval = 0, scale = 0;
         json_object *mounts;
         size_t n;
         int r;
 
         if (!params)
                 return fail("out of memory");
+        memcpy(cols, status_default_columns, sizeof status_default_columns);
+        if (arg_output && (r = parse_columns(arg_output, cols, &n_cols)) < 0)
+                return r == -ENOMEM ? fail("out of memory") : EXIT_USAGE;
+        if (!arg_json)
+                json_object_object_add(params, P_HISTORY_S, json_object_new_int(3600));
         if (argc > 1) {
                 char target[PATH_MAX];
 
-                normalize_path(argv[1], target, sizeof target);
-                json_object_object_add(params, F_TARGET, varlink_name_new(target));
-        }
-        if (!arg_json)
-                json_object_object_add(params, P_HISTORY_S, json_object_new_int(3600));
-        r = call(METHOD_GET_STATUS, TAKE_PTR(params), &reply);
+                r = call_target(METHOD_GET_STATUS, argv[1], params, &reply, target, sizeof target, NULL);
+        } else
+                r = call(METHOD_GET_STATUS, TAKE_PTR(params), &reply);
         if (r != EXIT_OK)
                 return r;
         if (arg_json)
@@ -198,10 +272,20 @@ static int cmd_status(int argc, char **argv) {
 
         if (!json_object_object_get_ex(reply, F_MOUNTS, &mounts) || !json_object_is_type(mounts, json_type_array))
                 return fail("malformed reply from atimed: no \"%s\" list", F_MOUNTS);
-        t = table_new(ELEMENTSOF(headers), headers);
-        if (!t)
+        t = table_new(_COL_MAX, status_columns);
+        if (!t || table_set_display(t, cols, n_cols) < 0)
                 return fail("out of memory");
+        table_set_shrinkable(t, COL_TARGET);
+        table_set_shrinkable(t, COL_DEVICE);
+        if (!arg_full) {
+                table_set_width(t, terminal_width(), unicode ? "\u2026" : "...");
+                if (terminal_width() < 100)
+                        spark_cells = 10;
+        }
         n = json_object_array_length(mounts);
+        /* One scale for every row's sparkline: the busiest mount's peak. */
+        for (size_t i = 0; i < n; i++)
+                scale = fmax(scale, history_peak(json_object_array_get_idx(mounts, i)));
         for (size_t i = 0; i < n; i++) {
                 json_object *mnt = json_object_array_get_idx(mounts, i), *a;
                 const char *atime = get_str(mnt, F_ATIME);
@@ -212,7 +296,7 @@ static int cmd_status(int argc, char **argv) {
                 format_probe(mnt, probe, sizeof probe);
                 format_activity(mnt, activity, sizeof activity);
                 format_device(mnt, dev, sizeof dev, io, sizeof io);
-                format_sparkline(mnt, unicode, spark, sizeof spark);
+                format_sparkline(mnt, scale, unicode, spark, sizeof spark);
                 if (table_add_row(t, (const char *const[]) { get_str(mnt, F_TARGET), get_str(mnt, F_FSTYPE), dev, policy,
                                                              probe, activity, spark, io }) < 0)
                         return fail("out of memory");
@@ -225,84 +309,77 @@ static int cmd_status(int argc, char **argv) {
         }
         table_print(t, stdout, arg_legend);
         if (arg_legend) {
+                char b[16];
+
                 printf("\n%zu mount%s: %u strictatime, %u relatime, %u noatime", n, n == 1 ? "" : "s", strict, rel, noat);
                 if (stalled)
-                        printf("; %u stalled (the filesystem does not answer)", stalled);
+                        printf("; %u stalled (not answering)", stalled);
                 printf(".\n");
                 if (interval > 0)
-                        printf("Atime updates: what the kernel wrote, per minute, over the last %.0fs interval.\n",
-                               interval);
+                        printf("UPDATES/MIN: atime updates the kernel made per minute, last %.0fs.\n", interval);
+                if (scale > 0)
+                        printf("LAST-HOUR: one scale for all rows, full block = %s/min.\n",
+                               chart_format_count(b, sizeof b, scale));
+                /* Live changes that the next mount would undo, or the reverse. */
+                for (size_t i = 0; i < n; i++) {
+                        json_object *mnt = json_object_array_get_idx(mounts, i);
+                        char note[PATH_MAX * 4];
+
+                        if (fstab_drift(FSTAB_DEFAULT, get_str(mnt, F_TARGET), get_str(mnt, F_ATIME),
+                                        get_bool(mnt, F_LAZYTIME), note, sizeof note) > 0)
+                                printf("Drift: %s.\n", escape_tmp(note));
+                }
         }
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 
-static int terminal_width(void) {
-        struct winsize ws;
-        const char *c = getenv("COLUMNS");
+/* The resolutions the daemon keeps for target, named in the error. */
+static int fail_resolution(const char *target, uint64_t res_usec) {
+        _cleanup_json_ json_object *params = json_object_new_object(), *reply = NULL;
+        char want[FORMAT_DURATION_MAX], d[FORMAT_DURATION_MAX];
+        json_object *rs;
 
-        if (c && atoi(c) > 20)
-                return atoi(c);
-        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
-                return ws.ws_col;
-        return 80;
+        format_duration(want, sizeof want, res_usec);
+        if (params)
+                json_object_object_add(params, F_TARGET, json_object_new_string(target));
+        if (!params || call(METHOD_GET_HISTORY, TAKE_PTR(params), &reply) != EXIT_OK ||
+            !json_object_object_get_ex(reply, F_RESOLUTIONS_S, &rs))
+                return fail("--resolution %s: atimed keeps no such resolution.", want);
+        fprintf(stderr, "atimectl: --resolution %s: atimed keeps", want);
+        for (size_t i = 0; i < json_object_array_length(rs); i++)
+                fprintf(stderr, "%s%s", i == 0 ? " " : i + 1 == json_object_array_length(rs) ? " and " : ", ",
+                        format_duration(d, sizeof d,
+                                        (uint64_t) json_object_get_int64(json_object_array_get_idx(rs, i)) * USEC_PER_SEC));
+        fprintf(stderr, " (the rings in atimed.conf, [store] rings).\n");
+        return EXIT_FAIL;
 }
 
 static int cmd_history(int argc, char **argv) {
-        enum { ARG_SINCE = 0x100, ARG_RESOLUTION };
-        static const struct option options[] = {
-                { "since", required_argument, NULL, ARG_SINCE },
-                { "resolution", required_argument, NULL, ARG_RESOLUTION },
-                { "json", no_argument, NULL, 'j' },
-                {},
-        };
         _cleanup_json_ json_object *params = json_object_new_object(), *reply = NULL;
-        uint64_t since_usec = 6 * 3600 * USEC_PER_SEC, res_usec = 0;
+        uint64_t since_usec = arg_since_usec, res_usec = arg_resolution_usec;
         struct owned_series act = {}, iops = {};
-        _cleanup_free_ bool *marks = NULL;
+        _cleanup_free_ bool *marks = NULL, *running = NULL;
         json_object *points;
         char target[PATH_MAX], a[16], b[16], c[16], d[32];
         bool unicode = chart_unicode();
         int64_t res, from, until;
         double sum = 0, peak = 0, last = -1, dsum = 0;
-        size_t n, have = 0, dhave = 0, gaps = 0;
-        int opt, r;
+        size_t n, have = 0, dhave = 0, gaps = 0, unmeasured = 0;
+        _cleanup_free_ char *error = NULL;
+        int r;
 
         if (!params)
                 return fail("out of memory");
-        optind = 0;
-        while ((opt = getopt_long(argc, argv, "j", options, NULL)) >= 0)
-                switch (opt) {
-                case ARG_SINCE:
-                        if (parse_duration(optarg, &since_usec) < 0 || since_usec == 0) {
-                                fprintf(stderr, "atimectl: --since: expected a duration such as 6h or 7d\n");
-                                return EXIT_USAGE;
-                        }
-                        break;
-                case ARG_RESOLUTION:
-                        if (parse_duration(optarg, &res_usec) < 0 || res_usec < USEC_PER_SEC || res_usec % USEC_PER_SEC) {
-                                fprintf(stderr, "atimectl: --resolution: expected whole seconds, such as 1min or 1h\n");
-                                return EXIT_USAGE;
-                        }
-                        break;
-                case 'j':
-                        arg_json = true;
-                        break;
-                default:
-                        return EXIT_USAGE;
-                }
-        if (optind + 1 != argc) {
-                fprintf(stderr, "atimectl: history takes one MOUNT. Try 'atimectl --help'.\n");
-                return EXIT_USAGE;
-        }
-        normalize_path(argv[optind], target, sizeof target);
-        json_object_object_add(params, F_TARGET, varlink_name_new(target));
         json_object_object_add(params, P_SINCE,
                                json_object_new_int64((int64_t) time(NULL) - (int64_t) (since_usec / USEC_PER_SEC)));
         if (res_usec)
                 json_object_object_add(params, P_RESOLUTION, json_object_new_int64((int64_t) (res_usec / USEC_PER_SEC)));
-        r = call(METHOD_GET_HISTORY, TAKE_PTR(params), &reply);
+        r = call_target(METHOD_GET_HISTORY, argv[1], params, &reply, target, sizeof target, &error);
+        if (r != EXIT_OK && streq_ptr(error, ERROR_INVALID_PARAMETER) &&
+            streq_ptr(get_str(reply, P_PARAMETER), P_RESOLUTION))
+                return fail_resolution(target, res_usec);
         if (r != EXIT_OK)
-                return r;
+                return error ? fail_remote(error, reply) : r;
         if (arg_json)
                 return print_json(reply);
 
@@ -321,7 +398,8 @@ static int cmd_history(int argc, char **argv) {
                 return EXIT_OK;
         }
         if (series_from_points(points, F_ATIME_UPDATES_PER_MIN, &act) < 0 ||
-            series_from_points(points, F_WRITE_IOPS, &iops) < 0 || !(marks = calloc(n, sizeof *marks))) {
+            series_from_points(points, F_WRITE_IOPS, &iops) < 0 || !(marks = calloc(n, sizeof *marks)) ||
+            !(running = calloc(n, sizeof *running))) {
                 owned_series_done(&act);
                 owned_series_done(&iops);
                 return fail("out of memory");
@@ -358,10 +436,12 @@ static int cmd_history(int argc, char **argv) {
                                 dsum += iops.v[i];
                                 dhave++;
                         }
-                        gaps += json_object_get_int(json_object_object_get(pt, F_SAMPLES)) == 0;
+                        running[i] = json_object_get_int(json_object_object_get(pt, F_SAMPLES)) > 0;
+                        gaps += !running[i];
+                        unmeasured += running[i] && !act.p[i];
                 }
         }
-        chart_plot(stdout, &act.s, marks, (size_t) MAX(terminal_width() - 12, 20), 6, (time_t) from, (time_t) until,
+        chart_plot(stdout, &act.s, marks, running, MAX(terminal_width(), (size_t) 32) - 12, 6, (time_t) from, (time_t) until,
                    unicode);
         if (have > 0)
                 printf("mean %s/min, peak %s/min, last %s/min", chart_format_count(a, sizeof a, sum / (double) have),
@@ -373,7 +453,12 @@ static int cmd_history(int argc, char **argv) {
         printf(".\n");
         if (gaps > 0) {
                 format_duration(d, sizeof d, (uint64_t) gaps * (uint64_t) res * USEC_PER_SEC);
-                printf("%zu gap%s (atimed not running): %s in all.\n", gaps, gaps == 1 ? "" : "s", d);
+                printf("%s %zu gap%s (atimed not running): %s in all.\n", unicode ? "\u00b7" : ".", gaps,
+                       gaps == 1 ? "" : "s", d);
+        }
+        if (unmeasured > 0) {
+                format_duration(d, sizeof d, (uint64_t) unmeasured * (uint64_t) res * USEC_PER_SEC);
+                printf("? not measured yet (atimed running, no interval finished): %s in all.\n", d);
         }
         owned_series_done(&act);
         owned_series_done(&iops);
@@ -385,6 +470,11 @@ static int cmd_metrics(int argc, char **argv) {
         _cleanup_(report_freep) Report *rep = NULL;
         int r;
 
+        if (arg_json) {
+                fprintf(stderr, "atimectl: metrics prints the Prometheus text format, not JSON; the same figures "
+                                "as JSON: atimectl status --json and atimectl recommend --json.\n");
+                return EXIT_USAGE;
+        }
         r = call(METHOD_GET_STATUS, NULL, &status);
         if (r != EXIT_OK)
                 return r;
@@ -410,9 +500,7 @@ static int cmd_probe(int argc, char **argv) {
 
         if (!params)
                 return fail("out of memory");
-        normalize_path(argv[1], target, sizeof target);
-        json_object_object_add(params, F_TARGET, varlink_name_new(target));
-        r = call(METHOD_PROBE, TAKE_PTR(params), &reply);
+        r = call_target(METHOD_PROBE, argv[1], params, &reply, target, sizeof target, NULL);
         if (r != EXIT_OK)
                 return r;
         if (arg_json)
@@ -424,8 +512,10 @@ static int cmd_probe(int argc, char **argv) {
         eff = get_str(p, F_EFFECTIVE);
         reason = get_str(p, F_REASON);
         if (get_bool(p, F_VERIFIED) && eff) {
-                printf("%s: %s in force (verified %s)\n", escape_tmp(get_str(reply, F_TARGET)), escape_tmp(eff), when);
-                if (!get_bool(p, F_MATCHES_TABLE))
+                printf("%s: %s in force (verified %s)\n", escape_tmp(target), escape_tmp(eff), when);
+                if (!get_bool(p, F_MATCHES_TABLE) && get_str(p, F_EXPLANATION))
+                        printf("  The mount table says otherwise: %s.\n", escape_tmp(get_str(p, F_EXPLANATION)));
+                else if (!get_bool(p, F_MATCHES_TABLE))
                         printf("  The mount table says otherwise: the filesystem or the kernel overrides it.\n");
         } else
                 printf("%s: not verified (%s): %s\n", escape_tmp(get_str(reply, F_TARGET)), when,
@@ -452,71 +542,198 @@ static int cmd_call(int argc, char **argv) {
         r = call(argv[1], params, &reply);
         if (r != EXIT_OK)
                 return r;
+        /* A reply of one string (an interface description) reads as text. */
+        if (!arg_json && json_object_object_length(reply) == 1) {
+                json_object_object_foreach(reply, key, val) {
+                        (void) key;
+                        if (json_object_is_type(val, json_type_string)) {
+                                fputs(json_object_get_string(val), stdout);
+                                if (json_object_get_string_len(val) == 0 ||
+                                    json_object_get_string(val)[json_object_get_string_len(val) - 1] != '\n')
+                                        putchar('\n');
+                                return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+                        }
+                }
+        }
         return print_json(reply);
+}
+
+/* ---------------------------------------------------------------- command line */
+
+/* Options that belong to some commands; the others apply to every command. */
+enum {
+        OPT_SINCE = 1U << 0,
+        OPT_RESOLUTION = 1U << 1,
+        OPT_FILE = 1U << 2,
+        OPT_SET = 1U << 3,
+        OPT_WRITE = 1U << 4,
+        OPT_CHECK = 1U << 5,
+        OPT_FORCE = 1U << 6,
+        OPT_OUTPUT = 1U << 7,
+        OPT_FULL = 1U << 8,
+};
+
+static const struct {
+        unsigned bit;
+        const char *name, *usage;
+} option_help[] = {
+        { OPT_OUTPUT, "--output", "  -o, --output LIST     the columns to show, comma-separated (+LIST adds to\n"
+                                  "                        the default ones): TARGET, FSTYPE, DEVICE, ATIME,\n"
+                                  "                        PROBE, UPDATES/MIN, LAST-HOUR, DEV-WRITES\n" },
+        { OPT_FULL, "--full", "      --full            never shorten a cell to fit the terminal\n" },
+        { OPT_SINCE, "--since", "      --since DURATION  how far back, such as 30min, 6h (the default) or 7d\n" },
+        { OPT_RESOLUTION, "--resolution", "      --resolution DURATION\n"
+                                          "                        one point per DURATION, one of the daemon's rings\n"
+                                          "                        (such as 10s, 1min or 1h; default: the finest\n"
+                                          "                        that covers the period)\n" },
+        { OPT_FILE, "--file", "      --file PATH       the fstab to read and edit (default /etc/fstab)\n" },
+        { OPT_SET, "--set", "      --set MOUNT=POLICY\n"
+                            "                        change MOUNT to POLICY instead of following the advice\n"
+                            "                        (may be repeated)\n" },
+        { OPT_CHECK, "--check", "      --check           print the diff and exit 3 if fstab would change, 0 if not\n" },
+        { OPT_WRITE, "--write", "      --write           write the change (root): backup, verify, atomic rename\n" },
+        { OPT_FORCE, "--force", "      --force           go ahead although a known atime reader needs more\n" },
+};
+
+struct command {
+        const char *name, *args, *summary, *help;
+        unsigned options;
+        int min_args, max_args; /* positional arguments, the command included */
+        int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+        { "status", "[PATH]", "each tracked mount: atime policy, probe, atime updates",
+          "One row per tracked mount: its atime policy, the probe's verdict, the atime\n"
+          "writes measured and their last hour. With PATH, the mount that holds it.\n",
+          OPT_OUTPUT | OPT_FULL, 1, 2, cmd_status },
+        { "probe", "PATH", "verify the policy in force on a mount now (root)",
+          "Runs the probe on the mount now: an unnamed temporary inode tells strictatime,\n"
+          "relatime and noatime apart, whatever the mount table says.\n",
+          0, 2, 2, cmd_probe },
+        { "history", "PATH", "atime updates over time, policy changes marked",
+          "A chart of the atime updates per minute on the mount, with policy changes\n"
+          "marked under it.\n",
+          OPT_SINCE | OPT_RESOLUTION, 2, 2, cmd_history },
+        { "recommend", "[PATH]", "what to change, with the evidence and the saving",
+          "atimed's advice for each mount (or the one holding PATH): the policy to use,\n"
+          "why, who reads atime there, and what the change saves.\n",
+          0, 1, 2, cmd_recommend },
+        { "fstab", "", "the change to fstab that applies the advice, as a diff",
+          "The change to fstab that makes the advice (or the --set choices) last, as a\n"
+          "unified diff. Only the options fields change; nothing is written without\n"
+          "--write.\n",
+          OPT_FILE | OPT_SET | OPT_WRITE | OPT_CHECK | OPT_FORCE, 1, 1, cmd_fstab },
+        { "remount", "PATH [POLICY]", "apply the advice (or POLICY) to the live mount now (root)",
+          "Changes the atime policy of the live mount: the advice, or POLICY (noatime,\n"
+          "relatime, strictatime, optionally with ,lazytime or ,nolazytime). It lasts\n"
+          "until the next mount; atimectl fstab makes it last.\n",
+          OPT_FORCE, 2, 3, cmd_remount },
+        { "metrics", "", "every mount's figures for Prometheus (text format)",
+          "Every mount's figures in the Prometheus text exposition format (not JSON).\n",
+          0, 1, 1, cmd_metrics },
+        { "call", "METHOD [JSON]", "call a control method and print its reply",
+          "Calls a method of atimed's Varlink interface with JSON parameters and prints\n"
+          "the reply (a string reply as plain text).\n",
+          0, 2, 3, cmd_call },
+        { "help", "[COMMAND]", "show the help of atimectl or of one command", NULL, 0, 1, 2, NULL },
+};
+
+static const struct command *find_command(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                if (streq(commands[i].name, name))
+                        return &commands[i];
+        return NULL;
+}
+
+static const char common_options_help[] =
+        "  -j, --json            print JSON instead of text\n"
+        "      --no-legend       print no header and no summary\n"
+        "  -s, --socket PATH     atimed's socket (default: $" ATIMED_SOCKET_ENV ",\n"
+        "                        else " ATIMED_SOCKET_DEFAULT ")\n"
+        "  -h, --help            show this help\n";
+
+static void help_command(const struct command *c) {
+        printf("Usage: atimectl [OPTIONS] %s%s%s\n\n%s", c->name, *c->args ? " " : "", c->args,
+               c->help ? c->help : "");
+        if (c->options) {
+                printf("\nOptions:\n");
+                for (size_t i = 0; i < ELEMENTSOF(option_help); i++)
+                        if (c->options & option_help[i].bit)
+                                fputs(option_help[i].usage, stdout);
+        }
+        printf("\nCommon options:\n%s\nSee atimectl(8) for the columns, the symbols and the exit statuses.\n",
+               common_options_help);
 }
 
 static void help(void) {
         printf("Usage: atimectl [OPTIONS] COMMAND [ARGS]\n"
                "\n"
-               "Shows what atimed measured about this host's mounts.\n"
+               "Shows what atimed measured about this host's mounts. Options may come\n"
+               "anywhere on the line; 'atimectl COMMAND --help' shows a command's own.\n"
                "\n"
-               "Commands:\n"
-               "  status [MOUNT]        each tracked mount: atime policy, probe, atime updates\n"
-               "  probe MOUNT           verify the policy in force on MOUNT now (root)\n"
-               "  history MOUNT [--since 6h|7d] [--resolution 10min]\n"
-               "                        atime updates over time, policy changes marked\n"
-               "  recommend [MOUNT]     what to change, with the evidence and the saving\n"
-               "  fstab [--file PATH] [--set MOUNT=POLICY ...] [--write]\n"
-               "                        the change to fstab that applies the advice, as a diff;\n"
-               "                        --write writes it (root), safely\n"
-               "  remount MOUNT [POLICY]\n"
-               "                        apply the advice (or POLICY) to the live mount now (root)\n"
-               "  metrics               every mount's figures for Prometheus (text format)\n"
-               "  call METHOD [JSON]    call a control method and print its reply\n"
+               "Commands:\n");
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
+                char head[64];
+
+                snprintf(head, sizeof head, "%s%s%s", commands[i].name, *commands[i].args ? " " : "",
+                         commands[i].args);
+                printf("  %-22s%s\n", head, commands[i].summary);
+        }
+        printf("\nOptions:\n%s      --version         show the version\n"
                "\n"
-               "Options:\n"
-               "  -s, --socket PATH     atimed's socket (default: $%s or %s)\n"
-               "  -j, --json            print JSON instead of a table\n"
-               "      --no-legend       print no header and no summary\n"
-               "  -h, --help            show this help\n"
-               "      --version         show the version\n"
-               "\n"
-               "Exit status: 0 success, 1 failure (atimed not reachable, error reply),\n"
-               "2 invalid command line.\n",
-               ATIMED_SOCKET_ENV, ATIMED_SOCKET_DEFAULT);
+               "Exit status: 0 success, 1 failure (atimed not reachable, error reply, nothing\n"
+               "done), 2 invalid command line, 3 fstab --check: the file would change.\n",
+               common_options_help);
 }
 
-struct command {
-        const char *name;
-        int min_args, max_args; /* counting the command itself */
-        int (*run)(int argc, char **argv);
-};
+static int usage_error(const char *cmd, const char *fmt, ...) _printf_(2, 3);
+static int usage_error(const char *cmd, const char *fmt, ...) {
+        va_list ap;
 
-static const struct command commands[] = {
-        { "status", 1, 2, cmd_status },
-        { "probe", 2, 2, cmd_probe },
-        { "history", 2, 8, cmd_history },
-        { "recommend", 1, 2, cmd_recommend },
-        { "metrics", 1, 1, cmd_metrics },
-        { "fstab", 1, 64, cmd_fstab },
-        { "remount", 2, 3, cmd_remount },
-        { "call", 2, 3, cmd_call },
-};
+        fputs("atimectl: ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fprintf(stderr, " Try 'atimectl %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
+        return EXIT_USAGE;
+}
+
+static const char *option_name(unsigned bit) {
+        for (size_t i = 0; i < ELEMENTSOF(option_help); i++)
+                if (option_help[i].bit == bit)
+                        return option_help[i].name;
+        return "?";
+}
 
 int main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_NO_LEGEND };
+        enum { ARG_VERSION = 0x100, ARG_NO_LEGEND, ARG_FULL, ARG_SINCE, ARG_RESOLUTION, ARG_FILE, ARG_SET,
+               ARG_WRITE, ARG_CHECK, ARG_FORCE };
         static const struct option options[] = {
                 { "socket", required_argument, NULL, 's' },
                 { "json", no_argument, NULL, 'j' },
                 { "no-legend", no_argument, NULL, ARG_NO_LEGEND },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
+                { "output", required_argument, NULL, 'o' },
+                { "full", no_argument, NULL, ARG_FULL },
+                { "since", required_argument, NULL, ARG_SINCE },
+                { "resolution", required_argument, NULL, ARG_RESOLUTION },
+                { "file", required_argument, NULL, ARG_FILE },
+                { "set", required_argument, NULL, ARG_SET },
+                { "write", no_argument, NULL, ARG_WRITE },
+                { "check", no_argument, NULL, ARG_CHECK },
+                { "force", no_argument, NULL, ARG_FORCE },
                 {},
         };
-        int c;
+        const struct command *cmd;
+        bool show_help = false, show_version = false;
+        unsigned given = 0;
+        int c, n;
 
-        /* '+': options end at the command, so its own arguments pass through. */
-        while ((c = getopt_long(argc, argv, "+s:jh", options, NULL)) >= 0) {
+        /* Options anywhere on the line: getopt permutes them to the front
+         * (a leading '-' in an argument after "--" is an argument). */
+        while ((c = getopt_long(argc, argv, "s:jho:", options, NULL)) >= 0) {
                 switch (c) {
                 case 's':
                         arg_socket = optarg;
@@ -528,35 +745,107 @@ int main(int argc, char *argv[]) {
                         arg_legend = false;
                         break;
                 case 'h':
-                        help();
-                        return EXIT_OK;
+                        show_help = true;
+                        break;
                 case ARG_VERSION:
-                        printf("atimectl %s\n", PACKAGE_VERSION);
-                        return EXIT_OK;
+                        show_version = true;
+                        break;
+                case 'o':
+                        arg_output = optarg;
+                        given |= OPT_OUTPUT;
+                        break;
+                case ARG_FULL:
+                        arg_full = true;
+                        given |= OPT_FULL;
+                        break;
+                case ARG_SINCE:
+                        if (parse_duration(optarg, &arg_since_usec) < 0 || arg_since_usec < USEC_PER_SEC)
+                                return usage_error("history",
+                                                   "--since %s: expected a duration of a second or more, such as "
+                                                   "30min, 6h, 2d or 7d.", optarg);
+                        given |= OPT_SINCE;
+                        break;
+                case ARG_RESOLUTION:
+                        if (parse_duration(optarg, &arg_resolution_usec) < 0 || arg_resolution_usec < USEC_PER_SEC ||
+                            arg_resolution_usec % USEC_PER_SEC)
+                                return usage_error("history",
+                                                   "--resolution %s: expected a whole number of seconds, such as "
+                                                   "10s, 1min or 1h.", optarg);
+                        given |= OPT_RESOLUTION;
+                        break;
+                case ARG_FILE:
+                        arg_file = optarg;
+                        given |= OPT_FILE;
+                        break;
+                case ARG_SET:
+                        if (strv_extend(&arg_set, optarg) < 0)
+                                return fail("out of memory");
+                        given |= OPT_SET;
+                        break;
+                case ARG_WRITE:
+                        arg_write = true;
+                        given |= OPT_WRITE;
+                        break;
+                case ARG_CHECK:
+                        arg_check = true;
+                        given |= OPT_CHECK;
+                        break;
+                case ARG_FORCE:
+                        arg_force = true;
+                        given |= OPT_FORCE;
+                        break;
                 default:
                         fprintf(stderr, "Try 'atimectl --help'.\n");
                         return EXIT_USAGE;
                 }
         }
+        if (show_version) {
+                printf("atimectl %s\n", PACKAGE_VERSION);
+                return EXIT_OK;
+        }
 
-        if (optind >= argc) {
+        n = argc - optind;
+        if (n == 0) {
                 /* Like systemctl: no command means the overview. */
                 static char status_cmd[] = "status";
                 char *args[] = { status_cmd, NULL };
+
+                if (show_help) {
+                        help();
+                        return EXIT_OK;
+                }
+                cmd = find_command("status");
+                if (given & ~cmd->options)
+                        return usage_error(NULL, "%s needs a command.", option_name(given & ~cmd->options & -(given & ~cmd->options)));
                 return cmd_status(1, args);
         }
-        for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
-                int n = argc - optind;
+        cmd = find_command(argv[optind]);
+        if (!cmd)
+                return usage_error(NULL, "unknown command '%s'.", argv[optind]);
+        if (!cmd->run) { /* help [COMMAND] */
+                const struct command *about = n > 1 ? find_command(argv[optind + 1]) : NULL;
 
-                if (!streq(commands[i].name, argv[optind]))
-                        continue;
-                if (n < commands[i].min_args || n > commands[i].max_args) {
-                        fprintf(stderr, "atimectl: wrong number of arguments for '%s'. Try 'atimectl --help'.\n",
-                                commands[i].name);
-                        return EXIT_USAGE;
-                }
-                return commands[i].run(n, argv + optind);
+                if (n > 2)
+                        return usage_error("help", "help takes one COMMAND at most.");
+                if (n > 1 && !about)
+                        return usage_error(NULL, "unknown command '%s'.", argv[optind + 1]);
+                if (about && about->run)
+                        help_command(about);
+                else
+                        help();
+                return EXIT_OK;
         }
-        fprintf(stderr, "atimectl: unknown command '%s'. Try 'atimectl --help'.\n", argv[optind]);
-        return EXIT_USAGE;
+        if (show_help) {
+                help_command(cmd);
+                return EXIT_OK;
+        }
+        if (given & ~cmd->options) {
+                unsigned bad = given & ~cmd->options;
+
+                return usage_error(cmd->name, "%s does not apply to '%s'.", option_name(bad & -bad), cmd->name);
+        }
+        if (n < cmd->min_args || n > cmd->max_args)
+                return usage_error(cmd->name, "'%s' takes %s%s%s.", cmd->name, *cmd->args ? cmd->args : "no arguments",
+                                   *cmd->args ? "" : "", *cmd->args ? " as arguments" : "");
+        return cmd->run(n, argv + optind);
 }

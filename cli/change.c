@@ -24,7 +24,6 @@
 #include "strv.h"
 #include "varlink.h"
 
-#define FSTAB_DEFAULT "/etc/fstab"
 #define FSTAB_MAX (16U * 1024 * 1024)
 
 /* An atime policy as a user writes it: "noatime", "relatime,lazytime",
@@ -33,6 +32,10 @@ struct policy_spec {
         const char *atime; /* "noatime", "relatime", "strictatime", or NULL: leave alone */
         int lazytime;      /* 1, 0, or -1: leave alone */
 };
+
+#define POLICY_HELP                                                                                  \
+        "A POLICY is noatime, relatime or strictatime, optionally with lazytime or nolazytime (such as " \
+        "relatime,lazytime), or lazytime or nolazytime alone."
 
 static int parse_policy(const char *s, struct policy_spec *ret) {
         _cleanup_strv_free_ char **l = NULL;
@@ -63,15 +66,12 @@ static void format_spec(const struct policy_spec *p, char *buf, size_t len) {
                  p->lazytime == 1 ? "lazytime" : p->lazytime == 0 ? "nolazytime" : "");
 }
 
-/* The advice for one mount (or all, target NULL), as atimed gives it. */
-static int get_recommendations(const char *target, json_object **ret) {
-        json_object *params = json_object_new_object();
-
-        if (!params)
-                return fail("out of memory");
-        if (target)
-                json_object_object_add(params, F_TARGET, varlink_name_new(target));
-        return call(METHOD_GET_RECOMMENDATIONS, params, ret);
+/* The advice for the mount holding path (its mount point in 'target'), or
+ * for all (path NULL), as atimed gives it. */
+static int get_recommendations(const char *path, json_object **ret, char *target, size_t len) {
+        if (path)
+                return call_target(METHOD_GET_RECOMMENDATIONS, path, NULL, ret, target, len, NULL);
+        return call(METHOD_GET_RECOMMENDATIONS, NULL, ret);
 }
 
 /* The change a recommendation stands for; false if it advises keeping. */
@@ -90,6 +90,61 @@ static bool spec_of(json_object *rec, struct policy_spec *ret) {
                 .lazytime = cl == wl ? -1 : wl,
         };
         return ret->atime || ret->lazytime >= 0;
+}
+
+static bool has_opt(const char *optstr, const char *name);
+
+/* ---------------------------------------------------------------- atime readers */
+
+static int atime_rank(const char *atime) {
+        return streq(atime, "strictatime") ? 2 : streq(atime, "relatime") ? 1 : 0;
+}
+
+static int need_rank(const char *need) {
+        return streq_ptr(need, "strict") ? 2 : streq_ptr(need, "relatime") ? 1 : 0;
+}
+
+/* Manual changes respect atime readers: an atime policy below what a known
+ * consumer on the mount at target needs is refused (EXIT_FAIL), naming the
+ * consumer and where it was found, unless --force. Without atimed (or for
+ * a mount it does not track) there is nothing to check against: said so. */
+static int check_atime_readers(const char *target, const char *atime) {
+        _cleanup_json_ json_object *reply = NULL;
+        _cleanup_free_ char *error = NULL;
+        json_object *params, *rec, *cons;
+        unsigned bad = 0;
+        int r;
+
+        if (!atime)
+                return EXIT_OK;
+        params = json_object_new_object();
+        if (!params)
+                return fail("out of memory");
+        json_object_object_add(params, F_TARGET, json_object_new_string(target));
+        r = call_if_running(METHOD_GET_RECOMMENDATIONS, params, &reply, &error);
+        if (r < 0) {
+                fprintf(stderr, "atimectl: atimed is not running: who reads atime on %s is not checked.\n", target);
+                return EXIT_OK;
+        }
+        if (r != EXIT_OK)
+                return error && !streq(error, ERROR_NO_SUCH_MOUNT) ? fail_remote(error, reply) : EXIT_OK;
+        rec = json_object_array_get_idx(json_object_object_get(reply, F_RECOMMENDATIONS), 0);
+        cons = json_object_object_get(rec, F_CONSUMERS);
+        for (size_t i = 0; i < json_object_array_length(cons); i++) {
+                json_object *c = json_object_array_get_idx(cons, i);
+
+                if (need_rank(get_str(c, F_NEED)) <= atime_rank(atime))
+                        continue;
+                fprintf(stderr, "atimectl: %s on %s breaks a reader of atime that needs %s: %s [%s]\n", atime, target,
+                        streq_ptr(get_str(c, F_NEED), "strict") ? "strictatime" : "relatime", get_str(c, F_WHY),
+                        get_str(c, F_SOURCE));
+                bad++;
+        }
+        if (bad && !arg_force)
+                return fail("refused; nothing changed. --force sets %s anyway.", atime);
+        if (bad)
+                fprintf(stderr, "atimectl: going ahead with %s on %s (--force).\n", atime, target);
+        return EXIT_OK;
 }
 
 /* ---------------------------------------------------------------- recommend */
@@ -143,6 +198,14 @@ static void print_recommendation(json_object *rec) {
         }
         if (get_bool(rec, F_CHANGE) && (w > 0 || cpu > 0))
                 printf("    saves about %.0f atime updates/min, %.1f us/s of CPU, %.1f KiB/s written\n", w, cpu, kib);
+        {
+                json_object *c = json_object_object_get(rec, F_CURRENT);
+                char note[PATH_MAX * 4];
+
+                if (fstab_drift(FSTAB_DEFAULT, get_str(rec, F_TARGET), get_str(c, F_ATIME), get_bool(c, F_LAZYTIME), note,
+                                sizeof note) > 0)
+                        printf("    - drift: %s\n", escape_tmp(note));
+        }
 }
 
 int cmd_recommend(int argc, char **argv) {
@@ -152,9 +215,7 @@ int cmd_recommend(int argc, char **argv) {
         unsigned changes = 0;
         int r;
 
-        if (argc > 1)
-                normalize_path(argv[1], target, sizeof target);
-        r = get_recommendations(argc > 1 ? target : NULL, &reply);
+        r = get_recommendations(argc > 1 ? argv[1] : NULL, &reply, target, sizeof target);
         if (r != EXIT_OK)
                 return r;
         if (arg_json)
@@ -320,55 +381,145 @@ static int verify_with_libmount(const char *old, size_t old_len, const char *new
         return counts[0] == counts[1] ? 0 : -EBADMSG;
 }
 
+/* Whether something is mounted on target (the mount table, not stat():
+ * a hung mount must not hang atimectl). */
+static bool is_mounted(const char *target) {
+        struct libmnt_table *tb = mnt_new_table();
+        bool found = false;
+
+        if (tb && mnt_table_parse_file(tb, "/proc/self/mountinfo") == 0)
+                found = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD) != NULL;
+        mnt_unref_table(tb);
+        return found;
+}
+
+/* The entries of the fstab at path whose mount's live atime policy differs
+ * from what the entry says, as sentences (strv, NULL if none). */
+static int fstab_drifts(const char *path, char ***ret) {
+        struct libmnt_table *tab = mnt_new_table(), *live = mnt_new_table();
+        struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+        struct libmnt_fs *fs;
+        char **l = NULL;
+        int r = 0;
+
+        *ret = NULL;
+        if (!tab || !live || !it)
+                r = -ENOMEM;
+        else if (mnt_table_parse_fstab(tab, path) < 0 || mnt_table_parse_file(live, "/proc/self/mountinfo") < 0)
+                r = 0;
+        else
+                while (r == 0 && mnt_table_next_fs(tab, it, &fs) == 0) {
+                        const char *t = mnt_fs_get_target(fs), *vfs, *sb;
+                        struct libmnt_fs *m = t && *t == '/' ? mnt_table_find_target(live, t, MNT_ITER_BACKWARD) : NULL;
+                        char note[PATH_MAX * 4];
+
+                        if (!m)
+                                continue;
+                        vfs = mnt_fs_get_vfs_options(m) ?: "";
+                        sb = mnt_fs_get_fs_options(m) ?: "";
+                        if (fstab_drift(path, t,
+                                        has_opt(vfs, "noatime")    ? "noatime"
+                                        : has_opt(vfs, "relatime") ? "relatime"
+                                                                   : "strictatime",
+                                        has_opt(sb, "lazytime"), note, sizeof note) > 0 &&
+                            !strv_contains(l, note))
+                                r = strv_extend(&l, note);
+                }
+        mnt_free_iter(it);
+        mnt_unref_table(tab);
+        mnt_unref_table(live);
+        if (r < 0) {
+                strv_free(l);
+                return r;
+        }
+        *ret = l;
+        return 0;
+}
+
+static int print_fstab_json(const char *path, const struct fstab_result *res, const char *diff, bool written,
+                            const char *backup, char **drifts) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        json_object *changes = json_object_new_array(), *nf = json_object_new_array(), *notes = json_object_new_array();
+        json_object *dr = json_object_new_array();
+
+        if (!dr) {
+                json_object_put(changes);
+                json_object_put(nf);
+                json_object_put(notes);
+                return fail("out of memory");
+        }
+        STRV_FOREACH(d, drifts)
+                json_object_array_add(dr, json_object_new_string(*d));
+        json_object_object_add(o, "drift", dr);
+
+        if (!o || !changes || !nf || !notes) {
+                json_object_put(changes);
+                json_object_put(nf);
+                json_object_put(notes);
+                return fail("out of memory");
+        }
+        json_object_object_add(o, "file", json_object_new_string(path));
+        json_object_object_add(o, "changed", json_object_new_boolean(res->n_changes > 0));
+        json_object_object_add(o, "written", json_object_new_boolean(written));
+        json_object_object_add(o, "backup", backup ? json_object_new_string(backup) : NULL);
+        for (size_t i = 0; i < res->n_changes; i++) {
+                json_object *c = json_object_new_object();
+
+                json_object_object_add(c, F_TARGET, json_object_new_string(res->changes[i].target));
+                json_object_object_add(c, "line", json_object_new_int((int) res->changes[i].line));
+                json_object_object_add(c, "old_options", json_object_new_string(res->changes[i].old_options));
+                json_object_object_add(c, "new_options", json_object_new_string(res->changes[i].new_options));
+                json_object_array_add(changes, c);
+        }
+        json_object_object_add(o, "changes", changes);
+        STRV_FOREACH(t, res->not_found)
+                json_object_array_add(nf, json_object_new_string(*t));
+        json_object_object_add(o, "not_found", nf);
+        STRV_FOREACH(t, res->skipped)
+                json_object_array_add(notes, json_object_new_string(*t));
+        json_object_object_add(o, "notes", notes);
+        json_object_object_add(o, "diff", json_object_new_string(diff));
+        return print_json(o);
+}
+
 int cmd_fstab(int argc, char **argv) {
-        enum { ARG_FILE = 0x100, ARG_SET, ARG_WRITE };
-        static const struct option options[] = {
-                { "file", required_argument, NULL, ARG_FILE },
-                { "set", required_argument, NULL, ARG_SET },
-                { "write", no_argument, NULL, ARG_WRITE },
-                {},
-        };
         _cleanup_free_ struct fstab_request *reqs = NULL;
-        _cleanup_strv_free_ char **targets = NULL, **specs = NULL;
+        _cleanup_strv_free_ char **targets = NULL, **specs = NULL, **drifts = NULL;
         _cleanup_json_ json_object *reply = NULL;
         _cleanup_free_ char *text = NULL, *diff = NULL, *new_issues = NULL, *backup = NULL;
         _cleanup_free_ struct policy_spec *ps = NULL;
         struct fstab_result res = {};
-        const char *path = FSTAB_DEFAULT;
-        bool write = false;
-        size_t len = 0, n = 0;
-        int opt, r;
+        const char *path = arg_file ? arg_file : FSTAB_DEFAULT;
+        char real[PATH_MAX];
+        bool write = arg_write;
+        size_t len = 0, n = 0, missing = 0;
+        int r;
 
-        optind = 0;
-        while ((opt = getopt_long(argc, argv, "", options, NULL)) >= 0)
-                switch (opt) {
-                case ARG_FILE:
-                        path = optarg;
-                        break;
-                case ARG_SET: {
-                        char *eq = strchr(optarg, '='), t[PATH_MAX];
-                        struct policy_spec p;
+        if (arg_check && arg_write) {
+                fprintf(stderr, "atimectl: fstab: --check and --write exclude each other.\n");
+                return EXIT_USAGE;
+        }
 
-                        if (!eq || optarg[0] != '/' || parse_policy(eq + 1, &p) < 0) {
-                                fprintf(stderr, "atimectl: --set %s: expected MOUNT=POLICY, such as /srv=noatime or "
-                                                "/var=relatime,lazytime\n", optarg);
-                                return EXIT_USAGE;
-                        }
-                        *eq = 0;
-                        normalize_path(optarg, t, sizeof t);
-                        if (strv_extend(&targets, t) < 0 || strv_extend(&specs, eq + 1) < 0)
-                                return fail("out of memory");
-                        break;
-                }
-                case ARG_WRITE:
-                        write = true;
-                        break;
-                default:
+        STRV_FOREACH(set, arg_set) {
+                _cleanup_free_ char *copy = strdup(*set);
+                char *eq = copy ? strchr(copy, '=') : NULL, t[PATH_MAX];
+                struct policy_spec p;
+
+                if (!copy)
+                        return fail("out of memory");
+                if (!eq || copy[0] != '/') {
+                        fprintf(stderr, "atimectl: --set %s: expected MOUNT=POLICY with an absolute MOUNT, such as "
+                                        "/srv=noatime or /var=relatime,lazytime.\n", *set);
                         return EXIT_USAGE;
                 }
-        if (optind != argc) {
-                fprintf(stderr, "atimectl: fstab takes no arguments but options. Try 'atimectl --help'.\n");
-                return EXIT_USAGE;
+                if (parse_policy(eq + 1, &p) < 0) {
+                        fprintf(stderr, "atimectl: --set %s: '%s' is not a policy. %s\n", *set, eq + 1, POLICY_HELP);
+                        return EXIT_USAGE;
+                }
+                *eq = 0;
+                normalize_path(copy, t, sizeof t);
+                if (strv_extend(&targets, t) < 0 || strv_extend(&specs, eq + 1) < 0)
+                        return fail("out of memory");
         }
         if (write && geteuid() != 0)
                 return fail("writing %s needs root.", path);
@@ -378,7 +529,7 @@ int cmd_fstab(int argc, char **argv) {
         if (n == 0) {
                 json_object *list;
 
-                r = get_recommendations(NULL, &reply);
+                r = get_recommendations(NULL, &reply, NULL, 0);
                 if (r != EXIT_OK)
                         return r;
                 list = json_object_object_get(reply, F_RECOMMENDATIONS);
@@ -408,6 +559,18 @@ int cmd_fstab(int argc, char **argv) {
                                                    .named = !reply };
         }
 
+        for (size_t i = 0; !reply && i < n; i++) {
+                r = check_atime_readers(targets[i], ps[i].atime);
+                if (r != EXIT_OK)
+                        return r;
+        }
+
+        /* A symlinked fstab: read and replace the file it points to. */
+        if (realpath(path, real) && !streq(real, path)) {
+                if (!arg_json)
+                        printf("%s is a symbolic link to %s; working on that.\n", path, real);
+                path = real;
+        }
         r = read_full_file(path, FSTAB_MAX, &text, &len);
         if (r < 0)
                 return fail("cannot read %s: %s", path, strerror(-r));
@@ -417,12 +580,25 @@ int cmd_fstab(int argc, char **argv) {
 
         STRV_FOREACH(s, res.skipped)
                 fprintf(stderr, "%s: %s\n", escape_name_tmp(path), escape_tmp(*s));
+        if (fstab_drifts(path, &drifts) < 0) {
+                fstab_result_done(&res);
+                return fail("out of memory");
+        }
+        if (!arg_json)
+                STRV_FOREACH(d, drifts)
+                        fprintf(stderr, "Drift: %s.\n", escape_tmp(*d));
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *qt = NULL, *qu = NULL;
                 char unit[PATH_MAX * 4];
 
                 if (!strv_contains(res.not_found, targets[i]))
                         continue;
+                if (!reply && !is_mounted(targets[i])) {
+                        fprintf(stderr, "atimectl: %s is neither in %s nor mounted: nothing to change there.\n",
+                                escape_name_tmp(targets[i]), escape_name_tmp(path));
+                        missing++;
+                        continue;
+                }
                 mount_unit_name(targets[i], unit, sizeof unit);
                 /* Command lines to be copied: each name one quoted word. */
                 qt = shell_quote(targets[i]);
@@ -434,25 +610,38 @@ int cmd_fstab(int argc, char **argv) {
                         "add %s to Options= of its mount unit (systemctl edit %s), or give it a line in %s.\n",
                         escape_name_tmp(targets[i]), escape_name_tmp(path), qt, specs[i], specs[i], qt, specs[i], qu,
                         escape_name_tmp(path));
+                missing += !reply;
         }
-
         r = fstab_diff(text, len, res.text, res.len, path, write ? path : "(with atimectl's changes)", &diff);
         if (r < 0) {
                 fstab_result_done(&res);
                 return fail("out of memory");
         }
-        if (res.n_changes == 0) {
-                printf("Nothing to change in %s.\n", path);
+        if (res.n_changes == 0 || arg_check || !write || missing) {
+                if (arg_json)
+                        r = print_fstab_json(path, &res, diff, false, NULL, drifts);
+                else if (res.n_changes == 0)
+                        printf("Nothing to change in %s.\n", path);
+                else {
+                        fputs(diff, stdout);
+                        if (!arg_check && !missing)
+                                printf("\nTo write this: atimectl fstab%s%s --write%s\n",
+                                       streq(path, FSTAB_DEFAULT) ? "" : " --file ", streq(path, FSTAB_DEFAULT) ? "" : path,
+                                       reply ? "" : " (with the same --set options)");
+                }
+                if (missing && write && res.n_changes > 0)
+                        fprintf(stderr, "atimectl: not every --set could be done; nothing written.\n");
+                if (fflush(stdout) != 0)
+                        r = EXIT_FAIL;
+                if (r == EXIT_OK && missing)
+                        r = EXIT_FAIL;
+                if (r == EXIT_OK && arg_check && res.n_changes > 0)
+                        r = EXIT_CHANGE;
                 fstab_result_done(&res);
-                return EXIT_OK;
+                return r;
         }
-        fputs(diff, stdout);
-        if (!write) {
-                printf("\nTo write this: atimectl fstab%s%s --write%s\n", streq(path, FSTAB_DEFAULT) ? "" : " --file ",
-                       streq(path, FSTAB_DEFAULT) ? "" : path, reply ? "" : " (with the same --set options)");
-                fstab_result_done(&res);
-                return EXIT_OK;
-        }
+        if (!arg_json)
+                fputs(diff, stdout);
 
         /* Checks before anything is written. */
         if (verify_with_libmount(text, len, res.text, res.len) < 0) {
@@ -472,15 +661,26 @@ int cmd_fstab(int argc, char **argv) {
                             "written.", path);
         }
         r = fstab_write(path, text, len, res.text, res.len, NULL, &backup);
-        fstab_result_done(&res);
-        if (r == -ESTALE)
+        if (r == -ESTALE) {
+                fstab_result_done(&res);
                 return fail("%s changed while atimectl was working on it; nothing written. Run it again.", path);
-        if (r < 0)
+        }
+        if (r < 0) {
+                fstab_result_done(&res);
                 return fail("cannot write %s: %s", path, strerror(-r));
-        printf("\nWrote %s; the old one is %s. It applies at the next mount; to apply it now: atimectl remount "
-               "MOUNT.\n",
-               path, backup);
-        return EXIT_OK;
+        }
+        if (arg_json)
+                r = print_fstab_json(path, &res, diff, true, backup, drifts);
+        else {
+                printf("\nWrote %s; the old one is %s. It applies at the next mount; to apply it now: atimectl "
+                       "remount MOUNT.\n",
+                       path, backup);
+                /* systemd makes mount units of fstab at boot and on daemon-reload. */
+                if (access("/run/systemd/system", F_OK) == 0)
+                        printf("systemd reads fstab into mount units: run systemctl daemon-reload.\n");
+        }
+        fstab_result_done(&res);
+        return r;
 }
 
 /* ---------------------------------------------------------------- remount */
@@ -568,31 +768,68 @@ static int set_lazytime(const char *target, bool on) {
         return 0;
 }
 
+static json_object *options_json(const char *vfs, const char *fs) {
+        json_object *o = json_object_new_object();
+
+        if (o) {
+                json_object_object_add(o, "vfs_options", json_object_new_string(vfs));
+                json_object_object_add(o, "fs_options", json_object_new_string(fs));
+        }
+        return o;
+}
+
+/* {"target", "changed", "before", "after"} or {"target", "changed": false, "reason"}. */
+static int print_remount_json(const char *target, bool changed, const char *vfs, const char *fs, const char *vfs_after,
+                              const char *fs_after, const char *reason) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+
+        if (!o)
+                return fail("out of memory");
+        json_object_object_add(o, F_TARGET, json_object_new_string(target));
+        json_object_object_add(o, "changed", json_object_new_boolean(changed));
+        if (vfs)
+                json_object_object_add(o, "before", options_json(vfs, fs));
+        if (vfs_after)
+                json_object_object_add(o, "after", options_json(vfs_after, fs_after));
+        if (reason)
+                json_object_object_add(o, F_REASON, json_object_new_string(reason));
+        return print_json(o);
+}
+
 int cmd_remount(int argc, char **argv) {
         _cleanup_free_ char *vfs = NULL, *fsopts = NULL, *vfs_after = NULL, *fs_after = NULL;
         _cleanup_json_ json_object *reply = NULL;
         struct policy_spec p;
         char target[PATH_MAX], spec[64];
+        bool changed;
         int r;
 
-        normalize_path(argv[1], target, sizeof target);
         if (argc > 2) {
                 if (parse_policy(argv[2], &p) < 0) {
-                        fprintf(stderr, "atimectl: remount: expected a POLICY such as noatime, relatime,lazytime or "
-                                        "strictatime, not '%s'\n", argv[2]);
+                        fprintf(stderr, "atimectl: remount: '%s' is not a policy. %s\n", argv[2], POLICY_HELP);
                         return EXIT_USAGE;
                 }
+                /* The mount that holds the path, as findmnt -T. */
+                r = resolve_mount(argv[1], target, sizeof target);
+                if (r < 0)
+                        return fail("cannot find the mount that holds %s: %s", argv[1], strerror(-r));
+                r = check_atime_readers(target, p.atime);
+                if (r != EXIT_OK)
+                        return r;
         } else {
                 json_object *rec;
 
-                r = get_recommendations(target, &reply);
+                r = get_recommendations(argv[1], &reply, target, sizeof target);
                 if (r != EXIT_OK)
                         return r;
                 rec = json_object_array_get_idx(json_object_object_get(reply, F_RECOMMENDATIONS), 0);
                 if (!spec_of(rec, &p)) {
                         json_object *reasons = json_object_object_get(rec, F_REASONS);
-                        printf("Nothing to change on %s: %s\n", escape_name_tmp(target),
-                               escape_tmp(json_object_get_string(json_object_array_get_idx(reasons, 0))));
+                        const char *why = json_object_get_string(json_object_array_get_idx(reasons, 0));
+
+                        if (arg_json)
+                                return print_remount_json(target, false, NULL, NULL, NULL, NULL, why);
+                        printf("Nothing to change on %s: %s\n", escape_name_tmp(target), escape_tmp(why));
                         return EXIT_OK;
                 }
         }
@@ -604,7 +841,8 @@ int cmd_remount(int argc, char **argv) {
         if (r < 0)
                 return fail("cannot read the mount table: %s", strerror(-r));
         format_spec(&p, spec, sizeof spec);
-        printf("%s before: %s (superblock: %s)\n", escape_name_tmp(target), escape_tmp(vfs), escape_tmp(fsopts));
+        if (!arg_json)
+                printf("%s before: %s (superblock: %s)\n", escape_name_tmp(target), escape_tmp(vfs), escape_tmp(fsopts));
 
         if (p.atime && (r = set_atime(target, p.atime, vfs)) < 0)
                 return fail("cannot set %s on %s: %s", p.atime, escape_name_tmp(target), strerror(-r));
@@ -616,8 +854,13 @@ int cmd_remount(int argc, char **argv) {
         r = current_options(target, &vfs_after, &fs_after);
         if (r < 0)
                 return fail("cannot read the mount table: %s", strerror(-r));
+        changed = !streq(vfs, vfs_after) || !streq(fsopts, fs_after);
+        if (arg_json)
+                return print_remount_json(target, changed, vfs, fsopts, vfs_after, fs_after, NULL);
         printf("%s after:  %s (superblock: %s)\n", escape_name_tmp(target), escape_tmp(vfs_after), escape_tmp(fs_after));
-        {
+        if (!changed)
+                printf("%s already had %s: nothing changed.\n", escape_name_tmp(target), spec);
+        else {
                 _cleanup_free_ char *set = NULL, *q = NULL;
 
                 if (asprintf(&set, "%s=%s", target, spec) < 0 || !(q = shell_quote(set)))

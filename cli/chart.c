@@ -73,7 +73,13 @@ static int eighths(double v, double max) {
         return MAX(MIN(e, 8), 1);
 }
 
-void chart_sparkline(const struct series *s, size_t width, bool unicode, char *buf, size_t len) {
+double chart_sparkline_peak(const struct series *s, size_t width) {
+        _cleanup_free_ double *col = calloc(MAX(width, 1u), sizeof *col);
+
+        return col ? column_max(col, chart_columns(s, width, col)) : 0;
+}
+
+void chart_sparkline(const struct series *s, size_t width, double scale, bool unicode, char *buf, size_t len) {
         double *col = calloc(MAX(width, 1u), sizeof *col);
         size_t n, used = 0;
         double max;
@@ -82,7 +88,7 @@ void chart_sparkline(const struct series *s, size_t width, bool unicode, char *b
         if (!col)
                 return;
         n = chart_columns(s, width, col);
-        max = column_max(col, n);
+        max = scale > 0 ? scale : column_max(col, n);
         for (size_t c = 0; c < n; c++) {
                 /* A gap is a dot on the baseline; zero a flat line. */
                 const char *cell;
@@ -115,20 +121,23 @@ static void time_label(char *buf, size_t len, time_t t, time_t span) {
                  &tm);
 }
 
-void chart_plot(FILE *f, const struct series *s, const bool *marks, size_t width, size_t height, time_t t0, time_t t1,
-                bool unicode) {
+void chart_plot(FILE *f, const struct series *s, const bool *marks, const bool *running, size_t width, size_t height,
+                time_t t0, time_t t1, bool unicode) {
         double *col = calloc(MAX(width, 1u), sizeof *col);
         bool *mark = calloc(MAX(width, 1u), sizeof *mark);
+        _cleanup_free_ bool *up = calloc(MAX(width, 1u), sizeof *up);
         char top[16], l0[32], l1[32], l2[32];
         size_t n, lw;
         double max;
 
-        if (!col || !mark)
+        if (!col || !mark || !up)
                 goto finish;
         n = chart_columns(s, width, col);
-        for (size_t c = 0; c < n && marks; c++)
-                for (size_t i = c * s->n / n; i < (c + 1) * s->n / n; i++)
-                        mark[c] = mark[c] || marks[i];
+        for (size_t c = 0; c < n; c++)
+                for (size_t i = c * s->n / n; i < (c + 1) * s->n / n; i++) {
+                        mark[c] = mark[c] || (marks && marks[i]);
+                        up[c] = up[c] || (running && running[i]);
+                }
         max = column_max(col, n);
         chart_format_count(top, sizeof top, max);
         lw = MAX(strlen(top), 1u);
@@ -142,7 +151,11 @@ void chart_plot(FILE *f, const struct series *s, const bool *marks, size_t width
                         double in = level - (double) (row - 1);
                         int e = in >= 1 ? 8 : in <= 0 ? 0 : MAX(1, (int) lround(in * 8));
 
-                        if (isnan(col[c]))
+                        /* No value: '?' while atimed ran but had not
+                         * measured yet, a dot when it was not running. */
+                        if (isnan(col[c]) && up[c])
+                                fputs(row == 1 ? "?" : " ", f);
+                        else if (isnan(col[c]))
                                 fputs(row == 1 ? (unicode ? "\u00b7" : ".") : " ", f);
                         else if (row == 1 && e == 0)
                                 fputs(unicode ? "\u2581" : "_", f); /* measured zero: a flat line */

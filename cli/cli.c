@@ -2,6 +2,13 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <libmount/libmount.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +24,15 @@
 const char *arg_socket = NULL;
 bool arg_json = false;
 bool arg_legend = true;
+bool arg_full = false;
+bool arg_force = false;
+bool arg_write = false;
+bool arg_check = false;
+const char *arg_output = NULL;
+const char *arg_file = NULL;
+char **arg_set = NULL;
+uint64_t arg_since_usec = 6 * 3600 * USEC_PER_SEC;
+uint64_t arg_resolution_usec = 0;
 
 int fail(const char *fmt, ...) {
         va_list ap;
@@ -30,7 +46,7 @@ int fail(const char *fmt, ...) {
 }
 
 /* One line for an error reply: its name, then its parameters. */
-static int fail_remote(const char *error, json_object *params) {
+int fail_remote(const char *error, json_object *params) {
         json_object *v;
 
         if (streq_ptr(error, ERROR_NO_SUCH_MOUNT) && json_object_object_get_ex(params, F_TARGET, &v))
@@ -69,8 +85,12 @@ static const char *socket_path(void) {
         return e && *e ? e : ATIMED_SOCKET_DEFAULT;
 }
 
-/* Calls 'method'; on failure prints one line and returns EXIT_FAIL. */
 int call(const char *method, json_object *params, json_object **ret) {
+        return call_error(method, params, ret, NULL);
+}
+
+/* Calls 'method'; on failure prints one line and returns EXIT_FAIL. */
+static int call_full(const char *method, json_object *params, json_object **ret, char **ret_error, bool quiet) {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *error = NULL;
         _cleanup_json_ json_object *reply = NULL;
@@ -78,6 +98,10 @@ int call(const char *method, json_object *params, json_object **ret) {
         int r;
 
         r = varlink_connect(path, &fd);
+        if (r < 0 && quiet) {
+                json_object_put(params);
+                return r;
+        }
         if (r == -ENOENT || r == -ECONNREFUSED) {
                 json_object_put(params);
                 return fail("atimed is not running (nothing listens on %s).", path);
@@ -92,6 +116,11 @@ int call(const char *method, json_object *params, json_object **ret) {
         }
 
         r = varlink_call(fd, method, params, CALL_TIMEOUT_USEC, MAX_REPLY, &reply, &error);
+        if (r == -EBADR && ret_error) {
+                *ret_error = TAKE_PTR(error);
+                *ret = TAKE_PTR(reply);
+                return EXIT_FAIL;
+        }
         if (r == -EBADR)
                 return fail_remote(error, reply);
         if (r == -ETIMEDOUT)
@@ -102,6 +131,14 @@ int call(const char *method, json_object *params, json_object **ret) {
                 return fail("%s failed: %s", method, strerror(-r));
         *ret = TAKE_PTR(reply);
         return EXIT_OK;
+}
+
+int call_error(const char *method, json_object *params, json_object **ret, char **ret_error) {
+        return call_full(method, params, ret, ret_error, false);
+}
+
+int call_if_running(const char *method, json_object *params, json_object **ret, char **ret_error) {
+        return call_full(method, params, ret, ret_error, true);
 }
 
 int print_json(json_object *o) {
@@ -139,3 +176,199 @@ bool get_double(json_object *o, const char *key, double *ret) {
         return true;
 }
 
+
+#define RESOLVE_TIMEOUT_MSEC 3000
+
+/* realpath() in a child with a deadline: a path through a filesystem that
+ * does not answer must not hang atimectl. */
+static int realpath_deadline(const char *path, char *ret, size_t len) {
+        _cleanup_close_ int rfd = -1;
+        int pipefd[2], status;
+        char buf[PATH_MAX + 16];
+        size_t got = 0;
+        pid_t pid;
+
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return -errno;
+        pid = fork();
+        if (pid < 0) {
+                safe_close(pipefd[0]);
+                safe_close(pipefd[1]);
+                return -errno;
+        }
+        if (pid == 0) {
+                char r[PATH_MAX];
+                int e = realpath(path, r) ? 0 : errno;
+
+                if (e)
+                        dprintf(pipefd[1], "E%d", e);
+                else
+                        dprintf(pipefd[1], "P%s", r);
+                _exit(0);
+        }
+        safe_close(pipefd[1]);
+        rfd = pipefd[0];
+        for (;;) {
+                struct pollfd p = { .fd = rfd, .events = POLLIN };
+                ssize_t n;
+
+                if (poll(&p, 1, RESOLVE_TIMEOUT_MSEC) <= 0) {
+                        kill(pid, SIGKILL);
+                        (void) waitpid(pid, &status, 0);
+                        return -ETIMEDOUT;
+                }
+                n = read(rfd, buf + got, sizeof buf - 1 - got);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        break;
+                got += (size_t) n;
+        }
+        buf[got] = 0;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        if (buf[0] == 'E')
+                return -atoi(buf + 1);
+        if (buf[0] != 'P' || strlen(buf + 1) >= len)
+                return -EIO;
+        strcpy(ret, buf + 1);
+        return 0;
+}
+
+int resolve_mount(const char *path, char *ret, size_t len) {
+        struct libmnt_table *tb;
+        char real[PATH_MAX];
+        int r;
+
+        r = realpath_deadline(path, real, sizeof real);
+        if (r < 0)
+                return r;
+        tb = mnt_new_table();
+        if (!tb)
+                return -ENOMEM;
+        r = mnt_table_parse_file(tb, "/proc/self/mountinfo");
+        /* Up from the path to the nearest mount point; the top mount there. */
+        for (char *slash; r == 0;) {
+                struct libmnt_fs *fs = mnt_table_find_target(tb, real, MNT_ITER_BACKWARD);
+
+                if (fs) {
+                        r = strlen(real) < len ? 0 : -ENAMETOOLONG;
+                        if (r == 0)
+                                strcpy(ret, real);
+                        break;
+                }
+                if (streq(real, "/")) {
+                        r = -ENOENT;
+                        break;
+                }
+                slash = strrchr(real, '/');
+                if (slash == real)
+                        slash[1] = 0;
+                else
+                        *slash = 0;
+        }
+        mnt_unref_table(tb);
+        return r < 0 ? r : 0;
+}
+
+int call_target(const char *method, const char *path, json_object *extra, json_object **ret, char *target,
+                size_t len, char **ret_error) {
+        char asked[PATH_MAX];
+        const char *reason;
+        int r;
+
+        normalize_path(path, asked, sizeof asked);
+        snprintf(target, len, "%s", asked);
+        for (unsigned attempt = 0;; attempt++) {
+                _cleanup_json_ json_object *reply = NULL;
+                _cleanup_free_ char *error = NULL;
+                json_object *params = NULL;
+                char resolved[PATH_MAX];
+
+                if (extra ? json_object_deep_copy(extra, &params, NULL) < 0 : !(params = json_object_new_object()))
+                        return fail("out of memory");
+                json_object_object_add(params, F_TARGET, varlink_name_new(target));
+                r = call_error(method, params, &reply, &error);
+                if (r == EXIT_OK) {
+                        *ret = TAKE_PTR(reply);
+                        return EXIT_OK;
+                }
+                if (!error)
+                        return r;
+                if (!streq(error, ERROR_NO_SUCH_MOUNT) && ret_error) {
+                        *ret_error = TAKE_PTR(error);
+                        *ret = TAKE_PTR(reply);
+                        return EXIT_FAIL;
+                }
+                if (!streq(error, ERROR_NO_SUCH_MOUNT))
+                        return fail_remote(error, reply);
+                /* Not a tracked mount point: the mount that holds the path,
+                 * as findmnt -T finds it. */
+                if (attempt == 0 && resolve_mount(asked, resolved, sizeof resolved) == 0 && !streq(resolved, target)) {
+                        snprintf(target, len, "%s", resolved);
+                        continue;
+                }
+                reason = get_str(reply, P_REASON);
+                if (streq(asked, target))
+                        return reason ? fail("atimed does not track the mount at %s: %s.", escape_name_tmp(target),
+                                             escape_tmp(reason))
+                                      : fail("no tracked mount at %s.", escape_name_tmp(target));
+                return reason ? fail("%s is on the mount at %s, which atimed does not track: %s.", escape_name_tmp(asked),
+                                     escape_name_tmp(target), escape_tmp(reason))
+                              : fail("%s is on the mount at %s, which atimed does not track.", escape_name_tmp(asked),
+                                     escape_name_tmp(target));
+        }
+}
+
+/* The atime policy an fstab options field asks for: the last of noatime,
+ * relatime and strictatime; none of them means relatime, the kernel's
+ * default. */
+static const char *fstab_atime(const char *opts) {
+        const char *r = "relatime";
+        char *name, *value;
+        size_t nsz, vsz;
+        char *o = (char *) (opts ? opts : "");
+
+        while (mnt_optstr_next_option(&o, &name, &nsz, &value, &vsz) == 0) {
+                if (nsz == 7 && strncmp(name, "noatime", 7) == 0)
+                        r = "noatime";
+                else if (nsz == 8 && strncmp(name, "relatime", 8) == 0)
+                        r = "relatime";
+                else if (nsz == 11 && strncmp(name, "strictatime", 11) == 0)
+                        r = "strictatime";
+        }
+        return r;
+}
+
+int fstab_drift(const char *fstab, const char *target, const char *live_atime, bool live_lazytime, char *buf,
+                size_t len) {
+        struct libmnt_table *tb = mnt_new_table();
+        struct libmnt_fs *fs;
+        const char *want, *opts;
+        bool lazy;
+        int r = 0;
+
+        if (!tb)
+                return -ENOMEM;
+        if (!live_atime || mnt_table_parse_fstab(tb, fstab) < 0 ||
+            !(fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD))) {
+                mnt_unref_table(tb);
+                return 0;
+        }
+        opts = mnt_fs_get_options(fs);
+        want = fstab_atime(opts);
+        lazy = opts && mnt_optstr_get_option(opts, "lazytime", NULL, NULL) == 0;
+        if (!streq(want, live_atime) || lazy != live_lazytime) {
+                const char *lz_live = lazy == live_lazytime ? "" : live_lazytime ? ",lazytime" : ",nolazytime";
+                const char *lz_want = lazy == live_lazytime ? "" : lazy ? ",lazytime" : ",nolazytime";
+
+                snprintf(buf, len,
+                         "%s is %s%s live but %s says %s%s: the next mount brings that back. Keep the live one: "
+                         "atimectl fstab --set %s=%s%s --write; or undo it: atimectl remount %s %s%s",
+                         target, live_atime, live_lazytime ? ",lazytime" : "", fstab, want, lazy ? ",lazytime" : "",
+                         target, live_atime, lz_live, target, want, lz_want);
+                r = 1;
+        }
+        mnt_unref_table(tb);
+        return r;
+}

@@ -5,6 +5,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "macro.h"
 
@@ -13,22 +14,58 @@ enum {
         EXIT_OK = 0,
         EXIT_FAIL = 1,  /* daemon unreachable, error reply, I/O error, refused change */
         EXIT_USAGE = 2, /* bad command line */
+        EXIT_CHANGE = 3, /* fstab --check: the file would change */
 };
 
+/* The command line, parsed once for every command (options may come
+ * anywhere on the line, as with systemctl). */
 extern const char *arg_socket;
 extern bool arg_json;
 extern bool arg_legend;
+extern bool arg_full;
+extern bool arg_force;
+extern bool arg_write;
+extern bool arg_check;
+extern const char *arg_output;
+extern const char *arg_file;
+extern char **arg_set;            /* "MOUNT=POLICY", strv */
+extern uint64_t arg_since_usec;
+extern uint64_t arg_resolution_usec; /* 0: the daemon's choice */
 
 /* Prints "atimectl: ..." on stderr; returns EXIT_FAIL. */
 int fail(const char *fmt, ...) _printf_(1, 2);
 /* Calls 'method' (consuming params); on failure prints one line and returns
  * EXIT_FAIL, else EXIT_OK with the reply's parameters in *ret. */
 int call(const char *method, json_object *params, json_object **ret);
+/* The same, but an error reply is not printed: its name in *ret_error, its
+ * parameters in *ret, and EXIT_FAIL. */
+int call_error(const char *method, json_object *params, json_object **ret, char **ret_error);
+/* The same, but when atimed cannot be reached, -errno and nothing printed. */
+int call_if_running(const char *method, json_object *params, json_object **ret, char **ret_error);
+/* Prints an error reply as call() does; returns EXIT_FAIL. */
+int fail_remote(const char *error, json_object *params);
 int print_json(json_object *o);
 
 const char *get_str(json_object *o, const char *key);
 bool get_bool(json_object *o, const char *key);
 bool get_double(json_object *o, const char *key, double *ret);
+
+/* The mount point of the mount that holds path (symlinks resolved, the top
+ * mount where several are stacked), as findmnt -T finds it. -errno. */
+int resolve_mount(const char *path, char *ret, size_t len);
+/* Calls a method about one mount: the one at path, else the one that
+ * holds it. 'extra' (kept) holds the other parameters; the target used in
+ * 'target'. Failures printed, with why a mount is not tracked; with
+ * ret_error, other error replies are returned as call_error() does. */
+int call_target(const char *method, const char *path, json_object *extra, json_object **ret, char *target,
+                size_t len, char **ret_error);
+
+#define FSTAB_DEFAULT "/etc/fstab"
+/* Drift: 1 and a sentence in buf when the live atime policy of the mount
+ * at target differs from its fstab entry (either way), 0 when it does not
+ * or fstab has no entry for it, -ENOMEM. */
+int fstab_drift(const char *fstab, const char *target, const char *live_atime, bool live_lazytime, char *buf,
+                size_t len);
 
 /* "/srv//www/" -> "/srv/www" without touching the filesystem. */
 void normalize_path(const char *in, char *out, size_t len);

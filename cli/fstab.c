@@ -38,6 +38,7 @@ struct entry {
         unsigned line;
         struct span field[_FIELD_MAX];
         size_t n_fields;
+        bool bare;    /* three fields: no options field, which means "defaults" */
         char *target; /* unescaped mount point, trailing slashes dropped */
         size_t first; /* index of the first entry with the same target */
         size_t count; /* how many entries share the target */
@@ -135,7 +136,15 @@ static int split_line(const char *text, size_t start, size_t end, struct entry *
                 e->field[e->n_fields++] = (struct span) { s, i };
         }
 
-        if (e->n_fields <= FIELD_OPTS)
+        /* "spec file type" alone is an entry: mount(8) and findmnt --verify
+         * take the options as "defaults" and dump and pass as 0. An edit
+         * adds the options field after the type. */
+        if (e->n_fields == FIELD_OPTS) {
+                e->field[FIELD_OPTS] = (struct span) { e->field[FIELD_TYPE].end, e->field[FIELD_TYPE].end };
+                e->bare = true;
+                return 1;
+        }
+        if (e->n_fields < FIELD_OPTS)
                 return -EBADMSG;
         for (size_t f = FIELD_FREQ; f < e->n_fields; f++)
                 if (!span_is_number(text, e->field[f]))
@@ -556,7 +565,7 @@ int fstab_edit(const char *text, size_t len, const struct fstab_request *reqs, s
         for (size_t k = 0; k < n_edits; k++) {
                 struct span o = entries[edits[k].entry].field[FIELD_OPTS];
 
-                out_len = out_len - (o.end - o.start) + strlen(edits[k].options);
+                out_len = out_len - (o.end - o.start) + strlen(edits[k].options) + entries[edits[k].entry].bare;
         }
         out = malloc(out_len + 1);
         if (!out) {
@@ -573,6 +582,9 @@ int fstab_edit(const char *text, size_t len, const struct fstab_request *reqs, s
 
                         memcpy(p, text + from, o.start - from);
                         p += o.start - from;
+                        /* A new fourth field, separated as the third is. */
+                        if (entries[edits[k].entry].bare)
+                                *p++ = text[entries[edits[k].entry].field[FIELD_TYPE].start - 1];
                         memcpy(p, edits[k].options, l);
                         p += l;
                         from = o.end;

@@ -15,4 +15,12 @@ DEFINE_FREE_FUNC(Table, table_free);
  * mount table cannot drive the terminal. 0 or -ENOMEM. */
 int table_add_row(Table *t, const char *const *cells);
 size_t table_rows(const Table *t);
+/* Which columns to print, in which order (default: all, as added). */
+int table_set_display(Table *t, const size_t *columns, size_t n);
+/* A column that may be shortened, in the middle with 'ellipsis', when the
+ * table is wider than 'width' (0: never shorten). */
+void table_set_shrinkable(Table *t, size_t column);
+void table_set_width(Table *t, size_t width, const char *ellipsis);
 void table_print(const Table *t, FILE *f, bool header);
+/* The display width of a string: UTF-8 code points. */
+size_t table_text_width(const char *s);

@@ -92,6 +92,7 @@
 #define F_AT "at"
 #define F_MATCHES_TABLE "matches_table"
 #define F_REASON "reason"
+#define F_EXPLANATION "explanation"
 
 /* GetStatus: a mount's activity over the last completed interval */
 #define F_ACTIVITY "activity"
@@ -147,6 +148,7 @@
 /* GetHistory */
 #define F_KEY "key"
 #define F_RESOLUTION_S "resolution_s"
+#define F_RESOLUTIONS_S "resolutions_s"
 #define F_SINCE "since"
 #define F_UNTIL "until"
 #define F_TRUNCATED "truncated"

@@ -143,7 +143,8 @@ json_object *report_probe_to_json(const ReportProbe *p) {
         if (add_nullable(o, F_EFFECTIVE, p->verified ? string_or_null(p->effective) : NULL) < 0 ||
             add(o, F_VERIFIED, json_object_new_boolean(p->verified)) < 0 || add(o, F_AT, json_object_new_int64(p->at)) < 0 ||
             add_nullable(o, F_REASON, p->verified ? NULL : json_object_new_string(p->reason ? p->reason : "")) < 0 ||
-            add_nullable(o, F_MATCHES_TABLE, p->matches_table >= 0 ? json_object_new_boolean(p->matches_table) : NULL) < 0)
+            add_nullable(o, F_MATCHES_TABLE, p->matches_table >= 0 ? json_object_new_boolean(p->matches_table) : NULL) < 0 ||
+            (p->explanation && add(o, F_EXPLANATION, json_object_new_string(p->explanation)) < 0))
                 return NULL;
         return TAKE_PTR(o);
 }

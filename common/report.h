@@ -28,6 +28,7 @@ typedef struct ReportProbe {
         const char *effective; /* when verified */
         int64_t at;            /* Unix seconds */
         const char *reason;    /* when not verified */
+        const char *explanation; /* why it disagrees with the mount table, where known */
         int matches_table;     /* -1: unknown */
 } ReportProbe;
 

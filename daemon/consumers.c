@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,7 @@ Consumers *consumers_free(Consumers *c) {
                 free(c->v[i].path);
                 free(c->v[i].why);
                 free(c->v[i].source);
+                free(c->v[i].resolved);
         }
         free(c->v);
         strv_free(c->notes);
@@ -549,6 +551,32 @@ static int scan_mail(Consumers *c, const char *spool) {
         return consumers_add(c, CONSUMER_MAIL, NEED_RELATIME, spool, why, spool);
 }
 
+/* path with its symlinks resolved as far as it exists (a tmpfiles.d path
+ * or a glob need not): a /var/spool/mail that points into a /var/mail
+ * mount lies on that mount, not on the one holding the link. NULL when
+ * nothing of it resolves. */
+static char *resolve_existing(const char *path) {
+        char buf[PATH_MAX], real[PATH_MAX];
+        size_t cut;
+        char *r;
+
+        if (strlen(path) >= sizeof buf)
+                return NULL;
+        strcpy(buf, path);
+        cut = strlen(buf);
+        while (!realpath(buf, real)) {
+                char *slash = strrchr(buf, '/');
+
+                if ((errno != ENOENT && errno != ENOTDIR) || !slash || slash == buf)
+                        return NULL;
+                *slash = 0;
+                cut = (size_t) (slash - buf);
+        }
+        if (asprintf(&r, "%s%s", streq(real, "/") && path[cut] ? "" : real, path + cut) < 0)
+                return NULL;
+        return r;
+}
+
 int consumers_scan(const struct consumers_paths *p, Consumers **ret) {
         _cleanup_(consumers_freep) Consumers *c = NULL;
         struct {
@@ -590,6 +618,8 @@ int consumers_scan(const struct consumers_paths *p, Consumers **ret) {
                 if (r < 0)
                         return r;
         }
+        for (size_t i = 0; i < c->n; i++)
+                c->v[i].resolved = resolve_existing(c->v[i].path);
         *ret = TAKE_PTR(c);
         return 0;
 }
@@ -612,7 +642,7 @@ AtimeNeed consumers_need_for_mount(const Consumers *c, const char *target, char 
 
                 /* The mount a path is on: the deepest mount point above it. */
                 STRV_FOREACH(o, others)
-                        if (under(c->v[i].path, *o) && (!owner || strlen(*o) > strlen(owner)))
+                        if (under(c->v[i].resolved ?: c->v[i].path, *o) && (!owner || strlen(*o) > strlen(owner)))
                                 owner = *o;
                 if (!owner || !streq(owner, target) || c->v[i].need <= best)
                         continue;
@@ -627,7 +657,8 @@ ssize_t consumers_owner(const Consumers *c, size_t i, char *const *targets, size
         ssize_t owner = -1;
 
         for (size_t k = 0; k < n_targets; k++)
-                if (under(c->v[i].path, targets[k]) && (owner < 0 || strlen(targets[k]) > strlen(targets[owner])))
+                if (under(c->v[i].resolved ?: c->v[i].path, targets[k]) &&
+                    (owner < 0 || strlen(targets[k]) > strlen(targets[owner])))
                         owner = (ssize_t) k;
         return owner;
 }

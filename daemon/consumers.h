@@ -42,6 +42,7 @@ struct consumer {
         char *source; /* where it was found: "/etc/tmpfiles.d/tmp.conf:3" */
         bool private; /* found in a file others cannot read: 'why' says no more
                        * than that, and 'path' is for privileged callers only */
+        char *resolved; /* path with symlinks resolved (by consumers_scan()), or NULL: what lies on a mount */
 };
 
 typedef struct Consumers {

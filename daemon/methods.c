@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <json-c/printbuf.h>
+#include <libmount/libmount.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,21 +82,39 @@ static int add(json_object *o, const char *key, json_object *v) {
         return json_object_object_add(o, key, v) < 0 ? -ENOMEM : 0;
 }
 
+/* NoSuchMount; with a reason when a mount is there that atimed leaves out
+ * on purpose, so that a client can say why. */
+static json_object *no_such_mount(Manager *m, const char *target) {
+        struct libmnt_table *tb = mnt_new_table();
+        struct libmnt_fs *fs = NULL;
+        struct mount_filter f = {
+                .include_fstypes = m->config->include_fstypes,
+                .exclude_fstypes = m->config->exclude_fstypes,
+                .exclude_paths = m->config->exclude_paths,
+        };
+        json_object *params = json_object_new_object();
+        char why[256];
+        const char *reason = NULL;
+
+        if (tb && mnt_table_parse_file(tb, m->config->mountinfo_path) == 0)
+                fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD);
+        if (fs && mnt_fs_get_fstype(fs))
+                reason = mount_filter_explain(&f, mnt_fs_get_fstype(fs), target, why, sizeof why);
+        mnt_unref_table(tb);
+        /* Names (targets, sources, paths: any bytes) go out in their
+         * protocol form (escape.h): every reply stays valid UTF-8. */
+        if (params && (add(params, F_TARGET, varlink_name_new(target)) < 0 ||
+                       (reason && add(params, P_REASON, varlink_name_new(reason)) < 0))) {
+                json_object_put(params);
+                return NULL;
+        }
+        return params ? varlink_error_new(ERROR_NO_SUCH_MOUNT, params) : NULL;
+}
+
 static json_object *string_or_null(const char *s) {
         return s ? varlink_name_new(s) : NULL;
 }
 
-/* Names (targets, sources, paths: any bytes) go out in their protocol form
- * (escape.h): every reply stays valid UTF-8. */
-static json_object *no_such_mount(const char *target) {
-        json_object *p = json_object_new_object();
-
-        if (p && add(p, F_TARGET, varlink_name_new(target)) < 0) {
-                json_object_put(p);
-                return NULL;
-        }
-        return p ? varlink_error_new(ERROR_NO_SUCH_MOUNT, p) : NULL;
-}
 
 /* json-c's NULL is JSON null: add() must not take it for OOM there. */
 static int add_nullable(json_object *o, const char *key, json_object *v) {
@@ -299,7 +318,7 @@ static json_object *build_status(Manager *m, json_object *params) {
                 return invalid_parameter(P_HISTORY_S);
         r = status_report(m, target, false, &rep);
         if (r == -ENOENT)
-                return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+                return no_such_mount(m, target);
         if (r < 0)
                 return NULL;
 
@@ -503,6 +522,16 @@ static json_object *method_get_history(Manager *m, const ControlPeer *peer, json
             add(p, F_UNTIL, json_object_new_int64(to + res)) < 0 ||
             add(p, F_TRUNCATED, json_object_new_boolean(truncated)) < 0 || add(p, F_POINTS, TAKE_PTR(points)) < 0)
                 return NULL;
+        {
+                /* The resolutions kept, for a client to name the valid ones. */
+                json_object *rs = json_object_new_array();
+
+                if (add(p, F_RESOLUTIONS_S, rs) < 0)
+                        return NULL;
+                for (unsigned i = 0; i < h->n_rings; i++)
+                        if (json_object_array_add(rs, json_object_new_int64(h->rings[i].spec.resolution)) < 0)
+                                return NULL;
+        }
         return varlink_reply_new(TAKE_PTR(p));
 }
 
@@ -598,7 +627,7 @@ static json_object *method_get_recommendations(Manager *m, const ControlPeer *pe
                 return invalid_parameter(F_TARGET);
         r = recommend(m, target, &v, &n);
         if (r == -ENOENT)
-                return no_such_mount(target);
+                return no_such_mount(m, target);
         if (r < 0)
                 return NULL;
         for (size_t i = 0; i < n; i++)
@@ -622,6 +651,7 @@ static json_object *probe_to_json(const struct probe_result *r, const MountEntry
 }
 
 struct probe_request {
+        Manager *manager;
         ControlCall *call;
         char *target;
 };
@@ -632,7 +662,7 @@ static void probe_answered(const TrackedMount *tm, const struct probe_result *r,
         json_object *reply = NULL;
 
         if (!tm)
-                reply = no_such_mount(req->target);
+                reply = no_such_mount(req->manager, req->target);
         else if (p && add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) >= 0 &&
                  add(p, F_TARGET, varlink_name_new(req->target)) >= 0 &&
                  add(p, F_PROBE, probe_to_json(r, tm->entry)) >= 0)
@@ -657,7 +687,7 @@ static int method_probe(Manager *m, ControlCall *call, json_object *params, json
         }
         e = mount_table_find_target(m->mounts, target);
         if (!e) {
-                *ret = no_such_mount(target);
+                *ret = no_such_mount(m, target);
                 return 0;
         }
         req = calloc(1, sizeof *req);
@@ -665,6 +695,7 @@ static int method_probe(Manager *m, ControlCall *call, json_object *params, json
                 free(req);
                 return -ENOMEM;
         }
+        req->manager = m;
         req->call = control_call_ref(call);
         r = tracker_probe_now(m->tracker, e->id, probe_answered, req);
         if (r < 0) {

@@ -149,6 +149,24 @@ bool mount_filter_match(const struct mount_filter *f, const char *fstype, const 
         return !fstype_is_pseudo(fstype);
 }
 
+/* Why mount_filter_match() says no, in words; NULL when it says yes. */
+const char *mount_filter_explain(const struct mount_filter *f, const char *fstype, const char *target, char *buf,
+                                 size_t len) {
+        if (!(f->include_fstypes && f->include_fstypes[0]) && fstype_is_pseudo(fstype))
+                snprintf(buf, len, "its type (%s) is a pseudo filesystem, whose atimes mean nothing", fstype);
+        else if (under_kernel_interface(target))
+                snprintf(buf, len, "it is under /proc or /sys, the kernel's interfaces");
+        else if (path_excluded(f->exclude_paths, target))
+                snprintf(buf, len, "its path is excluded by exclude_paths in atimed.conf");
+        else if (match_any(f->exclude_fstypes, fstype))
+                snprintf(buf, len, "its type (%s) is excluded by exclude_fstypes in atimed.conf", fstype);
+        else if (f->include_fstypes && f->include_fstypes[0] && !match_any(f->include_fstypes, fstype))
+                snprintf(buf, len, "its type (%s) is not in include_fstypes in atimed.conf", fstype);
+        else
+                return NULL;
+        return buf;
+}
+
 static void mount_entry_done(MountEntry *e) {
         free(e->target);
         free(e->source);

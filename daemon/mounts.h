@@ -49,6 +49,10 @@ bool fstype_is_pseudo(const char *fstype);
  * the rest the kernel's dirty writeback (5 s). */
 double mount_commit_seconds(const char *fstype, const char *super_options);
 bool mount_filter_match(const struct mount_filter *f, const char *fstype, const char *target);
+/* Why the filter does not track a mount of fstype at target, in words
+ * (written to buf); NULL when it does. */
+const char *mount_filter_explain(const struct mount_filter *f, const char *fstype, const char *target, char *buf,
+                                 size_t len);
 
 typedef struct MountEntry {
         int id;

@@ -5,7 +5,9 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <linux/fs.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -100,6 +102,14 @@ static int probe_do(const char *dir, int mount_id, struct probe_result *ret) {
 
                 why = tmpfile_error(e);
                 return why ? unverified(ret, "%s", why) : unverified(ret, "O_TMPFILE in %s: %s", dir, strerror(e));
+        }
+        /* A directory with the no-atime attribute (chattr +A) passes it to
+         * new files, this one too: then noatime is what the probe sees,
+         * whatever the mount says, and files made elsewhere may differ. */
+        {
+                int flags = 0;
+
+                ret->noatime_attr = ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_NOATIME_FL);
         }
         if (write(fd, "a", 1) != 1) {
                 int e = errno;

@@ -23,6 +23,7 @@ struct probe_result {
         uint64_t at;              /* CLOCK_REALTIME usec of the experiment */
         char reason[PROBE_REASON_MAX]; /* why not verified; empty when verified */
         bool old_moved, fresh_moved;
+        bool noatime_attr;        /* the probe's inode inherited FS_NOATIME_FL (chattr +A on the directory) */
 };
 
 /* Classifies the two observations; false if no policy explains them. */

@@ -32,6 +32,11 @@ void status_probe(const struct probe_result *pr, const MountEntry *e, ReportProb
                 .reason = pr->verified ? NULL : pr->reason,
                 .matches_table = pr->verified && e ? pr->effective == e->policy.atime : -1,
         };
+        /* Why the probe disagrees with the mount table, where it can tell. */
+        if (pr->verified && e && pr->effective != e->policy.atime && pr->noatime_attr)
+                ret->explanation = "the probed directory has the no-atime attribute (chattr +A), which new files "
+                                   "inherit: they are never atime-updated, whatever the mount says; other files "
+                                   "follow the mount's policy";
 }
 
 /* A Report holds names in their protocol form (valid UTF-8, see escape.h),

@@ -43,7 +43,7 @@ is "device numbers match the kernel's" \
 is "mount id matches mountinfo" "$(mount_field $M/ext4-strict mount_id)" "$(findmnt -n -o ID $M/ext4-strict)"
 is "pseudo filesystems are left out" "$(ctl --json status | jq '[.mounts[] | select(.fstype == "proc" or .fstype == "sysfs")] | length')" "0"
 
-table=$(ctl status)
+table=$(ctl status --full -o TARGET,FSTYPE,DEVICE,ATIME,PROBE)
 like "the table shows the strict mount" "$table" "^$M/ext4-strict +ext4 +loop[0-9]+ +strictatime "
 like "the table shows lazytime" "$table" "^$M/tmpfs-lazy +tmpfs +tmpfs +relatime,lazytime "
 like "the table shows ro" "$table" "^$M/ext4-ro +ext4 +loop[0-9]+ +relatime,ro "

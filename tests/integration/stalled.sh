@@ -42,7 +42,7 @@ elapsed=$((($(date +%s%N) - start) / 1000000))
 diag "5 status calls while stalled: ${elapsed} ms"
 check "the socket keeps answering while the mount hangs" test "$i" -eq 5 -a "$elapsed" -lt 5000
 is "other mounts are still measured" "$(mount_field $M/tmp stalled)" "false"
-like "the status table says stalled" "$(ctl status)" "$M/fuse +fuse(\.bindfs)? .* stalled"
+like "the status table says stalled" "$(ctl status --full)" "$M/fuse +fuse(\.bindfs)? .* stalled"
 like "and the summary line counts it" "$(ctl status)" "1 stalled"
 timeout 5 "$ATIMECTL" --socket $T/sock probe $M/fuse >$T/probe.out 2>&1
 is "an on-demand probe of the stalled mount answers at once" "$?" "0"

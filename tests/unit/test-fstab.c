@@ -171,22 +171,28 @@ bad:
         return -EINVAL;
 }
 
-/* Finds the 4th field of a line by its own simple rules; false if there is none. */
+/* Finds the 4th field of a line, with the blanks before it, by its own simple rules; false if there is
+ * none. A line of three fields has an empty one at its end (an edit may add the field there). */
 static bool options_field(const char *l, size_t n, size_t *ret_start, size_t *ret_end) {
         size_t i = 0;
 
         for (unsigned field = 0; field < 4; field++) {
-                size_t s;
+                size_t s, sep = i;
 
                 while (i < n && (l[i] == ' ' || l[i] == '\t'))
                         i++;
-                if (i == n)
-                        return false;
+                if (i == n || (field == 3 && l[i] == '\r')) {
+                        if (field != 3)
+                                return false;
+                        *ret_start = *ret_end = sep;
+                        return true;
+                }
                 s = i;
                 while (i < n && l[i] != ' ' && l[i] != '\t' && l[i] != '\r')
                         i++;
                 if (field == 3) {
-                        *ret_start = s;
+                        (void) s;
+                        *ret_start = sep;
                         *ret_end = i;
                         return true;
                 }
@@ -470,7 +476,7 @@ static void test_results(void) {
                 "UUID=aa / ext4 errors=remount-ro 0 1\n"                      /* 2 */
                 "UUID=bb none swap sw 0 0\n"                                  /* 3 */
                 "server:/export /home nfs4 rw,relatime 0 0\n"                 /* 4 */
-                "/dev/sdb1 /srv ext4\n"                                       /* 5: malformed */
+                "/dev/sdb1 /srv\n"                                            /* 5: malformed */
                 "/dev/sdc1 /srv/ xfs relatime 0 2\n"                          /* 6 */
                 "/dev/sdd1 /srv xfs defaults 0 2\n"                           /* 7 */
                 "/dev/sde1 /srv xfs noatime 0 2\n"                            /* 8 */
@@ -515,7 +521,7 @@ static void test_results(void) {
         is_str(res.not_found ? res.not_found[0] : NULL, "/nowhere", "not found target as requested");
         ok(strv_contains(res.skipped, "line 3: UUID=bb is swap space: left alone"), "swap noted");
         ok(strv_contains(res.skipped, "line 4: /home is a network filesystem (nfs4): left alone"), "nfs noted");
-        ok(strv_contains(res.skipped, "line 5: malformed entry: left alone"), "3-field line noted");
+        ok(strv_contains(res.skipped, "line 5: malformed entry: left alone"), "2-field line noted");
         ok(strv_contains(res.skipped, "line 7: /srv is listed more than once; changed every line"),
            "duplicate noted on the second line");
         ok(!strv_has_substr(res.skipped, "line 8: /srv is listed"), "duplicate noted only once");
@@ -552,6 +558,23 @@ static void test_results(void) {
                    "the line with a NUL byte is left alone, the text around it is kept");
                 fstab_result_done(&res);
         }
+}
+
+/* "spec file type" is an entry (findmnt --verify takes it): options default. */
+static void test_three_fields(void) {
+        static const char text[] = "/dev/sdb1\t/srv\text4\n/dev/sdc1 /var xfs\r\n";
+        struct fstab_request reqs[] = {
+                { .target = "/srv", .atime = "noatime", .lazytime = -1 },
+                { .target = "/var", .atime = "relatime", .lazytime = 1 },
+        };
+        struct fstab_result res = {};
+
+        is_int(fstab_edit(text, strlen(text), reqs, 2, &res), 0, "three-field lines edit");
+        is_int(res.n_changes, 2, "both three-field lines changed");
+        is_str(res.text, "/dev/sdb1\t/srv\text4\tnoatime\n/dev/sdc1 /var xfs relatime,lazytime\r\n",
+               "the options field is added, separated as the type is; the CRLF kept");
+        is_int(strv_length(res.skipped), 0, "and not called malformed");
+        fstab_result_done(&res);
 }
 
 static void test_diff(void) {
@@ -818,6 +841,7 @@ int main(void) {
         test_options();
         test_requests();
         test_results();
+        test_three_fields();
         test_diff();
         test_diff_against_diff();
         test_write();
