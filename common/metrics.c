@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "macro.h"
@@ -44,8 +46,16 @@ static void value(FILE *f, double v) {
                 while ((u /= 10) > 0);
                 *--p = ' ';
                 fwrite_unlocked(p, 1, (size_t) (buf + sizeof buf - p), f);
-        } else
-                fprintf(f, " %.17g\n", v);
+        } else {
+                /* The shortest text that reads back as the same double:
+                 * 60.001, not 60.000999999999998. */
+                for (int prec = 15; prec <= 17; prec++) {
+                        snprintf(buf, sizeof buf, "%.*g", prec, v);
+                        if (prec == 17 || strtod(buf, NULL) == v)
+                                break;
+                }
+                fprintf(f, " %s\n", buf);
+        }
 }
 
 static void header(FILE *f, const char *name, const char *type, const char *help) {

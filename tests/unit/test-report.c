@@ -192,5 +192,16 @@ int main(void) {
                 is_int(report_from_json(bad, NULL, &none), -EBADMSG, "no mounts: not a status");
         }
         test_many();
+        {
+                _cleanup_(report_freep) Report *odd = NULL;
+                _cleanup_free_ char *t = NULL;
+
+                ok(report_new(&odd) == 0, "a report of one odd figure");
+                odd->version = "1.0";
+                add_mount(odd, 5, "/odd", "keep", 3600.06);
+                t = text_of(odd);
+                ok(t && has_line(t, "atimed_atime_updates_per_second{mountpoint=\"/odd\"} 60.001"),
+                   "values in their shortest exact form (60.001, not 60.000999999999998)");
+        }
         return tap_done();
 }
