@@ -166,7 +166,7 @@ is "device: the loop device" "$(echo "$dev" | jq -r '"\(.kind) \(.name)"')" "loo
 like "device: its backing file" "$(echo "$dev" | jq -r .label)" "$T/a.img"
 like "device: write IOs/s and KiB/s are numbers" "$(echo "$dev" | jq -r '"\(.write_iops) \(.write_kib_per_s)"')" '^[0-9.]+ [0-9.]+$'
 is "device: none for tmpfs" "$(mount_field $M/small device.kind)/$(mount_field $M/small device.write_iops)" "none/null"
-like "status shows the activity and device columns" "$(ctl status --full -o TARGET,FSTYPE,DEVICE,ATIME,PROBE,WRITES/MIN)" "$M/strict +ext4 +loop[0-9]+ +strictatime +ok +[0-9]"
+like "status shows the activity and device columns" "$(ctl status --full -o TARGET,FSTYPE,DEVICE,ATIME,PROBE,UPDATES/MIN)" "$M/strict +ext4 +loop[0-9]+ +strictatime +ok +[0-9]"
 
 stop_daemon
 is "exit 0" "$STOP_STATUS" "0"

@@ -37,7 +37,7 @@ like "  with the reason" "$(mount_field $M/imm-bare probe.reason)" "permission d
 is "[mount:PATH] probe_dir is used for that mount" "$(probe_of $M/imm-override)" "true strictatime true"
 
 is "chattr +A: the probe finds noatime under a strictatime mount" "$(probe_of $M/noatime-attr)" "true noatime false"
-like "the disagreement shows in the table" "$(ctl status --full -o TARGET,FSTYPE,DEVICE,ATIME,PROBE,WRITES/MIN)" "^$M/noatime-attr +ext4 +loop[0-9]+ +strictatime +MISMATCH: noatime "
+like "the disagreement shows in the table" "$(ctl status --full -o TARGET,FSTYPE,DEVICE,ATIME,PROBE,UPDATES/MIN)" "^$M/noatime-attr +ext4 +loop[0-9]+ +strictatime +MISMATCH: noatime "
 like "and is logged" "$(cat $T/atimed.log)" "$M/noatime-attr: the mount table says strictatime but the probe finds noatime"
 like "atimectl probe says the table disagrees" "$(ctl probe $M/noatime-attr)" "noatime in force .*
 .*mount table says otherwise"
