@@ -90,7 +90,7 @@ check "atimectl --json history is the documented GetHistory" \
         sh -c "$ATIMECTL --socket $T/sock --json history $M/strict | $SCHEMA GetHistory"
 is "every reply says its schema version" \
         "$(for m in GetStatus GetRecommendations; do ctl call io.atimed.$m | jq .schema_version; done | sort -u)" "2"
-is "the served interface is the documented one" "$(ctl call org.varlink.service.GetInterfaceDescription '{"interface":"io.atimed"}' | jq -r .description)" \
+is "the served interface is the documented one" "$(ctl --json call org.varlink.service.GetInterfaceDescription '{"interface":"io.atimed"}' | jq -r .description)" \
         "$(cat $top_srcdir/docs/io.atimed.varlink)"
 echo '{"schema_version":1,"mounts":[{"target":"/x","surprise":1}]}' >$T/bad.json
 check "the schema check does catch an undocumented field" sh -c "! $SCHEMA GetStatus <$T/bad.json >/dev/null"

@@ -43,7 +43,7 @@ CONF
 DAEMON_PID=$!
 DAEMON_PIDS="$DAEMON_PIDS $DAEMON_PID"
 check "under the unit's bounding set the daemon serves" wait_until 20 ctl status
-like "and measures the test's mount" "$(ctl status)" "^$T/mnt/t "
+like "and measures the test's mount" "$(ctl status --full)" "^$T/mnt/t "
 check "the probe works with the capabilities kept" wait_until 20 sh -c \
         "$ATIMECTL --socket $T/sock --json status $T/mnt/t | jq -e '.mounts[0].probe.verified == true'"
 is "no warning about dropping capabilities" "$(grep -i 'capabilit' "$T/atimed.log")" ""
