@@ -85,21 +85,23 @@ static int add(json_object *o, const char *key, json_object *v) {
 /* NoSuchMount; with a reason when a mount is there that atimed leaves out
  * on purpose, so that a client can say why. */
 static json_object *no_such_mount(Manager *m, const char *target) {
-        struct libmnt_table *tb = mnt_new_table();
+        struct libmnt_table *tb = m->config ? mnt_new_table() : NULL;
         struct libmnt_fs *fs = NULL;
-        struct mount_filter f = {
-                .include_fstypes = m->config->include_fstypes,
-                .exclude_fstypes = m->config->exclude_fstypes,
-                .exclude_paths = m->config->exclude_paths,
-        };
         json_object *params = json_object_new_object();
         char why[256];
         const char *reason = NULL;
 
         if (tb && mnt_table_parse_file(tb, m->config->mountinfo_path) == 0)
                 fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD);
-        if (fs && mnt_fs_get_fstype(fs))
+        if (fs && mnt_fs_get_fstype(fs)) {
+                struct mount_filter f = {
+                        .include_fstypes = m->config->include_fstypes,
+                        .exclude_fstypes = m->config->exclude_fstypes,
+                        .exclude_paths = m->config->exclude_paths,
+                };
+
                 reason = mount_filter_explain(&f, mnt_fs_get_fstype(fs), target, why, sizeof why);
+        }
         mnt_unref_table(tb);
         /* Names (targets, sources, paths: any bytes) go out in their
          * protocol form (escape.h): every reply stays valid UTF-8. */

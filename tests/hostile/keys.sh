@@ -41,7 +41,7 @@ like "the long mount's key is over 4,096 bytes" "$(ctl --json history "$long" | 
 ctl history $M/victim >$T/victim.out 2>&1
 st=$?
 check "history $M/victim is refused (exit $st)" test $st -ne 0
-like "as no tracked mount" "$(cat $T/victim.out)" "no tracked mount at $M/victim"
+like "as no tracked mount" "$(cat $T/victim.out)" "(no tracked mount at $M/victim|$M/victim is on the mount at [^ ]*, which atimed does not track)"
 umount "$M/evil target=$M/victim"
 ctl --json history $M/victim >$T/victim.out 2>&1
 st=$?

@@ -71,7 +71,7 @@ is "a backslash in a name is doubled, an invalid byte is \\xff" \
         "$(jq -r '.mounts[].target' "$T/status.json" | grep -E '/(bad|back)' | sed 's|.*/||' | sort | tr '\n' ' ')" \
         'back\\xff bad\xff '
 
-ctl status >"$T/status.txt"
+ctl status --full >"$T/status.txt"
 check "status: no control character reaches the terminal" pycheck "$SAFE" <"$T/status.txt"
 is "status: one line per mount (a newline in a name starts none)" "$(grep -c "^$M/" "$T/status.txt")" "6"
 like "status: the newline shows as \\x0a" "$(cat "$T/status.txt")" 'nl\\x0a<0>EMERGENCY'
