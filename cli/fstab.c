@@ -409,6 +409,12 @@ static int edit_entry(const char *text, const struct entry *e, const struct fsta
                 return 0;
         if (!opts[0] && strv_extend(&opts, "defaults") < 0)
                 return -ENOMEM;
+        if (opts[0][0] == '#') {
+                /* An options field that begins with '#' reads as a comment: the
+                 * edit would not survive the next reading of the file. */
+                r = note(notes, "line %u: an option begins with '#': left alone", e->line);
+                return r < 0 ? r : 0;
+        }
         *ret = strv_join(opts, ",");
         return *ret ? 1 : -ENOMEM;
 }

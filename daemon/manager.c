@@ -214,6 +214,18 @@ static void on_mounts_changed(void *userdata) {
         (void) rescan_mounts(userdata, false);
 }
 
+/* The table is read again every few seconds besides: a change whose
+ * event was coalesced away under heavy churn (a thousand umounts in a few
+ * seconds) would otherwise wait for the next sampler tick. Reading costs a
+ * comparison when nothing changed. */
+#define MOUNTS_RECHECK_USEC (5 * USEC_PER_SEC)
+
+static int on_mounts_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        (void) sd_event_source_set_time(s, usec + MOUNTS_RECHECK_USEC);
+        (void) rescan_mounts(userdata, false);
+        return 0;
+}
+
 /* Resolved once per (re)load: no NSS lookups on the event loop later. */
 static gid_t resolve_group(const char *name) {
         struct group *gr;
@@ -997,6 +1009,13 @@ int manager_start(Manager *m) {
         if (r < 0)
                 return r;
 
+        r = sd_event_add_time_relative(m->event, &m->mounts_timer, CLOCK_MONOTONIC, MOUNTS_RECHECK_USEC,
+                                       USEC_PER_SEC / 2, on_mounts_timer, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the mount table timer: %m");
+        (void) sd_event_source_set_enabled(m->mounts_timer, SD_EVENT_ON);
+        (void) sd_event_source_set_description(m->mounts_timer, "mounts-recheck");
+
         manager_scan_consumers(m);
         r = sd_event_add_time_relative(m->event, &m->consumers_timer, CLOCK_MONOTONIC,
                                        m->config->consumers_interval_usec, USEC_PER_SEC, on_consumers_timer, m);
@@ -1043,6 +1062,7 @@ Manager *manager_free(Manager *m) {
         tracker_free(m->tracker);
         sd_event_source_disable_unref(m->flush_timer);
         sd_event_source_disable_unref(m->consumers_timer);
+        sd_event_source_disable_unref(m->mounts_timer);
         sd_event_source_disable_unref(m->trim_timer);
         consumers_free(m->consumers);
         store_free(m->store);

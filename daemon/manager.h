@@ -36,6 +36,7 @@ typedef struct Manager {
         int state_lock; /* the state dir's lock file, flock()ed; -1: none */
         Consumers *consumers;       /* the last scan's; NULL before the first */
         sd_event_source *consumers_timer;
+        sd_event_source *mounts_timer; /* the mount table read again now and then */
         bool consumers_scanning;
         struct atime_cost *costs;   /* [advisor] costs */
         size_t n_costs;

@@ -113,7 +113,7 @@ ATIMECTL=/usr/bin/atimectl
 DAEMON_PID=$!
 DAEMON_PIDS="$DAEMON_PIDS $DAEMON_PID"
 check "the installed daemon answers the installed client" wait_until 20 ctl status
-like "atimectl status shows the test's mount" "$(ctl status)" "^$T/mnt/t +tmpfs .*strictatime"
+like "atimectl status shows the test's mount" "$(ctl status --full)" "^$T/mnt/t +tmpfs .*strictatime"
 check "atimectl metrics passes promtool" sh -c "$ATIMECTL --socket $T/sock metrics | promtool check metrics"
 check "the daemon keeps its state in /var/lib/atimed" test -d /var/lib/atimed
 stop_daemon
