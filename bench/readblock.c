@@ -4,7 +4,9 @@
  *   readblock [-b BYTES] [PASSES]   PASSES passes (default 1); prints the
  *                                   wall time per file in nanoseconds of
  *                                   each pass, one line per pass
- *   readblock [-b BYTES] -t SECONDS passes until SECONDS have gone by;
+ *   readblock [-b BYTES] [-i USEC] -t SECONDS
+ *                                   passes until SECONDS have gone by, with
+ *                                   a pause of USEC between passes;
  *                                   prints "files cpu_ns wall_ns": the
  *                                   files read, the process's own CPU time
  *                                   (user + system) and the wall time
@@ -49,12 +51,16 @@ int main(int argc, char *argv[]) {
         char **files = NULL, line[4096];
         size_t n = 0, alloc = 0, bytes = 1024;
         double seconds = 0;
+        long pause_us = 0;
         int passes = 1, opt;
 
-        while ((opt = getopt(argc, argv, "b:t:")) != -1)
+        while ((opt = getopt(argc, argv, "b:i:t:")) != -1)
                 switch (opt) {
                 case 'b':
                         bytes = strtoul(optarg, NULL, 10);
+                        break;
+                case 'i':
+                        pause_us = atol(optarg);
                         break;
                 case 't':
                         seconds = atof(optarg);
@@ -84,6 +90,8 @@ int main(int argc, char *argv[]) {
                 do {
                         one_pass(files, n, bytes);
                         done += n;
+                        if (pause_us > 0)
+                                nanosleep(&(struct timespec){ pause_us / 1000000, pause_us % 1000000 * 1000 }, NULL);
                 } while ((t = now_ns()) < end);
                 printf("%llu %.0f %.0f\n", done, cpu_ns() - cpu0, t - start);
         } else
@@ -98,6 +106,6 @@ int main(int argc, char *argv[]) {
         free(files);
         return 0;
 usage:
-        fprintf(stderr, "usage: readblock [-b BYTES] [-t SECONDS | PASSES] < list\n");
+        fprintf(stderr, "usage: readblock [-b BYTES] [-i USEC] [-t SECONDS | PASSES] < list\n");
         return 2;
 }
