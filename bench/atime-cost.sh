@@ -271,7 +271,7 @@ measure_hot() {
         }
         END {
                 lo = hi = cpu[1]; for (i = 1; i <= n; i++) { if (cpu[i] < lo) lo = cpu[i]; if (cpu[i] > hi) hi = cpu[i] }
-                printf "%-6s %-9s %9.0f %9.0f %7.0f %7.0f %9s %9s %6s %-17s %9.0f %7.0f %7s %7s %9s\n", fs, label,
+                printf "%-6s %-13s %9.0f %9.0f %7.0f %7.0f %9s %9s %6s %-17s %9.0f %7.0f %7s %7s %9s\n", fs, label,
                         med(ra, n), med(rb, n), med(na, n), med(nb, n),
                         counted ? sprintf("%.0f", med(ups, n)) : "-",
                         counted ? sprintf("%.4f", med(upr, n)) : "-",
@@ -284,7 +284,7 @@ measure_hot() {
         }' "$B/hot" | tee -a "$B/hotrows"
 }
 hot_header() {
-        printf '\n%-6s %-9s %9s %9s %7s %7s %9s %9s %6s %-17s %9s %7s %7s %7s %9s\n' \
+        printf '\n%-6s %-13s %9s %9s %7s %7s %9s %9s %6s %-17s %9s %7s %7s %7s %9s\n' \
                 fs case "A rd/s" "B rd/s" "A ns/rd" "B ns/rd" "A upd/s" "upd/read" "us/upd" "(min-max)" "A bytes" "B bytes" "commits" "B/upd" "B/ino/cmt"
 }
 
