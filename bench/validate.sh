@@ -42,7 +42,7 @@
 # side on the same workload (default: this build). SAMPLER_INTERVAL: set
 # [sampler] interval in the temp config (default: none, atimed's 1min).
 #
-#   sudo make bench BENCH=validate      (about 45 minutes)
+#   sudo make bench BENCH=validate      (about 50 minutes)
 #   (WORKLOADS="..." ROUNDS=4 EXTRA_INTERVALS=1 FIND_FILES=100000 COLD_FILES=10000
 #    WWW_FILES=2000 AB_N=10000 H2_N=20000 CONC=100 DEPTH_PASSES=1000 SRC_COPIES=2 BONNIE_MB=512
 #    BONNIE_FILES=8:4096:1024:16 BONNIE_ROUNDS=2 PORT=18080 MEASURE_MAX=900
@@ -455,7 +455,7 @@ machine_line
 echo "images on $(df --output=source "$IMGDIR" | tail -1) via loop devices with direct I/O; $ROUNDS ABBA rounds ($BONNIE_ROUNDS for bonnie)"
 i=0
 for b in $ATIMED_BUILDS; do
-        echo "b$i: $b ($(git -C "$(sed -n 's/^abs_top_srcdir = //p' "$b/Makefile" 2>/dev/null)" log -1 --format='%h %s' 2>/dev/null))"
+        echo "b$i: $b ($(git -C "$(sed -n 's/^abs_top_srcdir = //p' "$b/Makefile" 2>/dev/null)" log -1 --format='%h %s' 2>/dev/null || echo "source not a git tree"))"
         i=$((i + 1))
 done
 : >"$B/rows"
