@@ -15,6 +15,25 @@
 #                  the first COLD_NFILES files (a cold pass is slow and
 #                  noisy: more rounds of fewer files)
 #   strict+lazy cold
+#   hot            HOT_FILES files (20) read again and again for HOT_SECONDS
+#                  through strictatime, then noatime, ABBA: the cost of one
+#                  atime UPDATE (many per inode), counted by the kernel. As
+#                  fast as it goes, a file is read many times per clock tick
+#                  and updated once: the updates are a few % of the reads
+#                  and their cost is within the noise of the reads'.
+#   hot-tick       the same files, one pass every HOT_PAUSE_US (4 ms, a tick
+#                  at HZ=250): nearly every read is an update, the same
+#                  inodes dirtied again and again in one journal transaction
+#   hot-tick+lazy  that with lazytime on the superblock
+#
+# The hot case counts updates with a tracepoint, in a tracing instance of its
+# own (tracefs mounted in the benchmark's namespace; BPF is refused here):
+# ext4:ext4_mark_inode_dirty for ext4, xfs:xfs_update_time for xfs,
+# writeback:writeback_mark_inode_dirty for lazytime on ext4 and for tmpfs
+# (each filtered on the device and on the reader's name). btrfs dirties the
+# inode in its own transaction without any of these: its updates are not
+# counted (its CPU per read is). Journal commits: jbd2:jbd2_end_commit (ext4),
+# xfs:xlog_iclog_write (xfs log buffer writes).
 #
 # The images live in files on the host's disk (not on tmpfs) behind loop
 # devices with direct I/O, so a cold pass reads from a real device.
@@ -22,7 +41,8 @@
 # table behind DESIGN.md section 2 and the advisor's built-in costs.
 #
 #   sudo make bench BENCH=atime-cost
-#   (NFILES=20000 ROUNDS=10 PASSES=3 COLD_NFILES=5000 COLD_ROUNDS=10 FSTYPES="ext4 xfs btrfs tmpfs")
+#   (NFILES=20000 ROUNDS=10 PASSES=3 COLD_NFILES=5000 COLD_ROUNDS=10 FSTYPES="ext4 xfs btrfs tmpfs"
+#    CASES="files hot" HOT_FILES=20 HOT_SECONDS=5 HOT_ROUNDS=6 HOT_PAUSE_US=4000)
 . "$top_srcdir/bench/lib.sh"
 bench_enter_namespace
 NFILES=${NFILES:-20000}
@@ -31,10 +51,16 @@ PASSES=${PASSES:-3}
 COLD_NFILES=${COLD_NFILES:-5000}
 COLD_ROUNDS=${COLD_ROUNDS:-10}
 FSTYPES=${FSTYPES:-ext4 xfs btrfs tmpfs}
+CASES=${CASES:-files hot}
+HOT_FILES=${HOT_FILES:-20}
+HOT_SECONDS=${HOT_SECONDS:-5}
+HOT_ROUNDS=${HOT_ROUNDS:-6}
+HOT_PAUSE_US=${HOT_PAUSE_US:-4000}
 IMGDIR=$(mktemp -d "${BENCH_IMGDIR:-/var/tmp}/atimed-bench-img.XXXXXX")
 LOOPS=""
 atime_cost_cleanup() {
         local l
+        [ -n "${TRACE_INST:-}" ] && { echo 0 >"$TRACE_INST/events/enable"; rmdir "$TRACE_INST"; } 2>/dev/null
         bench_cleanup
         for l in $LOOPS; do losetup -d "$l" 2>/dev/null; done
         rm -rf "$IMGDIR"
@@ -83,6 +109,8 @@ setup() {
                 LOOPS="$dev"
                 mount "$dev" "$B/mnt/base"
                 STAT=/sys/block/${dev#/dev/}/stat
+                DEVNO=$((($(stat -c '0x%t' "$dev") << 20) | $(stat -c '0x%T' "$dev")))
+                BDI="$(($(stat -c '0x%t' "$dev"))):$(($(stat -c '0x%T' "$dev")))"
         fi
         make_files "$B/mnt/base" "$NFILES"
         for side in strict rel noat; do
@@ -95,6 +123,7 @@ setup() {
         for side in strict rel noat; do
                 list_files "$B/mnt/$side" "$NFILES" >"$B/list.$side"
                 head -n "$COLD_NFILES" "$B/list.$side" >"$B/list.$side.cold"
+                head -n "$HOT_FILES" "$B/list.$side" >"$B/list.$side.hot"
         done
         list_files "$B/mnt/base" "$NFILES" >"$B/list.base"
         sync
@@ -156,9 +185,116 @@ header() {
         printf '\n%-6s %-17s %8s %8s %7s %7s %7s %6s %6s %6s %8s %8s\n' \
                 fs case "A ns" "B ns" "A-B" min max ratio min max "A B/f" "B B/f"
 }
-header
+# ---------------------------------------------------------------- hot files
+# A tracing instance of our own: other users of the tracepoints (tests
+# counting updates on their own loop devices) keep theirs.
+TRACE_INST=""
+hot_trace_init() {
+        mkdir -p "$B/tracing"
+        mount -t tracefs nodev "$B/tracing" || return 1
+        TRACE_INST=$B/tracing/instances/atimed-bench-$$
+        mkdir "$TRACE_INST" || return 1
+        echo 8192 >"$TRACE_INST/buffer_size_kb"
+}
+
+# hot_events FS LAZY: "update-event commit-event" for the filesystem, "-"
+# where none is simple.
+hot_events() {
+        case $1:$2 in
+        ext4:0) echo "ext4/ext4_mark_inode_dirty jbd2/jbd2_end_commit" ;;
+        ext4:1) echo "writeback/writeback_mark_inode_dirty jbd2/jbd2_end_commit" ;;
+        xfs:*) echo "xfs/xfs_update_time xfs/xlog_iclog_write" ;;
+        tmpfs:*) echo "writeback/writeback_mark_inode_dirty -" ;;
+        *) echo "- -" ;;
+        esac
+}
+
+hot_filter() {
+        case $1 in
+        writeback/*) [ "$FS" = tmpfs ] && echo 'name == "(unknown)"' || echo "name == \"$BDI\"" ;;
+        *) echo "dev == $DEVNO" ;;
+        esac
+}
+
+# hot_pass SIDE LAZY PAUSE_US: one timed run through SIDE; prints "reads
+# cpu_ns updates commits bytes" ("-" for what is not counted).
+hot_pass() {
+        local ev cm out upd=- com=- w0 e
+        read -r ev cm < <(hot_events "$FS" "$2")
+        [ -n "$TRACE_INST" ] || { ev=-; cm=-; }
+        sync
+        if [ "$ev" != - ]; then
+                echo 0 >"$TRACE_INST/events/enable"
+                : >"$TRACE_INST/trace"
+                for e in $ev $cm; do
+                        [ "$e" = - ] && continue
+                        hot_filter "$e" >"$TRACE_INST/events/$e/filter"
+                        echo 1 >"$TRACE_INST/events/$e/enable"
+                done
+        fi
+        w0=$(sectors)
+        out=$("$READBLOCK" -i "$3" -t "$HOT_SECONDS" <"$B/list.$1.hot")
+        sync
+        if [ "$ev" != - ]; then
+                echo 0 >"$TRACE_INST/events/enable"
+                [ "$(cat "$TRACE_INST"/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')" = 0 ] ||
+                        echo "atime-cost: trace buffer overrun: updates undercounted" >&2
+                upd=$(grep -v '^#' "$TRACE_INST/trace" | grep -c "readblock-.*${ev#*/}:")
+                [ "$cm" != - ] && com=$(grep -v '^#' "$TRACE_INST/trace" | grep -c "${cm#*/}:")
+        fi
+        echo "${out% *} $upd $com $((($(sectors) - w0) * 512))"
+}
+
+# measure_hot LABEL LAZY PAUSE_US: strict against noat, ABBA, HOT_ROUNDS rounds;
+# appends a row to $B/hotrows.
+measure_hot() {
+        local r s out ra rb
+        : >"$B/hot"
+        for ((r = 1; r <= HOT_ROUNDS; r++)); do
+                for s in $( ((r % 2)) && echo "strict noat" || echo "noat strict"); do
+                        out=$(hot_pass "$s" "$2" "$3")
+                        if [ "$s" = strict ]; then ra=$out; else rb=$out; fi
+                done
+                echo "$ra $rb" >>"$B/hot"
+        done
+        # per round: A reads cpu upd com bytes, B reads cpu upd com bytes
+        awk -v fs="$FS" -v label="$1" -v t="$HOT_SECONDS" -v nf="$HOT_FILES" '
+        function med(a, n,   i, j, x, v) { for (i = 1; i <= n; i++) v[i] = a[i]
+                for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j > 0 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+                return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+        {
+                n++; ra[n] = $1 / t; rb[n] = $6 / t; na[n] = $2 / $1; nb[n] = $7 / $6
+                bya[n] = $5; byb[n] = $10
+                counted = $3 != "-" && $3 > 0; hascom = $4 != "-" && $4 > 0
+                if (counted) { ups[n] = $3 / t; upr[n] = $3 / $1; cpu[n] = ($2 - $1 * $7 / $6) / $3 / 1000; bpu[n] = $5 / $3 }
+                if (hascom) { com[n] = $4; bic[n] = $5 / ($4 * nf) }
+        }
+        END {
+                lo = hi = cpu[1]; for (i = 1; i <= n; i++) { if (cpu[i] < lo) lo = cpu[i]; if (cpu[i] > hi) hi = cpu[i] }
+                printf "%-6s %-13s %9.0f %9.0f %7.0f %7.0f %9s %9s %6s %-17s %9.0f %7.0f %7s %7s %9s\n", fs, label,
+                        med(ra, n), med(rb, n), med(na, n), med(nb, n),
+                        counted ? sprintf("%.0f", med(ups, n)) : "-",
+                        counted ? sprintf("%.4f", med(upr, n)) : "-",
+                        counted ? sprintf("%.2f", med(cpu, n)) : "-",
+                        counted ? sprintf("(%.2f-%.2f)", lo, hi) : "-",
+                        med(bya, n), med(byb, n),
+                        hascom ? med(com, n) : "-",
+                        counted ? sprintf("%.2f", med(bpu, n)) : "-",
+                        hascom ? sprintf("%.0f", med(bic, n)) : "-"
+        }' "$B/hot" | tee -a "$B/hotrows"
+}
+hot_header() {
+        printf '\n%-6s %-13s %9s %9s %7s %7s %9s %9s %6s %-17s %9s %7s %7s %7s %9s\n' \
+                fs case "A rd/s" "B rd/s" "A ns/rd" "B ns/rd" "A upd/s" "upd/read" "us/upd" "(min-max)" "A bytes" "B bytes" "commits" "B/upd" "B/ino/cmt"
+}
+
+case " $CASES " in *" hot "*) hot_trace_init || echo "atime-cost: no tracefs: hot-file updates not counted" >&2 ;; esac
+
 : >"$B/rows"
+: >"$B/hotrows"
+case " $CASES " in *" files "*) header ;; esac
 for FS in $FSTYPES; do
+        case " $CASES " in *" files "*) ;; *) break ;; esac
         setup "$FS"
         "$READBLOCK" 2 <"$B/list.noat" >/dev/null # warm the cache
         measure "strict" strict warm "$ROUNDS" "$PASSES"
@@ -174,6 +310,32 @@ for FS in $FSTYPES; do
                 echo "$FS: lazytime not accepted (superblock options: $(findmnt -no FS-OPTIONS "$B/mnt/base"))"
         fi
 done
+
+if [ "${CASES#*hot}" != "$CASES" ]; then
+        hot_header
+        NFILES_SAVED=$NFILES
+        NFILES=$HOT_FILES
+        for FS in $FSTYPES; do
+                setup "$FS"
+                "$READBLOCK" 2 <"$B/list.noat.hot" >/dev/null
+                measure_hot hot 0 0
+                measure_hot hot-tick 0 "$HOT_PAUSE_US"
+                if mount -o remount,lazytime "$B/mnt/base" 2>/dev/null &&
+                        grep -q lazytime <(findmnt -no FS-OPTIONS "$B/mnt/strict"); then
+                        measure_hot hot-tick+lazy 1 "$HOT_PAUSE_US"
+                fi
+        done
+        NFILES=$NFILES_SAVED
+        echo
+        echo "hot: $HOT_FILES files read again and again for ${HOT_SECONDS}s per run, strictatime (A) then noatime (B), $HOT_ROUNDS ABBA rounds;"
+        echo "hot-tick: a pass over them every ${HOT_PAUSE_US} us (about a clock tick: nearly every read an update)."
+        echo "rd/s: files read per second; ns/rd: the reader's CPU (getrusage) per read; upd/s: atime updates the"
+        echo "kernel made per second (tracepoint; '-': not counted); us/upd: the reader's CPU difference A - B"
+        echo "divided by A's updates, median (min-max) over rounds: the cost of one atime UPDATE; bytes: what the"
+        echo "device wrote per run through sync; commits: journal commits (ext4) or log buffer writes (xfs) per run;"
+        echo "B/upd: bytes per update; B/ino/cmt: bytes per distinct inode per commit."
+fi
+case " $CASES " in *" files "*) ;; *) exit 0 ;; esac
 
 echo
 echo "A: the strictatime (or relatime) bind mount; B: the noatime bind mount of the same filesystem."
