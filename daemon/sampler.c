@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
@@ -241,7 +242,7 @@ static int64_t now_coarse_ns(void) {
 /* Algorithm R over one stratum: the i-th inode offered takes a slot with
  * probability k/i. */
 static int stratum_offer(Sampler *s, SampleEntry **v, size_t *n, size_t *alloc, uint64_t seen, size_t k,
-                         const char *dir, const char *name, uint64_t ino, uint8_t stratum) {
+                         const char *dir, const char *name, uint64_t ino, bool is_dir, uint8_t stratum) {
         size_t slot;
         char *p;
 
@@ -272,21 +273,22 @@ static int stratum_offer(Sampler *s, SampleEntry **v, size_t *n, size_t *alloc, 
                 (*n)++;
         } else
                 free((*v)[slot].path);
-        (*v)[slot] = (SampleEntry) { .path = p, .ino = ino, .stratum = stratum };
+        (*v)[slot] = (SampleEntry) { .path = p, .ino = ino, .dir = is_dir, .stratum = stratum };
         return 0;
 }
 
 /* Offers an inode to its stratum's reservoir. 'dir' holds name, relative to
  * the walked mount; 'atime_ns' is 0 where unknown. */
-static int reservoir_offer(Sampler *s, Walk *w, const char *dir, const char *name, uint64_t ino, int64_t atime_ns) {
+static int reservoir_offer(Sampler *s, Walk *w, const char *dir, const char *name, uint64_t ino, bool is_dir,
+                           int64_t atime_ns) {
         w->seen++;
         if (atime_ns > 0 && atime_ns > w->began_ns - FRESH_NS && atime_ns <= w->began_ns + FRESH_NS) {
                 w->seen_fresh++;
                 return stratum_offer(s, &w->fresh, &w->n_fresh, &w->alloc_fresh, w->seen_fresh, MAX(s->k / 4, 1u), dir,
-                                     name, ino, STRATUM_FRESH);
+                                     name, ino, is_dir, STRATUM_FRESH);
         }
         return stratum_offer(s, &w->res, &w->n_res, &w->alloc_res, w->seen - w->seen_fresh, s->k, dir, name, ino,
-                             STRATUM_REST);
+                             is_dir, STRATUM_REST);
 }
 
 
@@ -405,7 +407,7 @@ static int walk_entry(Sampler *s, Walk *w, int dfd, const struct linux_dirent64 
         full = type == DT_DIR && w->n_pending + name_len + 1 > WALK_PENDING_MAX;
         if (full && w->n_pending > l->pend)
                 return ENTRY_STOP_BEFORE;
-        if (reservoir_offer(s, w, w->path, d->d_name, ino, atime) < 0)
+        if (reservoir_offer(s, w, w->path, d->d_name, ino, type == DT_DIR, atime) < 0)
                 return -ENOMEM;
         if (type == DT_DIR && push_pending(w, d->d_name) < 0)
                 return -ENOMEM;
@@ -476,7 +478,7 @@ static int walk_start(Sampler *s, int rootfd) {
         r = path_room(w, 64);
         if (r >= 0) {
                 strcpy(w->path, ".");
-                r = reservoir_offer(s, w, ".", ".", stx.stx_ino, 0);
+                r = reservoir_offer(s, w, ".", ".", stx.stx_ino, true, 0);
         }
         if (r >= 0)
                 r = push_level(w, 1);
@@ -557,7 +559,8 @@ static int statx_beneath(int rootfd, const char *rel, struct statx *stx) {
 
         if (fd < 0)
                 return -errno;
-        if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_ATIME | STATX_INO | STATX_MNT_ID, stx) < 0)
+        if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+                  STATX_ATIME | STATX_MTIME | STATX_CTIME | STATX_INO | STATX_MNT_ID, stx) < 0)
                 return -errno;
         return 0;
 }
@@ -590,13 +593,55 @@ static bool entry_stat(int rootfd, const struct sampler_place *pl, const SampleE
         return stx->stx_ino == e->ino && (!(stx->stx_mask & STATX_MNT_ID) || stx->stx_mnt_id == (uint64_t) pl->mount_id);
 }
 
+/* The later of the inode's mtime and ctime; where statx cannot tell, the
+ * end of time: every atime is then taken as stale. */
+static int64_t modified_ns(const struct statx *stx) {
+        int64_t m, c;
+
+        if ((stx->stx_mask & (STATX_MTIME | STATX_CTIME)) != (STATX_MTIME | STATX_CTIME))
+                return INT64_MAX;
+        m = (int64_t) stx->stx_mtime.tv_sec * 1000000000 + stx->stx_mtime.tv_nsec;
+        c = (int64_t) stx->stx_ctime.tv_sec * 1000000000 + stx->stx_ctime.tv_nsec;
+        return MAX(m, c);
+}
+
 static void entry_record(Reservoir *res, SampleEntry *e, const struct statx *stx, int64_t when) {
         e->atime_sec = stx->stx_atime.tv_sec;
         e->atime_nsec = stx->stx_atime.tv_nsec;
+        e->modified_ns = modified_ns(stx);
         e->seen_ns = when;
         e->baseline = true;
         if (e->atime_nsec != 0)
                 res->fine_times = true;
+}
+
+#define DAY_NS (86400LL * 1000000000)
+
+/* Of 'credited' updates in a gap from atime a0 to a1, how many a relatime
+ * mount could have made. relatime writes an atime that is not newer than
+ * the inode's mtime or ctime, or is a day old; once written, the atime is
+ * newer than both, so the gap's further updates came through a mount that
+ * writes at every read. If the inode was changed in the gap, each read
+ * after a change may have been relatime's: all are counted stale. */
+static double stale_updates(int64_t a0, int64_t mod0, int64_t a1, int64_t mod1, double credited) {
+        if (a0 > mod1 && a1 - a0 < DAY_NS)
+                return 0;
+        return mod1 > mod0 ? credited : fmin(1, credited);
+}
+
+/* A gap between two looks: ms the looks, as the atimes, mods the later of
+ * mtime and ctime. */
+struct gap {
+        int64_t m0, a0, mod0, m1, a1, mod1;
+};
+
+/* Credits a gap's updates to the entry, then learns its rate from it. */
+static void credit_gap(SampleEntry *e, const struct gap *g, int64_t tick) {
+        double before = e->credit.n;
+
+        if (estimate_credit(&e->rate, g->m0, g->a0, g->m1, g->a1, tick, &e->credit))
+                e->credit_stale += stale_updates(g->a0, g->mod0, g->a1, g->mod1, e->credit.n - before);
+        estimate_learn(&e->rate, g->m0, g->a0, g->m1, g->a1, tick);
 }
 
 /* One look at an entry after the last: credits the updates in between to
@@ -605,7 +650,7 @@ static void entry_record(Reservoir *res, SampleEntry *e, const struct statx *stx
  * atime moved, 0 if not, -1 if the entry is gone. */
 static int entry_look(Reservoir *res, SampleEntry *e, int rootfd, const struct sampler_place *pl, int64_t tick,
                       bool defer) {
-        int64_t m0 = e->seen_ns, a0 = atime_ns(e), m1, a1;
+        struct gap g = { .m0 = e->seen_ns, .a0 = atime_ns(e), .mod0 = e->modified_ns };
         struct statx stx;
 
         if (!entry_stat(rootfd, pl, e, &stx)) {
@@ -616,39 +661,50 @@ static int entry_look(Reservoir *res, SampleEntry *e, int rootfd, const struct s
                 entry_record(res, e, &stx, now_coarse_ns());
                 return 0;
         }
-        m1 = now_coarse_ns();
-        a1 = (int64_t) stx.stx_atime.tv_sec * 1000000000 + stx.stx_atime.tv_nsec;
-        if (!defer) {
-                estimate_credit(&e->rate, m0, a0, m1, a1, tick, &e->credit);
-                estimate_learn(&e->rate, m0, a0, m1, a1, tick);
-        }
-        entry_record(res, e, &stx, m1);
-        if (a1 == a0)
+        g.m1 = now_coarse_ns();
+        g.a1 = (int64_t) stx.stx_atime.tv_sec * 1000000000 + stx.stx_atime.tv_nsec;
+        g.mod1 = modified_ns(&stx);
+        if (!defer)
+                credit_gap(e, &g, tick);
+        entry_record(res, e, &stx, g.m1);
+        if (g.a1 == g.a0)
                 return 0;
         e->moved = true;
         return 1;
 }
 
-/* Calls f for each writer through which the entry's atime can be written,
- * with the entry's share of it (its credit is split evenly among them). */
+/* Whether the writer's mount shows the inode at fspath (its path from the
+ * filesystem's root) and may write its atime. */
+static bool writer_covers(const struct sampler_writer *w, const char *fspath, bool dir) {
+        const char *rest = streq(w->fs_root, "/") ? fspath : startswith(fspath, w->fs_root);
+
+        return rest && (*rest == 0 || *rest == '/') && !(dir && w->nodiratime);
+}
+
+/* Calls f for each writer through which the entry's atime can have been
+ * written, with the entry's share of it: its stale updates (which any of
+ * them could have made) split evenly among them all, the rest among those
+ * that write at every read. Where no such mount shows it (an atime set by
+ * utimensat, say), all of it among them all. */
 static void for_each_writer(const struct sampler_place *pl, struct sampler_writer *writers, size_t n_writers,
                             const SampleEntry *e, void (*f)(struct sampler_writer *w, const SampleEntry *e, double share)) {
         char fspath[PATH_MAX];
-        size_t covering = 0;
+        size_t any = 0, every = 0;
+        double stale;
 
         snprintf(fspath, sizeof fspath, "%s/%s", streq(pl->fs_root, "/") ? "" : pl->fs_root,
                  streq(e->path, ".") ? "" : e->path);
-        for (int pass = 0; pass < 2; pass++)
-                for (size_t w = 0; w < n_writers; w++) {
-                        const char *rest = streq(writers[w].fs_root, "/") ? fspath : startswith(fspath, writers[w].fs_root);
-
-                        if (!rest || (*rest != 0 && *rest != '/'))
-                                continue;
-                        if (pass == 0)
-                                covering++;
-                        else
-                                f(&writers[w], e, 1.0 / (double) covering);
+        for (size_t w = 0; w < n_writers; w++)
+                if (writer_covers(&writers[w], fspath, e->dir)) {
+                        any++;
+                        every += !writers[w].relatime;
                 }
+        if (any == 0)
+                return;
+        stale = every == 0 || e->credit.n <= 0 ? 1 : CLAMP(e->credit_stale / e->credit.n, 0.0, 1.0);
+        for (size_t w = 0; w < n_writers; w++)
+                if (writer_covers(&writers[w], fspath, e->dir))
+                        f(&writers[w], e, stale / (double) any + (writers[w].relatime ? 0 : (1 - stale) / (double) every));
 }
 
 static void add_changed(struct sampler_writer *w, const SampleEntry *e, double share) {
@@ -662,7 +718,7 @@ static void add_updates(struct sampler_writer *w, const SampleEntry *e, double s
 /* A gap whose credit waits for the looks after it. */
 struct deferred {
         SampleEntry *e;
-        int64_t m0, a0, m1, a1;
+        struct gap g;
 };
 
 /* Looks again at the entries that moved after being idle, BURST_LOOKS
@@ -680,10 +736,8 @@ static int burst(Reservoir *res, int rootfd, const struct sampler_place *pl, int
                         if (!d[i].e->gone)
                                 (void) entry_look(res, d[i].e, rootfd, pl, tick, false);
         }
-        for (size_t i = 0; i < n; i++) {
-                estimate_credit(&d[i].e->rate, d[i].m0, d[i].a0, d[i].m1, d[i].a1, tick, &d[i].e->credit);
-                estimate_learn(&d[i].e->rate, d[i].m0, d[i].a0, d[i].m1, d[i].a1, tick);
-        }
+        for (size_t i = 0; i < n; i++)
+                credit_gap(d[i].e, &d[i].g, tick);
         return 0;
 }
 
@@ -697,12 +751,16 @@ static void close_interval(Reservoir *res, const struct sampler_place *pl, struc
 
                 if (e->gone)
                         continue;
+                if (e->changed)
+                        for_each_writer(pl, writers, n_writers, e, add_changed);
                 if (e->credit.n > 0) {
                         e->credit.writebacks = estimate_writebacks(e->credit.n, seconds, pl->commit_s);
                         update_totals_add(&out->updates, &e->credit, 1);
                         for_each_writer(pl, writers, n_writers, e, add_updates);
                 }
                 e->credit = (struct update_credit) {};
+                e->credit_stale = 0;
+                e->changed = false;
                 e->hot = e->moved ? HOT_INTERVALS : e->hot > 0 ? e->hot - 1 : 0;
                 e->moved = false;
                 res->n_hot += e->hot > 0;
@@ -723,7 +781,7 @@ static int sweep_entries(Sampler *s, Reservoir *res, int rootfd, const struct sa
 
         for (size_t i = 0; i < res->n; i++) {
                 SampleEntry *e = &res->v[i];
-                struct deferred g = { e, e->seen_ns, atime_ns(e), 0, 0 };
+                struct deferred g = { e, { .m0 = e->seen_ns, .a0 = atime_ns(e), .mod0 = e->modified_ns } };
                 bool was_hot = e->hot > 0;
 
                 if (atomic_load(cancel))
@@ -739,17 +797,18 @@ static int sweep_entries(Sampler *s, Reservoir *res, int rootfd, const struct sa
                 out->stratum_sample[e->stratum]++;
                 if (r == 0) {
                         if (!was_hot)
-                                estimate_learn(&e->rate, g.m0, g.a0, e->seen_ns, atime_ns(e), tick);
+                                estimate_learn(&e->rate, g.g.m0, g.g.a0, e->seen_ns, atime_ns(e), tick);
                         continue;
                 }
                 out->changed++;
-                for_each_writer(pl, writers, n_writers, e, add_changed);
+                e->changed = true;
                 if (was_hot)
                         continue;
                 if (!d && !(d = calloc(res->n, sizeof *d)))
                         return -ENOMEM;
-                g.m1 = e->seen_ns;
-                g.a1 = atime_ns(e);
+                g.g.m1 = e->seen_ns;
+                g.g.a1 = atime_ns(e);
+                g.g.mod1 = e->modified_ns;
                 d[n_d++] = g;
         }
         r = burst(res, rootfd, pl, tick, d, n_d, cancel);

@@ -30,10 +30,14 @@ typedef struct SampleEntry {
         int64_t atime_sec;
         uint32_t atime_nsec;
         int64_t seen_ns; /* CLOCK_REALTIME_COARSE of the last look */
+        int64_t modified_ns; /* the later of mtime and ctime at the last look */
         struct inode_rate rate;
         struct update_credit credit; /* updates credited to this interval */
+        double credit_stale;  /* of credit.n, the updates of a stale atime (see stale_updates()) */
         uint8_t hot;   /* intervals left to look at it every second */
         bool moved;    /* its atime moved in this interval */
+        bool changed;  /* the interval's sweep found it moved since the look before */
+        bool dir;      /* a directory (nodiratime mounts never write its atime) */
         uint8_t stratum; /* STRATUM_* */
         bool baseline; /* atime recorded by a sweep */
         bool gone;     /* no longer found: left out of every count */
@@ -77,10 +81,15 @@ struct sampler_place {
 };
 
 /* A mount of the filesystem that lets atime be written, by its root inside
- * the filesystem; a sweep adds the changes it can see to 'changed' (shared
- * equally where several such mounts see one inode). */
+ * the filesystem and its policy; a sweep adds the changes it can see to
+ * 'changed' and 'updates', each shared among the mounts that could have
+ * made it: an update of an atime that was already newer than the inode's
+ * mtime and ctime, and less than a day old, cannot come through a relatime
+ * mount, nor a directory's through a nodiratime one (see atimed(8)). */
 struct sampler_writer {
         const char *fs_root;
+        bool relatime;   /* writes only a stale atime */
+        bool nodiratime; /* never writes a directory's */
         double changed[_STRATUM_MAX];
         struct update_totals updates[_STRATUM_MAX];
 };

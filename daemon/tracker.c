@@ -694,7 +694,11 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                                 fs_job_free(j);
                                 return -ENOMEM;
                         }
-                        j->writers[j->n_writers] = (struct sampler_writer) { .fs_root = root };
+                        j->writers[j->n_writers] = (struct sampler_writer) {
+                                .fs_root = root,
+                                .relatime = fs->mounts[i]->entry->policy.atime == ATIME_RELATIME,
+                                .nodiratime = fs->mounts[i]->entry->policy.nodiratime,
+                        };
                         j->writer_ids[j->n_writers++] = fs->mounts[i]->id;
                 }
 

@@ -11,6 +11,9 @@
 #   distinct  strictatime, every file read once (30 new files a second)
 #   mix       strictatime, both at once
 #   rel       relatime, 20 files read again and again: about 0
+#   bind      a strictatime bind mount of a relatime mount (bindbase),
+#             20 files read again and again through the bind mount: the
+#             updates are the bind mount's, none the relatime mount's
 #
 # The workload runs, paced, until the 30 s daemon has published two whole
 # intervals inside it; nothing is compared with a rate assumed beforehand
@@ -20,7 +23,7 @@
 enter_namespace
 READLOAD=$top_builddir/tests/helpers/readload
 M=$T/mnt
-CASES="hot distinct mix rel"
+CASES="hot distinct mix rel bind"
 IV_A=10
 IV_B=30
 # Reads/s over 20 files: 300 a second per file, above the 250 Hz tick (the
@@ -67,6 +70,12 @@ for c in $CASES; do
         mkdir -p $M/$c
         opt=strictatime
         [ $c = rel ] && opt=relatime
+        if [ $c = bind ]; then
+                mkdir -p $M/bindbase
+                mount -o loop,relatime $T/$c.img $M/bindbase || bail "mount bindbase"
+                mount --bind $M/bindbase $M/bind && mount -o remount,bind,strictatime $M/bind || bail "bind mount"
+                continue
+        fi
         mount -o loop,$opt $T/$c.img $M/$c || bail "mount $c"
 done
 rm -rf $T/small $T/big
@@ -74,11 +83,13 @@ rm -rf $T/small $T/big
 # and ctime; further reads within a day write nothing.
 sleep 0.1
 list_tree $M/rel 10 100 | xargs cat >/dev/null
+list_tree $M/bindbase 1 20 | xargs cat >/dev/null
 sync
 
 list_tree $M/hot 1 20 >$T/hot.list
 list_tree $M/mix 1 20 >$T/mix-hot.list
 list_tree $M/rel 1 20 >$T/rel.list
+list_tree $M/bind 1 20 >$T/bind.list
 list_tree $M/distinct 40 200 >$T/distinct.list
 list_tree $M/mix 40 200 | tail -n +21 >$T/mix-distinct.list
 
@@ -116,9 +127,9 @@ B_PID=$!
 DAEMON_PIDS="$DAEMON_PIDS $B_PID"
 wait_until 10 "$ATIMECTL" --socket $T/sock-b status || bail "the second atimed did not start"
 
-check "both daemons have probed the four mounts" wait_until 60 sh -c "
+check "both daemons have probed the six mounts" wait_until 60 sh -c "
         for s in $T/sock $T/sock-b; do
-                [ \"\$($ATIMECTL --socket \$s --json status | jq -r --arg m $M/ '[.mounts[] | select(.target | startswith(\$m)) | select(.probe.verified == true)] | length')\" = 4 ] || exit 1
+                [ \"\$($ATIMECTL --socket \$s --json status | jq -r --arg m $M/ '[.mounts[] | select(.target | startswith(\$m)) | select(.probe.verified == true)] | length')\" = 6 ] || exit 1
         done"
 
 # --- The kernel's count: every event of the four devices, read from
@@ -156,6 +167,8 @@ BG_PIDS="$BG_PIDS $!"
 BG_PIDS="$BG_PIDS $!"
 "$READLOAD" $((HOT_RATE / 6)) 3600 <$T/rel.list >/dev/null &
 BG_PIDS="$BG_PIDS $!"
+"$READLOAD" $HOT_RATE 3600 <$T/bind.list >/dev/null &
+BG_PIDS="$BG_PIDS $!"
 "$READLOAD" $DISTINCT_RATE 3600 $T/distinct.times <$T/distinct.list >/dev/null &
 BG_PIDS="$BG_PIDS $!"
 "$READLOAD" $DISTINCT_RATE 3600 <$T/mix-distinct.list >/dev/null &
@@ -185,7 +198,7 @@ whole() {
 }
 enough() {
         local c
-        for c in hot distinct mix; do
+        for c in hot distinct mix bind; do
                 [ "$(whole b $c)" -ge 2 ] || return 1
         done
 }
@@ -279,7 +292,7 @@ combined() {
 within30() { # EST KERNEL
         awk -v e="$1" -v k="$2" 'BEGIN { d = e - k; if (d < 0) d = -d; exit !(e ~ /^[0-9.e+-]+$/ && k > 0 && d <= 0.3 * k) }'
 }
-for c in hot distinct mix; do
+for c in hot distinct mix bind; do
         for d in a b; do
                 iv=$IV_A
                 [ $d = b ] && iv=$IV_B
@@ -288,6 +301,19 @@ for c in hot distinct mix; do
                 check "$c, ${iv} s: at least 2 whole intervals" test "$n" -ge 2
                 check "$c, ${iv} s: atime updates/min within 30% of the kernel's ($est vs $k)" within30 "$est" "$k"
         done
+done
+
+# The relatime mount under the bind mount: the kernel's updates were all
+# made through the strictatime bind mount (an atime newer than the file's
+# mtime and ctime is not written again through relatime within a day), and
+# atimed credits (almost) none of them to the relatime mount.
+for d in a b; do
+        read -r n est k range <<<"$(combined $d bindbase)"
+        read -r nb estb kb rangeb <<<"$(combined $d bind)"
+        diag "bindbase (relatime, under the bind mount), daemon $d: $n whole intervals; atimed $est/min, the bind mount's kernel count $kb/min"
+        check "bindbase, daemon $d: measured" test "$n" -ge 1
+        check "bindbase, daemon $d: under 5% of the bind mount's updates credited to it" awk -v e="$est" -v k="$kb" \
+                'BEGIN { exit !(e ~ /^[0-9.e+-]+$/ && k > 0 && e < 0.05 * k) }'
 done
 
 # relatime: the kernel writes (about) nothing, and atimed says so.

@@ -44,6 +44,68 @@ static int walk_all(Sampler *s, const struct sampler_place *pl, uint64_t budget,
         return r;
 }
 
+static bool near(double a, double b) {
+        return a - b < 1e-9 && b - a < 1e-9;
+}
+
+/* Sets rel's atime 'ahead' seconds after its ctime (utimensat itself moves
+ * the ctime to now): an atime newer than the inode's mtime and ctime, which
+ * a relatime mount does not write again for a day. */
+static void fresh_atime(const char *rel, int ahead) {
+        struct timespec ts[2] = { { .tv_sec = time(NULL) + ahead }, { .tv_nsec = UTIME_OMIT } };
+        char p[512];
+
+        snprintf(p, sizeof p, "%s/%s", root, rel);
+        utimensat(AT_FDCWD, p, ts, AT_SYMLINK_NOFOLLOW);
+}
+
+/* Updates are shared among the mounts whose policy could have made them:
+ * a fresh atime moved again only through a strictatime mount, a stale one
+ * through any, a directory's never through a nodiratime one. */
+static void attribution_by_policy(const struct sampler_place *pl) {
+        struct sampler_writer w[4] = {
+                { .fs_root = "/", .relatime = true },
+                { .fs_root = "/" },
+                { .fs_root = "/d0", .relatime = true },
+                { .fs_root = "/d0", .nodiratime = true },
+        };
+        struct sweep_result res;
+        Sampler *s = NULL;
+        unsigned steps;
+
+        fresh_atime("d1/f3", 100);
+        touch_atime("d2/f7", 1000);
+        touch_atime("d0/sub", 1000);
+        touch_atime("d0/sub/g1", 1000);
+        ok(sampler_new(1000, 42, &s) == 0 && walk_all(s, pl, 1000, &steps) == 1 &&
+                   sampler_sweep(s, pl, NULL, 0, 1000000, 0, &no_cancel, &res) == 0,
+           "policies: walked, a baseline");
+        fresh_atime("d1/f3", 200); /* fresh before and after: strictatime's */
+        touch_atime("d2/f7", 5000); /* stale before: anyone's */
+        touch_atime("d0/sub", 5000);
+        touch_atime("d0/sub/g1", 5000);
+        ok(sampler_sweep(s, pl, w, 4, 61000000, 0, &no_cancel, &res) == 0 && res.valid && res.changed == 4,
+           "policies: 4 moved");
+        /* f3: 1 to '/' strict. f7: 1/2 to each '/'. sub (a directory): 1/3
+         * to each but the nodiratime one. g1: 1/4 to each; the strict
+         * ones' share of it is 1/4 + 0 (all of it stale). */
+        ok(near(w[0].changed[STRATUM_REST], 0.5 + 1 / 3.0 + 0.25) &&
+                   near(w[1].changed[STRATUM_REST], 1 + 0.5 + 1 / 3.0 + 0.25) &&
+                   near(w[2].changed[STRATUM_REST], 1 / 3.0 + 0.25) && near(w[3].changed[STRATUM_REST], 0.25),
+           "policies: fresh to strictatime only, stale to all, no directory to nodiratime (got %.3f %.3f %.3f %.3f)",
+           w[0].changed[STRATUM_REST], w[1].changed[STRATUM_REST], w[2].changed[STRATUM_REST],
+           w[3].changed[STRATUM_REST]);
+        ok(near(w[0].updates[STRATUM_REST].n, w[0].changed[STRATUM_REST]) &&
+                   near(w[1].updates[STRATUM_REST].n, w[1].changed[STRATUM_REST]),
+           "policies: the updates are shared as the changes (%.3f, %.3f)", w[0].updates[STRATUM_REST].n,
+           w[1].updates[STRATUM_REST].n);
+        sampler_free(s);
+        touch_atime("d1/f3", 1000);
+        touch_atime("d2/f7", 1000);
+        touch_atime("d0/sub", 1000);
+        touch_atime("d0/sub/g1", 1000);
+}
+
 /* A user replaces a sampled directory with a symlink to one holding the
  * same names: the sweep must not follow it (the inodes found there are not
  * the ones sampled, and a symlink may lead anywhere, a hung filesystem
@@ -230,6 +292,7 @@ int main(void) {
                         touch_atime(rel, 1000);
                 }
         }
+        attribution_by_policy(&pl);
         replaced_by_symlink(&pl, 104, "openat2");
         make_many_subdirs();
         many_subdirs(&pl, 104 + 1 + 1200 + 12, "openat2");
