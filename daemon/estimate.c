@@ -113,8 +113,21 @@ bool estimate_credit(const struct inode_rate *r, int64_t m0, int64_t a0, int64_t
         return true;
 }
 
+static void learn_age(struct inode_rate *r, double age) {
+        r->ages += 1;
+        r->age_sum += (float) age;
+        for (unsigned i = AGE_BINS; i > 0 && age < (double) (1u << (i - 1)); i--)
+                r->age_below[i - 1] += 1;
+}
+
 void estimate_learn(struct inode_rate *r, int64_t m0, int64_t a0, int64_t m1, int64_t a1, int64_t tick) {
         double age = ticks(m1 - a1, tick);
+
+        /* Every look is at a time of atimed's choosing, not the reader's:
+         * its age is a draw of the age at a random time. (A setter of
+         * atimes says nothing of reads.) */
+        if (a1 <= m1 && (a1 == a0 || plausible_update(m0, a0, m1, a1, tick)))
+                learn_age(r, age);
 
         /* The tick of a look is only partly over: a reader that comes
          * later in it is not late. So the likelihood counts whole ticks
@@ -142,6 +155,51 @@ void estimate_decay(struct inode_rate *r, double seconds) {
         r->empty *= f;
         r->looks *= f;
         r->hits *= f;
+        r->ages *= f;
+        r->age_sum *= f;
+        for (unsigned i = 0; i < AGE_BINS; i++)
+                r->age_below[i] *= f;
+}
+
+#define MIN_AGE_LOOKS 10.0
+
+bool estimate_rate_from_ages(const struct inode_rate *r, double *q, double *lo, double *hi) {
+        double n = r->ages, x, f1, f2, scale;
+        unsigned i = 0;
+
+        if (n < MIN_AGE_LOOKS)
+                return false;
+        /* x: the largest power of two up to a quarter of the mean age. */
+        while (i + 2 < AGE_BINS && (double) (1u << (i + 1)) <= r->age_sum / n / 4)
+                i++;
+        x = (double) (1u << i);
+        f1 = r->age_below[i] / n;
+        f2 = r->age_below[i + 1] / n;
+        *q = f1 / x;
+        /* The share below x grows slower than x as x nears the gaps (the
+         * age's density falls from its value at 0): the line through x and
+         * 2x, taken to 0, makes up most of that, while it stays straight. */
+        if (i > 0 && f2 < 0.5)
+                *q = fmax(*q, 2 * f1 / x - f2 / (2 * x));
+        *q = fmin(*q, 1);
+        wilson(r->age_below[i], n, lo, hi);
+        scale = f1 > 0 ? *q / (f1 / x) : 1;
+        *lo = fmin(1, *lo / x * scale);
+        *hi = fmin(1, *hi / x * scale);
+        return true;
+}
+
+void estimate_settle(const struct inode_rate *r, double looks, double ticks, struct update_credit *c) {
+        double q, lo, hi;
+
+        /* Only for an inode that moved and was looked at all through the
+         * interval (the fine sweep's): elsewhere the ages are too few. */
+        if (c->seen <= 0 || looks < 5 || ticks <= 0 || !estimate_rate_from_ages(r, &q, &lo, &hi))
+                return;
+        c->n = fmax(c->seen, q * ticks);
+        c->lo = fmax(c->seen, lo * ticks);
+        c->hi = fmax(c->n, fmin(c->hi, hi * ticks));
+        c->var = 0;
 }
 
 double estimate_writebacks(double n, double seconds, double commit_s) {

@@ -55,12 +55,31 @@ int estimate_activity(double changed, uint64_t sample, uint64_t population, doub
  * is used where it is the larger and rests on at least a few hits (for
  * random reads it is the smaller: the current tick is only partly over).
  * Both are decayed with a time constant of a minute, so a rate that changes
- * is followed; their bounds are Wilson's. */
+ * is followed; their bounds are Wilson's.
+ *
+ * Reads at regular times break the "at random" model the other way: a
+ * reader every 100 ms leaves ages (ticks since the last update) spread
+ * evenly over 0-100 ms, half what random reads at that rate leave, so q
+ * comes out twice too high, and every unseen span is credited updates that
+ * a regular reader slower than the looks never makes. So each look's age
+ * is also kept in a histogram: for any stationary reader, regular, random
+ * or bursty, the share of looks that find an age below x ticks is about
+ * q * x while x is small beside the gaps between updates (the density of
+ * the age at 0 is the rate). estimate_settle() takes q from there, x a
+ * quarter of the mean age (extrapolated from x and 2x to 0), and credits
+ * an inode looked at every second or so q times the interval's ticks, but
+ * never fewer than the changes seen. The looks must come at times
+ * unrelated to the reader's: the fine sweep's are jittered, or a reader
+ * with the looks' own period would always be seen at the same age. */
+#define AGE_BINS 24
 struct inode_rate {
         float seen;  /* updates seen (decayed) */
         float empty; /* ticks known to hold no update (decayed) */
         float looks; /* looks (decayed) */
         float hits;  /* looks that found an update in their own tick (decayed) */
+        float ages;  /* looks whose age is known (decayed) */
+        float age_sum; /* their ages, in ticks (decayed) */
+        float age_below[AGE_BINS]; /* of those, the looks that found an age below 2^i ticks (decayed) */
 };
 
 /* Updates credited to an inode over an interval, with their bounds: the
@@ -80,6 +99,11 @@ bool estimate_credit(const struct inode_rate *r, int64_t m0, int64_t a0, int64_t
                      struct update_credit *c);
 /* Adds what the gap tells about q to r. */
 void estimate_learn(struct inode_rate *r, int64_t m0, int64_t a0, int64_t m1, int64_t a1, int64_t tick);
+/* An interval's credit c of an inode looked at 'looks' times in it,
+ * settled on the rate its ages give over 'ticks' (see above). */
+void estimate_settle(const struct inode_rate *r, double looks, double ticks, struct update_credit *c);
+/* q from the ages alone, with its 95% bounds; false without enough looks. */
+bool estimate_rate_from_ages(const struct inode_rate *r, double *q, double *lo, double *hi);
 /* Forgets with a time constant of a minute: 'seconds' have passed. */
 void estimate_decay(struct inode_rate *r, double seconds);
 

@@ -659,8 +659,11 @@ static int entry_look(Reservoir *res, SampleEntry *e, int rootfd, const struct s
         }
         if (!e->baseline) {
                 entry_record(res, e, &stx, now_coarse_ns());
+                e->interval_ns = e->seen_ns;
                 return 0;
         }
+        if (e->looks < UINT16_MAX)
+                e->looks++;
         g.m1 = now_coarse_ns();
         g.a1 = (int64_t) stx.stx_atime.tv_sec * 1000000000 + stx.stx_atime.tv_nsec;
         g.mod1 = modified_ns(&stx);
@@ -741,16 +744,30 @@ static int burst(Reservoir *res, int rootfd, const struct sampler_place *pl, int
         return 0;
 }
 
+/* Settles an entry's credit on the rate its ages give, over the part of the
+ * interval it was read in: up to its last update and about one gap after
+ * (a reader that stopped is not credited the rest). */
+static void settle(SampleEntry *e, int64_t tick) {
+        double q, lo, hi, span;
+
+        if (!estimate_rate_from_ages(&e->rate, &q, &lo, &hi) || q <= 0)
+                return;
+        span = (double) (atime_ns(e) - e->interval_ns) / (double) tick + 1 / q;
+        span = fmin(span, (double) (e->seen_ns - e->interval_ns) / (double) tick);
+        estimate_settle(&e->rate, e->looks, span, &e->credit);
+}
+
 /* The end of an interval for every entry: its credit goes to the totals,
  * and what it keeps into the next is aged. */
 static void close_interval(Reservoir *res, const struct sampler_place *pl, struct sampler_writer *writers,
-                           size_t n_writers, double seconds, struct sweep_result *out) {
+                           size_t n_writers, double seconds, int64_t tick, struct sweep_result *out) {
         res->n_hot = 0;
         for (size_t i = 0; i < res->n; i++) {
                 SampleEntry *e = &res->v[i];
 
                 if (e->gone)
                         continue;
+                settle(e, tick);
                 if (e->changed)
                         for_each_writer(pl, writers, n_writers, e, add_changed);
                 if (e->credit.n > 0) {
@@ -761,6 +778,8 @@ static void close_interval(Reservoir *res, const struct sampler_place *pl, struc
                 e->credit = (struct update_credit) {};
                 e->credit_stale = 0;
                 e->changed = false;
+                e->looks = 0;
+                e->interval_ns = e->seen_ns;
                 e->hot = e->moved ? HOT_INTERVALS : e->hot > 0 ? e->hot - 1 : 0;
                 e->moved = false;
                 res->n_hot += e->hot > 0;
@@ -814,7 +833,7 @@ static int sweep_entries(Sampler *s, Reservoir *res, int rootfd, const struct sa
         r = burst(res, rootfd, pl, tick, d, n_d, cancel);
         if (r < 0)
                 return r;
-        close_interval(res, pl, writers, n_writers, seconds, out);
+        close_interval(res, pl, writers, n_writers, seconds, tick, out);
         out->tick_ns = tick;
         return 0;
 }
@@ -834,6 +853,8 @@ static int baseline_entries(Reservoir *res, int rootfd, const struct sampler_pla
                         continue;
                 }
                 entry_record(res, e, &stx, now_coarse_ns());
+                e->interval_ns = e->seen_ns;
+                e->looks = 0;
         }
         return 0;
 }

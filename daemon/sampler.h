@@ -35,6 +35,8 @@ typedef struct SampleEntry {
         struct update_credit credit; /* updates credited to this interval */
         double credit_stale;  /* of credit.n, the updates of a stale atime (see stale_updates()) */
         uint8_t hot;   /* intervals left to look at it every second */
+        uint16_t looks; /* looks that compared, in this interval */
+        int64_t interval_ns; /* the look that began this interval (CLOCK_REALTIME_COARSE) */
         bool moved;    /* its atime moved in this interval */
         bool changed;  /* the interval's sweep found it moved since the look before */
         bool dir;      /* a directory (nodiratime mounts never write its atime) */

@@ -954,13 +954,24 @@ static uint64_t next_sweep(const Tracker *t) {
         return now_usec(CLOCK_MONOTONIC) + (target - real);
 }
 
-/* Every second: the inodes that moved lately are looked at again, on each
- * filesystem that has some and nothing else out. */
+/* FINE_SWEEP_USEC on average, drawn from half to one and a half of it: a
+ * reader with the sweep's own period is not always seen at the same point
+ * of it (the estimator takes the looks' ages as drawn at random). */
+static uint64_t fine_spacing(void) {
+        uint32_t r;
+
+        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != sizeof r)
+                r = (uint32_t) now_usec(CLOCK_MONOTONIC) * 2654435761u;
+        return FINE_SWEEP_USEC / 2 + r % FINE_SWEEP_USEC;
+}
+
+/* About every second: the inodes that moved lately are looked at again, on
+ * each filesystem that has some and nothing else out. */
 static int on_fine_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Tracker *t = userdata;
         uint64_t now = now_usec(CLOCK_MONOTONIC);
 
-        (void) sd_event_source_set_time(s, usec + FINE_SWEEP_USEC);
+        (void) sd_event_source_set_time(s, usec + fine_spacing());
         for (size_t i = 0; i < t->n_fss && t->fs_jobs < max_jobs(t); i++) {
                 Filesystem *fs = t->fss[i];
 

@@ -136,6 +136,65 @@ static void updates_case(const char *what, double q, double spread, double toler
         ok(cov >= 0.9, "%s: the bounds hold the true count in %.0f%% of intervals", what, 100 * cov);
 }
 
+/* Renewal readers, as a fine sweep sees them: each of 200 inodes updated
+ * at gaps of mean 'gap' ticks, regular (within +-10%) or at random
+ * (exponential), looked at every 125-375 ticks (the fine sweep's jittered
+ * second) over 6 one-minute intervals, each interval's credit settled on
+ * the rate of the ages (estimate_settle). Returns credited/true over the
+ * intervals after the first. */
+static double renewal(bool regular, double gap) {
+        double sum_c = 0, sum_t = 0;
+
+        for (int inode = 0; inode < 200; inode++) {
+                struct inode_rate r = {};
+                double at = uniform() * gap;
+                int64_t next_update = llround(at), last = -1000000, m0 = 0, a0;
+                double count = 0;
+
+#define ADVANCE(to)                                                                                  \
+        while (next_update <= (to)) {                                                                \
+                if (next_update > last) {                                                            \
+                        last = next_update;                                                          \
+                        count++;                                                                     \
+                }                                                                                    \
+                at = (double) next_update;                                                           \
+                next_update = llround(at + (regular ? gap * (0.9 + 0.2 * uniform()) : -gap * log(1 - uniform()))); \
+        }
+                ADVANCE(0);
+                a0 = last * TICK;
+                for (int k = 0; k < 6; k++) {
+                        struct update_credit c = {};
+                        double looks = 0;
+
+                        count = 0;
+                        for (int64_t t = m0 / TICK + 125 + (int64_t) (uniform() * 250); t <= (k + 1) * 15000LL;
+                             t += 125 + (int64_t) (uniform() * 250)) {
+                                ADVANCE(t);
+                                estimate_credit(&r, m0, a0, t * TICK, last * TICK, TICK, &c);
+                                estimate_learn(&r, m0, a0, t * TICK, last * TICK, TICK);
+                                m0 = t * TICK;
+                                a0 = last * TICK;
+                                looks++;
+                        }
+#undef ADVANCE
+                        estimate_settle(&r, looks, 15000, &c);
+                        estimate_decay(&r, 60);
+                        if (k > 0) {
+                                sum_c += c.n;
+                                sum_t += count;
+                        }
+                }
+        }
+        return sum_t > 0 ? sum_c / sum_t : 0;
+}
+
+static void renewal_case(bool regular, double gap_s, double tolerance) {
+        double ratio = renewal(regular, gap_s / 0.004);
+
+        ok(fabs(ratio - 1) <= tolerance, "%s reads every %.2f s, looked at about every second: credited/true %.3f",
+           regular ? "regular" : "random", gap_s, ratio);
+}
+
 /* A population of idle, once-read and busier inodes, sampled uniformly:
  * the interval of the total holds the truth 95% of the time or more. (A
  * few very hot inodes among many are left to no uniform draw: the walk puts
@@ -203,6 +262,17 @@ int main(void) {
         updates_case("a reader on half the ticks", 0.5, 1.0, 0.10);
         updates_case("random reads, 10/s", 0.04, 1.0, 0.15);
         updates_case("random reads, 1/s", 0.004, 1.0, 0.25);
+        /* Regular readers: without the ages' rate, 2x at gaps shorter than
+         * the looks' second, 1.5x at 1.5 s. */
+        renewal_case(true, 0.04, 0.2);
+        renewal_case(true, 0.1, 0.2);
+        renewal_case(true, 0.5, 0.2);
+        renewal_case(true, 1.0, 0.2);
+        renewal_case(true, 1.5, 0.2);
+        renewal_case(true, 5.0, 0.2);
+        renewal_case(false, 0.1, 0.1);
+        renewal_case(false, 1.0, 0.1);
+        renewal_case(false, 1.5, 0.1);
         {
                 struct inode_rate r = {};
                 struct update_credit c = {};
