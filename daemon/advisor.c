@@ -46,6 +46,7 @@ static const struct atime_cost builtin_costs[] = {
 static const struct atime_cost generic_cost = { "*", 3.0, 0.5, 0.73, 1.9 };
 
 const struct atime_cost *atime_cost_for(const char *fstype, const struct atime_cost *overrides, size_t n_overrides) {
+        assert(fstype && (overrides || n_overrides == 0));
         for (size_t i = 0; i < n_overrides; i++)
                 if (fnmatch(overrides[i].fstype, fstype, 0) == 0)
                         return &overrides[i];

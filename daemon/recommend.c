@@ -1,6 +1,7 @@
 /* recommend.c: each mount's advisor input, from the manager's state. */
 #include "recommend.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -56,6 +57,7 @@ int recommend(const Manager *m, const char *target, struct recommendation **ret,
                 .n_costs = m->config->costs.n,
         };
 
+        assert(ret && ret_n);
         v = calloc(t && t->n ? t->n : 1, sizeof *v);
         targets = calloc(t && t->n ? t->n + 1 : 1, sizeof *targets);
         owner = calloc(nc ? nc : 1, sizeof *owner);
