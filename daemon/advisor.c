@@ -1,6 +1,7 @@
 /* advisor.c: the advice rules (see advisor.h). */
 #include "advisor.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
@@ -45,6 +46,7 @@ static const struct atime_cost builtin_costs[] = {
 static const struct atime_cost generic_cost = { "*", 3.0, 0.5, 0.73, 1.9 };
 
 const struct atime_cost *atime_cost_for(const char *fstype, const struct atime_cost *overrides, size_t n_overrides) {
+        assert(fstype && (overrides || n_overrides == 0));
         for (size_t i = 0; i < n_overrides; i++)
                 if (fnmatch(overrides[i].fstype, fstype, 0) == 0)
                         return &overrides[i];
@@ -54,11 +56,22 @@ const struct atime_cost *atime_cost_for(const char *fstype, const struct atime_c
         return &generic_cost;
 }
 
+/* What an entry that gives only usec takes for the other CPU costs: the
+ * generic entry's proportions. */
+static double derived_lazy_usec(double usec) {
+        return usec * generic_cost.lazy_usec / generic_cost.usec;
+}
+
+static double derived_again_usec(double usec) {
+        return usec * generic_cost.again_usec / generic_cost.usec;
+}
+
 int atime_cost_parse(const char *s, struct atime_cost *c, char *buf, size_t buflen) {
         char *f[5] = {}, *save = NULL, *end;
         double v[4];
         size_t n = 0;
 
+        assert(s && c && buf);
         if (strlen(s) >= buflen)
                 return -EINVAL;
         strcpy(buf, s);
@@ -75,10 +88,33 @@ int atime_cost_parse(const char *s, struct atime_cost *c, char *buf, size_t bufl
                 .fstype = f[0],
                 .usec = v[0],
                 .kib = v[1],
-                .lazy_usec = n >= 4 ? v[2] : v[0] * generic_cost.lazy_usec / generic_cost.usec,
-                .again_usec = n == 5 ? v[3] : v[0] * generic_cost.again_usec / generic_cost.usec,
+                .lazy_usec = n >= 4 ? v[2] : derived_lazy_usec(v[0]),
+                .again_usec = n == 5 ? v[3] : derived_again_usec(v[0]),
         };
         return 0;
+}
+
+/* The shortest "%g" that strtod() reads back as v exactly. */
+static char *format_number(char *buf, size_t len, double v) {
+        for (int prec = 1; prec <= 17; prec++) {
+                snprintf(buf, len, "%.*g", prec, v);
+                if (strtod(buf, NULL) == v)
+                        break;
+        }
+        return buf;
+}
+
+char *atime_cost_format(const struct atime_cost *c, char *buf, size_t len) {
+        char u[32], k[32], l[32], a[32];
+        /* The optional fields only if they differ from what they default to. */
+        bool again = c->again_usec != derived_again_usec(c->usec);
+        bool lazy = again || c->lazy_usec != derived_lazy_usec(c->usec);
+
+        assert(c->fstype);
+        snprintf(buf, len, "%s:%s:%s%s%s%s%s", c->fstype, format_number(u, sizeof u, c->usec),
+                 format_number(k, sizeof k, c->kib), lazy ? ":" : "", lazy ? format_number(l, sizeof l, c->lazy_usec) : "",
+                 again ? ":" : "", again ? format_number(a, sizeof a, c->again_usec) : "");
+        return buf;
 }
 
 /* lazytime only pays where atime updates would otherwise go to a journal. */

@@ -54,6 +54,10 @@ const struct atime_cost *atime_cost_for(const char *fstype, const struct atime_c
 /* "ext4:1.46:0.5" (fstype:usec:KiB[:lazy usec[:again usec]]) into c; fstype
  * points into buf. */
 int atime_cost_parse(const char *s, struct atime_cost *c, char *buf, size_t buflen);
+/* c in the syntax atime_cost_parse() reads: lazy and again usec only where
+ * they differ from what a shorter entry derives; numbers as short as they
+ * read back exactly. */
+char *atime_cost_format(const struct atime_cost *c, char *buf, size_t len);
 bool fstype_journals(const char *fstype);
 
 struct advisor_input {

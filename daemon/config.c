@@ -1,16 +1,24 @@
 /* config.c: the ini file into struct config. Keys are described once, in
- * config_items[]: type, default and bounds, used for parsing, defaults and
- * printing alike. inih splits lines; our reader in front of it counts lines
- * and rejects what inih would silently get wrong (overlong lines it would
- * truncate, '#' it would keep inside a value). */
+ * config_items[]: one row a key, with its section, its type, the field of
+ * struct config its typed value goes to, its default and its bounds. A type
+ * (struct config_type) is a parser, a printer and a destructor; parsing,
+ * defaults, printing and freeing all walk the table, so adding a key is one
+ * row. Values are parsed once, here: the rest of atimed reads durations in
+ * usec, the cost table and the rings as structs, and never the text.
+ *
+ * inih splits lines; our reader in front of it counts lines and rejects what
+ * inih would silently get wrong (overlong lines it would truncate, '#' it
+ * would keep inside a value). Every error names file:line and the key. */
 #include "config.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <grp.h>
 #include <ini.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -20,8 +28,6 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "advisor.h"
-#include "consumers.h"
 #include "fileio.h"
 #include "log.h"
 #include "parse-util.h"
@@ -30,96 +36,465 @@
 
 #define CONFIG_FILE_MAX (1024 * 1024)
 
-typedef enum ConfigType {
-        CT_PATH,      /* absolute path */
-        CT_RELPATH,   /* relative path without "..", or empty */
-        CT_PATH_LIST, /* absolute paths or globs, space or comma separated */
-        CT_LIST,      /* words, space or comma separated */
-        CT_DURATION,
-        CT_SIZE,
-        CT_UNSIGNED,
-        CT_MODE,
-        CT_GROUP,     /* a group name that exists, or empty */
-        CT_LOG_LEVEL,
-        CT_RINGS,     /* "1min:6h, 10min:7d": the rings of history */
-        CT_BOOL,      /* stored as int */
-        CT_NEED,      /* none, relatime, strict: an AtimeNeed stored as int */
-        CT_COSTS,     /* fstype:usec:KiB[:lazy usec[:again usec]], space or comma separated */
-        CT_PATH_OPT,  /* an absolute path, or empty for none */
-} ConfigType;
+struct config_item;
+
+/* A kind of value: how it is parsed, printed and freed. */
+struct config_type {
+        /* Parses 'value' into 'dest', the item's field, replacing what was
+         * there. A bad value: -EINVAL, *ret_why says what was expected; a
+         * number outside it->min..it->max: -ERANGE. Else 0 or -ENOMEM. */
+        int (*parse)(const struct config_item *it, const char *value, void *dest, const char **ret_why);
+        /* The value at 'src' in the file's syntax, accepted back by parse. */
+        void (*format)(const void *src, char *buf, size_t len);
+        /* For numbers: a bound in the file's syntax, for the message of a
+         * value out of range. NULL for the rest. */
+        void (*format_bound)(uint64_t v, char *buf, size_t len);
+        /* Frees what parse allocated in 'dest'; NULL: nothing to free. */
+        void (*done)(void *dest);
+};
 
 struct config_item {
         const char *section;
         const char *key;
-        ConfigType type;
-        size_t offset;
-        const char *def;
-        uint64_t min, max; /* for numbers, durations and sizes */
+        const struct config_type *type;
+        size_t offset;     /* of the field in struct config (struct mount_config for mount_items[]) */
+        const char *def;   /* the default, in the file's syntax */
+        uint64_t min, max; /* for numbers: the allowed range, max > 0 */
 };
 
-#define ITEM(s, k, t, f, d, lo, hi) { s, k, t, offsetof(struct config, f), d, lo, hi }
+/* The C type of each config_type's field: a row whose field has another type
+ * does not compile. */
+#define CTYPE_path char *
+#define CTYPE_path_opt char *
+#define CTYPE_relpath char *
+#define CTYPE_group char *
+#define CTYPE_words char **
+#define CTYPE_paths char **
+#define CTYPE_duration uint64_t
+#define CTYPE_size uint64_t
+#define CTYPE_uint unsigned
+#define CTYPE_mode mode_t
+#define CTYPE_log_level int
+#define CTYPE_boolean bool
+#define CTYPE_need AtimeNeed
+#define CTYPE_costs struct config_costs
+#define CTYPE_rings struct config_rings
+
+#define FIELD_OFFSET(st, f, t) \
+        (offsetof(st, f) + 0 * sizeof(char[__builtin_types_compatible_p(__typeof__(((st *) 0)->f), CTYPE_##t) ? 1 : -1]))
+#define ITEM(s, k, t, f, d, lo, hi) { s, k, &config_type_##t, FIELD_OFFSET(struct config, f, t), d, lo, hi }
+#define MITEM(k, t, f) { "mount:", k, &config_type_##t, FIELD_OFFSET(struct mount_config, f, t), "", 0, 0 }
 #define SEC (1000000ULL)
 
+/* ---------------------------------------------------------------- the types */
+
+/* Refuses a value, saying what a good one looks like. */
+static int bad(const char **ret_why, const char *why) {
+        *ret_why = why;
+        return -EINVAL;
+}
+
+static int check_range(const struct config_item *it, uint64_t u, const char **ret_why) {
+        assert(it->max > 0); /* every number has its bounds in the table */
+        if (u < it->min || u > it->max) {
+                *ret_why = "out of range";
+                return -ERANGE;
+        }
+        return 0;
+}
+
+int config_set_string(char **f, const char *value) {
+        char *s = NULL;
+
+        assert(f);
+        if (value && !(s = strdup(value)))
+                return -ENOMEM;
+        free(*f);
+        *f = s;
+        return 0;
+}
+
+static bool is_absolute_path(const char *s) {
+        return s[0] == '/' && !strpbrk(s, " \t");
+}
+
+static int parse_path(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
+        if (!is_absolute_path(value))
+                return bad(ret_why, "expected an absolute path");
+        return config_set_string(dest, value);
+}
+
+static int parse_path_opt(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
+        if (value[0] != 0 && !is_absolute_path(value))
+                return bad(ret_why, "expected an absolute path, or nothing");
+        return config_set_string(dest, value[0] ? value : NULL);
+}
+
+static bool has_dotdot(const char *s) {
+        size_t l = strlen(s);
+
+        return streq(s, "..") || startswith(s, "../") || strstr(s, "/../") || (l >= 3 && streq(s + l - 3, "/.."));
+}
+
+static int parse_relpath(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
+        if (value[0] == '/' || strpbrk(value, " \t") || has_dotdot(value))
+                return bad(ret_why, "expected a path relative to the mount point, without ..");
+        return config_set_string(dest, value[0] ? value : NULL);
+}
+
+static int parse_group(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
+        struct group grbuf, *gr = NULL;
+        char buf[4096];
+
+        if (value[0] != 0 && (getgrnam_r(value, &grbuf, buf, sizeof buf, &gr) != 0 || !gr))
+                return bad(ret_why, "no such group");
+        return config_set_string(dest, value[0] ? value : NULL);
+}
+
+static void format_string(const void *src, char *buf, size_t len) {
+        const char *s = *(char *const *) src;
+
+        snprintf(buf, len, "%s", s ? s : "");
+}
+
+static void done_string(void *dest) {
+        free(*(char **) dest);
+}
+
+static bool valid_word(const char *s) {
+        for (; *s; s++)
+                if (!isgraph((unsigned char) *s))
+                        return false;
+        return true;
+}
+
+/* Words separated by spaces or commas; with 'paths', each an absolute path or
+ * a glob over whole paths ("[/]" is / alone). */
+static int parse_list(const char *value, bool paths, char ***dest, const char **ret_why) {
+        _cleanup_strv_free_ char **l = NULL;
+        int r;
+
+        r = strv_split(value, " \t,", &l);
+        if (r < 0)
+                return r;
+        STRV_FOREACH(s, l) {
+                if (paths && (*s)[0] != '/' && !strchr("[*?", (*s)[0]))
+                        return bad(ret_why, "expected absolute paths or globs, separated by spaces or commas");
+                if (!valid_word(*s))
+                        return bad(ret_why, "expected printable words, separated by spaces or commas");
+        }
+        strv_free(*dest);
+        *dest = TAKE_PTR(l);
+        return 0;
+}
+
+static int parse_words(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
+        return parse_list(value, false, dest, ret_why);
+}
+
+static int parse_paths(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
+        return parse_list(value, true, dest, ret_why);
+}
+
+static void format_strv(const void *src, char *buf, size_t len) {
+        _cleanup_free_ char *j = strv_join(*(char **const *) src, " ");
+
+        snprintf(buf, len, "%s", j ? j : "");
+}
+
+static void done_strv(void *dest) {
+        strv_free(*(char ***) dest);
+}
+
+static int parse_duration_item(const struct config_item *it, const char *value, void *dest, const char **ret_why) {
+        uint64_t u;
+        int r;
+
+        if (parse_duration(value, &u) < 0)
+                return bad(ret_why, "expected a duration such as 10s, 5min or 1h");
+        r = check_range(it, u, ret_why);
+        if (r < 0)
+                return r;
+        *(uint64_t *) dest = u;
+        return 0;
+}
+
+static void format_duration_value(const void *src, char *buf, size_t len) {
+        format_duration(buf, len, *(const uint64_t *) src);
+}
+
+static void format_duration_bound(uint64_t v, char *buf, size_t len) {
+        format_duration(buf, len, v);
+}
+
+static int parse_size_item(const struct config_item *it, const char *value, void *dest, const char **ret_why) {
+        uint64_t u;
+        int r;
+
+        if (parse_size(value, &u) < 0)
+                return bad(ret_why, "expected a size such as 65536, 64K or 1M");
+        r = check_range(it, u, ret_why);
+        if (r < 0)
+                return r;
+        *(uint64_t *) dest = u;
+        return 0;
+}
+
+static void format_size_value(const void *src, char *buf, size_t len) {
+        format_size(buf, len, *(const uint64_t *) src);
+}
+
+static void format_size_bound(uint64_t v, char *buf, size_t len) {
+        format_size(buf, len, v);
+}
+
+static int parse_uint(const struct config_item *it, const char *value, void *dest, const char **ret_why) {
+        uint64_t u;
+        int r;
+
+        assert(it->max <= UINT_MAX);
+        if (parse_uint64(value, &u) < 0)
+                return bad(ret_why, "expected a non-negative integer");
+        r = check_range(it, u, ret_why);
+        if (r < 0)
+                return r;
+        *(unsigned *) dest = (unsigned) u;
+        return 0;
+}
+
+static void format_uint(const void *src, char *buf, size_t len) {
+        snprintf(buf, len, "%u", *(const unsigned *) src);
+}
+
+static void format_uint_bound(uint64_t v, char *buf, size_t len) {
+        snprintf(buf, len, "%llu", (unsigned long long) v);
+}
+
+static int parse_mode_item(const struct config_item *it, const char *value, void *dest, const char **ret_why) {
+        mode_t m;
+        int r;
+
+        if (parse_mode(value, &m) < 0)
+                return bad(ret_why, "expected an octal file mode such as 0660");
+        r = check_range(it, m, ret_why);
+        if (r < 0)
+                return r;
+        *(mode_t *) dest = m;
+        return 0;
+}
+
+static void format_mode(const void *src, char *buf, size_t len) {
+        snprintf(buf, len, "%04o", (unsigned) *(const mode_t *) src);
+}
+
+static void format_mode_bound(uint64_t v, char *buf, size_t len) {
+        snprintf(buf, len, "%04llo", (unsigned long long) v);
+}
+
+static int parse_log_level(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
+        int r = log_level_from_string(value);
+
+        if (r < 0)
+                return bad(ret_why, "expected one of err, warning, notice, info, debug");
+        *(int *) dest = r;
+        return 0;
+}
+
+static void format_log_level(const void *src, char *buf, size_t len) {
+        snprintf(buf, len, "%s", log_level_to_string(*(const int *) src));
+}
+
+static int parse_bool(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
+        int r = parse_boolean(value);
+
+        if (r < 0)
+                return bad(ret_why, "expected yes or no");
+        *(bool *) dest = r;
+        return 0;
+}
+
+static void format_bool(const void *src, char *buf, size_t len) {
+        snprintf(buf, len, "%s", *(const bool *) src ? "yes" : "no");
+}
+
+static int parse_need(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
+        int r = atime_need_from_string(value);
+
+        if (r < 0)
+                return bad(ret_why, "expected none, relatime or strict");
+        *(AtimeNeed *) dest = (AtimeNeed) r;
+        return 0;
+}
+
+static void format_need(const void *src, char *buf, size_t len) {
+        snprintf(buf, len, "%s", atime_need_to_string(*(const AtimeNeed *) src));
+}
+
+static void done_costs(void *dest) {
+        struct config_costs *c = dest;
+
+        for (size_t i = 0; i < c->n; i++)
+                free((char *) c->v[i].fstype); /* owned: see parse_costs() */
+        free(c->v);
+        *c = (struct config_costs) {};
+}
+
+/* fstype:usec:KiB[:lazy usec[:again usec]], space or comma separated, into
+ * the advisor's own struct, each fstype a string of its own. */
+static int parse_costs(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
+        _cleanup_strv_free_ char **l = NULL;
+        struct config_costs costs = {};
+        size_t n;
+        int r;
+
+        r = strv_split(value, " \t,", &l);
+        if (r < 0)
+                return r;
+        n = strv_length(l);
+        costs.v = calloc(n ? n : 1, sizeof *costs.v);
+        if (!costs.v)
+                return -ENOMEM;
+        for (; costs.n < n; costs.n++) {
+                struct atime_cost *c = &costs.v[costs.n];
+                char buf[256];
+
+                if (atime_cost_parse(l[costs.n], c, buf, sizeof buf) < 0) {
+                        done_costs(&costs);
+                        return bad(ret_why, "expected fstype:usec:KiB[:lazytime usec] per filesystem type, such as "
+                                            "ext4:1.46:0.5");
+                }
+                c->fstype = strdup(c->fstype);
+                if (!c->fstype) {
+                        done_costs(&costs);
+                        return -ENOMEM;
+                }
+        }
+        done_costs(dest);
+        *(struct config_costs *) dest = costs;
+        return 0;
+}
+
+static void format_costs(const void *src, char *buf, size_t len) {
+        const struct config_costs *c = src;
+        size_t used = 0;
+
+        buf[0] = 0;
+        for (size_t i = 0; i < c->n && used < len; i++) {
+                char e[256];
+
+                used += (size_t) snprintf(buf + used, len - used, "%s%s", i ? " " : "",
+                                          atime_cost_format(&c->v[i], e, sizeof e));
+        }
+}
+
+static int parse_rings(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
+        struct config_rings rings = {};
+        int r;
+
+        r = stats_parse_rings(value, rings.spec, &rings.n);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return bad(ret_why, "expected up to 4 resolution:retention pairs, finest first, each resolution a "
+                                    "multiple of the one before, such as \"1min:6h, 10min:7d, 1h:90d\"");
+        *(struct config_rings *) dest = rings;
+        return 0;
+}
+
+static void format_rings(const void *src, char *buf, size_t len) {
+        const struct config_rings *g = src;
+        size_t used = 0;
+
+        buf[0] = 0;
+        for (unsigned i = 0; i < g->n && used < len; i++) {
+                char a[FORMAT_DURATION_MAX], b[FORMAT_DURATION_MAX];
+                uint64_t res = (uint64_t) g->spec[i].resolution * USEC_PER_SEC;
+
+                used += (size_t) snprintf(buf + used, len - used, "%s%s:%s", i ? ", " : "",
+                                          format_duration(a, sizeof a, res),
+                                          format_duration(b, sizeof b, res * g->spec[i].capacity));
+        }
+}
+
+#define TYPE(name, ...) static const struct config_type config_type_##name = { __VA_ARGS__ }
+TYPE(path, .parse = parse_path, .format = format_string, .done = done_string);
+TYPE(path_opt, .parse = parse_path_opt, .format = format_string, .done = done_string);
+TYPE(relpath, .parse = parse_relpath, .format = format_string, .done = done_string);
+TYPE(group, .parse = parse_group, .format = format_string, .done = done_string);
+TYPE(words, .parse = parse_words, .format = format_strv, .done = done_strv);
+TYPE(paths, .parse = parse_paths, .format = format_strv, .done = done_strv);
+TYPE(duration, .parse = parse_duration_item, .format = format_duration_value, .format_bound = format_duration_bound);
+TYPE(size, .parse = parse_size_item, .format = format_size_value, .format_bound = format_size_bound);
+TYPE(uint, .parse = parse_uint, .format = format_uint, .format_bound = format_uint_bound);
+TYPE(mode, .parse = parse_mode_item, .format = format_mode, .format_bound = format_mode_bound);
+TYPE(log_level, .parse = parse_log_level, .format = format_log_level);
+TYPE(boolean, .parse = parse_bool, .format = format_bool);
+TYPE(need, .parse = parse_need, .format = format_need);
+TYPE(costs, .parse = parse_costs, .format = format_costs, .done = done_costs);
+TYPE(rings, .parse = parse_rings, .format = format_rings);
+
+/* ---------------------------------------------------------------- the keys */
+
 static const struct config_item config_items[] = {
-        ITEM("daemon", "log_level", CT_LOG_LEVEL, log_level, "info", 0, 0),
-        ITEM("daemon", "state_dir", CT_PATH, state_dir, ATIMED_STATE_DIR_DEFAULT, 0, 0),
-        ITEM("daemon", "worker_threads", CT_UNSIGNED, worker_threads, "2", 1, 64),
+        ITEM("daemon", "log_level", log_level, log_level, "info", 0, 0),
+        ITEM("daemon", "state_dir", path, state_dir, ATIMED_STATE_DIR_DEFAULT, 0, 0),
+        ITEM("daemon", "worker_threads", uint, worker_threads, "2", 1, 64),
 
-        ITEM("control", "socket", CT_PATH, socket_path, ATIMED_SOCKET_DEFAULT, 0, 0),
-        ITEM("control", "socket_mode", CT_MODE, socket_mode, "0666", 0, 0777),
-        ITEM("control", "socket_group", CT_GROUP, socket_group, "", 0, 0),
-        ITEM("control", "max_clients", CT_UNSIGNED, max_clients, "64", 1, 4096),
-        ITEM("control", "max_clients_per_user", CT_UNSIGNED, max_clients_per_user, "8", 1, 4096),
-        ITEM("control", "reserved_clients", CT_UNSIGNED, reserved_clients, "8", 0, 4096),
-        ITEM("control", "max_message_size", CT_SIZE, max_message_size, "64K", 1024, 16 * 1024 * 1024),
-        ITEM("control", "idle_timeout", CT_DURATION, idle_timeout_usec, "1min", 1 * SEC, 86400 * SEC),
-        ITEM("control", "privileged_group", CT_GROUP, privileged_group, "", 0, 0),
+        ITEM("control", "socket", path, socket_path, ATIMED_SOCKET_DEFAULT, 0, 0),
+        ITEM("control", "socket_mode", mode, socket_mode, "0666", 0, 0777),
+        ITEM("control", "socket_group", group, socket_group, "", 0, 0),
+        ITEM("control", "max_clients", uint, max_clients, "64", 1, 4096),
+        ITEM("control", "max_clients_per_user", uint, max_clients_per_user, "8", 1, 4096),
+        ITEM("control", "reserved_clients", uint, reserved_clients, "8", 0, 4096),
+        ITEM("control", "max_message_size", size, max_message_size, "64K", 1024, 16 * 1024 * 1024),
+        ITEM("control", "idle_timeout", duration, idle_timeout_usec, "1min", 1 * SEC, 86400 * SEC),
+        ITEM("control", "privileged_group", group, privileged_group, "", 0, 0),
 
-        ITEM("mounts", "mountinfo", CT_PATH, mountinfo_path, "/proc/self/mountinfo", 0, 0),
-        ITEM("mounts", "include_fstypes", CT_LIST, include_fstypes, "", 0, 0),
-        ITEM("mounts", "exclude_fstypes", CT_LIST, exclude_fstypes, "", 0, 0),
-        ITEM("mounts", "exclude_paths", CT_PATH_LIST, exclude_paths, "", 0, 0),
-        ITEM("mounts", "rescan_delay", CT_DURATION, rescan_delay_usec, "200ms", 0, 10 * SEC),
+        ITEM("mounts", "mountinfo", path, mountinfo_path, "/proc/self/mountinfo", 0, 0),
+        ITEM("mounts", "include_fstypes", words, include_fstypes, "", 0, 0),
+        ITEM("mounts", "exclude_fstypes", words, exclude_fstypes, "", 0, 0),
+        ITEM("mounts", "exclude_paths", paths, exclude_paths, "", 0, 0),
+        ITEM("mounts", "rescan_delay", duration, rescan_delay_usec, "200ms", 0, 10 * SEC),
 
-        ITEM("probe", "interval", CT_DURATION, probe_interval_usec, "10min", 1 * SEC, 7 * 86400 * SEC),
-        ITEM("probe", "timeout", CT_DURATION, probe_timeout_usec, "10s", 100000, 600 * SEC),
-        ITEM("probe", "dir", CT_RELPATH, probe_dir, "", 0, 0),
+        ITEM("probe", "interval", duration, probe_interval_usec, "10min", 1 * SEC, 7 * 86400 * SEC),
+        ITEM("probe", "timeout", duration, probe_timeout_usec, "10s", 100000, 600 * SEC),
+        ITEM("probe", "dir", relpath, probe_dir, "", 0, 0),
 
-        ITEM("sampler", "interval", CT_DURATION, sampler_interval_usec, "1min", 1 * SEC, 3600 * SEC),
-        ITEM("sampler", "sample_size", CT_UNSIGNED, sample_size, "1000", 10, 1000000),
-        ITEM("sampler", "walk_rate", CT_UNSIGNED, walk_rate, "1000", 10, 10000000),
-        ITEM("sampler", "refresh", CT_DURATION, walk_refresh_usec, "6h", 10 * SEC, 30 * 86400 * SEC),
-        ITEM("sampler", "timeout", CT_DURATION, sampler_timeout_usec, "30s", 1 * SEC, 3600 * SEC),
+        ITEM("sampler", "interval", duration, sampler_interval_usec, "1min", 1 * SEC, 3600 * SEC),
+        ITEM("sampler", "sample_size", uint, sample_size, "1000", 10, 1000000),
+        ITEM("sampler", "walk_rate", uint, walk_rate, "1000", 10, 10000000),
+        ITEM("sampler", "refresh", duration, walk_refresh_usec, "6h", 10 * SEC, 30 * 86400 * SEC),
+        ITEM("sampler", "timeout", duration, sampler_timeout_usec, "30s", 1 * SEC, 3600 * SEC),
 
-        ITEM("device", "diskstats", CT_PATH, diskstats_path, "/proc/diskstats", 0, 0),
-        ITEM("device", "sysfs", CT_PATH, sysfs_path, "/sys", 0, 0),
+        ITEM("device", "diskstats", path, diskstats_path, "/proc/diskstats", 0, 0),
+        ITEM("device", "sysfs", path, sysfs_path, "/sys", 0, 0),
 
-        ITEM("consumers", "tmpfiles_dirs", CT_PATH_LIST, tmpfiles_dirs, "/etc/tmpfiles.d /run/tmpfiles.d /usr/lib/tmpfiles.d", 0, 0),
-        ITEM("consumers", "mail_spools", CT_PATH_LIST, mail_spools, "/var/mail /var/spool/mail", 0, 0),
-        ITEM("consumers", "tmpreaper_conf", CT_PATH, tmpreaper_conf, "/etc/tmpreaper.conf", 0, 0),
-        ITEM("consumers", "tmpwatch_cron", CT_PATH, tmpwatch_cron, "/etc/cron.daily/tmpwatch", 0, 0),
-        ITEM("consumers", "popcon_conf", CT_PATH, popcon_conf, "/etc/popularity-contest.conf", 0, 0),
-        ITEM("consumers", "interval", CT_DURATION, consumers_interval_usec, "10min", 10 * SEC, 7 * 86400 * SEC),
+        ITEM("consumers", "tmpfiles_dirs", paths, tmpfiles_dirs, "/etc/tmpfiles.d /run/tmpfiles.d /usr/lib/tmpfiles.d", 0, 0),
+        ITEM("consumers", "mail_spools", paths, mail_spools, "/var/mail /var/spool/mail", 0, 0),
+        ITEM("consumers", "tmpreaper_conf", path, tmpreaper_conf, "/etc/tmpreaper.conf", 0, 0),
+        ITEM("consumers", "tmpwatch_cron", path, tmpwatch_cron, "/etc/cron.daily/tmpwatch", 0, 0),
+        ITEM("consumers", "popcon_conf", path, popcon_conf, "/etc/popularity-contest.conf", 0, 0),
+        ITEM("consumers", "interval", duration, consumers_interval_usec, "10min", 10 * SEC, 7 * 86400 * SEC),
 
-        ITEM("advisor", "noatime_threshold", CT_UNSIGNED, noatime_threshold, "60", 1, 100000000),
-        ITEM("advisor", "min_saving", CT_UNSIGNED, min_saving, "1", 0, 100000000),
-        ITEM("advisor", "window", CT_DURATION, advice_window_usec, "1d", 60 * SEC, 90 * 86400 * SEC),
-        ITEM("advisor", "costs", CT_COSTS, costs, "", 0, 0),
+        ITEM("advisor", "noatime_threshold", uint, noatime_threshold, "60", 1, 100000000),
+        ITEM("advisor", "min_saving", uint, min_saving, "1", 0, 100000000),
+        ITEM("advisor", "window", duration, advice_window_usec, "1d", 60 * SEC, 90 * 86400 * SEC),
+        ITEM("advisor", "costs", costs, costs, "", 0, 0),
 
-        ITEM("export", "textfile", CT_PATH_OPT, textfile, "", 0, 0),
-        ITEM("export", "textfile_mode", CT_MODE, textfile_mode, "0644", 0, 0777),
+        ITEM("export", "textfile", path_opt, textfile, "", 0, 0),
+        ITEM("export", "textfile_mode", mode, textfile_mode, "0644", 0, 0777),
 
-        ITEM("store", "flush_interval", CT_DURATION, flush_interval_usec, "5min", 1 * SEC, 86400 * SEC),
-        ITEM("store", "rings", CT_RINGS, rings, "1min:6h, 10min:7d, 1h:90d", 0, 0),
-        ITEM("store", "max_mounts", CT_UNSIGNED, max_histories, "10000", 1, 1000000),
+        ITEM("store", "flush_interval", duration, flush_interval_usec, "5min", 1 * SEC, 86400 * SEC),
+        ITEM("store", "rings", rings, rings, "1min:6h, 10min:7d, 1h:90d", 0, 0),
+        ITEM("store", "max_mounts", uint, max_histories, "10000", 1, 1000000),
 };
 
-/* Keys of a [mount:PATH] section, as offsets into struct mount_config. */
-#define MITEM(k, t, f) { "mount:", k, t, offsetof(struct mount_config, f), "", 0, 0 }
+/* Keys of a [mount:PATH] section, as offsets into struct mount_config; not
+ * set, they are zero: no path, none, no. */
 static const struct config_item mount_items[] = {
-        MITEM("probe_dir", CT_PATH, probe_dir),
-        MITEM("needs_atime", CT_NEED, needs_atime),
-        MITEM("ignore", CT_BOOL, ignore),
+        MITEM("probe_dir", path, probe_dir),
+        MITEM("needs_atime", need, needs_atime),
+        MITEM("ignore", boolean, ignore),
 };
 
 #define MOUNT_SECTION_PREFIX "mount:"
@@ -139,6 +514,20 @@ static bool section_known(const char *name) {
         return false;
 }
 
+/* The row for section/key (any [mount:PATH] section the same), or NULL. */
+static const struct config_item *item_find(const char *section, const char *key) {
+        if (startswith(section, MOUNT_SECTION_PREFIX)) {
+                for (size_t i = 0; i < ELEMENTSOF(mount_items); i++)
+                        if (streq(mount_items[i].key, key))
+                                return &mount_items[i];
+                return NULL;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(config_items); i++)
+                if (streq(config_items[i].section, section) && streq(config_items[i].key, key))
+                        return &config_items[i];
+        return NULL;
+}
+
 static void *field(void *base, const struct config_item *it) {
         return (char *) base + it->offset;
 }
@@ -147,311 +536,32 @@ static const void *cfield(const void *base, const struct config_item *it) {
         return (const char *) base + it->offset;
 }
 
-int config_set_string(char **f, const char *value) {
-        char *s = NULL;
-
-        if (value && !(s = strdup(value)))
-                return -ENOMEM;
-        free(*f);
-        *f = s;
-        return 0;
-}
-
-static bool valid_word(const char *s) {
-        for (; *s; s++)
-                if (!isgraph((unsigned char) *s))
-                        return false;
-        return true;
-}
-
-/* Parses 'value' for 'it' into c. On a bad value returns -EINVAL and sets
- * *ret_why to what was expected. */
+/* Parses 'value' for 'it' into base (a struct config, or a struct
+ * mount_config for mount_items[]); see struct config_type's parse. */
 static int item_parse(void *base, const struct config_item *it, const char *value, const char **ret_why) {
-        void *f = field(base, it);
-        uint64_t u;
-        int r;
-
-        switch (it->type) {
-        case CT_PATH:
-                if (value[0] != '/' || strpbrk(value, " \t")) {
-                        *ret_why = "expected an absolute path";
-                        return -EINVAL;
-                }
-                return config_set_string(f, value);
-
-        case CT_PATH_OPT:
-                if (value[0] == 0)
-                        return config_set_string(f, NULL);
-                if (value[0] != '/' || strpbrk(value, " \t")) {
-                        *ret_why = "expected an absolute path, or nothing";
-                        return -EINVAL;
-                }
-                return config_set_string(f, value);
-
-        case CT_RELPATH:
-                if (value[0] == 0)
-                        return config_set_string(f, NULL);
-                if (value[0] == '/' || strpbrk(value, " \t") || streq(value, "..") || startswith(value, "../") ||
-                    strstr(value, "/../") || (strlen(value) >= 3 && streq(value + strlen(value) - 3, "/.."))) {
-                        *ret_why = "expected a path relative to the mount point, without ..";
-                        return -EINVAL;
-                }
-                return config_set_string(f, value);
-
-        case CT_LIST:
-        case CT_PATH_LIST: {
-                _cleanup_strv_free_ char **l = NULL;
-
-                r = strv_split(value, " \t,", &l);
-                if (r < 0)
-                        return r;
-                STRV_FOREACH(s, l) {
-                        /* A path, or a glob over whole paths ("[/]" is / alone). */
-                        if (it->type == CT_PATH_LIST && (*s)[0] != '/' && !strchr("[*?", (*s)[0])) {
-                                *ret_why = "expected absolute paths or globs, separated by spaces or commas";
-                                return -EINVAL;
-                        }
-                        if (!valid_word(*s)) {
-                                *ret_why = "expected printable words, separated by spaces or commas";
-                                return -EINVAL;
-                        }
-                }
-                strv_free(*(char ***) f);
-                *(char ***) f = TAKE_PTR(l);
-                return 0;
-        }
-
-        case CT_DURATION:
-                r = parse_duration(value, &u);
-                if (r < 0) {
-                        *ret_why = "expected a duration such as 10s, 5min or 1h";
-                        return -EINVAL;
-                }
-                break;
-
-        case CT_SIZE:
-                r = parse_size(value, &u);
-                if (r < 0) {
-                        *ret_why = "expected a size such as 65536, 64K or 1M";
-                        return -EINVAL;
-                }
-                break;
-
-        case CT_UNSIGNED:
-                r = parse_uint64(value, &u);
-                if (r < 0) {
-                        *ret_why = "expected a non-negative integer";
-                        return -EINVAL;
-                }
-                break;
-
-        case CT_MODE: {
-                mode_t m;
-
-                r = parse_mode(value, &m);
-                if (r < 0) {
-                        *ret_why = "expected an octal file mode such as 0660";
-                        return -EINVAL;
-                }
-                u = m;
-                break;
-        }
-
-        case CT_GROUP: {
-                struct group grbuf, *gr = NULL;
-                char buf[4096];
-
-                if (value[0] == 0)
-                        return config_set_string(f, NULL);
-                if (getgrnam_r(value, &grbuf, buf, sizeof buf, &gr) != 0 || !gr) {
-                        *ret_why = "no such group";
-                        return -EINVAL;
-                }
-                return config_set_string(f, value);
-        }
-
-        case CT_LOG_LEVEL:
-                r = log_level_from_string(value);
-                if (r < 0) {
-                        *ret_why = "expected one of err, warning, notice, info, debug";
-                        return -EINVAL;
-                }
-                *(int *) f = r;
-                return 0;
-
-        case CT_BOOL:
-                r = parse_boolean(value);
-                if (r < 0) {
-                        *ret_why = "expected yes or no";
-                        return -EINVAL;
-                }
-                *(int *) f = r;
-                return 0;
-
-        case CT_NEED:
-                r = atime_need_from_string(value);
-                if (r < 0) {
-                        *ret_why = "expected none, relatime or strict";
-                        return -EINVAL;
-                }
-                *(int *) f = r;
-                return 0;
-
-        case CT_COSTS: {
-                _cleanup_strv_free_ char **l = NULL;
-
-                r = strv_split(value, " \t,", &l);
-                if (r < 0)
-                        return r;
-                STRV_FOREACH(x, l) {
-                        struct atime_cost cost;
-                        char buf[256];
-
-                        if (atime_cost_parse(*x, &cost, buf, sizeof buf) < 0) {
-                                *ret_why = "expected fstype:usec:KiB[:lazytime usec] per filesystem type, such as "
-                                           "ext4:1.46:0.5";
-                                return -EINVAL;
-                        }
-                }
-                strv_free(*(char ***) f);
-                *(char ***) f = TAKE_PTR(l);
-                return 0;
-        }
-
-        case CT_RINGS: {
-                struct config *c = base;
-                struct stats_ring_spec specs[STATS_MAX_RINGS];
-                unsigned n;
-
-                r = stats_parse_rings(value, specs, &n);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0) {
-                        *ret_why = "expected up to 4 resolution:retention pairs, finest first, each resolution a "
-                                   "multiple of the one before, such as \"1min:6h, 10min:7d, 1h:90d\"";
-                        return -EINVAL;
-                }
-                memcpy(c->rings, specs, sizeof specs);
-                c->n_rings = n;
-                return 0;
-        }
-        }
-
-        if (it->max > 0 && (u < it->min || u > it->max)) {
-                *ret_why = "out of range";
-                return -ERANGE;
-        }
-        switch (it->type) {
-        case CT_DURATION:
-        case CT_SIZE:
-                *(uint64_t *) f = u;
-                break;
-        case CT_UNSIGNED:
-                *(unsigned *) f = (unsigned) u;
-                break;
-        case CT_MODE:
-                *(mode_t *) f = (mode_t) u;
-                break;
-        default:
-                break;
-        }
-        return 0;
+        assert(base && it && value && ret_why);
+        return it->type->parse(it, value, field(base, it), ret_why);
 }
 
 static void item_format(const void *base, const struct config_item *it, char *buf, size_t len) {
-        const void *f = cfield(base, it);
-
-        switch (it->type) {
-        case CT_PATH:
-        case CT_PATH_OPT:
-        case CT_RELPATH:
-        case CT_GROUP:
-                snprintf(buf, len, "%s", *(char *const *) f ? *(char *const *) f : "");
-                break;
-        case CT_LIST:
-        case CT_PATH_LIST: {
-                _cleanup_free_ char *j = strv_join(*(char **const *) f, " ");
-                snprintf(buf, len, "%s", j ? j : "");
-                break;
-        }
-        case CT_DURATION:
-                format_duration(buf, len, *(const uint64_t *) f);
-                break;
-        case CT_SIZE:
-                format_size(buf, len, *(const uint64_t *) f);
-                break;
-        case CT_UNSIGNED:
-                snprintf(buf, len, "%u", *(const unsigned *) f);
-                break;
-        case CT_MODE:
-                snprintf(buf, len, "%04o", (unsigned) *(const mode_t *) f);
-                break;
-        case CT_LOG_LEVEL:
-                snprintf(buf, len, "%s", log_level_to_string(*(const int *) f));
-                break;
-        case CT_BOOL:
-                snprintf(buf, len, "%s", *(const int *) f ? "yes" : "no");
-                break;
-        case CT_NEED:
-                snprintf(buf, len, "%s", atime_need_to_string(*(const int *) f));
-                break;
-        case CT_COSTS: {
-                _cleanup_free_ char *j = strv_join(*(char **const *) f, " ");
-                snprintf(buf, len, "%s", j ? j : "");
-                break;
-        }
-        case CT_RINGS: {
-                const struct config *c = base;
-                size_t used = 0;
-
-                buf[0] = 0;
-                for (unsigned i = 0; i < c->n_rings && used < len; i++) {
-                        char a[FORMAT_DURATION_MAX], b[FORMAT_DURATION_MAX];
-
-                        used += (size_t) snprintf(buf + used, len - used, "%s%s:%s", i ? ", " : "",
-                                                  format_duration(a, sizeof a, c->rings[i].resolution * USEC_PER_SEC),
-                                                  format_duration(b, sizeof b,
-                                                                  (uint64_t) c->rings[i].resolution * c->rings[i].capacity *
-                                                                          USEC_PER_SEC));
-                }
-                break;
-        }
-        }
+        assert(len > 0);
+        it->type->format(cfield(base, it), buf, len);
 }
 
+/* " (allowed: 1 to 4096)", for a number out of range. */
 static void item_describe_range(const struct config_item *it, char *buf, size_t len) {
         char a[FORMAT_DURATION_MAX], b[FORMAT_DURATION_MAX];
 
-        switch (it->type) {
-        case CT_DURATION:
-                snprintf(buf, len, " (allowed: %s to %s)", format_duration(a, sizeof a, it->min),
-                         format_duration(b, sizeof b, it->max));
-                break;
-        case CT_SIZE:
-                snprintf(buf, len, " (allowed: %s to %s)", format_size(a, sizeof a, it->min),
-                         format_size(b, sizeof b, it->max));
-                break;
-        case CT_UNSIGNED:
-                snprintf(buf, len, " (allowed: %llu to %llu)", (unsigned long long) it->min,
-                         (unsigned long long) it->max);
-                break;
-        case CT_MODE:
-                snprintf(buf, len, " (allowed: 0000 to %04llo)", (unsigned long long) it->max);
-                break;
-        default:
-                buf[0] = 0;
-        }
+        assert(it->type->format_bound); /* only numbers return -ERANGE */
+        it->type->format_bound(it->min, a, sizeof a);
+        it->type->format_bound(it->max, b, sizeof b);
+        snprintf(buf, len, " (allowed: %s to %s)", a, b);
 }
 
 static void items_free(void *base, const struct config_item *items, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                const struct config_item *it = &items[i];
-
-                if (it->type == CT_PATH || it->type == CT_PATH_OPT || it->type == CT_RELPATH || it->type == CT_GROUP)
-                        free(*(char **) field(base, it));
-                else if (it->type == CT_LIST || it->type == CT_PATH_LIST || it->type == CT_COSTS)
-                        strv_free(*(char ***) field(base, it));
-        }
+        for (size_t i = 0; i < n; i++)
+                if (items[i].type->done)
+                        items[i].type->done(field(base, &items[i]));
 }
 
 struct config *config_free(struct config *c) {
@@ -469,6 +579,7 @@ struct config *config_free(struct config *c) {
 }
 
 const struct mount_config *config_find_mount(const struct config *c, const char *target) {
+        assert(c && target);
         for (size_t i = 0; i < c->n_mounts; i++)
                 if (streq(c->mounts[i].target, target))
                         return &c->mounts[i];
@@ -499,6 +610,7 @@ static struct mount_config *mount_section(struct config *c, const char *target) 
 int config_new(struct config **ret) {
         _cleanup_(config_freep) struct config *c = calloc(1, sizeof *c);
 
+        assert(ret);
         if (!c)
                 return -ENOMEM;
         for (size_t i = 0; i < ELEMENTSOF(config_items); i++) {
@@ -552,48 +664,39 @@ static const char *shorten(const char *s, char *buf, size_t len) {
         return buf;
 }
 
-/* Checks one line (leading blanks already removed, no newline) before inih
- * sees it. Returns false if inih must not see it. */
-static bool lex_line(struct parse_ctx *p, const char *s, size_t l) {
-        const char *sep, *v;
+/* A "[section]" line: records the section, and whether its keys are read. */
+static void lex_section(struct parse_ctx *p, const char *s, size_t l) {
+        const char *close = memchr(s, ']', l);
+        size_t nlen;
+        char b[64];
 
-        if (l == 0 || s[0] == ';' || s[0] == '#')
-                return true;
-
-        if (s[0] == '[') {
-                const char *close = memchr(s, ']', l);
-                size_t nlen;
-
-                if (!close) {
-                        add_error(p, "section header without closing ']'");
-                        p->skip_section = true;
-                        return false;
-                }
-                for (const char *t = close + 1; t < s + l; t++)
-                        if (!strchr(" \t", *t)) {
-                                add_error(p, "unexpected text after section header");
-                                break;
-                        }
-                nlen = (size_t) (close - s - 1);
-                if (nlen >= sizeof p->section)
-                        nlen = sizeof p->section - 1;
-                memcpy(p->section, s + 1, nlen);
-                p->section[nlen] = 0;
-                p->skip_section = !section_known(p->section);
-                if (p->skip_section) {
-                        char b[64];
-
-                        if (startswith(p->section, MOUNT_SECTION_PREFIX))
-                                add_error(p, "[%s]: a mount section needs an absolute path, as in [mount:/srv]",
-                                          shorten(p->section, b, sizeof b));
-                        else
-                                add_error(p, "unknown section [%s]", shorten(p->section, b, sizeof b));
-                        return false;
-                }
-                return true;
+        if (!close) {
+                add_error(p, "section header without closing ']'");
+                p->skip_section = true;
+                return;
         }
+        for (const char *t = close + 1; t < s + l; t++)
+                if (!strchr(" \t", *t)) {
+                        add_error(p, "unexpected text after section header");
+                        break;
+                }
+        nlen = MIN((size_t) (close - s - 1), sizeof p->section - 1);
+        memcpy(p->section, s + 1, nlen);
+        p->section[nlen] = 0;
+        p->skip_section = !section_known(p->section);
+        if (!p->skip_section)
+                return;
+        if (startswith(p->section, MOUNT_SECTION_PREFIX))
+                add_error(p, "[%s]: a mount section needs an absolute path, as in [mount:/srv]",
+                          shorten(p->section, b, sizeof b));
+        else
+                add_error(p, "unknown section [%s]", shorten(p->section, b, sizeof b));
+}
 
-        sep = memchr(s, '=', l);
+/* A "key = value" line: false if it is not one, or has a '#' inih would keep. */
+static bool lex_key(struct parse_ctx *p, const char *s, size_t l) {
+        const char *sep = memchr(s, '=', l), *v;
+
         v = memchr(s, ':', sep ? (size_t) (sep - s) : l);
         if (v)
                 sep = v;
@@ -617,6 +720,18 @@ static bool lex_line(struct parse_ctx *p, const char *s, size_t l) {
                         return false;
                 }
         return true;
+}
+
+/* Checks one line (leading blanks already removed, no newline) before inih
+ * sees it. Returns false if inih must not see it. */
+static bool lex_line(struct parse_ctx *p, const char *s, size_t l) {
+        if (l == 0 || s[0] == ';' || s[0] == '#')
+                return true;
+        if (s[0] == '[') {
+                lex_section(p, s, l);
+                return !p->skip_section;
+        }
+        return lex_key(p, s, l);
 }
 
 static char *reader(char *str, int num, void *stream) {
@@ -683,7 +798,7 @@ static unsigned seen_before(struct parse_ctx *p, const char *section, const char
 
 static int handler(void *user, const char *section, const char *name, const char *value) {
         struct parse_ctx *p = user;
-        const struct config_item *it = NULL;
+        const struct config_item *it;
         const char *why = NULL, *mount_target;
         void *base = p->config;
         char vb[64];
@@ -696,15 +811,7 @@ static int handler(void *user, const char *section, const char *name, const char
                 add_error(p, "%s: key outside of any [section]", name);
                 return 1;
         }
-        mount_target = startswith(section, MOUNT_SECTION_PREFIX);
-        if (mount_target) {
-                for (size_t i = 0; i < ELEMENTSOF(mount_items); i++)
-                        if (streq(mount_items[i].key, name))
-                                it = &mount_items[i];
-        } else
-                for (size_t i = 0; i < ELEMENTSOF(config_items); i++)
-                        if (streq(config_items[i].section, section) && streq(config_items[i].key, name))
-                                it = &config_items[i];
+        it = item_find(section, name);
         if (!it) {
                 add_error(p, "[%s] %s: unknown key", section, name);
                 return 1;
@@ -714,6 +821,7 @@ static int handler(void *user, const char *section, const char *name, const char
                 add_error(p, "[%s] %s: already set on line %u", section, name, prev);
                 return 1;
         }
+        mount_target = startswith(section, MOUNT_SECTION_PREFIX);
         if (mount_target) {
                 base = mount_section(p->config, mount_target);
                 if (!base) {
@@ -726,7 +834,7 @@ static int handler(void *user, const char *section, const char *name, const char
         if (r == -ENOMEM)
                 p->oom = true;
         else if (r < 0) {
-                char range[96] = "";
+                char range[2 * FORMAT_DURATION_MAX + 32] = "";
 
                 if (r == -ERANGE)
                         item_describe_range(it, range, sizeof range);
@@ -751,14 +859,15 @@ static unsigned line_of(const struct parse_ctx *p, const char *section, const ch
 static void check_consistency(struct parse_ctx *p) {
         const struct config *c = p->config;
 
-        for (unsigned i = 0; i < c->n_rings; i++)
-                if (((uint64_t) c->rings[i].resolution * USEC_PER_SEC) % c->sampler_interval_usec != 0) {
+        assert(c->sampler_interval_usec > 0); /* its range starts at 1s */
+        for (unsigned i = 0; i < c->rings.n; i++)
+                if (((uint64_t) c->rings.spec[i].resolution * USEC_PER_SEC) % c->sampler_interval_usec != 0) {
                         char a[FORMAT_DURATION_MAX], b[FORMAT_DURATION_MAX];
                         unsigned rl = line_of(p, "store", "rings");
 
                         p->line = rl ? rl : line_of(p, "sampler", "interval");
                         add_error(p, "[store] rings: resolution %s is not a multiple of [sampler] interval %s",
-                                  format_duration(a, sizeof a, c->rings[i].resolution * USEC_PER_SEC),
+                                  format_duration(a, sizeof a, (uint64_t) c->rings.spec[i].resolution * USEC_PER_SEC),
                                   format_duration(b, sizeof b, c->sampler_interval_usec));
                         return;
                 }
@@ -769,6 +878,7 @@ int config_load_string(const char *name, const char *text, size_t len, struct co
         _cleanup_free_ struct parse_ctx *p = NULL;
         int r;
 
+        assert(name && text && ret && ret_errors);
         *ret_errors = NULL;
         r = config_new(&c);
         if (r < 0)
@@ -820,6 +930,7 @@ int config_load(const char *path, struct config **ret, char ***ret_errors) {
         size_t len = 0;
         int r;
 
+        assert(path && ret && ret_errors);
         *ret_errors = NULL;
         /* /dev/null (an empty configuration) is fine; a FIFO is refused,
          * not waited on (a reload on SIGHUP runs on the event loop). */
@@ -839,6 +950,7 @@ int config_load(const char *path, struct config **ret, char ***ret_errors) {
 void config_print(const struct config *c, FILE *f) {
         const char *section = NULL;
 
+        assert(c && f);
         fprintf(f, "# atimed effective configuration, from %s\n", c->path ? c->path : "built-in defaults");
         for (size_t i = 0; i < ELEMENTSOF(config_items); i++) {
                 const struct config_item *it = &config_items[i];

@@ -1,11 +1,17 @@
 /* config.h: atimed's configuration, one struct filled from built-in
- * defaults and then the ini file. Nothing outside config.c sees inih. */
+ * defaults and then the ini file. Every value is parsed once, in config.c,
+ * into the type its users need (durations in usec, sizes in bytes, the cost
+ * table and the history rings as structs): nothing else parses the file's
+ * text again. Nothing outside config.c sees inih. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "advisor.h"
+#include "consumers.h"
 #include "macro.h"
 #include "stats.h"
 
@@ -16,8 +22,21 @@
 struct mount_config {
         char *target;
         char *probe_dir; /* where to probe instead of the mount point; NULL: default */
-        int needs_atime; /* AtimeNeed declared for it: software the scan cannot see reads atime */
-        int ignore;      /* never advise a change */
+        AtimeNeed needs_atime; /* declared for it: software the scan cannot see reads atime */
+        bool ignore;           /* never advise a change */
+};
+
+/* [advisor] costs: overrides of the advisor's built-in cost table, in file
+ * order (the first whose fstype glob matches wins). */
+struct config_costs {
+        struct atime_cost *v; /* each fstype owned here */
+        size_t n;
+};
+
+/* [store] rings: the rings of history, finest first. */
+struct config_rings {
+        struct stats_ring_spec spec[STATS_MAX_RINGS];
+        unsigned n;
 };
 
 struct config {
@@ -74,7 +93,7 @@ struct config {
         unsigned noatime_threshold; /* atime updates per minute */
         unsigned min_saving;        /* atime updates per minute a change must save to be advised */
         uint64_t advice_window_usec;
-        char **costs;               /* "fstype:usec:KiB[:lazytime usec]" */
+        struct config_costs costs;
 
         /* [export] */
         char *textfile; /* Prometheus text for node_exporter's textfile collector; NULL: none */
@@ -82,8 +101,7 @@ struct config {
 
         /* [store] */
         uint64_t flush_interval_usec;
-        struct stats_ring_spec rings[STATS_MAX_RINGS];
-        unsigned n_rings;
+        struct config_rings rings;
         unsigned max_histories;
 
         /* [mount:PATH] sections, in file order */

@@ -31,7 +31,6 @@
 #include "varlink.h"
 
 static void manager_scan_consumers(Manager *m);
-static int manager_load_costs(Manager *m, const struct config *c);
 static void on_tick_done(void *userdata);
 
 static uint64_t now_usec(clockid_t clock) {
@@ -271,15 +270,13 @@ static int manager_reload(Manager *m) {
         if (c->worker_threads != m->config->worker_threads)
                 log_warning("worker_threads changed; it takes effect when atimed restarts.");
         c->worker_threads = m->config->worker_threads;
-        if (c->n_rings != m->config->n_rings || memcmp(c->rings, m->config->rings, c->n_rings * sizeof c->rings[0]) != 0 ||
+        if (c->rings.n != m->config->rings.n ||
+            memcmp(c->rings.spec, m->config->rings.spec, c->rings.n * sizeof c->rings.spec[0]) != 0 ||
             c->max_histories != m->config->max_histories)
                 log_warning("[store] rings and max_mounts changed; they take effect when atimed restarts.");
-        memcpy(c->rings, m->config->rings, sizeof c->rings);
-        c->n_rings = m->config->n_rings;
+        c->rings = m->config->rings;
         c->max_histories = m->config->max_histories;
 
-        if (manager_load_costs(m, c) < 0)
-                log_oom();
         tracker_set_config(m->tracker, c);
         config_free(m->config);
         m->config = TAKE_PTR(c);
@@ -498,7 +495,7 @@ static int manager_start_store(Manager *m) {
         struct store_load_report rep = {};
         int r;
 
-        r = store_new(m->config->state_dir, m->config->rings, m->config->n_rings, m->config->max_histories, &m->store);
+        r = store_new(m->config->state_dir, m->config->rings.spec, m->config->rings.n, m->config->max_histories, &m->store);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up history: %m");
         r = store_load(m->store, now_seconds(), &rep);
@@ -743,22 +740,6 @@ static void on_tick_done(void *userdata) {
         manager_trim_if_worth_it(m);
 }
 
-static int manager_load_costs(Manager *m, const struct config *c) {
-        struct atime_cost *costs;
-        size_t n;
-        char *storage;
-        int r = recommend_parse_costs(c->costs, &costs, &n, &storage);
-
-        if (r < 0)
-                return r;
-        free(m->costs);
-        free(m->costs_storage);
-        m->costs = costs;
-        m->n_costs = n;
-        m->costs_storage = storage;
-        return 0;
-}
-
 static int on_flush_exit_wait(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
@@ -987,9 +968,6 @@ int manager_start(Manager *m) {
         else
                 log_debug("Capabilities reduced to CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_DAC_OVERRIDE");
 
-        r = manager_load_costs(m, m->config);
-        if (r < 0)
-                return log_error_errno(r, "Failed to set up the cost table: %m");
         r = worker_pool_new(m->event, m->config->worker_threads, &m->pool);
         if (r < 0)
                 return log_error_errno(r, "Failed to start the workers: %m");
@@ -1067,8 +1045,6 @@ Manager *manager_free(Manager *m) {
         consumers_free(m->consumers);
         store_free(m->store);
         safe_close(m->state_lock);
-        free(m->costs);
-        free(m->costs_storage);
         if (m->bound_socket) {
                 (void) unlink(m->bound_socket);
                 free(m->bound_socket);

@@ -38,9 +38,6 @@ typedef struct Manager {
         sd_event_source *consumers_timer;
         sd_event_source *mounts_timer; /* the mount table read again now and then */
         bool consumers_scanning;
-        struct atime_cost *costs;   /* [advisor] costs */
-        size_t n_costs;
-        char *costs_storage;
         sd_event_source *flush_timer;
         struct FlushJob *flushing; /* a history write out in a worker */
         bool exiting;              /* SIGTERM came while one was out */

@@ -467,7 +467,7 @@ static json_object *no_history_yet(Manager *m, const char *target) {
                 why = "a mount's first points are recorded once it has been seen for two sampler intervals";
         if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
             add(p, F_TARGET, json_object_new_string(target)) < 0 || add(p, F_KEY, json_object_new_string(key ? key : "")) < 0 ||
-            add(p, F_RESOLUTION_S, json_object_new_int64(m->config->rings[0].resolution)) < 0 ||
+            add(p, F_RESOLUTION_S, json_object_new_int64(m->config->rings.spec[0].resolution)) < 0 ||
             add(p, F_SINCE, json_object_new_int64(now)) < 0 || add(p, F_UNTIL, json_object_new_int64(now)) < 0 ||
             add(p, F_TRUNCATED, json_object_new_boolean(false)) < 0 || add(p, F_POINTS, json_object_new_array()) < 0 ||
             add(p, F_REASON, json_object_new_string(why)) < 0)

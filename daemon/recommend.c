@@ -1,6 +1,7 @@
 /* recommend.c: each mount's advisor input, from the manager's state. */
 #include "recommend.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -41,29 +42,6 @@ static void summarise(const MountHistory *h, int64_t now, int64_t window, double
         in->observed_s = n * interval_s;
 }
 
-int recommend_parse_costs(char *const *costs, struct atime_cost **ret, size_t *ret_n, char **ret_storage) {
-        size_t n = strv_length(costs);
-        struct atime_cost *v = calloc(n ? n : 1, sizeof *v);
-        char *storage = calloc(n ? n : 1, 256);
-
-        if (!v || !storage) {
-                free(v);
-                free(storage);
-                return -ENOMEM;
-        }
-        for (size_t i = 0; i < n; i++)
-                if (atime_cost_parse(costs[i], &v[i], storage + i * 256, 256) < 0) {
-                        /* The config module checked them: a bug if reached. */
-                        free(v);
-                        free(storage);
-                        return -EINVAL;
-                }
-        *ret = v;
-        *ret_n = n;
-        *ret_storage = storage;
-        return 0;
-}
-
 int recommend(const Manager *m, const char *target, struct recommendation **ret, size_t *ret_n) {
         const MountTable *t = m->mounts;
         _cleanup_free_ char **targets = NULL;
@@ -75,10 +53,11 @@ int recommend(const Manager *m, const char *target, struct recommendation **ret,
         struct advisor_params params = {
                 .noatime_threshold = m->config->noatime_threshold,
                 .min_saving = m->config->min_saving,
-                .costs = m->costs,
-                .n_costs = m->n_costs,
+                .costs = m->config->costs.v,
+                .n_costs = m->config->costs.n,
         };
 
+        assert(ret && ret_n);
         v = calloc(t && t->n ? t->n : 1, sizeof *v);
         targets = calloc(t && t->n ? t->n + 1 : 1, sizeof *targets);
         owner = calloc(nc ? nc : 1, sizeof *owner);
@@ -112,12 +91,12 @@ int recommend(const Manager *m, const char *target, struct recommendation **ret,
                                 .policy = e->policy,
                                 .probe_verified = tm->probe.have && tm->probe.result.verified,
                                 .probe_effective = tm->probe.result.effective,
-                                .ignore = mc && mc->ignore > 0,
+                                .ignore = mc && mc->ignore,
                                 .population = tm->fs ? tm->fs->last.population : 0,
                         },
                 };
                 if (mc && mc->needs_atime > NEED_NONE) {
-                        r->in.need = (AtimeNeed) mc->needs_atime;
+                        r->in.need = mc->needs_atime;
                         r->in.need_why = "the configuration says software here reads atime ([mount:PATH] needs_atime)";
                 }
                 for (size_t c = 0; c < nc; c++) {

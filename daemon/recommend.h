@@ -19,6 +19,3 @@ struct recommendation {
 /* One per tracked mount (only 'target' if not NULL); *ret is freed by the
  * caller. Returns -ENOENT if target is not tracked. */
 int recommend(const Manager *m, const char *target, struct recommendation **ret, size_t *ret_n);
-
-/* The cost table overrides of [advisor] costs, parsed once per (re)load. */
-int recommend_parse_costs(char *const *costs, struct atime_cost **ret, size_t *ret_n, char **ret_storage);

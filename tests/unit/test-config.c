@@ -1,6 +1,9 @@
 /* test-config: the config module against good and broken files. Every
- * error must name file:line and the key. */
+ * error must name file:line and the key. Every key of the table has a good
+ * value (parsed, then printed back) and a bad or out-of-range one (refused
+ * with file:line, key and reason); a key without a case fails the test. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +23,203 @@ static void expect_error(const char *what, const char *text, const char *frag1, 
 
         ok(r == -EINVAL && strv_length(errors) == 1 && strstr(errors[0], frag1) && (!frag2 || strstr(errors[0], frag2)),
            "%s is reported as '%s'", what, errors && errors[0] ? errors[0] : "(nothing)");
+}
+
+/* One row of the key table: a good value and how it prints back, and a bad
+ * or out-of-range value with a fragment of its message. */
+struct key_case {
+        const char *section, *key;
+        const char *good, *printed;
+        const char *bad, *why;
+};
+
+#define OUT_OF_RANGE(a, b) "out of range (allowed: " a " to " b ")"
+static const struct key_case key_cases[] = {
+        { "daemon", "log_level", "debug", "debug", "loud", "expected one of err" },
+        { "daemon", "state_dir", "/srv/st", "/srv/st", "srv/st", "expected an absolute path" },
+        { "daemon", "worker_threads", "4", "4", "65", OUT_OF_RANGE("1", "64") },
+        { "control", "socket", "/run/x/io.atimed", "/run/x/io.atimed", "io.atimed", "expected an absolute path" },
+        { "control", "socket_mode", "600", "0600", "01000", OUT_OF_RANGE("0000", "0777") },
+        { "control", "socket_group", "root", "root", "no-such-group-xyz", "no such group" },
+        { "control", "max_clients", "16", "16", "4097", OUT_OF_RANGE("1", "4096") },
+        { "control", "max_clients_per_user", "2", "2", "0", OUT_OF_RANGE("1", "4096") },
+        { "control", "reserved_clients", "0", "0", "4097", OUT_OF_RANGE("0", "4096") },
+        { "control", "max_message_size", "1048576", "1M", "1000", OUT_OF_RANGE("1K", "16M") },
+        { "control", "idle_timeout", "120min", "2h", "500ms", OUT_OF_RANGE("1s", "1d") },
+        { "control", "privileged_group", "root", "root", "no-such-group-xyz", "no such group" },
+        { "mounts", "mountinfo", "/proc/1/mountinfo", "/proc/1/mountinfo", "mountinfo", "expected an absolute path" },
+        { "mounts", "include_fstypes", "ext4,xfs", "ext4 xfs", "ext4,\001", "expected printable words" },
+        { "mounts", "exclude_fstypes", "fuse.*  nfs", "fuse.* nfs", "\002", "expected printable words" },
+        { "mounts", "exclude_paths", "/a, /b/*", "/a /b/*", "/a, b", "expected absolute paths or globs" },
+        { "mounts", "rescan_delay", "0", "0", "11s", OUT_OF_RANGE("0", "10s") },
+        { "probe", "interval", "1h", "1h", "8d", OUT_OF_RANGE("1s", "7d") },
+        { "probe", "timeout", "60s", "1min", "50ms", OUT_OF_RANGE("100ms", "10min") },
+        { "probe", "dir", ".atimed/p", ".atimed/p", "a/../b", "without .." },
+        { "sampler", "interval", "30s", "30s", "2h", OUT_OF_RANGE("1s", "1h") },
+        { "sampler", "sample_size", "100", "100", "9", OUT_OF_RANGE("10", "1000000") },
+        { "sampler", "walk_rate", "50", "50", "10000001", OUT_OF_RANGE("10", "10000000") },
+        { "sampler", "refresh", "1d", "1d", "5s", OUT_OF_RANGE("10s", "30d") },
+        { "sampler", "timeout", "1min", "1min", "0", OUT_OF_RANGE("1s", "1h") },
+        { "sampler", "timeout", "1min", "1min", "soon", "expected a duration" },
+        { "device", "diskstats", "/tmp/ds", "/tmp/ds", "ds", "expected an absolute path" },
+        { "device", "sysfs", "/sys2", "/sys2", "/sys 2", "expected an absolute path" },
+        { "consumers", "tmpfiles_dirs", "/etc/tmpfiles.d", "/etc/tmpfiles.d", "tmpfiles.d", "expected absolute paths" },
+        { "consumers", "mail_spools", "/var/mail,/srv/mail", "/var/mail /srv/mail", "mail", "expected absolute paths" },
+        { "consumers", "tmpreaper_conf", "/etc/t.conf", "/etc/t.conf", "t.conf", "expected an absolute path" },
+        { "consumers", "tmpwatch_cron", "/etc/tw", "/etc/tw", "tw", "expected an absolute path" },
+        { "consumers", "popcon_conf", "/etc/p.conf", "/etc/p.conf", "p.conf", "expected an absolute path" },
+        { "consumers", "interval", "1h", "1h", "1s", OUT_OF_RANGE("10s", "7d") },
+        { "advisor", "noatime_threshold", "500", "500", "0", OUT_OF_RANGE("1", "100000000") },
+        { "advisor", "min_saving", "0", "0", "100000001", OUT_OF_RANGE("0", "100000000") },
+        { "advisor", "window", "7d", "7d", "30s", OUT_OF_RANGE("1min", "90d") },
+        { "advisor", "costs", "ext4:1.2:0.5, xfs:2:0.5:0.2", "ext4:1.2:0.5 xfs:2:0.5:0.2", "ext4:x:1",
+          "expected fstype:usec:KiB" },
+        { "export", "textfile", "/tmp/a.prom", "/tmp/a.prom", "a.prom", "expected an absolute path, or nothing" },
+        { "export", "textfile_mode", "0640", "0640", "01644", OUT_OF_RANGE("0000", "0777") },
+        { "store", "flush_interval", "10min", "10min", "2d", OUT_OF_RANGE("1s", "1d") },
+        { "store", "rings", "1min:1d,1h:30d", "1min:1d, 1h:30d", "1h:90d, 1min:6h", "finest first" },
+        { "store", "max_mounts", "5", "5", "0", OUT_OF_RANGE("1", "1000000") },
+        { "mount:/srv", "probe_dir", "/srv/p", "/srv/p", "p", "expected an absolute path" },
+        { "mount:/srv", "needs_atime", "strict", "strict", "always", "expected none, relatime or strict" },
+        { "mount:/srv", "ignore", "yes", "yes", "maybe", "expected yes or no" },
+};
+
+static const struct key_case *find_case(const char *section, const char *key) {
+        for (size_t i = 0; i < ELEMENTSOF(key_cases); i++)
+                if (streq(key_cases[i].section, section) && streq(key_cases[i].key, key))
+                        return &key_cases[i];
+        return NULL;
+}
+
+static char *print_config(const struct config *c) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+
+        if (!f)
+                return NULL;
+        config_print(c, f);
+        fclose(f);
+        return buf;
+}
+
+/* The good value parses, and prints back under its own section. */
+static void check_good(const struct key_case *k) {
+        _cleanup_(config_freep) struct config *c = NULL;
+        _cleanup_strv_free_ char **errors = NULL;
+        _cleanup_free_ char *text = NULL, *out = NULL, *header = NULL, *line = NULL;
+        const char *sec;
+
+        if (asprintf(&text, "[%s]\n%s = %s\n", k->section, k->key, k->good) < 0 ||
+            asprintf(&header, "\n[%s]\n", k->section) < 0 || asprintf(&line, "\n%s = %s\n", k->key, k->printed) < 0) {
+                ok(false, "out of memory");
+                return;
+        }
+        ok(load(text, &c, &errors) == 0, "[%s] %s = %s is good", k->section, k->key, k->good);
+        if (!c)
+                return;
+        out = print_config(c);
+        sec = out ? strstr(out, header) : NULL;
+        ok(sec && strstr(sec, line) && (!strstr(sec + 1, "\n[") || strstr(sec, line) < strstr(sec + 1, "\n[")),
+           "and prints back as %s = %s", k->key, k->printed);
+}
+
+/* The bad value is refused on its own line, with the key and the reason. */
+static void check_bad(const struct key_case *k) {
+        _cleanup_free_ char *text = NULL, *frag = NULL;
+
+        if (asprintf(&text, "[%s]\n; a comment\n\n%s = %s\n", k->section, k->key, k->bad) < 0 ||
+            asprintf(&frag, "test.conf:4: [%s] %s: invalid value '", k->section, k->key) < 0) {
+                ok(false, "out of memory");
+                return;
+        }
+        expect_error(k->key, text, frag, k->why);
+}
+
+/* Every key the table has (as printed, with a [mount:PATH] section that
+ * sets each of its keys) has a case. */
+static void test_every_key_has_a_case(void) {
+        _cleanup_(config_freep) struct config *c = NULL;
+        _cleanup_strv_free_ char **errors = NULL;
+        _cleanup_free_ char *out = NULL;
+        char section[64] = "", *save = NULL;
+        unsigned keys = 0, missing = 0;
+
+        if (load("[mount:/srv]\nprobe_dir = /srv/p\nneeds_atime = strict\nignore = yes\n", &c, &errors) < 0 ||
+            !(out = print_config(c))) {
+                ok(false, "configuration to list the keys from");
+                return;
+        }
+        for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                char key[64];
+
+                if (sscanf(l, "[%63[^]]]", section) == 1 || l[0] == '#' || sscanf(l, "%63s =", key) != 1)
+                        continue;
+                keys++;
+                if (startswith(section, "mount:"))
+                        strcpy(section, "mount:/srv");
+                if (!find_case(section, key)) {
+                        printf("# no case for [%s] %s\n", section, key);
+                        missing++;
+                }
+        }
+        ok(keys >= 45 && missing == 0, "all %u keys have a case (%u missing)", keys, missing);
+}
+
+static void test_every_key(void) {
+        for (size_t i = 0; i < ELEMENTSOF(key_cases); i++) {
+                check_good(&key_cases[i]);
+                check_bad(&key_cases[i]);
+        }
+        test_every_key_has_a_case();
+}
+
+/* The typed values the rest of atimed reads: no text left to parse. */
+static void test_typed(void) {
+        _cleanup_(config_freep) struct config *c = NULL;
+        _cleanup_strv_free_ char **errors = NULL;
+        const struct mount_config *mc;
+
+        ok(load("[advisor]\ncosts = nfs*:8:2, xfs:2:0.5:0.2:1.5\n[store]\nrings = 1min:1d, 1h:30d\n"
+                "[mount:/srv]\nneeds_atime = relatime\nignore = yes\n",
+                &c, &errors) == 0,
+           "costs, rings and a mount section parse");
+        if (!c)
+                return;
+        ok(c->costs.n == 2 && streq(c->costs.v[0].fstype, "nfs*") && c->costs.v[0].usec == 8 && c->costs.v[0].kib == 2 &&
+                   fabs(c->costs.v[0].lazy_usec - 8 * 0.73 / 3.0) < 1e-9,
+           "costs held as the advisor's structs, lazy usec derived");
+        ok(c->costs.v[1].lazy_usec == 0.2 && c->costs.v[1].again_usec == 1.5, "and given where given");
+        ok(atime_cost_for("nfs4", c->costs.v, c->costs.n) == &c->costs.v[0], "the advisor matches the config's globs");
+        ok(c->rings.n == 2 && c->rings.spec[0].resolution == 60 && c->rings.spec[0].capacity == 1440 &&
+                   c->rings.spec[1].resolution == 3600 && c->rings.spec[1].capacity == 720,
+           "rings held as specs");
+        mc = config_find_mount(c, "/srv");
+        ok(mc && mc->needs_atime == NEED_RELATIME && mc->ignore && !mc->probe_dir, "a mount section, typed");
+        ok(!config_find_mount(c, "/srv/x"), "and only for its own path");
+        {
+                _cleanup_(config_freep) struct config *d = NULL;
+
+                ok(config_new(&d) == 0 && d->costs.n == 0 && d->rings.n == 3 && d->rings.spec[2].resolution == 3600,
+                   "defaults: no cost overrides, three rings");
+        }
+}
+
+/* Printed costs read back as the same numbers. */
+static void test_costs_round_trip(void) {
+        static const char *const v[] = { "ext4:1.46:0.5", "z:1e-3:0.10:0.3", "q:0.1:0:0.2:0.3", "btrfs:4.9:4.8:4.9:4.9",
+                                         "r:3:0.5:0.73" };
+
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                struct atime_cost a, b;
+                char buf1[256], buf2[256], out[256];
+
+                ok(atime_cost_parse(v[i], &a, buf1, sizeof buf1) == 0 &&
+                           atime_cost_parse(atime_cost_format(&a, out, sizeof out), &b, buf2, sizeof buf2) == 0 &&
+                           streq(a.fstype, b.fstype) && a.usec == b.usec && a.kib == b.kib &&
+                           a.lazy_usec == b.lazy_usec && a.again_usec == b.again_usec,
+                   "%s prints as %s, the same cost", v[i], out);
+        }
 }
 
 static void test_defaults(void) {
@@ -139,5 +339,8 @@ int main(void) {
         test_defaults();
         test_good();
         test_errors();
+        test_every_key();
+        test_typed();
+        test_costs_round_trip();
         return tap_done();
 }
