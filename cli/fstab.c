@@ -783,13 +783,103 @@ static void print_range(FILE *f, size_t start, size_t count) {
 
 #define DIFF_CONTEXT 3
 
+/* Which lines differ, paired by position: past the end of the shorter text every line is a change. The
+ * flags in *ret (one more than needed, false), their number, the longer text's line count, in *ret_n. */
+static int changed_lines(const struct text_line *a, size_t na, const struct text_line *b, size_t nb, bool **ret,
+                         size_t *ret_n) {
+        size_t n = MAX(na, nb);
+        bool *changed = calloc(n + 1, sizeof(bool));
+
+        if (!changed)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                changed[i] = i >= na || i >= nb || !line_eq(&a[i], &b[i]);
+        *ret = changed;
+        *ret_n = n;
+        return 0;
+}
+
+/* The last changed line of the hunk that begins with the change at 'first': changes with at most
+ * 2 * context unchanged lines between them share a hunk, as in diff. */
+static size_t hunk_last(const bool *changed, size_t n, size_t first) {
+        size_t last = first;
+
+        for (size_t k = first + 1; k < n && k <= last + 2 * DIFF_CONTEXT + 1; k++)
+                if (changed[k])
+                        last = k;
+        return last;
+}
+
+/* Prints the hunk of lines [start, end): its header, then context lines and each run of changes as the old
+ * lines, then the new ones. */
+static void print_hunk(FILE *f, const struct text_line *a, size_t na, const struct text_line *b, size_t nb,
+                       const bool *changed, size_t start, size_t end) {
+        fputs("@@ -", f);
+        print_range(f, MIN(start, na), MIN(end, na) - MIN(start, na));
+        fputs(" +", f);
+        print_range(f, MIN(start, nb), MIN(end, nb) - MIN(start, nb));
+        fputs(" @@\n", f);
+
+        for (size_t k = start; k < end;) {
+                size_t run;
+
+                if (!changed[k]) {
+                        print_line(f, ' ', &a[k]);
+                        k++;
+                        continue;
+                }
+                for (run = k; run < end && changed[run]; run++)
+                        ;
+                for (size_t m = k; m < run && m < na; m++)
+                        print_line(f, '-', &a[m]);
+                for (size_t m = k; m < run && m < nb; m++)
+                        print_line(f, '+', &b[m]);
+                k = run;
+        }
+}
+
+/* The hunks of two split texts, with their header lines, into the memory stream's buffer in *ret. */
+static int write_diff(const struct text_line *a, size_t na, const struct text_line *b, size_t nb,
+                      const char *old_label, const char *new_label, char **ret) {
+        _cleanup_free_ bool *changed = NULL;
+        _cleanup_free_ char *buf = NULL;
+        size_t n, size = 0;
+        FILE *f;
+        int r;
+
+        r = changed_lines(a, na, b, nb, &changed, &n);
+        if (r < 0)
+                return r;
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+        fprintf(f, "--- %s\n+++ %s\n", old_label, new_label);
+        for (size_t i = 0; i < n;) {
+                size_t start, end;
+
+                if (!changed[i]) {
+                        i++;
+                        continue;
+                }
+                start = i > DIFF_CONTEXT ? i - DIFF_CONTEXT : 0;
+                end = MIN(n, hunk_last(changed, n, i) + 1 + DIFF_CONTEXT);
+                print_hunk(f, a, na, b, nb, changed, start, end);
+                i = end;
+        }
+        if (ferror(f)) {
+                fclose(f);
+                return -ENOMEM;
+        }
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
 int fstab_diff(const char *old_text, size_t old_len, const char *new_text, size_t new_len, const char *old_label,
                const char *new_label, char **ret) {
         _cleanup_free_ struct text_line *a = NULL, *b = NULL;
-        _cleanup_free_ bool *changed = NULL;
-        _cleanup_free_ char *buf = NULL;
-        size_t na = 0, nb = 0, n, size = 0;
-        FILE *f;
+        size_t na = 0, nb = 0;
         int r;
 
         if ((!old_text && old_len > 0) || (!new_text && new_len > 0) || !old_label || !new_label || !ret)
@@ -806,68 +896,7 @@ int fstab_diff(const char *old_text, size_t old_len, const char *new_text, size_
         r = split_text(new_text, new_len, &b, &nb);
         if (r < 0)
                 return r;
-
-        /* Lines are paired by position; past the end of the shorter text every line is a change. */
-        n = MAX(na, nb);
-        changed = calloc(n + 1, sizeof(bool));
-        if (!changed)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                changed[i] = i >= na || i >= nb || !line_eq(&a[i], &b[i]);
-
-        f = open_memstream(&buf, &size);
-        if (!f)
-                return -ENOMEM;
-        fprintf(f, "--- %s\n+++ %s\n", old_label, new_label);
-
-        for (size_t i = 0; i < n;) {
-                size_t first, last, start, end;
-
-                if (!changed[i]) {
-                        i++;
-                        continue;
-                }
-                /* Changes with at most 2 * context unchanged lines between them share a hunk, as in diff. */
-                first = last = i;
-                for (size_t k = i + 1; k < n && k <= last + 2 * DIFF_CONTEXT + 1; k++)
-                        if (changed[k])
-                                last = k;
-                start = first > DIFF_CONTEXT ? first - DIFF_CONTEXT : 0;
-                end = MIN(n, last + 1 + DIFF_CONTEXT);
-
-                fputs("@@ -", f);
-                print_range(f, MIN(start, na), MIN(end, na) - MIN(start, na));
-                fputs(" +", f);
-                print_range(f, MIN(start, nb), MIN(end, nb) - MIN(start, nb));
-                fputs(" @@\n", f);
-
-                for (size_t k = start; k < end;) {
-                        size_t run;
-
-                        if (!changed[k]) {
-                                print_line(f, ' ', &a[k]);
-                                k++;
-                                continue;
-                        }
-                        for (run = k; run < end && changed[run]; run++)
-                                ;
-                        for (size_t m = k; m < run && m < na; m++)
-                                print_line(f, '-', &a[m]);
-                        for (size_t m = k; m < run && m < nb; m++)
-                                print_line(f, '+', &b[m]);
-                        k = run;
-                }
-                i = end;
-        }
-
-        if (ferror(f)) {
-                fclose(f);
-                return -ENOMEM;
-        }
-        if (fclose(f) != 0)
-                return -ENOMEM;
-        *ret = TAKE_PTR(buf);
-        return 0;
+        return write_diff(a, na, b, nb, old_label, new_label, ret);
 }
 
 static int read_fd_full(int fd, char **ret, size_t *ret_len) {
@@ -1035,10 +1064,48 @@ static int temp_name_for(const char *path, char **ret) {
         return asprintf(ret, "%.*s.%s.atimectl-XXXXXX", dirlen, path, base) < 0 ? -ENOMEM : 0;
 }
 
+/* Writes text to a new temporary file beside 'path' with the owner and mode in st, fsync'd; its name in
+ * *ret. On failure no temporary file is left. */
+static int write_temp_copy(const char *path, const struct stat *st, const char *text, size_t len, char **ret) {
+        _cleanup_free_ char *tmp = NULL;
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        r = temp_name_for(path, &tmp);
+        if (r < 0)
+                return r;
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        r = copy_owner_mode(fd, st);
+        if (r >= 0)
+                r = write_all(fd, text, len);
+        if (r >= 0 && fsync(fd) < 0)
+                r = negative_errno();
+        if (r < 0) {
+                (void) unlink(tmp);
+                return r;
+        }
+        *ret = TAKE_PTR(tmp);
+        return 0;
+}
+
+/* The old text unchanged in 'path', moves the written copy tmp over it. On failure tmp is removed. */
+static int replace_with(const char *path, const char *tmp, const char *expected_old, size_t old_len) {
+        int r;
+
+        /* Someone may have edited the file while the backup and the new copy were being written. */
+        r = check_unchanged(path, expected_old, old_len, NULL);
+        if (r >= 0 && rename(tmp, path) < 0)
+                r = negative_errno();
+        if (r < 0)
+                (void) unlink(tmp);
+        return r;
+}
+
 int fstab_write(const char *path, const char *expected_old, size_t old_len, const char *new_text, size_t new_len,
                 const char *backup_path, char **ret_backup) {
         _cleanup_free_ char *backup = NULL, *tmp = NULL;
-        _cleanup_close_ int fd = -1;
         struct stat st, lst;
         int r;
 
@@ -1058,40 +1125,13 @@ int fstab_write(const char *path, const char *expected_old, size_t old_len, cons
         r = write_backup(path, backup_path, expected_old, old_len, &st, &backup);
         if (r < 0)
                 return r;
-
-        r = temp_name_for(path, &tmp);
-        if (r < 0)
-                goto fail;
-        fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0) {
-                r = negative_errno();
-                free(tmp);
-                tmp = NULL;
-                goto fail;
+        r = write_temp_copy(path, &st, new_text, new_len, &tmp);
+        if (r >= 0)
+                r = replace_with(path, tmp, expected_old, old_len);
+        if (r < 0) {
+                (void) unlink(backup);
+                return r;
         }
-        r = copy_owner_mode(fd, &st);
-        if (r < 0)
-                goto fail;
-        r = write_all(fd, new_text, new_len);
-        if (r < 0)
-                goto fail;
-        if (fsync(fd) < 0) {
-                r = negative_errno();
-                goto fail;
-        }
-        fd = safe_close(fd);
-
-        /* Someone may have edited the file while the backup and the new copy were being written. */
-        r = check_unchanged(path, expected_old, old_len, NULL);
-        if (r < 0)
-                goto fail;
-
-        if (rename(tmp, path) < 0) {
-                r = negative_errno();
-                goto fail;
-        }
-        free(tmp);
-        tmp = NULL;
 
         /* The file is replaced by now; a failure here only means the rename may not be durable yet, so the
          * backup is kept. */
@@ -1101,10 +1141,4 @@ int fstab_write(const char *path, const char *expected_old, size_t old_len, cons
 
         *ret_backup = TAKE_PTR(backup);
         return 0;
-
-fail:
-        if (tmp)
-                (void) unlink(tmp);
-        (void) unlink(backup);
-        return r;
 }
