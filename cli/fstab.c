@@ -1008,11 +1008,25 @@ static int fsync_directory_of(const char *path) {
         return 0;
 }
 
-static int write_backup(const char *path, const char *backup_path, const char *content, size_t len,
-                        const struct stat *st, char **ret) {
-        _cleanup_free_ char *name = NULL;
-        _cleanup_close_ int fd = -1;
+/* Gives the new file fd the owner and mode in st and the content text, fsync'd. */
+static int fill_copy(int fd, const struct stat *st, const char *text, size_t len) {
         int r;
+
+        r = copy_owner_mode(fd, st);
+        if (r >= 0)
+                r = write_all(fd, text, len);
+        if (r >= 0 && fsync(fd) < 0)
+                r = negative_errno();
+        return r;
+}
+
+/* Creates the backup file, never over an existing one: backup_path, or by default
+ * "<path>.atimectl-<unix seconds>" with ".N" appended if that exists. Its name in *ret_name, the open file
+ * in *ret_fd. */
+static int create_backup(const char *path, const char *backup_path, char **ret_name, int *ret_fd) {
+        _cleanup_free_ char *name = NULL;
+        long long now = (long long) time(NULL);
+        int fd = -1;
 
         if (backup_path) {
                 name = strdup(backup_path);
@@ -1021,29 +1035,37 @@ static int write_backup(const char *path, const char *backup_path, const char *c
                 fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
                 if (fd < 0)
                         return negative_errno();
-        } else {
-                /* Two runs within one second must not overwrite the first backup, the one that holds
-                 * the file as the operator left it. */
-                long long now = (long long) time(NULL);
-
-                for (unsigned attempt = 0; fd < 0; attempt++) {
-                        free(name);
-                        if ((attempt == 0 ? asprintf(&name, "%s.atimectl-%lld", path, now)
-                                          : asprintf(&name, "%s.atimectl-%lld.%u", path, now, attempt)) < 0) {
-                                name = NULL;
-                                return -ENOMEM;
-                        }
-                        fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
-                        if (fd < 0 && (errno != EEXIST || attempt >= 100))
-                                return negative_errno();
-                }
         }
+        /* Two runs within one second must not overwrite the first backup, the one that holds the file as the
+         * operator left it. */
+        for (unsigned attempt = 0; fd < 0; attempt++) {
+                free(name);
+                if ((attempt == 0 ? asprintf(&name, "%s.atimectl-%lld", path, now)
+                                  : asprintf(&name, "%s.atimectl-%lld.%u", path, now, attempt)) < 0) {
+                        name = NULL;
+                        return -ENOMEM;
+                }
+                fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+                if (fd < 0 && (errno != EEXIST || attempt >= 100))
+                        return negative_errno();
+        }
+        *ret_name = TAKE_PTR(name);
+        *ret_fd = fd;
+        return 0;
+}
 
-        r = copy_owner_mode(fd, st);
-        if (r >= 0)
-                r = write_all(fd, content, len);
-        if (r >= 0 && fsync(fd) < 0)
-                r = negative_errno();
+/* Writes content to a new backup file (see create_backup()) with the owner and mode in st, fsync'd with its
+ * directory; its name in *ret. On failure no backup is left. */
+static int write_backup(const char *path, const char *backup_path, const char *content, size_t len,
+                        const struct stat *st, char **ret) {
+        _cleanup_free_ char *name = NULL;
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        r = create_backup(path, backup_path, &name, &fd);
+        if (r < 0)
+                return r;
+        r = fill_copy(fd, st, content, len);
         if (r >= 0)
                 r = fsync_directory_of(name);
         if (r < 0) {
@@ -1077,11 +1099,7 @@ static int write_temp_copy(const char *path, const struct stat *st, const char *
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return negative_errno();
-        r = copy_owner_mode(fd, st);
-        if (r >= 0)
-                r = write_all(fd, text, len);
-        if (r >= 0 && fsync(fd) < 0)
-                r = negative_errno();
+        r = fill_copy(fd, st, text, len);
         if (r < 0) {
                 (void) unlink(tmp);
                 return r;
