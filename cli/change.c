@@ -394,38 +394,48 @@ static bool is_mounted(const char *target) {
         return found;
 }
 
+/* The atime policy in force on a live mount, from its per-mount options. */
+static const char *live_atime(const char *vfs) {
+        return has_opt(vfs, "noatime") ? "noatime" : has_opt(vfs, "relatime") ? "relatime" : "strictatime";
+}
+
+/* Adds to *l, once, the drift of fstab entry fs from its live mount in
+ * 'live', if it has one and they differ. */
+static int add_drift(const char *path, struct libmnt_fs *fs, struct libmnt_table *live, char ***l) {
+        const char *t = mnt_fs_get_target(fs), *vfs, *sb;
+        struct libmnt_fs *m = t && *t == '/' ? mnt_table_find_target(live, t, MNT_ITER_BACKWARD) : NULL;
+        char note[PATH_MAX * 4];
+
+        if (!m)
+                return 0;
+        vfs = mnt_fs_get_vfs_options(m) ?: "";
+        sb = mnt_fs_get_fs_options(m) ?: "";
+        if (fstab_drift(path, t, live_atime(vfs), has_opt(sb, "lazytime"), note, sizeof note) > 0 &&
+            !strv_contains(*l, note))
+                return strv_extend(l, note);
+        return 0;
+}
+
 /* The entries of the fstab at path whose mount's live atime policy differs
- * from what the entry says, as sentences (strv, NULL if none). */
+ * from what the entry says, as sentences (strv, NULL if none). A file or a
+ * mount table that does not parse has none. */
 static int fstab_drifts(const char *path, char ***ret) {
-        struct libmnt_table *tab = mnt_new_table(), *live = mnt_new_table();
+        struct libmnt_table *tab = mnt_new_table(), *live = NULL;
         struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
         struct libmnt_fs *fs;
         char **l = NULL;
         int r = 0;
 
         *ret = NULL;
-        if (!tab || !live || !it)
+        if (!tab || !it)
                 r = -ENOMEM;
-        else if (mnt_table_parse_fstab(tab, path) < 0 || mnt_table_parse_file(live, "/proc/self/mountinfo") < 0)
+        else if (mnt_table_parse_fstab(tab, path) < 0)
                 r = 0;
+        else if ((r = mount_table_live(&live)) < 0)
+                r = r == -ENOMEM ? r : 0;
         else
-                while (r == 0 && mnt_table_next_fs(tab, it, &fs) == 0) {
-                        const char *t = mnt_fs_get_target(fs), *vfs, *sb;
-                        struct libmnt_fs *m = t && *t == '/' ? mnt_table_find_target(live, t, MNT_ITER_BACKWARD) : NULL;
-                        char note[PATH_MAX * 4];
-
-                        if (!m)
-                                continue;
-                        vfs = mnt_fs_get_vfs_options(m) ?: "";
-                        sb = mnt_fs_get_fs_options(m) ?: "";
-                        if (fstab_drift(path, t,
-                                        has_opt(vfs, "noatime")    ? "noatime"
-                                        : has_opt(vfs, "relatime") ? "relatime"
-                                                                   : "strictatime",
-                                        has_opt(sb, "lazytime"), note, sizeof note) > 0 &&
-                            !strv_contains(l, note))
-                                r = strv_extend(&l, note);
-                }
+                while (r == 0 && mnt_table_next_fs(tab, it, &fs) == 0)
+                        r = add_drift(path, fs, live, &l);
         mnt_free_iter(it);
         mnt_unref_table(tab);
         mnt_unref_table(live);
@@ -776,28 +786,25 @@ int cmd_fstab(int argc, char **argv) {
 
 /* The options of the mount at target (the top one), from the kernel. */
 static int current_options(const char *target, char **ret_vfs, char **ret_fs) {
-        struct libmnt_table *tb = mnt_new_table();
+        struct libmnt_table *tb = NULL;
         struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
         struct libmnt_fs *fs, *found = NULL;
-        int r = -ENOENT;
+        int r;
 
-        if (!tb || !it) {
-                r = -ENOMEM;
-                goto finish;
-        }
-        if (mnt_table_parse_file(tb, "/proc/self/mountinfo") < 0) {
-                r = -EIO;
-                goto finish;
+        r = it ? mount_table_live(&tb) : -ENOMEM;
+        if (r < 0) {
+                mnt_free_iter(it);
+                return r == -ENOMEM ? r : -EIO;
         }
         while (mnt_table_next_fs(tb, it, &fs) == 0)
                 if (streq_ptr(mnt_fs_get_target(fs), target))
                         found = fs; /* the last one on that target is on top */
+        r = -ENOENT;
         if (found) {
                 *ret_vfs = strdup(mnt_fs_get_vfs_options(found) ?: "");
                 *ret_fs = strdup(mnt_fs_get_fs_options(found) ?: "");
                 r = *ret_vfs && *ret_fs ? 0 : -ENOMEM;
         }
-finish:
         mnt_free_iter(it);
         mnt_unref_table(tb);
         return r;
@@ -885,43 +892,90 @@ static int print_remount_json(const char *target, bool changed, const char *vfs,
         return print_json(o);
 }
 
-int cmd_remount(int argc, char **argv) {
-        _cleanup_free_ char *vfs = NULL, *fsopts = NULL, *vfs_after = NULL, *fs_after = NULL;
-        _cleanup_json_ json_object *reply = NULL;
-        struct policy_spec p;
-        char target[PATH_MAX], spec[64];
-        bool changed;
+/* The POLICY given on the command line, for the mount that holds path (as
+ * findmnt -T finds it), once the atime readers there agree. */
+static int remount_policy_given(const char *path, const char *words, struct policy_spec *p, char *target,
+                                size_t len) {
         int r;
 
-        if (argc > 2) {
-                if (parse_policy(argv[2], &p) < 0) {
-                        fprintf(stderr, "atimectl: remount: '%s' is not a policy. %s\n", argv[2], POLICY_HELP);
-                        return EXIT_USAGE;
-                }
-                /* The mount that holds the path, as findmnt -T. */
-                r = resolve_mount(argv[1], target, sizeof target);
-                if (r < 0)
-                        return fail("cannot find the mount that holds %s: %s", argv[1], strerror(-r));
-                r = check_atime_readers(target, p.atime);
-                if (r != EXIT_OK)
-                        return r;
-        } else {
-                json_object *rec;
-
-                r = get_recommendations(argv[1], &reply, target, sizeof target);
-                if (r != EXIT_OK)
-                        return r;
-                rec = json_object_array_get_idx(json_object_object_get(reply, F_RECOMMENDATIONS), 0);
-                if (!spec_of(rec, &p)) {
-                        json_object *reasons = json_object_object_get(rec, F_REASONS);
-                        const char *why = json_object_get_string(json_object_array_get_idx(reasons, 0));
-
-                        if (arg_json)
-                                return print_remount_json(target, false, NULL, NULL, NULL, NULL, why);
-                        printf("Nothing to change on %s: %s\n", escape_name_tmp(target), escape_tmp(why));
-                        return EXIT_OK;
-                }
+        if (parse_policy(words, p) < 0) {
+                fprintf(stderr, "atimectl: remount: '%s' is not a policy. %s\n", words, POLICY_HELP);
+                return EXIT_USAGE;
         }
+        r = resolve_mount(path, target, len);
+        if (r < 0)
+                return fail("cannot find the mount that holds %s: %s", path, strerror(-r));
+        return check_atime_readers(target, p->atime);
+}
+
+/* atimed's advice for the mount that holds path. When it advises keeping,
+ * says so (text or JSON) and sets *ret_done. */
+static int remount_policy_advised(const char *path, struct policy_spec *p, char *target, size_t len, bool *ret_done) {
+        _cleanup_json_ json_object *reply = NULL;
+        json_object *rec, *reasons;
+        const char *why;
+        int r;
+
+        *ret_done = false;
+        r = get_recommendations(path, &reply, target, len);
+        if (r != EXIT_OK)
+                return r;
+        rec = json_object_array_get_idx(json_object_object_get(reply, F_RECOMMENDATIONS), 0);
+        if (spec_of(rec, p))
+                return EXIT_OK;
+        *ret_done = true;
+        reasons = json_object_object_get(rec, F_REASONS);
+        why = json_object_get_string(json_object_array_get_idx(reasons, 0));
+        if (arg_json)
+                return print_remount_json(target, false, NULL, NULL, NULL, NULL, why);
+        printf("Nothing to change on %s: %s\n", escape_name_tmp(target), escape_tmp(why));
+        return EXIT_OK;
+}
+
+/* Sets the policy on the live mount: the atime flag of the mount, lazytime
+ * of the superblock when it differs from fsopts. */
+static int remount_apply(const char *target, const struct policy_spec *p, const char *vfs, const char *fsopts) {
+        int r;
+
+        if (p->atime && (r = set_atime(target, p->atime, vfs)) < 0)
+                return fail("cannot set %s on %s: %s", p->atime, escape_name_tmp(target), strerror(-r));
+        if (p->lazytime >= 0 && has_opt(fsopts, "lazytime") != (p->lazytime == 1) &&
+            (r = set_lazytime(target, p->lazytime == 1)) < 0)
+                return fail("cannot set %s on %s: %s", p->lazytime ? "lazytime" : "nolazytime", escape_name_tmp(target),
+                            strerror(-r));
+        return EXIT_OK;
+}
+
+/* The options after the change and, when they changed, how to keep them. */
+static int remount_report(const char *target, const char *spec, bool changed, const char *vfs_after,
+                          const char *fs_after) {
+        _cleanup_free_ char *set = NULL, *q = NULL;
+
+        printf("%s after:  %s (superblock: %s)\n", escape_name_tmp(target), escape_tmp(vfs_after), escape_tmp(fs_after));
+        if (!changed) {
+                printf("%s already had %s: nothing changed.\n", escape_name_tmp(target), spec);
+                return EXIT_OK;
+        }
+        if (asprintf(&set, "%s=%s", target, spec) < 0 || !(q = shell_quote(set)))
+                return fail("out of memory");
+        printf("This lasts until %s is mounted again. To keep it: atimectl fstab --set %s --write\n",
+               escape_name_tmp(target), q);
+        return EXIT_OK;
+}
+
+int cmd_remount(int argc, char **argv) {
+        _cleanup_free_ char *vfs = NULL, *fsopts = NULL, *vfs_after = NULL, *fs_after = NULL;
+        struct policy_spec p;
+        char target[PATH_MAX], spec[64];
+        bool changed, done = false;
+        int r;
+
+        if (argc > 2)
+                r = remount_policy_given(argv[1], argv[2], &p, target, sizeof target);
+        else
+                r = remount_policy_advised(argv[1], &p, target, sizeof target, &done);
+        if (r != EXIT_OK || done)
+                return r;
         if (geteuid() != 0)
                 return fail("remounting needs root.");
         r = current_options(target, &vfs, &fsopts);
@@ -932,30 +986,14 @@ int cmd_remount(int argc, char **argv) {
         format_spec(&p, spec, sizeof spec);
         if (!arg_json)
                 printf("%s before: %s (superblock: %s)\n", escape_name_tmp(target), escape_tmp(vfs), escape_tmp(fsopts));
-
-        if (p.atime && (r = set_atime(target, p.atime, vfs)) < 0)
-                return fail("cannot set %s on %s: %s", p.atime, escape_name_tmp(target), strerror(-r));
-        if (p.lazytime >= 0 && has_opt(fsopts, "lazytime") != (p.lazytime == 1) &&
-            (r = set_lazytime(target, p.lazytime == 1)) < 0)
-                return fail("cannot set %s on %s: %s", p.lazytime ? "lazytime" : "nolazytime", escape_name_tmp(target),
-                            strerror(-r));
-
+        r = remount_apply(target, &p, vfs, fsopts);
+        if (r != EXIT_OK)
+                return r;
         r = current_options(target, &vfs_after, &fs_after);
         if (r < 0)
                 return fail("cannot read the mount table: %s", strerror(-r));
         changed = !streq(vfs, vfs_after) || !streq(fsopts, fs_after);
         if (arg_json)
                 return print_remount_json(target, changed, vfs, fsopts, vfs_after, fs_after, NULL);
-        printf("%s after:  %s (superblock: %s)\n", escape_name_tmp(target), escape_tmp(vfs_after), escape_tmp(fs_after));
-        if (!changed)
-                printf("%s already had %s: nothing changed.\n", escape_name_tmp(target), spec);
-        else {
-                _cleanup_free_ char *set = NULL, *q = NULL;
-
-                if (asprintf(&set, "%s=%s", target, spec) < 0 || !(q = shell_quote(set)))
-                        return fail("out of memory");
-                printf("This lasts until %s is mounted again. To keep it: atimectl fstab --set %s --write\n",
-                       escape_name_tmp(target), q);
-        }
-        return EXIT_OK;
+        return remount_report(target, spec, changed, vfs_after, fs_after);
 }
