@@ -351,7 +351,8 @@ static int cmd_status(int argc, char **argv) {
         if (arg_json)
                 return print_json(reply);
 
-        if (!json_object_object_get_ex(reply, F_MOUNTS, &mounts) || !json_object_is_type(mounts, json_type_array))
+        mounts = get_array(reply, F_MOUNTS);
+        if (!mounts)
                 return fail("malformed reply from atimed: no \"%s\" list", F_MOUNTS);
         if (status_table(cols, n_cols, unicode, &t) < 0)
                 return fail("out of memory");
@@ -540,7 +541,8 @@ static int cmd_history(int argc, char **argv) {
         if (arg_json)
                 return print_json(reply);
 
-        if (!json_object_object_get_ex(reply, F_POINTS, &points) || !json_object_is_type(points, json_type_array))
+        points = get_array(reply, F_POINTS);
+        if (!points)
                 return fail("malformed reply from atimed: no \"%s\"", F_POINTS);
         res = json_object_get_int64(json_object_object_get(reply, F_RESOLUTION_S));
         format_duration(d, sizeof d, (uint64_t) res * USEC_PER_SEC);
@@ -795,146 +797,212 @@ static const char *option_name(unsigned bit) {
         return "?";
 }
 
-int main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_NO_LEGEND, ARG_FULL, ARG_SINCE, ARG_RESOLUTION, ARG_FILE, ARG_SET,
-               ARG_WRITE, ARG_CHECK, ARG_FORCE };
-        static const struct option options[] = {
-                { "socket", required_argument, NULL, 's' },
-                { "json", no_argument, NULL, 'j' },
-                { "no-legend", no_argument, NULL, ARG_NO_LEGEND },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, ARG_VERSION },
-                { "output", required_argument, NULL, 'o' },
-                { "full", no_argument, NULL, ARG_FULL },
-                { "since", required_argument, NULL, ARG_SINCE },
-                { "resolution", required_argument, NULL, ARG_RESOLUTION },
-                { "file", required_argument, NULL, ARG_FILE },
-                { "set", required_argument, NULL, ARG_SET },
-                { "write", no_argument, NULL, ARG_WRITE },
-                { "check", no_argument, NULL, ARG_CHECK },
-                { "force", no_argument, NULL, ARG_FORCE },
-                {},
+/* getopt_long()'s codes for the long options without a short one. */
+enum {
+        ARG_VERSION = 0x100,
+        ARG_NO_LEGEND,
+        ARG_FULL,
+        ARG_SINCE,
+        ARG_RESOLUTION,
+        ARG_FILE,
+        ARG_SET,
+        ARG_WRITE,
+        ARG_CHECK,
+        ARG_FORCE,
+};
+
+static const struct option options[] = {
+        { "socket", required_argument, NULL, 's' },
+        { "json", no_argument, NULL, 'j' },
+        { "no-legend", no_argument, NULL, ARG_NO_LEGEND },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, ARG_VERSION },
+        { "output", required_argument, NULL, 'o' },
+        { "full", no_argument, NULL, ARG_FULL },
+        { "since", required_argument, NULL, ARG_SINCE },
+        { "resolution", required_argument, NULL, ARG_RESOLUTION },
+        { "file", required_argument, NULL, ARG_FILE },
+        { "set", required_argument, NULL, ARG_SET },
+        { "write", no_argument, NULL, ARG_WRITE },
+        { "check", no_argument, NULL, ARG_CHECK },
+        { "force", no_argument, NULL, ARG_FORCE },
+        {},
+};
+
+/* The OPT_ bit of a command-specific option's getopt code; 0 for the
+ * options common to every command. */
+static unsigned option_bit(int c) {
+        static const struct {
+                int code;
+                unsigned bit;
+        } map[] = {
+                { 'o', OPT_OUTPUT },       { ARG_FULL, OPT_FULL },   { ARG_SINCE, OPT_SINCE },
+                { ARG_RESOLUTION, OPT_RESOLUTION }, { ARG_FILE, OPT_FILE }, { ARG_SET, OPT_SET },
+                { ARG_WRITE, OPT_WRITE },  { ARG_CHECK, OPT_CHECK }, { ARG_FORCE, OPT_FORCE },
         };
-        const struct command *cmd;
-        bool show_help = false, show_version = false;
-        unsigned given = 0;
-        int c, n;
 
-        /* Options anywhere on the line: getopt permutes them to the front
-         * (a leading '-' in an argument after "--" is an argument). */
-        while ((c = getopt_long(argc, argv, "s:jho:", options, NULL)) >= 0) {
-                switch (c) {
-                case 's':
-                        arg_socket = optarg;
-                        break;
-                case 'j':
-                        arg_json = true;
-                        break;
-                case ARG_NO_LEGEND:
-                        arg_legend = false;
-                        break;
-                case 'h':
-                        show_help = true;
-                        break;
-                case ARG_VERSION:
-                        show_version = true;
-                        break;
-                case 'o':
-                        arg_output = optarg;
-                        given |= OPT_OUTPUT;
-                        break;
-                case ARG_FULL:
-                        arg_full = true;
-                        given |= OPT_FULL;
-                        break;
-                case ARG_SINCE:
-                        if (parse_duration(optarg, &arg_since_usec) < 0 || arg_since_usec < USEC_PER_SEC)
-                                return usage_error("history",
-                                                   "--since %s: expected a duration of a second or more, such as "
-                                                   "30min, 6h, 2d or 7d.", optarg);
-                        given |= OPT_SINCE;
-                        break;
-                case ARG_RESOLUTION:
-                        if (parse_duration(optarg, &arg_resolution_usec) < 0 || arg_resolution_usec < USEC_PER_SEC ||
-                            arg_resolution_usec % USEC_PER_SEC)
-                                return usage_error("history",
-                                                   "--resolution %s: expected a whole number of seconds, such as "
-                                                   "10s, 1min or 1h.", optarg);
-                        given |= OPT_RESOLUTION;
-                        break;
-                case ARG_FILE:
-                        arg_file = optarg;
-                        given |= OPT_FILE;
-                        break;
-                case ARG_SET:
-                        if (strv_extend(&arg_set, optarg) < 0)
-                                return fail("out of memory");
-                        given |= OPT_SET;
-                        break;
-                case ARG_WRITE:
-                        arg_write = true;
-                        given |= OPT_WRITE;
-                        break;
-                case ARG_CHECK:
-                        arg_check = true;
-                        given |= OPT_CHECK;
-                        break;
-                case ARG_FORCE:
-                        arg_force = true;
-                        given |= OPT_FORCE;
-                        break;
-                default:
-                        fprintf(stderr, "Try 'atimectl --help'.\n");
+        for (size_t i = 0; i < ELEMENTSOF(map); i++)
+                if (map[i].code == c)
+                        return map[i].bit;
+        return 0;
+}
+
+/* What the command line asked besides the arg_ settings. */
+struct cmdline {
+        unsigned given; /* the OPT_ bits of the command-specific options given */
+        bool help, version;
+};
+
+/* A --since or --resolution DURATION for history: at least a second, and
+ * with whole_seconds a whole number of them. EXIT_USAGE, said why, if not. */
+static int parse_history_duration(const char *option, const char *s, bool whole_seconds, uint64_t *ret) {
+        if (parse_duration(s, ret) < 0 || *ret < USEC_PER_SEC || (whole_seconds && *ret % USEC_PER_SEC))
+                return usage_error("history", "%s %s: expected %s, such as %s.", option, s,
+                                   whole_seconds ? "a whole number of seconds" : "a duration of a second or more",
+                                   whole_seconds ? "10s, 1min or 1h" : "30min, 6h, 2d or 7d");
+        return EXIT_OK;
+}
+
+/* Takes one option from getopt_long() into the arg_ settings and cl.
+ * EXIT_OK, or the exit status for a bad one (said why). */
+static int parse_option(int c, const char *value, struct cmdline *cl) {
+        switch (c) {
+        case 's':
+                arg_socket = value;
+                return EXIT_OK;
+        case 'j':
+                arg_json = true;
+                return EXIT_OK;
+        case ARG_NO_LEGEND:
+                arg_legend = false;
+                return EXIT_OK;
+        case 'h':
+                cl->help = true;
+                return EXIT_OK;
+        case ARG_VERSION:
+                cl->version = true;
+                return EXIT_OK;
+        case 'o':
+                arg_output = value;
+                break;
+        case ARG_FULL:
+                arg_full = true;
+                break;
+        case ARG_SINCE:
+                if (parse_history_duration("--since", value, false, &arg_since_usec) != EXIT_OK)
                         return EXIT_USAGE;
-                }
+                break;
+        case ARG_RESOLUTION:
+                if (parse_history_duration("--resolution", value, true, &arg_resolution_usec) != EXIT_OK)
+                        return EXIT_USAGE;
+                break;
+        case ARG_FILE:
+                arg_file = value;
+                break;
+        case ARG_SET:
+                if (strv_extend(&arg_set, value) < 0)
+                        return fail("out of memory");
+                break;
+        case ARG_WRITE:
+                arg_write = true;
+                break;
+        case ARG_CHECK:
+                arg_check = true;
+                break;
+        case ARG_FORCE:
+                arg_force = true;
+                break;
+        default:
+                fprintf(stderr, "Try 'atimectl --help'.\n");
+                return EXIT_USAGE;
         }
-        if (show_version) {
-                printf("atimectl %s\n", PACKAGE_VERSION);
+        cl->given |= option_bit(c);
+        return EXIT_OK;
+}
+
+/* Reads every option, wherever it stands: getopt permutes them to the
+ * front (a leading '-' in an argument after "--" is an argument). */
+static int parse_argv(int argc, char *argv[], struct cmdline *cl) {
+        int c, r;
+
+        while ((c = getopt_long(argc, argv, "s:jho:", options, NULL)) >= 0) {
+                r = parse_option(c, optarg, cl);
+                if (r != EXIT_OK)
+                        return r;
+        }
+        return EXIT_OK;
+}
+
+/* The first command-specific option in 'bits', by name. */
+static const char *first_option_name(unsigned bits) {
+        return option_name(bits & -bits);
+}
+
+/* No command: like systemctl, the overview (status), or the help. */
+static int run_default(const struct cmdline *cl) {
+        static char status_cmd[] = "status";
+        char *args[] = { status_cmd, NULL };
+        const struct command *cmd = find_command("status");
+
+        if (cl->help) {
+                help();
                 return EXIT_OK;
         }
+        if (cl->given & ~cmd->options)
+                return usage_error(NULL, "%s needs a command.", first_option_name(cl->given & ~cmd->options));
+        return cmd_status(1, args);
+}
 
-        n = argc - optind;
-        if (n == 0) {
-                /* Like systemctl: no command means the overview. */
-                static char status_cmd[] = "status";
-                char *args[] = { status_cmd, NULL };
+/* "help [COMMAND]": n words, the command's name first. */
+static int run_help(int n, char **words) {
+        const struct command *about = n > 1 ? find_command(words[1]) : NULL;
 
-                if (show_help) {
-                        help();
-                        return EXIT_OK;
-                }
-                cmd = find_command("status");
-                if (given & ~cmd->options)
-                        return usage_error(NULL, "%s needs a command.", option_name(given & ~cmd->options & -(given & ~cmd->options)));
-                return cmd_status(1, args);
-        }
-        cmd = find_command(argv[optind]);
-        if (!cmd)
-                return usage_error(NULL, "unknown command '%s'.", argv[optind]);
-        if (!cmd->run) { /* help [COMMAND] */
-                const struct command *about = n > 1 ? find_command(argv[optind + 1]) : NULL;
+        if (n > 2)
+                return usage_error("help", "help takes one COMMAND at most.");
+        if (n > 1 && !about)
+                return usage_error(NULL, "unknown command '%s'.", words[1]);
+        if (about && about->run)
+                help_command(about);
+        else
+                help();
+        return EXIT_OK;
+}
 
-                if (n > 2)
-                        return usage_error("help", "help takes one COMMAND at most.");
-                if (n > 1 && !about)
-                        return usage_error(NULL, "unknown command '%s'.", argv[optind + 1]);
-                if (about && about->run)
-                        help_command(about);
-                else
-                        help();
-                return EXIT_OK;
-        }
-        if (show_help) {
+/* Runs a command with its n words (its name first), once its options and
+ * its number of arguments are checked. */
+static int run_command(const struct command *cmd, int n, char **words, const struct cmdline *cl) {
+        if (cl->help) {
                 help_command(cmd);
                 return EXIT_OK;
         }
-        if (given & ~cmd->options) {
-                unsigned bad = given & ~cmd->options;
-
-                return usage_error(cmd->name, "%s does not apply to '%s'.", option_name(bad & -bad), cmd->name);
-        }
+        if (cl->given & ~cmd->options)
+                return usage_error(cmd->name, "%s does not apply to '%s'.", first_option_name(cl->given & ~cmd->options),
+                                   cmd->name);
         if (n < cmd->min_args || n > cmd->max_args)
                 return usage_error(cmd->name, "'%s' takes %s%s%s.", cmd->name, *cmd->args ? cmd->args : "no arguments",
                                    *cmd->args ? "" : "", *cmd->args ? " as arguments" : "");
-        return cmd->run(n, argv + optind);
+        return cmd->run(n, words);
+}
+
+int main(int argc, char *argv[]) {
+        const struct command *cmd;
+        struct cmdline cl = {};
+        int r, n;
+
+        r = parse_argv(argc, argv, &cl);
+        if (r != EXIT_OK)
+                return r;
+        if (cl.version) {
+                printf("atimectl %s\n", PACKAGE_VERSION);
+                return EXIT_OK;
+        }
+        n = argc - optind;
+        if (n == 0)
+                return run_default(&cl);
+        cmd = find_command(argv[optind]);
+        if (!cmd)
+                return usage_error(NULL, "unknown command '%s'.", argv[optind]);
+        if (!cmd->run)
+                return run_help(n, argv + optind);
+        return run_command(cmd, n, argv + optind, &cl);
 }

@@ -160,6 +160,12 @@ const char *get_str(json_object *o, const char *key) {
                        : NULL;
 }
 
+json_object *get_array(json_object *o, const char *key) {
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_array) ? v : NULL;
+}
+
 bool get_bool(json_object *o, const char *key) {
         json_object *v;
 

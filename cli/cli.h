@@ -48,6 +48,8 @@ int fail_remote(const char *error, json_object *params);
 int print_json(json_object *o);
 
 const char *get_str(json_object *o, const char *key);
+/* o[key] if it is an array, else NULL. */
+json_object *get_array(json_object *o, const char *key);
 bool get_bool(json_object *o, const char *key);
 bool get_double(json_object *o, const char *key, double *ret);
 
