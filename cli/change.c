@@ -149,37 +149,51 @@ static int check_atime_readers(const char *target, const char *atime) {
 
 /* ---------------------------------------------------------------- recommend */
 
-static void print_recommendation(json_object *rec) {
-        json_object *reasons = json_object_object_get(rec, F_REASONS), *cons = json_object_object_get(rec, F_CONSUMERS),
-                    *saving = json_object_object_get(rec, F_SAVING), *ev = json_object_object_get(rec, F_EVIDENCE);
-        const char *cur = get_str(json_object_object_get(rec, F_CURRENT), F_OPTIONS);
-        const char *want = get_str(json_object_object_get(rec, F_RECOMMENDED), F_OPTIONS);
-        double w = 0, cpu = 0, kib = 0, observed = 0;
-        const char *basis;
-        char a[40];
+/* What the advice rests on: "2.5 hours measured", "by rule", "not measured
+ * yet"... */
+static void format_basis(json_object *rec, char *a, size_t len) {
+        double observed = 0;
+        const char *basis = get_str(rec, F_BASIS);
+
+        (void) get_double(json_object_object_get(rec, F_EVIDENCE), F_OBSERVED_S, &observed);
+        if (basis && !streq(basis, "measurement") && !streq(basis, "none"))
+                /* Advice that needs no measurement says what it rests on. */
+                snprintf(a, len, "%s", streq(basis, "consumers") ? "from the atime readers found"
+                                       : streq(basis, "configuration") ? "by configuration"
+                                                                       : "by rule");
+        else if (basis && streq(basis, "none"))
+                snprintf(a, len, "not measured yet");
+        else if (observed >= 86400)
+                snprintf(a, len, "%.1f days measured", observed / 86400);
+        else if (observed >= 3600)
+                snprintf(a, len, "%.1f hours measured", observed / 3600);
+        else if (observed >= 60)
+                snprintf(a, len, "%.0f minutes measured", observed / 60);
+        else
+                snprintf(a, len, "%.0f seconds measured", observed);
+}
+
+/* The saving a change brings, when it has one to tell. */
+static void print_saving(json_object *rec) {
+        json_object *saving = json_object_object_get(rec, F_SAVING);
+        double w = 0, cpu = 0, kib = 0;
 
         if (!get_double(saving, F_ATIME_UPDATES_PER_MIN, &w))
                 (void) get_double(saving, F_ATIME_WRITES_PER_MIN, &w);
         (void) get_double(saving, F_CPU_US_PER_S, &cpu);
         (void) get_double(saving, F_WRITE_KIB_PER_S, &kib);
-        (void) get_double(ev, F_OBSERVED_S, &observed);
-        basis = get_str(rec, F_BASIS);
-        if (basis && !streq(basis, "measurement") && !streq(basis, "none"))
-                /* Advice that needs no measurement says what it rests on. */
-                snprintf(a, sizeof a, "%s", streq(basis, "consumers") ? "from the atime readers found"
-                                            : streq(basis, "configuration") ? "by configuration"
-                                                                            : "by rule");
-        else if (basis && streq(basis, "none"))
-                snprintf(a, sizeof a, "not measured yet");
-        else if (observed >= 86400)
-                snprintf(a, sizeof a, "%.1f days measured", observed / 86400);
-        else if (observed >= 3600)
-                snprintf(a, sizeof a, "%.1f hours measured", observed / 3600);
-        else if (observed >= 60)
-                snprintf(a, sizeof a, "%.0f minutes measured", observed / 60);
-        else
-                snprintf(a, sizeof a, "%.0f seconds measured", observed);
+        if (get_bool(rec, F_CHANGE) && (w > 0 || cpu > 0))
+                printf("    saves about %.0f atime updates/min, %.1f us/s of CPU, %.1f KiB/s written\n", w, cpu, kib);
+}
 
+static void print_recommendation(json_object *rec) {
+        json_object *reasons = json_object_object_get(rec, F_REASONS), *cons = json_object_object_get(rec, F_CONSUMERS);
+        json_object *c = json_object_object_get(rec, F_CURRENT);
+        const char *cur = get_str(c, F_OPTIONS);
+        const char *want = get_str(json_object_object_get(rec, F_RECOMMENDED), F_OPTIONS);
+        char a[40], note[PATH_MAX * 4];
+
+        format_basis(rec, a, sizeof a);
         /* Every string from atimed may hold a name anyone chose: escaped
          * (escape.h) so it cannot drive the terminal. */
         if (get_bool(rec, F_CHANGE))
@@ -192,20 +206,14 @@ static void print_recommendation(json_object *rec) {
         for (size_t i = 0; i < json_object_array_length(reasons); i++)
                 printf("    - %s\n", escape_tmp(json_object_get_string(json_object_array_get_idx(reasons, i))));
         for (size_t i = 0; i < json_object_array_length(cons); i++) {
-                json_object *c = json_object_array_get_idx(cons, i);
-                printf("    - reads atime (%s): %s [%s]\n", escape_tmp(get_str(c, F_NEED)), escape_tmp(get_str(c, F_WHY)),
-                       escape_tmp(get_str(c, F_SOURCE)));
+                json_object *k = json_object_array_get_idx(cons, i);
+                printf("    - reads atime (%s): %s [%s]\n", escape_tmp(get_str(k, F_NEED)), escape_tmp(get_str(k, F_WHY)),
+                       escape_tmp(get_str(k, F_SOURCE)));
         }
-        if (get_bool(rec, F_CHANGE) && (w > 0 || cpu > 0))
-                printf("    saves about %.0f atime updates/min, %.1f us/s of CPU, %.1f KiB/s written\n", w, cpu, kib);
-        {
-                json_object *c = json_object_object_get(rec, F_CURRENT);
-                char note[PATH_MAX * 4];
-
-                if (fstab_drift(FSTAB_DEFAULT, get_str(rec, F_TARGET), get_str(c, F_ATIME), get_bool(c, F_LAZYTIME), note,
-                                sizeof note) > 0)
-                        printf("    - drift: %s\n", escape_tmp(note));
-        }
+        print_saving(rec);
+        if (fstab_drift(FSTAB_DEFAULT, get_str(rec, F_TARGET), get_str(c, F_ATIME), get_bool(c, F_LAZYTIME), note,
+                        sizeof note) > 0)
+                printf("    - drift: %s\n", escape_tmp(note));
 }
 
 int cmd_recommend(int argc, char **argv) {
