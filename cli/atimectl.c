@@ -241,40 +241,36 @@ static int parse_columns(const char *list, size_t *ret, size_t *ret_n) {
         return 0;
 }
 
-static int cmd_status(int argc, char **argv) {
-        _cleanup_json_ json_object *params = json_object_new_object(), *reply = NULL;
-        _cleanup_(table_freep) Table *t = NULL;
-        bool unicode = chart_unicode();
-        unsigned strict = 0, rel = 0, noat = 0, stalled = 0;
-        size_t cols[2 * _COL_MAX], n_cols = ELEMENTSOF(status_default_columns);
-        double interval = 0, scale = 0;
-        json_object *mounts;
-        size_t n;
-        int r;
+/* What the legend under the status table counts. */
+struct status_counts {
+        unsigned strict, rel, noat, stalled;
+        double interval; /* the longest measuring interval, seconds */
+};
+
+/* Calls GetStatus for every mount, or the one that holds path (NULL: all);
+ * the last hour of history with it unless --json. */
+static int status_call(const char *path, json_object **ret) {
+        _cleanup_json_ json_object *params = json_object_new_object();
+        char target[PATH_MAX];
 
         if (!params)
                 return fail("out of memory");
-        memcpy(cols, status_default_columns, sizeof status_default_columns);
-        if (arg_output && (r = parse_columns(arg_output, cols, &n_cols)) < 0)
-                return r == -ENOMEM ? fail("out of memory") : EXIT_USAGE;
         if (!arg_json)
                 json_object_object_add(params, P_HISTORY_S, json_object_new_int(3600));
-        if (argc > 1) {
-                char target[PATH_MAX];
+        if (path)
+                return call_target(METHOD_GET_STATUS, path, params, ret, target, sizeof target, NULL);
+        return call(METHOD_GET_STATUS, TAKE_PTR(params), ret);
+}
 
-                r = call_target(METHOD_GET_STATUS, argv[1], params, &reply, target, sizeof target, NULL);
-        } else
-                r = call(METHOD_GET_STATUS, TAKE_PTR(params), &reply);
-        if (r != EXIT_OK)
-                return r;
-        if (arg_json)
-                return print_json(reply);
+/* The table with the columns asked for, fitted to the terminal unless
+ * --full (which also decides how many cells a sparkline gets). */
+static int status_table(const size_t *cols, size_t n_cols, bool unicode, Table **ret) {
+        Table *t = table_new(_COL_MAX, status_columns);
 
-        if (!json_object_object_get_ex(reply, F_MOUNTS, &mounts) || !json_object_is_type(mounts, json_type_array))
-                return fail("malformed reply from atimed: no \"%s\" list", F_MOUNTS);
-        t = table_new(_COL_MAX, status_columns);
-        if (!t || table_set_display(t, cols, n_cols) < 0)
-                return fail("out of memory");
+        if (!t || table_set_display(t, cols, n_cols) < 0) {
+                table_free(t);
+                return -ENOMEM;
+        }
         table_set_shrinkable(t, COL_TARGET);
         table_set_shrinkable(t, COL_DEVICE);
         if (!arg_full) {
@@ -282,54 +278,94 @@ static int cmd_status(int argc, char **argv) {
                 if (terminal_width() < 100)
                         spark_cells = 10;
         }
+        *ret = t;
+        return 0;
+}
+
+/* One mount's row, and what it adds to the counts. */
+static int status_add_row(Table *t, json_object *mnt, double scale, bool unicode, struct status_counts *c) {
+        const char *atime = get_str(mnt, F_ATIME);
+        char policy[96], probe[64], activity[64], dev[64], io[64], spark[128];
+        json_object *a;
+        double s;
+
+        format_policy(mnt, policy, sizeof policy);
+        format_probe(mnt, probe, sizeof probe);
+        format_activity(mnt, activity, sizeof activity);
+        format_device(mnt, dev, sizeof dev, io, sizeof io);
+        format_sparkline(mnt, scale, unicode, spark, sizeof spark);
+        if (table_add_row(t, (const char *const[]) { get_str(mnt, F_TARGET), get_str(mnt, F_FSTYPE), dev, policy, probe,
+                                                     activity, spark, io }) < 0)
+                return -ENOMEM;
+        c->strict += streq_ptr(atime, ATIME_STRICT_NAME);
+        c->rel += streq_ptr(atime, ATIME_RELATIME_NAME);
+        c->noat += streq_ptr(atime, ATIME_NOATIME_NAME);
+        c->stalled += get_bool(mnt, F_STALLED);
+        if (json_object_object_get_ex(mnt, F_ACTIVITY, &a) && get_double(a, F_INTERVAL_S, &s) && s > c->interval)
+                c->interval = s;
+        return 0;
+}
+
+/* The summary under the table: the policies counted, what the columns
+ * measure, and the drifts between the live mounts and fstab. */
+static void status_legend(json_object *mounts, const struct status_counts *c, double scale) {
+        size_t n = json_object_array_length(mounts);
+        char b[16];
+
+        printf("\n%zu mount%s: %u strictatime, %u relatime, %u noatime", n, n == 1 ? "" : "s", c->strict, c->rel,
+               c->noat);
+        if (c->stalled)
+                printf("; %u stalled (not answering)", c->stalled);
+        printf(".\n");
+        if (c->interval > 0)
+                printf("UPDATES/MIN: atime updates the kernel made per minute, last %.0fs.\n", c->interval);
+        if (scale > 0)
+                printf("LAST-HOUR: one scale for all rows, full block = %s/min.\n", chart_format_count(b, sizeof b, scale));
+        /* Live changes that the next mount would undo, or the reverse. */
+        for (size_t i = 0; i < n; i++) {
+                json_object *mnt = json_object_array_get_idx(mounts, i);
+                char note[PATH_MAX * 4];
+
+                if (fstab_drift(FSTAB_DEFAULT, get_str(mnt, F_TARGET), get_str(mnt, F_ATIME), get_bool(mnt, F_LAZYTIME),
+                                note, sizeof note) > 0)
+                        printf("Drift: %s.\n", escape_tmp(note));
+        }
+}
+
+static int cmd_status(int argc, char **argv) {
+        _cleanup_json_ json_object *reply = NULL;
+        _cleanup_(table_freep) Table *t = NULL;
+        bool unicode = chart_unicode();
+        struct status_counts counts = {};
+        size_t cols[2 * _COL_MAX], n_cols = ELEMENTSOF(status_default_columns), n;
+        double scale = 0;
+        json_object *mounts;
+        int r;
+
+        memcpy(cols, status_default_columns, sizeof status_default_columns);
+        if (arg_output && (r = parse_columns(arg_output, cols, &n_cols)) < 0)
+                return r == -ENOMEM ? fail("out of memory") : EXIT_USAGE;
+        r = status_call(argc > 1 ? argv[1] : NULL, &reply);
+        if (r != EXIT_OK)
+                return r;
+        if (arg_json)
+                return print_json(reply);
+
+        mounts = get_array(reply, F_MOUNTS);
+        if (!mounts)
+                return fail("malformed reply from atimed: no \"%s\" list", F_MOUNTS);
+        if (status_table(cols, n_cols, unicode, &t) < 0)
+                return fail("out of memory");
         n = json_object_array_length(mounts);
         /* One scale for every row's sparkline: the busiest mount's peak. */
         for (size_t i = 0; i < n; i++)
                 scale = fmax(scale, history_peak(json_object_array_get_idx(mounts, i)));
-        for (size_t i = 0; i < n; i++) {
-                json_object *mnt = json_object_array_get_idx(mounts, i), *a;
-                const char *atime = get_str(mnt, F_ATIME);
-                char policy[96], probe[64], activity[64], dev[64], io[64], spark[128];
-                double s;
-
-                format_policy(mnt, policy, sizeof policy);
-                format_probe(mnt, probe, sizeof probe);
-                format_activity(mnt, activity, sizeof activity);
-                format_device(mnt, dev, sizeof dev, io, sizeof io);
-                format_sparkline(mnt, scale, unicode, spark, sizeof spark);
-                if (table_add_row(t, (const char *const[]) { get_str(mnt, F_TARGET), get_str(mnt, F_FSTYPE), dev, policy,
-                                                             probe, activity, spark, io }) < 0)
+        for (size_t i = 0; i < n; i++)
+                if (status_add_row(t, json_object_array_get_idx(mounts, i), scale, unicode, &counts) < 0)
                         return fail("out of memory");
-                strict += streq_ptr(atime, ATIME_STRICT_NAME);
-                rel += streq_ptr(atime, ATIME_RELATIME_NAME);
-                noat += streq_ptr(atime, ATIME_NOATIME_NAME);
-                stalled += get_bool(mnt, F_STALLED);
-                if (json_object_object_get_ex(mnt, F_ACTIVITY, &a) && get_double(a, F_INTERVAL_S, &s) && s > interval)
-                        interval = s;
-        }
         table_print(t, stdout, arg_legend);
-        if (arg_legend) {
-                char b[16];
-
-                printf("\n%zu mount%s: %u strictatime, %u relatime, %u noatime", n, n == 1 ? "" : "s", strict, rel, noat);
-                if (stalled)
-                        printf("; %u stalled (not answering)", stalled);
-                printf(".\n");
-                if (interval > 0)
-                        printf("UPDATES/MIN: atime updates the kernel made per minute, last %.0fs.\n", interval);
-                if (scale > 0)
-                        printf("LAST-HOUR: one scale for all rows, full block = %s/min.\n",
-                               chart_format_count(b, sizeof b, scale));
-                /* Live changes that the next mount would undo, or the reverse. */
-                for (size_t i = 0; i < n; i++) {
-                        json_object *mnt = json_object_array_get_idx(mounts, i);
-                        char note[PATH_MAX * 4];
-
-                        if (fstab_drift(FSTAB_DEFAULT, get_str(mnt, F_TARGET), get_str(mnt, F_ATIME),
-                                        get_bool(mnt, F_LAZYTIME), note, sizeof note) > 0)
-                                printf("Drift: %s.\n", escape_tmp(note));
-                }
-        }
+        if (arg_legend)
+                status_legend(mounts, &counts, scale);
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 
@@ -354,115 +390,170 @@ static int fail_resolution(const char *target, uint64_t res_usec) {
         return EXIT_FAIL;
 }
 
-static int cmd_history(int argc, char **argv) {
-        _cleanup_json_ json_object *params = json_object_new_object(), *reply = NULL;
-        uint64_t since_usec = arg_since_usec, res_usec = arg_resolution_usec;
-        struct owned_series act = {}, iops = {};
-        _cleanup_free_ bool *marks = NULL, *running = NULL;
-        json_object *points;
-        char target[PATH_MAX], a[16], b[16], c[16], d[32];
-        bool unicode = chart_unicode();
-        int64_t res, from, until;
-        double sum = 0, peak = 0, last = -1, dsum = 0;
-        size_t n, have = 0, dhave = 0, gaps = 0, unmeasured = 0;
+/* Calls GetHistory for the mount that holds path, over --since at
+ * --resolution; an unknown resolution is named with the ones kept. */
+static int history_call(const char *path, json_object **ret) {
+        _cleanup_json_ json_object *params = json_object_new_object();
         _cleanup_free_ char *error = NULL;
+        uint64_t res_usec = arg_resolution_usec;
+        char target[PATH_MAX];
         int r;
 
         if (!params)
                 return fail("out of memory");
         json_object_object_add(params, P_SINCE,
-                               json_object_new_int64((int64_t) time(NULL) - (int64_t) (since_usec / USEC_PER_SEC)));
+                               json_object_new_int64((int64_t) time(NULL) - (int64_t) (arg_since_usec / USEC_PER_SEC)));
         if (res_usec)
                 json_object_object_add(params, P_RESOLUTION, json_object_new_int64((int64_t) (res_usec / USEC_PER_SEC)));
-        r = call_target(METHOD_GET_HISTORY, argv[1], params, &reply, target, sizeof target, &error);
-        if (r != EXIT_OK && streq_ptr(error, ERROR_INVALID_PARAMETER) &&
-            streq_ptr(get_str(reply, P_PARAMETER), P_RESOLUTION))
+        r = call_target(METHOD_GET_HISTORY, path, params, ret, target, sizeof target, &error);
+        if (r != EXIT_OK && streq_ptr(error, ERROR_INVALID_PARAMETER) && streq_ptr(get_str(*ret, P_PARAMETER), P_RESOLUTION))
                 return fail_resolution(target, res_usec);
         if (r != EXIT_OK)
-                return error ? fail_remote(error, reply) : r;
+                return error ? fail_remote(error, *ret) : r;
+        return EXIT_OK;
+}
+
+/* The history's points as series, with one flag each for a policy change
+ * and for atimed running. */
+struct history {
+        struct owned_series act, iops;
+        bool *marks, *running;
+};
+
+static void history_done(struct history *h) {
+        owned_series_done(&h->act);
+        owned_series_done(&h->iops);
+        free(h->marks);
+        free(h->running);
+}
+
+/* What the summary line under the chart says. */
+struct history_summary {
+        double sum, peak, last, dsum;
+        size_t have, dhave, gaps, unmeasured;
+};
+
+static int history_from_points(json_object *points, struct history *ret) {
+        size_t n = json_object_array_length(points);
+
+        if (series_from_points(points, F_ATIME_UPDATES_PER_MIN, &ret->act) < 0 ||
+            series_from_points(points, F_WRITE_IOPS, &ret->iops) < 0 || !(ret->marks = calloc(n, sizeof(bool))) ||
+            !(ret->running = calloc(n, sizeof(bool))))
+                return -ENOMEM;
+        return 0;
+}
+
+/* Marks point i when the policy changed within it or since the last one
+ * that named it (*prev), and says so on a line of its own. */
+static void history_mark_policy(json_object *pt, size_t i, const char **prev, struct history *h) {
+        const char *at = get_str(pt, F_ATIME);
+
+        h->marks[i] = get_bool(pt, F_POLICY_CHANGED) || (at && *prev && !streq(at, *prev));
+        if (h->marks[i] && at) {
+                time_t tt = (time_t) json_object_get_int64(json_object_object_get(pt, F_T));
+                char when[32];
+
+                strftime(when, sizeof when, "%m-%d %H:%M", localtime(&tt));
+                if (*prev && !streq(at, *prev))
+                        printf("  %s  policy %s -> %s\n", when, *prev, at);
+                else
+                        printf("  %s  policy changed within the point\n", when);
+        }
+        if (at)
+                *prev = at;
+}
+
+/* Point i's share of the summary, and whether atimed was running then. */
+static void history_count(json_object *pt, size_t i, struct history *h, struct history_summary *s) {
+        if (h->act.p[i]) {
+                s->sum += h->act.v[i];
+                s->peak = fmax(s->peak, h->act.v[i]);
+                s->last = h->act.v[i];
+                s->have++;
+        }
+        if (h->iops.p[i]) {
+                s->dsum += h->iops.v[i];
+                s->dhave++;
+        }
+        h->running[i] = json_object_get_int(json_object_object_get(pt, F_SAMPLES)) > 0;
+        s->gaps += !h->running[i];
+        s->unmeasured += h->running[i] && !h->act.p[i];
+}
+
+/* The lines under the chart: the figures, then the gaps and the points not
+ * measured yet, each with the time they cover (points of res seconds). */
+static void history_print_summary(const struct history_summary *s, int64_t res, bool unicode) {
+        char a[16], b[16], c[16], d[32];
+
+        if (s->have > 0)
+                printf("mean %s/min, peak %s/min, last %s/min", chart_format_count(a, sizeof a, s->sum / (double) s->have),
+                       chart_format_count(b, sizeof b, s->peak), chart_format_count(c, sizeof c, s->last));
+        else
+                printf("no atime updates measured in this period");
+        if (s->dhave > 0)
+                printf("; device writes %s IO/s on average", chart_format_count(a, sizeof a, s->dsum / (double) s->dhave));
+        printf(".\n");
+        if (s->gaps > 0) {
+                format_duration(d, sizeof d, (uint64_t) s->gaps * (uint64_t) res * USEC_PER_SEC);
+                printf("%s %zu gap%s (atimed not running): %s in all.\n", unicode ? "\u00b7" : ".", s->gaps,
+                       s->gaps == 1 ? "" : "s", d);
+        }
+        if (s->unmeasured > 0) {
+                format_duration(d, sizeof d, (uint64_t) s->unmeasured * (uint64_t) res * USEC_PER_SEC);
+                printf("? not measured yet (atimed running, no interval finished): %s in all.\n", d);
+        }
+}
+
+/* The chart of a non-empty history reply, its policy changes and summary. */
+static int history_print(json_object *reply, json_object *points, int64_t res) {
+        _cleanup_(history_done) struct history h = {};
+        struct history_summary s = { .last = -1 };
+        bool unicode = chart_unicode();
+        const char *prev = NULL;
+        size_t n = json_object_array_length(points);
+
+        if (history_from_points(points, &h) < 0)
+                return fail("out of memory");
+        /* Policy changes: within a point, or from one point to the next. */
+        for (size_t i = 0; i < n; i++) {
+                json_object *pt = json_object_array_get_idx(points, i);
+
+                history_mark_policy(pt, i, &prev, &h);
+                history_count(pt, i, &h, &s);
+        }
+        chart_plot(stdout, &h.act.s, h.marks, h.running, MAX(terminal_width(), (size_t) 32) - 12, 6,
+                   (time_t) json_object_get_int64(json_object_object_get(reply, F_SINCE)),
+                   (time_t) json_object_get_int64(json_object_object_get(reply, F_UNTIL)), unicode);
+        history_print_summary(&s, res, unicode);
+        return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+}
+
+static int cmd_history(int argc, char **argv) {
+        _cleanup_json_ json_object *reply = NULL;
+        json_object *points;
+        char d[32];
+        int64_t res;
+        int r;
+
+        r = history_call(argv[1], &reply);
+        if (r != EXIT_OK)
+                return r;
         if (arg_json)
                 return print_json(reply);
 
-        if (!json_object_object_get_ex(reply, F_POINTS, &points) || !json_object_is_type(points, json_type_array))
+        points = get_array(reply, F_POINTS);
+        if (!points)
                 return fail("malformed reply from atimed: no \"%s\"", F_POINTS);
         res = json_object_get_int64(json_object_object_get(reply, F_RESOLUTION_S));
-        from = json_object_get_int64(json_object_object_get(reply, F_SINCE));
-        until = json_object_get_int64(json_object_object_get(reply, F_UNTIL));
-        n = json_object_array_length(points);
         format_duration(d, sizeof d, (uint64_t) res * USEC_PER_SEC);
         printf("%s: atime updates per minute (points of %s)\n", escape_tmp(get_str(reply, F_TARGET)), d);
-        if (n == 0) {
+        if (json_object_array_length(points) == 0) {
                 const char *why = json_object_get_string(json_object_object_get(reply, F_REASON));
 
                 printf("No history in that period yet%s%s.\n", why ? ": " : "", why ? why : "");
                 return EXIT_OK;
         }
-        if (series_from_points(points, F_ATIME_UPDATES_PER_MIN, &act) < 0 ||
-            series_from_points(points, F_WRITE_IOPS, &iops) < 0 || !(marks = calloc(n, sizeof *marks)) ||
-            !(running = calloc(n, sizeof *running))) {
-                owned_series_done(&act);
-                owned_series_done(&iops);
-                return fail("out of memory");
-        }
-
-        /* Policy changes: within a point, or from one point to the next. */
-        {
-                const char *prev = NULL;
-
-                for (size_t i = 0; i < n; i++) {
-                        json_object *pt = json_object_array_get_idx(points, i);
-                        const char *at = get_str(pt, F_ATIME);
-
-                        marks[i] = get_bool(pt, F_POLICY_CHANGED) || (at && prev && !streq(at, prev));
-                        if (marks[i] && at) {
-                                time_t tt = (time_t) json_object_get_int64(json_object_object_get(pt, F_T));
-                                char when[32];
-
-                                strftime(when, sizeof when, "%m-%d %H:%M", localtime(&tt));
-                                if (prev && !streq(at, prev))
-                                        printf("  %s  policy %s -> %s\n", when, prev, at);
-                                else
-                                        printf("  %s  policy changed within the point\n", when);
-                        }
-                        if (at)
-                                prev = at;
-                        if (act.p[i]) {
-                                sum += act.v[i];
-                                peak = fmax(peak, act.v[i]);
-                                last = act.v[i];
-                                have++;
-                        }
-                        if (iops.p[i]) {
-                                dsum += iops.v[i];
-                                dhave++;
-                        }
-                        running[i] = json_object_get_int(json_object_object_get(pt, F_SAMPLES)) > 0;
-                        gaps += !running[i];
-                        unmeasured += running[i] && !act.p[i];
-                }
-        }
-        chart_plot(stdout, &act.s, marks, running, MAX(terminal_width(), (size_t) 32) - 12, 6, (time_t) from, (time_t) until,
-                   unicode);
-        if (have > 0)
-                printf("mean %s/min, peak %s/min, last %s/min", chart_format_count(a, sizeof a, sum / (double) have),
-                       chart_format_count(b, sizeof b, peak), chart_format_count(c, sizeof c, last));
-        else
-                printf("no atime updates measured in this period");
-        if (dhave > 0)
-                printf("; device writes %s IO/s on average", chart_format_count(a, sizeof a, dsum / (double) dhave));
-        printf(".\n");
-        if (gaps > 0) {
-                format_duration(d, sizeof d, (uint64_t) gaps * (uint64_t) res * USEC_PER_SEC);
-                printf("%s %zu gap%s (atimed not running): %s in all.\n", unicode ? "\u00b7" : ".", gaps,
-                       gaps == 1 ? "" : "s", d);
-        }
-        if (unmeasured > 0) {
-                format_duration(d, sizeof d, (uint64_t) unmeasured * (uint64_t) res * USEC_PER_SEC);
-                printf("? not measured yet (atimed running, no interval finished): %s in all.\n", d);
-        }
-        owned_series_done(&act);
-        owned_series_done(&iops);
-        return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+        return history_print(reply, points, res);
 }
 
 static int cmd_metrics(int argc, char **argv) {
@@ -706,146 +797,212 @@ static const char *option_name(unsigned bit) {
         return "?";
 }
 
-int main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_NO_LEGEND, ARG_FULL, ARG_SINCE, ARG_RESOLUTION, ARG_FILE, ARG_SET,
-               ARG_WRITE, ARG_CHECK, ARG_FORCE };
-        static const struct option options[] = {
-                { "socket", required_argument, NULL, 's' },
-                { "json", no_argument, NULL, 'j' },
-                { "no-legend", no_argument, NULL, ARG_NO_LEGEND },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, ARG_VERSION },
-                { "output", required_argument, NULL, 'o' },
-                { "full", no_argument, NULL, ARG_FULL },
-                { "since", required_argument, NULL, ARG_SINCE },
-                { "resolution", required_argument, NULL, ARG_RESOLUTION },
-                { "file", required_argument, NULL, ARG_FILE },
-                { "set", required_argument, NULL, ARG_SET },
-                { "write", no_argument, NULL, ARG_WRITE },
-                { "check", no_argument, NULL, ARG_CHECK },
-                { "force", no_argument, NULL, ARG_FORCE },
-                {},
+/* getopt_long()'s codes for the long options without a short one. */
+enum {
+        ARG_VERSION = 0x100,
+        ARG_NO_LEGEND,
+        ARG_FULL,
+        ARG_SINCE,
+        ARG_RESOLUTION,
+        ARG_FILE,
+        ARG_SET,
+        ARG_WRITE,
+        ARG_CHECK,
+        ARG_FORCE,
+};
+
+static const struct option options[] = {
+        { "socket", required_argument, NULL, 's' },
+        { "json", no_argument, NULL, 'j' },
+        { "no-legend", no_argument, NULL, ARG_NO_LEGEND },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, ARG_VERSION },
+        { "output", required_argument, NULL, 'o' },
+        { "full", no_argument, NULL, ARG_FULL },
+        { "since", required_argument, NULL, ARG_SINCE },
+        { "resolution", required_argument, NULL, ARG_RESOLUTION },
+        { "file", required_argument, NULL, ARG_FILE },
+        { "set", required_argument, NULL, ARG_SET },
+        { "write", no_argument, NULL, ARG_WRITE },
+        { "check", no_argument, NULL, ARG_CHECK },
+        { "force", no_argument, NULL, ARG_FORCE },
+        {},
+};
+
+/* The OPT_ bit of a command-specific option's getopt code; 0 for the
+ * options common to every command. */
+static unsigned option_bit(int c) {
+        static const struct {
+                int code;
+                unsigned bit;
+        } map[] = {
+                { 'o', OPT_OUTPUT },       { ARG_FULL, OPT_FULL },   { ARG_SINCE, OPT_SINCE },
+                { ARG_RESOLUTION, OPT_RESOLUTION }, { ARG_FILE, OPT_FILE }, { ARG_SET, OPT_SET },
+                { ARG_WRITE, OPT_WRITE },  { ARG_CHECK, OPT_CHECK }, { ARG_FORCE, OPT_FORCE },
         };
-        const struct command *cmd;
-        bool show_help = false, show_version = false;
-        unsigned given = 0;
-        int c, n;
 
-        /* Options anywhere on the line: getopt permutes them to the front
-         * (a leading '-' in an argument after "--" is an argument). */
-        while ((c = getopt_long(argc, argv, "s:jho:", options, NULL)) >= 0) {
-                switch (c) {
-                case 's':
-                        arg_socket = optarg;
-                        break;
-                case 'j':
-                        arg_json = true;
-                        break;
-                case ARG_NO_LEGEND:
-                        arg_legend = false;
-                        break;
-                case 'h':
-                        show_help = true;
-                        break;
-                case ARG_VERSION:
-                        show_version = true;
-                        break;
-                case 'o':
-                        arg_output = optarg;
-                        given |= OPT_OUTPUT;
-                        break;
-                case ARG_FULL:
-                        arg_full = true;
-                        given |= OPT_FULL;
-                        break;
-                case ARG_SINCE:
-                        if (parse_duration(optarg, &arg_since_usec) < 0 || arg_since_usec < USEC_PER_SEC)
-                                return usage_error("history",
-                                                   "--since %s: expected a duration of a second or more, such as "
-                                                   "30min, 6h, 2d or 7d.", optarg);
-                        given |= OPT_SINCE;
-                        break;
-                case ARG_RESOLUTION:
-                        if (parse_duration(optarg, &arg_resolution_usec) < 0 || arg_resolution_usec < USEC_PER_SEC ||
-                            arg_resolution_usec % USEC_PER_SEC)
-                                return usage_error("history",
-                                                   "--resolution %s: expected a whole number of seconds, such as "
-                                                   "10s, 1min or 1h.", optarg);
-                        given |= OPT_RESOLUTION;
-                        break;
-                case ARG_FILE:
-                        arg_file = optarg;
-                        given |= OPT_FILE;
-                        break;
-                case ARG_SET:
-                        if (strv_extend(&arg_set, optarg) < 0)
-                                return fail("out of memory");
-                        given |= OPT_SET;
-                        break;
-                case ARG_WRITE:
-                        arg_write = true;
-                        given |= OPT_WRITE;
-                        break;
-                case ARG_CHECK:
-                        arg_check = true;
-                        given |= OPT_CHECK;
-                        break;
-                case ARG_FORCE:
-                        arg_force = true;
-                        given |= OPT_FORCE;
-                        break;
-                default:
-                        fprintf(stderr, "Try 'atimectl --help'.\n");
+        for (size_t i = 0; i < ELEMENTSOF(map); i++)
+                if (map[i].code == c)
+                        return map[i].bit;
+        return 0;
+}
+
+/* What the command line asked besides the arg_ settings. */
+struct cmdline {
+        unsigned given; /* the OPT_ bits of the command-specific options given */
+        bool help, version;
+};
+
+/* A --since or --resolution DURATION for history: at least a second, and
+ * with whole_seconds a whole number of them. EXIT_USAGE, said why, if not. */
+static int parse_history_duration(const char *option, const char *s, bool whole_seconds, uint64_t *ret) {
+        if (parse_duration(s, ret) < 0 || *ret < USEC_PER_SEC || (whole_seconds && *ret % USEC_PER_SEC))
+                return usage_error("history", "%s %s: expected %s, such as %s.", option, s,
+                                   whole_seconds ? "a whole number of seconds" : "a duration of a second or more",
+                                   whole_seconds ? "10s, 1min or 1h" : "30min, 6h, 2d or 7d");
+        return EXIT_OK;
+}
+
+/* Takes one option from getopt_long() into the arg_ settings and cl.
+ * EXIT_OK, or the exit status for a bad one (said why). */
+static int parse_option(int c, const char *value, struct cmdline *cl) {
+        switch (c) {
+        case 's':
+                arg_socket = value;
+                return EXIT_OK;
+        case 'j':
+                arg_json = true;
+                return EXIT_OK;
+        case ARG_NO_LEGEND:
+                arg_legend = false;
+                return EXIT_OK;
+        case 'h':
+                cl->help = true;
+                return EXIT_OK;
+        case ARG_VERSION:
+                cl->version = true;
+                return EXIT_OK;
+        case 'o':
+                arg_output = value;
+                break;
+        case ARG_FULL:
+                arg_full = true;
+                break;
+        case ARG_SINCE:
+                if (parse_history_duration("--since", value, false, &arg_since_usec) != EXIT_OK)
                         return EXIT_USAGE;
-                }
+                break;
+        case ARG_RESOLUTION:
+                if (parse_history_duration("--resolution", value, true, &arg_resolution_usec) != EXIT_OK)
+                        return EXIT_USAGE;
+                break;
+        case ARG_FILE:
+                arg_file = value;
+                break;
+        case ARG_SET:
+                if (strv_extend(&arg_set, value) < 0)
+                        return fail("out of memory");
+                break;
+        case ARG_WRITE:
+                arg_write = true;
+                break;
+        case ARG_CHECK:
+                arg_check = true;
+                break;
+        case ARG_FORCE:
+                arg_force = true;
+                break;
+        default:
+                fprintf(stderr, "Try 'atimectl --help'.\n");
+                return EXIT_USAGE;
         }
-        if (show_version) {
-                printf("atimectl %s\n", PACKAGE_VERSION);
+        cl->given |= option_bit(c);
+        return EXIT_OK;
+}
+
+/* Reads every option, wherever it stands: getopt permutes them to the
+ * front (a leading '-' in an argument after "--" is an argument). */
+static int parse_argv(int argc, char *argv[], struct cmdline *cl) {
+        int c, r;
+
+        while ((c = getopt_long(argc, argv, "s:jho:", options, NULL)) >= 0) {
+                r = parse_option(c, optarg, cl);
+                if (r != EXIT_OK)
+                        return r;
+        }
+        return EXIT_OK;
+}
+
+/* The first command-specific option in 'bits', by name. */
+static const char *first_option_name(unsigned bits) {
+        return option_name(bits & -bits);
+}
+
+/* No command: like systemctl, the overview (status), or the help. */
+static int run_default(const struct cmdline *cl) {
+        static char status_cmd[] = "status";
+        char *args[] = { status_cmd, NULL };
+        const struct command *cmd = find_command("status");
+
+        if (cl->help) {
+                help();
                 return EXIT_OK;
         }
+        if (cl->given & ~cmd->options)
+                return usage_error(NULL, "%s needs a command.", first_option_name(cl->given & ~cmd->options));
+        return cmd_status(1, args);
+}
 
-        n = argc - optind;
-        if (n == 0) {
-                /* Like systemctl: no command means the overview. */
-                static char status_cmd[] = "status";
-                char *args[] = { status_cmd, NULL };
+/* "help [COMMAND]": n words, the command's name first. */
+static int run_help(int n, char **words) {
+        const struct command *about = n > 1 ? find_command(words[1]) : NULL;
 
-                if (show_help) {
-                        help();
-                        return EXIT_OK;
-                }
-                cmd = find_command("status");
-                if (given & ~cmd->options)
-                        return usage_error(NULL, "%s needs a command.", option_name(given & ~cmd->options & -(given & ~cmd->options)));
-                return cmd_status(1, args);
-        }
-        cmd = find_command(argv[optind]);
-        if (!cmd)
-                return usage_error(NULL, "unknown command '%s'.", argv[optind]);
-        if (!cmd->run) { /* help [COMMAND] */
-                const struct command *about = n > 1 ? find_command(argv[optind + 1]) : NULL;
+        if (n > 2)
+                return usage_error("help", "help takes one COMMAND at most.");
+        if (n > 1 && !about)
+                return usage_error(NULL, "unknown command '%s'.", words[1]);
+        if (about && about->run)
+                help_command(about);
+        else
+                help();
+        return EXIT_OK;
+}
 
-                if (n > 2)
-                        return usage_error("help", "help takes one COMMAND at most.");
-                if (n > 1 && !about)
-                        return usage_error(NULL, "unknown command '%s'.", argv[optind + 1]);
-                if (about && about->run)
-                        help_command(about);
-                else
-                        help();
-                return EXIT_OK;
-        }
-        if (show_help) {
+/* Runs a command with its n words (its name first), once its options and
+ * its number of arguments are checked. */
+static int run_command(const struct command *cmd, int n, char **words, const struct cmdline *cl) {
+        if (cl->help) {
                 help_command(cmd);
                 return EXIT_OK;
         }
-        if (given & ~cmd->options) {
-                unsigned bad = given & ~cmd->options;
-
-                return usage_error(cmd->name, "%s does not apply to '%s'.", option_name(bad & -bad), cmd->name);
-        }
+        if (cl->given & ~cmd->options)
+                return usage_error(cmd->name, "%s does not apply to '%s'.", first_option_name(cl->given & ~cmd->options),
+                                   cmd->name);
         if (n < cmd->min_args || n > cmd->max_args)
                 return usage_error(cmd->name, "'%s' takes %s%s%s.", cmd->name, *cmd->args ? cmd->args : "no arguments",
                                    *cmd->args ? "" : "", *cmd->args ? " as arguments" : "");
-        return cmd->run(n, argv + optind);
+        return cmd->run(n, words);
+}
+
+int main(int argc, char *argv[]) {
+        const struct command *cmd;
+        struct cmdline cl = {};
+        int r, n;
+
+        r = parse_argv(argc, argv, &cl);
+        if (r != EXIT_OK)
+                return r;
+        if (cl.version) {
+                printf("atimectl %s\n", PACKAGE_VERSION);
+                return EXIT_OK;
+        }
+        n = argc - optind;
+        if (n == 0)
+                return run_default(&cl);
+        cmd = find_command(argv[optind]);
+        if (!cmd)
+                return usage_error(NULL, "unknown command '%s'.", argv[optind]);
+        if (!cmd->run)
+                return run_help(n, argv + optind);
+        return run_command(cmd, n, argv + optind, &cl);
 }

@@ -149,37 +149,51 @@ static int check_atime_readers(const char *target, const char *atime) {
 
 /* ---------------------------------------------------------------- recommend */
 
-static void print_recommendation(json_object *rec) {
-        json_object *reasons = json_object_object_get(rec, F_REASONS), *cons = json_object_object_get(rec, F_CONSUMERS),
-                    *saving = json_object_object_get(rec, F_SAVING), *ev = json_object_object_get(rec, F_EVIDENCE);
-        const char *cur = get_str(json_object_object_get(rec, F_CURRENT), F_OPTIONS);
-        const char *want = get_str(json_object_object_get(rec, F_RECOMMENDED), F_OPTIONS);
-        double w = 0, cpu = 0, kib = 0, observed = 0;
-        const char *basis;
-        char a[40];
+/* What the advice rests on: "2.5 hours measured", "by rule", "not measured
+ * yet"... */
+static void format_basis(json_object *rec, char *a, size_t len) {
+        double observed = 0;
+        const char *basis = get_str(rec, F_BASIS);
+
+        (void) get_double(json_object_object_get(rec, F_EVIDENCE), F_OBSERVED_S, &observed);
+        if (basis && !streq(basis, "measurement") && !streq(basis, "none"))
+                /* Advice that needs no measurement says what it rests on. */
+                snprintf(a, len, "%s", streq(basis, "consumers") ? "from the atime readers found"
+                                       : streq(basis, "configuration") ? "by configuration"
+                                                                       : "by rule");
+        else if (basis && streq(basis, "none"))
+                snprintf(a, len, "not measured yet");
+        else if (observed >= 86400)
+                snprintf(a, len, "%.1f days measured", observed / 86400);
+        else if (observed >= 3600)
+                snprintf(a, len, "%.1f hours measured", observed / 3600);
+        else if (observed >= 60)
+                snprintf(a, len, "%.0f minutes measured", observed / 60);
+        else
+                snprintf(a, len, "%.0f seconds measured", observed);
+}
+
+/* The saving a change brings, when it has one to tell. */
+static void print_saving(json_object *rec) {
+        json_object *saving = json_object_object_get(rec, F_SAVING);
+        double w = 0, cpu = 0, kib = 0;
 
         if (!get_double(saving, F_ATIME_UPDATES_PER_MIN, &w))
                 (void) get_double(saving, F_ATIME_WRITES_PER_MIN, &w);
         (void) get_double(saving, F_CPU_US_PER_S, &cpu);
         (void) get_double(saving, F_WRITE_KIB_PER_S, &kib);
-        (void) get_double(ev, F_OBSERVED_S, &observed);
-        basis = get_str(rec, F_BASIS);
-        if (basis && !streq(basis, "measurement") && !streq(basis, "none"))
-                /* Advice that needs no measurement says what it rests on. */
-                snprintf(a, sizeof a, "%s", streq(basis, "consumers") ? "from the atime readers found"
-                                            : streq(basis, "configuration") ? "by configuration"
-                                                                            : "by rule");
-        else if (basis && streq(basis, "none"))
-                snprintf(a, sizeof a, "not measured yet");
-        else if (observed >= 86400)
-                snprintf(a, sizeof a, "%.1f days measured", observed / 86400);
-        else if (observed >= 3600)
-                snprintf(a, sizeof a, "%.1f hours measured", observed / 3600);
-        else if (observed >= 60)
-                snprintf(a, sizeof a, "%.0f minutes measured", observed / 60);
-        else
-                snprintf(a, sizeof a, "%.0f seconds measured", observed);
+        if (get_bool(rec, F_CHANGE) && (w > 0 || cpu > 0))
+                printf("    saves about %.0f atime updates/min, %.1f us/s of CPU, %.1f KiB/s written\n", w, cpu, kib);
+}
 
+static void print_recommendation(json_object *rec) {
+        json_object *reasons = json_object_object_get(rec, F_REASONS), *cons = json_object_object_get(rec, F_CONSUMERS);
+        json_object *c = json_object_object_get(rec, F_CURRENT);
+        const char *cur = get_str(c, F_OPTIONS);
+        const char *want = get_str(json_object_object_get(rec, F_RECOMMENDED), F_OPTIONS);
+        char a[40], note[PATH_MAX * 4];
+
+        format_basis(rec, a, sizeof a);
         /* Every string from atimed may hold a name anyone chose: escaped
          * (escape.h) so it cannot drive the terminal. */
         if (get_bool(rec, F_CHANGE))
@@ -192,20 +206,14 @@ static void print_recommendation(json_object *rec) {
         for (size_t i = 0; i < json_object_array_length(reasons); i++)
                 printf("    - %s\n", escape_tmp(json_object_get_string(json_object_array_get_idx(reasons, i))));
         for (size_t i = 0; i < json_object_array_length(cons); i++) {
-                json_object *c = json_object_array_get_idx(cons, i);
-                printf("    - reads atime (%s): %s [%s]\n", escape_tmp(get_str(c, F_NEED)), escape_tmp(get_str(c, F_WHY)),
-                       escape_tmp(get_str(c, F_SOURCE)));
+                json_object *k = json_object_array_get_idx(cons, i);
+                printf("    - reads atime (%s): %s [%s]\n", escape_tmp(get_str(k, F_NEED)), escape_tmp(get_str(k, F_WHY)),
+                       escape_tmp(get_str(k, F_SOURCE)));
         }
-        if (get_bool(rec, F_CHANGE) && (w > 0 || cpu > 0))
-                printf("    saves about %.0f atime updates/min, %.1f us/s of CPU, %.1f KiB/s written\n", w, cpu, kib);
-        {
-                json_object *c = json_object_object_get(rec, F_CURRENT);
-                char note[PATH_MAX * 4];
-
-                if (fstab_drift(FSTAB_DEFAULT, get_str(rec, F_TARGET), get_str(c, F_ATIME), get_bool(c, F_LAZYTIME), note,
-                                sizeof note) > 0)
-                        printf("    - drift: %s\n", escape_tmp(note));
-        }
+        print_saving(rec);
+        if (fstab_drift(FSTAB_DEFAULT, get_str(rec, F_TARGET), get_str(c, F_ATIME), get_bool(c, F_LAZYTIME), note,
+                        sizeof note) > 0)
+                printf("    - drift: %s\n", escape_tmp(note));
 }
 
 int cmd_recommend(int argc, char **argv) {
@@ -267,42 +275,42 @@ static void mount_unit_name(const char *target, char *buf, size_t len) {
         snprintf(buf + o, len - o, ".mount");
 }
 
-/* Runs argv; its stdout and stderr in *ret. Returns its exit status, or -errno. */
-static int run_capture(char *const *argv, char **ret) {
-        int pipefd[2], status;
+/* Everything readable on fd until end of file, as a string (empty if memory runs out). */
+static char *read_all(int fd) {
         char *out = NULL;
         size_t len = 0;
-        FILE *f;
-        pid_t pid;
+        FILE *f = open_memstream(&out, &len);
 
-        if (pipe2(pipefd, O_CLOEXEC) < 0)
-                return -errno;
-        pid = fork();
-        if (pid < 0) {
-                safe_close(pipefd[0]);
-                safe_close(pipefd[1]);
-                return -errno;
-        }
-        if (pid == 0) {
-                dup2(pipefd[1], STDOUT_FILENO);
-                dup2(pipefd[1], STDERR_FILENO);
-                execvp(argv[0], argv);
-                _exit(127);
-        }
-        safe_close(pipefd[1]);
-        f = open_memstream(&out, &len);
         if (f) {
                 char buf[4096];
                 ssize_t n;
 
-                while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
+                while ((n = read(fd, buf, sizeof buf)) > 0)
                         fwrite(buf, 1, (size_t) n, f);
                 fclose(f);
         }
-        safe_close(pipefd[0]);
+        return out ? out : strdup("");
+}
+
+/* Runs argv; its stdout and stderr in *ret. Returns its exit status, or -errno. */
+static int run_capture(char *const *argv, char **ret) {
+        _cleanup_close_ int fd = -1;
+        int status;
+        pid_t pid;
+
+        pid = fork_with_pipe(&fd);
+        if (pid < 0)
+                return pid;
+        if (pid == 0) {
+                dup2(fd, STDOUT_FILENO);
+                dup2(fd, STDERR_FILENO);
+                execvp(argv[0], argv);
+                _exit(127);
+        }
+        *ret = read_all(fd);
+        fd = safe_close(fd);
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                 ;
-        *ret = out ? out : strdup("");
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
@@ -384,47 +392,58 @@ static int verify_with_libmount(const char *old, size_t old_len, const char *new
 /* Whether something is mounted on target (the mount table, not stat():
  * a hung mount must not hang atimectl). */
 static bool is_mounted(const char *target) {
-        struct libmnt_table *tb = mnt_new_table();
-        bool found = false;
+        struct libmnt_table *tb;
+        bool found;
 
-        if (tb && mnt_table_parse_file(tb, "/proc/self/mountinfo") == 0)
-                found = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD) != NULL;
+        if (mount_table_live(&tb) < 0)
+                return false;
+        found = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD) != NULL;
         mnt_unref_table(tb);
         return found;
 }
 
+/* The atime policy in force on a live mount, from its per-mount options. */
+static const char *live_atime(const char *vfs) {
+        return has_opt(vfs, "noatime") ? "noatime" : has_opt(vfs, "relatime") ? "relatime" : "strictatime";
+}
+
+/* Adds to *l, once, the drift of fstab entry fs from its live mount in
+ * 'live', if it has one and they differ. */
+static int add_drift(const char *path, struct libmnt_fs *fs, struct libmnt_table *live, char ***l) {
+        const char *t = mnt_fs_get_target(fs), *vfs, *sb;
+        struct libmnt_fs *m = t && *t == '/' ? mnt_table_find_target(live, t, MNT_ITER_BACKWARD) : NULL;
+        char note[PATH_MAX * 4];
+
+        if (!m)
+                return 0;
+        vfs = mnt_fs_get_vfs_options(m) ?: "";
+        sb = mnt_fs_get_fs_options(m) ?: "";
+        if (fstab_drift(path, t, live_atime(vfs), has_opt(sb, "lazytime"), note, sizeof note) > 0 &&
+            !strv_contains(*l, note))
+                return strv_extend(l, note);
+        return 0;
+}
+
 /* The entries of the fstab at path whose mount's live atime policy differs
- * from what the entry says, as sentences (strv, NULL if none). */
+ * from what the entry says, as sentences (strv, NULL if none). A file or a
+ * mount table that does not parse has none. */
 static int fstab_drifts(const char *path, char ***ret) {
-        struct libmnt_table *tab = mnt_new_table(), *live = mnt_new_table();
+        struct libmnt_table *tab = mnt_new_table(), *live = NULL;
         struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
         struct libmnt_fs *fs;
         char **l = NULL;
         int r = 0;
 
         *ret = NULL;
-        if (!tab || !live || !it)
+        if (!tab || !it)
                 r = -ENOMEM;
-        else if (mnt_table_parse_fstab(tab, path) < 0 || mnt_table_parse_file(live, "/proc/self/mountinfo") < 0)
+        else if (mnt_table_parse_fstab(tab, path) < 0)
                 r = 0;
+        else if ((r = mount_table_live(&live)) < 0)
+                r = r == -ENOMEM ? r : 0;
         else
-                while (r == 0 && mnt_table_next_fs(tab, it, &fs) == 0) {
-                        const char *t = mnt_fs_get_target(fs), *vfs, *sb;
-                        struct libmnt_fs *m = t && *t == '/' ? mnt_table_find_target(live, t, MNT_ITER_BACKWARD) : NULL;
-                        char note[PATH_MAX * 4];
-
-                        if (!m)
-                                continue;
-                        vfs = mnt_fs_get_vfs_options(m) ?: "";
-                        sb = mnt_fs_get_fs_options(m) ?: "";
-                        if (fstab_drift(path, t,
-                                        has_opt(vfs, "noatime")    ? "noatime"
-                                        : has_opt(vfs, "relatime") ? "relatime"
-                                                                   : "strictatime",
-                                        has_opt(sb, "lazytime"), note, sizeof note) > 0 &&
-                            !strv_contains(l, note))
-                                r = strv_extend(&l, note);
-                }
+                while (r == 0 && mnt_table_next_fs(tab, it, &fs) == 0)
+                        r = add_drift(path, fs, live, &l);
         mnt_free_iter(it);
         mnt_unref_table(tab);
         mnt_unref_table(live);
@@ -482,233 +501,318 @@ static int print_fstab_json(const char *path, const struct fstab_result *res, co
         return print_json(o);
 }
 
-int cmd_fstab(int argc, char **argv) {
-        _cleanup_free_ struct fstab_request *reqs = NULL;
-        _cleanup_strv_free_ char **targets = NULL, **specs = NULL, **drifts = NULL;
-        _cleanup_json_ json_object *reply = NULL;
-        _cleanup_free_ char *text = NULL, *diff = NULL, *new_issues = NULL, *backup = NULL;
-        _cleanup_free_ struct policy_spec *ps = NULL;
-        struct fstab_result res = {};
-        const char *path = arg_file ? arg_file : FSTAB_DEFAULT;
+/* One change asked of fstab: a mount point and its policy, parsed once; the
+ * policy's words as the user wrote them (or as the advice reads) are kept
+ * only to be shown in messages. */
+struct fstab_set {
+        char *target; /* the raw mount point, normalised */
+        struct policy_spec policy;
+        char *words;
+};
+
+/* What `atimectl fstab` works on, from the command line to the write. */
+struct fstab_job {
+        const char *path; /* the file worked on: --file, or the file it links to */
         char real[PATH_MAX];
-        bool write = arg_write;
-        size_t len = 0, n = 0, missing = 0;
+        struct fstab_set *sets;
+        size_t n_sets;
+        bool advised;     /* the sets are atimed's advice, not --set choices */
+        char *text;       /* the file as read */
+        size_t len;
+        struct fstab_result res;
+        char *diff;
+        char **drifts;
+        size_t missing;   /* sets that cannot be done, which stop a write */
+};
+
+static void fstab_job_done(struct fstab_job *job) {
+        for (size_t i = 0; i < job->n_sets; i++) {
+                free(job->sets[i].target);
+                free(job->sets[i].words);
+        }
+        free(job->sets);
+        free(job->text);
+        fstab_result_done(&job->res);
+        free(job->diff);
+        strv_free(job->drifts);
+}
+
+/* Appends a set; takes target (NULL: out of memory already). -ENOMEM. */
+static int job_add_set(struct fstab_job *job, char *target, const struct policy_spec *policy, const char *words) {
+        struct fstab_set *n = realloc(job->sets, (job->n_sets + 1) * sizeof *n);
+        char *w = strdup(words);
+
+        if (!n || !w || !target) {
+                free(target);
+                free(w);
+                if (n)
+                        job->sets = n;
+                return -ENOMEM;
+        }
+        job->sets = n;
+        job->sets[job->n_sets++] = (struct fstab_set) { .target = target, .policy = *policy, .words = w };
+        return 0;
+}
+
+/* One --set MOUNT=POLICY into the job. EXIT_USAGE, said why, for a malformed one. */
+static int job_add_set_option(struct fstab_job *job, const char *set) {
+        const char *eq = strchr(set, '=');
+        _cleanup_free_ char *mount = NULL;
+        struct policy_spec p;
+        char t[PATH_MAX];
+
+        if (!eq || set[0] != '/') {
+                fprintf(stderr, "atimectl: --set %s: expected MOUNT=POLICY with an absolute MOUNT, such as "
+                                "/srv=noatime or /var=relatime,lazytime.\n", set);
+                return EXIT_USAGE;
+        }
+        if (parse_policy(eq + 1, &p) < 0) {
+                fprintf(stderr, "atimectl: --set %s: '%s' is not a policy. %s\n", set, eq + 1, POLICY_HELP);
+                return EXIT_USAGE;
+        }
+        mount = strndup(set, (size_t) (eq - set));
+        if (!mount)
+                return fail("out of memory");
+        normalize_path(mount, t, sizeof t);
+        if (job_add_set(job, strdup(t), &p, eq + 1) < 0)
+                return fail("out of memory");
+        return EXIT_OK;
+}
+
+/* The advised changes into the job; fstab holds the raw bytes, so each
+ * target goes back from the protocol form. */
+static int job_add_advice(struct fstab_job *job) {
+        _cleanup_json_ json_object *reply = NULL;
+        json_object *list;
+        int r;
+
+        r = get_recommendations(NULL, &reply, NULL, 0);
+        if (r != EXIT_OK)
+                return r;
+        job->advised = true;
+        list = json_object_object_get(reply, F_RECOMMENDATIONS);
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
+                json_object *rec = json_object_array_get_idx(list, i);
+                const char *target = get_str(rec, F_TARGET);
+                struct policy_spec p;
+                char *raw = NULL;
+                char s[64];
+
+                if (!spec_of(rec, &p))
+                        continue;
+                format_spec(&p, s, sizeof s);
+                if (!target || name_unescape(target, &raw) < 0 || job_add_set(job, raw, &p, s) < 0)
+                        return fail("out of memory");
+        }
+        return EXIT_OK;
+}
+
+/* What to change: the --set choices, or else atimed's advice. */
+static int job_plan(struct fstab_job *job) {
+        int r;
+
+        STRV_FOREACH(set, arg_set) {
+                r = job_add_set_option(job, *set);
+                if (r != EXIT_OK)
+                        return r;
+        }
+        if (arg_write && geteuid() != 0)
+                return fail("writing %s needs root.", job->path);
+        if (job->n_sets > 0)
+                return EXIT_OK;
+        return job_add_advice(job);
+}
+
+/* Reads the file (a symlink's target, said so) and applies the sets to it.
+ * --set choices are named: they reach swap and network lines too. */
+static int job_edit(struct fstab_job *job) {
+        _cleanup_free_ struct fstab_request *reqs = calloc(job->n_sets ? job->n_sets : 1, sizeof *reqs);
+        int r;
+
+        if (!reqs)
+                return fail("out of memory");
+        for (size_t i = 0; i < job->n_sets; i++)
+                reqs[i] = (struct fstab_request) { .target = job->sets[i].target,
+                                                   .atime = job->sets[i].policy.atime,
+                                                   .lazytime = job->sets[i].policy.lazytime,
+                                                   .named = !job->advised };
+        if (realpath(job->path, job->real) && !streq(job->real, job->path)) {
+                if (!arg_json)
+                        printf("%s is a symbolic link to %s; working on that.\n", job->path, job->real);
+                job->path = job->real;
+        }
+        r = read_full_file(job->path, FSTAB_MAX, &job->text, &job->len);
+        if (r < 0)
+                return fail("cannot read %s: %s", job->path, strerror(-r));
+        r = fstab_edit(job->text, job->len, reqs, job->n_sets, &job->res);
+        if (r < 0)
+                return fail("cannot edit %s: %s", job->path, strerror(-r));
+        return EXIT_OK;
+}
+
+/* The lines left alone and why, and the drifts (only as text) on stderr. */
+static int job_report_notes(struct fstab_job *job) {
+        STRV_FOREACH(s, job->res.skipped)
+                fprintf(stderr, "%s: %s\n", escape_name_tmp(job->path), escape_tmp(*s));
+        if (fstab_drifts(job->path, &job->drifts) < 0)
+                return fail("out of memory");
+        if (!arg_json)
+                STRV_FOREACH(d, job->drifts)
+                        fprintf(stderr, "Drift: %s.\n", escape_tmp(*d));
+        return EXIT_OK;
+}
+
+/* A set whose mount point has no line in the file: how to apply it anyway.
+ * A --set choice for what is not even mounted is missing. */
+static int job_report_not_found(struct fstab_job *job, const struct fstab_set *set) {
+        _cleanup_free_ char *qt = NULL, *qu = NULL;
+        char unit[PATH_MAX * 4];
+
+        if (!job->advised && !is_mounted(set->target)) {
+                fprintf(stderr, "atimectl: %s is neither in %s nor mounted: nothing to change there.\n",
+                        escape_name_tmp(set->target), escape_name_tmp(job->path));
+                job->missing++;
+                return EXIT_OK;
+        }
+        mount_unit_name(set->target, unit, sizeof unit);
+        /* Command lines to be copied: each name one quoted word. */
+        qt = shell_quote(set->target);
+        qu = shell_quote(unit);
+        if (!qt || !qu)
+                return fail("out of memory");
+        fprintf(stderr,
+                "%s is not in %s. Now: atimectl remount %s %s (or mount -o remount,%s %s). To make it last: "
+                "add %s to Options= of its mount unit (systemctl edit %s), or give it a line in %s.\n",
+                escape_name_tmp(set->target), escape_name_tmp(job->path), qt, set->words, set->words, qt, set->words,
+                qu, escape_name_tmp(job->path));
+        job->missing += !job->advised;
+        return EXIT_OK;
+}
+
+/* Without --write, with --check, with nothing to change or with a --set
+ * that cannot be done: the diff (or JSON) and how to write it. Exit status:
+ * EXIT_CHANGE for --check with changes, EXIT_FAIL for a missing set. */
+static int job_show(struct fstab_job *job) {
+        bool changes = job->res.n_changes > 0, named_default = streq(job->path, FSTAB_DEFAULT);
+        int r = EXIT_OK;
+
+        if (arg_json)
+                r = print_fstab_json(job->path, &job->res, job->diff, false, NULL, job->drifts);
+        else if (!changes)
+                printf("Nothing to change in %s.\n", job->path);
+        else {
+                fputs(job->diff, stdout);
+                if (!arg_check && !job->missing)
+                        printf("\nTo write this: atimectl fstab%s%s --write%s\n", named_default ? "" : " --file ",
+                               named_default ? "" : job->path, job->advised ? "" : " (with the same --set options)");
+        }
+        if (job->missing && arg_write && changes)
+                fprintf(stderr, "atimectl: not every --set could be done; nothing written.\n");
+        if (fflush(stdout) != 0)
+                r = EXIT_FAIL;
+        if (r == EXIT_OK && job->missing)
+                r = EXIT_FAIL;
+        if (r == EXIT_OK && arg_check && changes)
+                r = EXIT_CHANGE;
+        return r;
+}
+
+/* Checks before anything is written: the new text parses as the old one
+ * does, and findmnt --verify finds no problem the old one did not have. */
+static int job_verify(struct fstab_job *job) {
+        _cleanup_free_ char *new_issues = NULL;
+        int r;
+
+        if (verify_with_libmount(job->text, job->len, job->res.text, job->res.len) < 0)
+                return fail("the new %s does not parse as the old one does; nothing written.", job->path);
+        r = verify_with_findmnt(job->text, job->len, job->res.text, job->res.len, &new_issues);
+        if (r == -ENOENT)
+                fprintf(stderr, "atimectl: findmnt not found; skipping findmnt --verify.\n");
+        else if (r < 0)
+                return fail("cannot run findmnt --verify: %s; nothing written.", strerror(-r));
+        else if (new_issues) {
+                fprintf(stderr, "%s\n", new_issues);
+                return fail("findmnt --verify finds problems in the new %s that the old one does not have; nothing "
+                            "written.", job->path);
+        }
+        return EXIT_OK;
+}
+
+/* Replaces the file (backup, atomic rename) and says where the old one is. */
+static int job_write(struct fstab_job *job) {
+        _cleanup_free_ char *backup = NULL;
+        int r;
+
+        r = fstab_write(job->path, job->text, job->len, job->res.text, job->res.len, NULL, &backup);
+        if (r == -ESTALE)
+                return fail("%s changed while atimectl was working on it; nothing written. Run it again.", job->path);
+        if (r < 0)
+                return fail("cannot write %s: %s", job->path, strerror(-r));
+        if (arg_json)
+                return print_fstab_json(job->path, &job->res, job->diff, true, backup, job->drifts);
+        printf("\nWrote %s; the old one is %s. It applies at the next mount; to apply it now: atimectl "
+               "remount MOUNT.\n",
+               job->path, backup);
+        /* systemd makes mount units of fstab at boot and on daemon-reload. */
+        if (access("/run/systemd/system", F_OK) == 0)
+                printf("systemd reads fstab into mount units: run systemctl daemon-reload.\n");
+        return EXIT_OK;
+}
+
+int cmd_fstab(int argc, char **argv) {
+        _cleanup_(fstab_job_done) struct fstab_job job = { .path = arg_file ? arg_file : FSTAB_DEFAULT };
         int r;
 
         if (arg_check && arg_write) {
                 fprintf(stderr, "atimectl: fstab: --check and --write exclude each other.\n");
                 return EXIT_USAGE;
         }
-
-        STRV_FOREACH(set, arg_set) {
-                _cleanup_free_ char *copy = strdup(*set);
-                char *eq = copy ? strchr(copy, '=') : NULL, t[PATH_MAX];
-                struct policy_spec p;
-
-                if (!copy)
-                        return fail("out of memory");
-                if (!eq || copy[0] != '/') {
-                        fprintf(stderr, "atimectl: --set %s: expected MOUNT=POLICY with an absolute MOUNT, such as "
-                                        "/srv=noatime or /var=relatime,lazytime.\n", *set);
-                        return EXIT_USAGE;
-                }
-                if (parse_policy(eq + 1, &p) < 0) {
-                        fprintf(stderr, "atimectl: --set %s: '%s' is not a policy. %s\n", *set, eq + 1, POLICY_HELP);
-                        return EXIT_USAGE;
-                }
-                *eq = 0;
-                normalize_path(copy, t, sizeof t);
-                if (strv_extend(&targets, t) < 0 || strv_extend(&specs, eq + 1) < 0)
-                        return fail("out of memory");
-        }
-        if (write && geteuid() != 0)
-                return fail("writing %s needs root.", path);
-
-        /* What to change: the --set choices, or else atimed's advice. */
-        n = strv_length(targets);
-        if (n == 0) {
-                json_object *list;
-
-                r = get_recommendations(NULL, &reply, NULL, 0);
-                if (r != EXIT_OK)
-                        return r;
-                list = json_object_object_get(reply, F_RECOMMENDATIONS);
-                for (size_t i = 0; i < json_object_array_length(list); i++) {
-                        json_object *rec = json_object_array_get_idx(list, i);
-                        struct policy_spec p;
-                        _cleanup_free_ char *raw = NULL;
-                        char s[64];
-
-                        if (!spec_of(rec, &p))
-                                continue;
-                        format_spec(&p, s, sizeof s);
-                        /* fstab holds the raw bytes: back from the protocol form. */
-                        if (!get_str(rec, F_TARGET) || name_unescape(get_str(rec, F_TARGET), &raw) < 0 ||
-                            strv_extend(&targets, raw) < 0 || strv_extend(&specs, s) < 0)
-                                return fail("out of memory");
-                }
-        }
-        n = strv_length(targets);
-        reqs = calloc(n ? n : 1, sizeof *reqs);
-        ps = calloc(n ? n : 1, sizeof *ps);
-        if (!reqs || !ps)
-                return fail("out of memory");
-        for (size_t i = 0; i < n; i++) {
-                (void) parse_policy(specs[i], &ps[i]);
-                reqs[i] = (struct fstab_request) { .target = targets[i], .atime = ps[i].atime, .lazytime = ps[i].lazytime,
-                                                   .named = !reply };
-        }
-
-        for (size_t i = 0; !reply && i < n; i++) {
-                r = check_atime_readers(targets[i], ps[i].atime);
-                if (r != EXIT_OK)
-                        return r;
-        }
-
-        /* A symlinked fstab: read and replace the file it points to. */
-        if (realpath(path, real) && !streq(real, path)) {
-                if (!arg_json)
-                        printf("%s is a symbolic link to %s; working on that.\n", path, real);
-                path = real;
-        }
-        r = read_full_file(path, FSTAB_MAX, &text, &len);
-        if (r < 0)
-                return fail("cannot read %s: %s", path, strerror(-r));
-        r = fstab_edit(text, len, reqs, n, &res);
-        if (r < 0)
-                return fail("cannot edit %s: %s", path, strerror(-r));
-
-        STRV_FOREACH(s, res.skipped)
-                fprintf(stderr, "%s: %s\n", escape_name_tmp(path), escape_tmp(*s));
-        if (fstab_drifts(path, &drifts) < 0) {
-                fstab_result_done(&res);
-                return fail("out of memory");
-        }
-        if (!arg_json)
-                STRV_FOREACH(d, drifts)
-                        fprintf(stderr, "Drift: %s.\n", escape_tmp(*d));
-        for (size_t i = 0; i < n; i++) {
-                _cleanup_free_ char *qt = NULL, *qu = NULL;
-                char unit[PATH_MAX * 4];
-
-                if (!strv_contains(res.not_found, targets[i]))
-                        continue;
-                if (!reply && !is_mounted(targets[i])) {
-                        fprintf(stderr, "atimectl: %s is neither in %s nor mounted: nothing to change there.\n",
-                                escape_name_tmp(targets[i]), escape_name_tmp(path));
-                        missing++;
-                        continue;
-                }
-                mount_unit_name(targets[i], unit, sizeof unit);
-                /* Command lines to be copied: each name one quoted word. */
-                qt = shell_quote(targets[i]);
-                qu = shell_quote(unit);
-                if (!qt || !qu)
-                        return fail("out of memory");
-                fprintf(stderr,
-                        "%s is not in %s. Now: atimectl remount %s %s (or mount -o remount,%s %s). To make it last: "
-                        "add %s to Options= of its mount unit (systemctl edit %s), or give it a line in %s.\n",
-                        escape_name_tmp(targets[i]), escape_name_tmp(path), qt, specs[i], specs[i], qt, specs[i], qu,
-                        escape_name_tmp(path));
-                missing += !reply;
-        }
-        r = fstab_diff(text, len, res.text, res.len, path, write ? path : "(with atimectl's changes)", &diff);
-        if (r < 0) {
-                fstab_result_done(&res);
-                return fail("out of memory");
-        }
-        if (res.n_changes == 0 || arg_check || !write || missing) {
-                if (arg_json)
-                        r = print_fstab_json(path, &res, diff, false, NULL, drifts);
-                else if (res.n_changes == 0)
-                        printf("Nothing to change in %s.\n", path);
-                else {
-                        fputs(diff, stdout);
-                        if (!arg_check && !missing)
-                                printf("\nTo write this: atimectl fstab%s%s --write%s\n",
-                                       streq(path, FSTAB_DEFAULT) ? "" : " --file ", streq(path, FSTAB_DEFAULT) ? "" : path,
-                                       reply ? "" : " (with the same --set options)");
-                }
-                if (missing && write && res.n_changes > 0)
-                        fprintf(stderr, "atimectl: not every --set could be done; nothing written.\n");
-                if (fflush(stdout) != 0)
-                        r = EXIT_FAIL;
-                if (r == EXIT_OK && missing)
-                        r = EXIT_FAIL;
-                if (r == EXIT_OK && arg_check && res.n_changes > 0)
-                        r = EXIT_CHANGE;
-                fstab_result_done(&res);
+        r = job_plan(&job);
+        for (size_t i = 0; r == EXIT_OK && !job.advised && i < job.n_sets; i++)
+                r = check_atime_readers(job.sets[i].target, job.sets[i].policy.atime);
+        if (r == EXIT_OK)
+                r = job_edit(&job);
+        if (r == EXIT_OK)
+                r = job_report_notes(&job);
+        for (size_t i = 0; r == EXIT_OK && i < job.n_sets; i++)
+                if (strv_contains(job.res.not_found, job.sets[i].target))
+                        r = job_report_not_found(&job, &job.sets[i]);
+        if (r != EXIT_OK)
                 return r;
-        }
+        if (fstab_diff(job.text, job.len, job.res.text, job.res.len, job.path,
+                       arg_write ? job.path : "(with atimectl's changes)", &job.diff) < 0)
+                return fail("out of memory");
+        if (job.res.n_changes == 0 || arg_check || !arg_write || job.missing)
+                return job_show(&job);
         if (!arg_json)
-                fputs(diff, stdout);
-
-        /* Checks before anything is written. */
-        if (verify_with_libmount(text, len, res.text, res.len) < 0) {
-                fstab_result_done(&res);
-                return fail("the new %s does not parse as the old one does; nothing written.", path);
-        }
-        r = verify_with_findmnt(text, len, res.text, res.len, &new_issues);
-        if (r == -ENOENT)
-                fprintf(stderr, "atimectl: findmnt not found; skipping findmnt --verify.\n");
-        else if (r < 0) {
-                fstab_result_done(&res);
-                return fail("cannot run findmnt --verify: %s; nothing written.", strerror(-r));
-        } else if (new_issues) {
-                fprintf(stderr, "%s\n", new_issues);
-                fstab_result_done(&res);
-                return fail("findmnt --verify finds problems in the new %s that the old one does not have; nothing "
-                            "written.", path);
-        }
-        r = fstab_write(path, text, len, res.text, res.len, NULL, &backup);
-        if (r == -ESTALE) {
-                fstab_result_done(&res);
-                return fail("%s changed while atimectl was working on it; nothing written. Run it again.", path);
-        }
-        if (r < 0) {
-                fstab_result_done(&res);
-                return fail("cannot write %s: %s", path, strerror(-r));
-        }
-        if (arg_json)
-                r = print_fstab_json(path, &res, diff, true, backup, drifts);
-        else {
-                printf("\nWrote %s; the old one is %s. It applies at the next mount; to apply it now: atimectl "
-                       "remount MOUNT.\n",
-                       path, backup);
-                /* systemd makes mount units of fstab at boot and on daemon-reload. */
-                if (access("/run/systemd/system", F_OK) == 0)
-                        printf("systemd reads fstab into mount units: run systemctl daemon-reload.\n");
-        }
-        fstab_result_done(&res);
-        return r;
+                fputs(job.diff, stdout);
+        r = job_verify(&job);
+        return r == EXIT_OK ? job_write(&job) : r;
 }
 
 /* ---------------------------------------------------------------- remount */
 
 /* The options of the mount at target (the top one), from the kernel. */
 static int current_options(const char *target, char **ret_vfs, char **ret_fs) {
-        struct libmnt_table *tb = mnt_new_table();
+        struct libmnt_table *tb = NULL;
         struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
         struct libmnt_fs *fs, *found = NULL;
-        int r = -ENOENT;
+        int r;
 
-        if (!tb || !it) {
-                r = -ENOMEM;
-                goto finish;
-        }
-        if (mnt_table_parse_file(tb, "/proc/self/mountinfo") < 0) {
-                r = -EIO;
-                goto finish;
+        r = it ? mount_table_live(&tb) : -ENOMEM;
+        if (r < 0) {
+                mnt_free_iter(it);
+                return r == -ENOMEM ? r : -EIO;
         }
         while (mnt_table_next_fs(tb, it, &fs) == 0)
                 if (streq_ptr(mnt_fs_get_target(fs), target))
                         found = fs; /* the last one on that target is on top */
+        r = -ENOENT;
         if (found) {
                 *ret_vfs = strdup(mnt_fs_get_vfs_options(found) ?: "");
                 *ret_fs = strdup(mnt_fs_get_fs_options(found) ?: "");
                 r = *ret_vfs && *ret_fs ? 0 : -ENOMEM;
         }
-finish:
         mnt_free_iter(it);
         mnt_unref_table(tb);
         return r;
@@ -796,43 +900,90 @@ static int print_remount_json(const char *target, bool changed, const char *vfs,
         return print_json(o);
 }
 
-int cmd_remount(int argc, char **argv) {
-        _cleanup_free_ char *vfs = NULL, *fsopts = NULL, *vfs_after = NULL, *fs_after = NULL;
-        _cleanup_json_ json_object *reply = NULL;
-        struct policy_spec p;
-        char target[PATH_MAX], spec[64];
-        bool changed;
+/* The POLICY given on the command line, for the mount that holds path (as
+ * findmnt -T finds it), once the atime readers there agree. */
+static int remount_policy_given(const char *path, const char *words, struct policy_spec *p, char *target,
+                                size_t len) {
         int r;
 
-        if (argc > 2) {
-                if (parse_policy(argv[2], &p) < 0) {
-                        fprintf(stderr, "atimectl: remount: '%s' is not a policy. %s\n", argv[2], POLICY_HELP);
-                        return EXIT_USAGE;
-                }
-                /* The mount that holds the path, as findmnt -T. */
-                r = resolve_mount(argv[1], target, sizeof target);
-                if (r < 0)
-                        return fail("cannot find the mount that holds %s: %s", argv[1], strerror(-r));
-                r = check_atime_readers(target, p.atime);
-                if (r != EXIT_OK)
-                        return r;
-        } else {
-                json_object *rec;
-
-                r = get_recommendations(argv[1], &reply, target, sizeof target);
-                if (r != EXIT_OK)
-                        return r;
-                rec = json_object_array_get_idx(json_object_object_get(reply, F_RECOMMENDATIONS), 0);
-                if (!spec_of(rec, &p)) {
-                        json_object *reasons = json_object_object_get(rec, F_REASONS);
-                        const char *why = json_object_get_string(json_object_array_get_idx(reasons, 0));
-
-                        if (arg_json)
-                                return print_remount_json(target, false, NULL, NULL, NULL, NULL, why);
-                        printf("Nothing to change on %s: %s\n", escape_name_tmp(target), escape_tmp(why));
-                        return EXIT_OK;
-                }
+        if (parse_policy(words, p) < 0) {
+                fprintf(stderr, "atimectl: remount: '%s' is not a policy. %s\n", words, POLICY_HELP);
+                return EXIT_USAGE;
         }
+        r = resolve_mount(path, target, len);
+        if (r < 0)
+                return fail("cannot find the mount that holds %s: %s", path, strerror(-r));
+        return check_atime_readers(target, p->atime);
+}
+
+/* atimed's advice for the mount that holds path. When it advises keeping,
+ * says so (text or JSON) and sets *ret_done. */
+static int remount_policy_advised(const char *path, struct policy_spec *p, char *target, size_t len, bool *ret_done) {
+        _cleanup_json_ json_object *reply = NULL;
+        json_object *rec, *reasons;
+        const char *why;
+        int r;
+
+        *ret_done = false;
+        r = get_recommendations(path, &reply, target, len);
+        if (r != EXIT_OK)
+                return r;
+        rec = json_object_array_get_idx(json_object_object_get(reply, F_RECOMMENDATIONS), 0);
+        if (spec_of(rec, p))
+                return EXIT_OK;
+        *ret_done = true;
+        reasons = json_object_object_get(rec, F_REASONS);
+        why = json_object_get_string(json_object_array_get_idx(reasons, 0));
+        if (arg_json)
+                return print_remount_json(target, false, NULL, NULL, NULL, NULL, why);
+        printf("Nothing to change on %s: %s\n", escape_name_tmp(target), escape_tmp(why));
+        return EXIT_OK;
+}
+
+/* Sets the policy on the live mount: the atime flag of the mount, lazytime
+ * of the superblock when it differs from fsopts. */
+static int remount_apply(const char *target, const struct policy_spec *p, const char *vfs, const char *fsopts) {
+        int r;
+
+        if (p->atime && (r = set_atime(target, p->atime, vfs)) < 0)
+                return fail("cannot set %s on %s: %s", p->atime, escape_name_tmp(target), strerror(-r));
+        if (p->lazytime >= 0 && has_opt(fsopts, "lazytime") != (p->lazytime == 1) &&
+            (r = set_lazytime(target, p->lazytime == 1)) < 0)
+                return fail("cannot set %s on %s: %s", p->lazytime ? "lazytime" : "nolazytime", escape_name_tmp(target),
+                            strerror(-r));
+        return EXIT_OK;
+}
+
+/* The options after the change and, when they changed, how to keep them. */
+static int remount_report(const char *target, const char *spec, bool changed, const char *vfs_after,
+                          const char *fs_after) {
+        _cleanup_free_ char *set = NULL, *q = NULL;
+
+        printf("%s after:  %s (superblock: %s)\n", escape_name_tmp(target), escape_tmp(vfs_after), escape_tmp(fs_after));
+        if (!changed) {
+                printf("%s already had %s: nothing changed.\n", escape_name_tmp(target), spec);
+                return EXIT_OK;
+        }
+        if (asprintf(&set, "%s=%s", target, spec) < 0 || !(q = shell_quote(set)))
+                return fail("out of memory");
+        printf("This lasts until %s is mounted again. To keep it: atimectl fstab --set %s --write\n",
+               escape_name_tmp(target), q);
+        return EXIT_OK;
+}
+
+int cmd_remount(int argc, char **argv) {
+        _cleanup_free_ char *vfs = NULL, *fsopts = NULL, *vfs_after = NULL, *fs_after = NULL;
+        struct policy_spec p;
+        char target[PATH_MAX], spec[64];
+        bool changed, done = false;
+        int r;
+
+        if (argc > 2)
+                r = remount_policy_given(argv[1], argv[2], &p, target, sizeof target);
+        else
+                r = remount_policy_advised(argv[1], &p, target, sizeof target, &done);
+        if (r != EXIT_OK || done)
+                return r;
         if (geteuid() != 0)
                 return fail("remounting needs root.");
         r = current_options(target, &vfs, &fsopts);
@@ -843,30 +994,14 @@ int cmd_remount(int argc, char **argv) {
         format_spec(&p, spec, sizeof spec);
         if (!arg_json)
                 printf("%s before: %s (superblock: %s)\n", escape_name_tmp(target), escape_tmp(vfs), escape_tmp(fsopts));
-
-        if (p.atime && (r = set_atime(target, p.atime, vfs)) < 0)
-                return fail("cannot set %s on %s: %s", p.atime, escape_name_tmp(target), strerror(-r));
-        if (p.lazytime >= 0 && has_opt(fsopts, "lazytime") != (p.lazytime == 1) &&
-            (r = set_lazytime(target, p.lazytime == 1)) < 0)
-                return fail("cannot set %s on %s: %s", p.lazytime ? "lazytime" : "nolazytime", escape_name_tmp(target),
-                            strerror(-r));
-
+        r = remount_apply(target, &p, vfs, fsopts);
+        if (r != EXIT_OK)
+                return r;
         r = current_options(target, &vfs_after, &fs_after);
         if (r < 0)
                 return fail("cannot read the mount table: %s", strerror(-r));
         changed = !streq(vfs, vfs_after) || !streq(fsopts, fs_after);
         if (arg_json)
                 return print_remount_json(target, changed, vfs, fsopts, vfs_after, fs_after, NULL);
-        printf("%s after:  %s (superblock: %s)\n", escape_name_tmp(target), escape_tmp(vfs_after), escape_tmp(fs_after));
-        if (!changed)
-                printf("%s already had %s: nothing changed.\n", escape_name_tmp(target), spec);
-        else {
-                _cleanup_free_ char *set = NULL, *q = NULL;
-
-                if (asprintf(&set, "%s=%s", target, spec) < 0 || !(q = shell_quote(set)))
-                        return fail("out of memory");
-                printf("This lasts until %s is mounted again. To keep it: atimectl fstab --set %s --write\n",
-                       escape_name_tmp(target), q);
-        }
-        return EXIT_OK;
+        return remount_report(target, spec, changed, vfs_after, fs_after);
 }

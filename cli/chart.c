@@ -1,6 +1,7 @@
 /* chart.c: terminal charts (see chart.h). */
 #include "chart.h"
 
+#include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <math.h>
@@ -121,89 +122,124 @@ static void time_label(char *buf, size_t len, time_t t, time_t span) {
                  &tm);
 }
 
-void chart_plot(FILE *f, const struct series *s, const bool *marks, const bool *running, size_t width, size_t height,
-                time_t t0, time_t t1, bool unicode) {
-        double *col = calloc(MAX(width, 1u), sizeof *col);
-        bool *mark = calloc(MAX(width, 1u), sizeof *mark);
-        _cleanup_free_ bool *up = calloc(MAX(width, 1u), sizeof *up);
-        char top[16], l0[32], l1[32], l2[32];
-        size_t n, lw;
+/* The columns of a plot: their values, whether a point in each is marked,
+ * whether atimed ran during one of them, and the values' scale. */
+struct plot {
+        double *col;
+        bool *mark, *up;
+        size_t n;
         double max;
+        char top[16]; /* max, as the top label */
+        size_t lw;    /* the labels' width */
+        bool unicode;
+};
 
-        if (!col || !mark || !up)
-                goto finish;
-        n = chart_columns(s, width, col);
-        for (size_t c = 0; c < n; c++)
-                for (size_t i = c * s->n / n; i < (c + 1) * s->n / n; i++) {
-                        mark[c] = mark[c] || (marks && marks[i]);
-                        up[c] = up[c] || (running && running[i]);
+static void plot_done(struct plot *p) {
+        free(p->col);
+        free(p->mark);
+        free(p->up);
+}
+
+/* Averages the series into at most 'width' columns, and carries each
+ * point's flags to its column. */
+static int plot_columns(const struct series *s, const bool *marks, const bool *running, size_t width, struct plot *p) {
+        p->col = calloc(MAX(width, 1u), sizeof *p->col);
+        p->mark = calloc(MAX(width, 1u), sizeof *p->mark);
+        p->up = calloc(MAX(width, 1u), sizeof *p->up);
+        if (!p->col || !p->mark || !p->up)
+                return -ENOMEM;
+        p->n = chart_columns(s, width, p->col);
+        for (size_t c = 0; c < p->n; c++)
+                for (size_t i = c * s->n / p->n; i < (c + 1) * s->n / p->n; i++) {
+                        p->mark[c] = p->mark[c] || (marks && marks[i]);
+                        p->up[c] = p->up[c] || (running && running[i]);
                 }
-        max = column_max(col, n);
-        chart_format_count(top, sizeof top, max);
-        lw = MAX(strlen(top), 1u);
+        p->max = column_max(p->col, p->n);
+        chart_format_count(p->top, sizeof p->top, p->max);
+        p->lw = MAX(strlen(p->top), 1u);
+        return 0;
+}
 
+/* Column c's cell in row 'row' (1 at the bottom) of 'height'. */
+static void plot_cell(FILE *f, const struct plot *p, size_t c, size_t row, size_t height) {
+        double level = isnan(p->col[c]) || p->max <= 0 ? 0 : p->col[c] / p->max * (double) height;
+        double in = level - (double) (row - 1);
+        int e = in >= 1 ? 8 : in <= 0 ? 0 : MAX(1, (int) lround(in * 8));
+
+        /* No value: '?' while atimed ran but had not
+         * measured yet, a dot when it was not running. */
+        if (isnan(p->col[c]) && p->up[c])
+                fputs(row == 1 ? "?" : " ", f);
+        else if (isnan(p->col[c]))
+                fputs(row == 1 ? (p->unicode ? "\u00b7" : ".") : " ", f);
+        else if (row == 1 && e == 0)
+                fputs(p->unicode ? "\u2581" : "_", f); /* measured zero: a flat line */
+        else if (p->unicode)
+                fputs(blocks[e], f);
+        else
+                fputc(ascii[e], f);
+}
+
+/* The bars, top row first, with the scale on the left, and the axis. Row
+ * 'row' shows what is between (row-1)/height and row/height of max. */
+static void plot_bars(FILE *f, const struct plot *p, size_t height) {
         for (size_t row = height; row > 0; row--) {
-                /* Row 'row' shows what is between (row-1)/height and row/height of max. */
-                fprintf(f, "%*s %s", (int) lw, row == height ? top : row == 1 ? "0" : "",
-                        unicode ? (row == height || row == 1 ? "\u2524" : "\u2502") : "|");
-                for (size_t c = 0; c < n; c++) {
-                        double level = isnan(col[c]) || max <= 0 ? 0 : col[c] / max * (double) height;
-                        double in = level - (double) (row - 1);
-                        int e = in >= 1 ? 8 : in <= 0 ? 0 : MAX(1, (int) lround(in * 8));
-
-                        /* No value: '?' while atimed ran but had not
-                         * measured yet, a dot when it was not running. */
-                        if (isnan(col[c]) && up[c])
-                                fputs(row == 1 ? "?" : " ", f);
-                        else if (isnan(col[c]))
-                                fputs(row == 1 ? (unicode ? "\u00b7" : ".") : " ", f);
-                        else if (row == 1 && e == 0)
-                                fputs(unicode ? "\u2581" : "_", f); /* measured zero: a flat line */
-                        else if (unicode)
-                                fputs(blocks[e], f);
-                        else
-                                fputc(ascii[e], f);
-                }
+                fprintf(f, "%*s %s", (int) p->lw, row == height ? p->top : row == 1 ? "0" : "",
+                        p->unicode ? (row == height || row == 1 ? "\u2524" : "\u2502") : "|");
+                for (size_t c = 0; c < p->n; c++)
+                        plot_cell(f, p, c, row, height);
                 fputc('\n', f);
         }
-        fprintf(f, "%*s %s", (int) lw, "", unicode ? "\u2514" : "+");
-        for (size_t c = 0; c < n; c++)
-                fputs(unicode ? "\u2500" : "-", f);
+        fprintf(f, "%*s %s", (int) p->lw, "", p->unicode ? "\u2514" : "+");
+        for (size_t c = 0; c < p->n; c++)
+                fputs(p->unicode ? "\u2500" : "-", f);
         fputc('\n', f);
+}
 
-        /* Time labels at the start, the middle and the end. */
+/* Time labels at the start, the middle and the end, under the columns
+ * when they fit, else "start .. end". */
+static void plot_time_labels(FILE *f, const struct plot *p, time_t t0, time_t t1) {
+        char l0[32], l1[32], l2[32], line[1024];
+        size_t lw = p->lw, n = p->n, w = lw + 2 + n;
+
         time_label(l0, sizeof l0, t0, t1 - t0);
         time_label(l1, sizeof l1, t0 + (t1 - t0) / 2, t1 - t0);
         time_label(l2, sizeof l2, t1, t1 - t0);
-        {
-                char line[1024];
-                size_t w = lw + 2 + n;
+        memset(line, ' ', sizeof line);
+        line[MIN(w, sizeof line - 1)] = 0;
+        if (w < sizeof line && strlen(l0) + strlen(l1) + strlen(l2) + 4 < n) {
+                size_t mid = lw + 2 + n / 2 - strlen(l1) / 2;
 
-                memset(line, ' ', sizeof line);
-                line[MIN(w, sizeof line - 1)] = 0;
-                if (w < sizeof line && strlen(l0) + strlen(l1) + strlen(l2) + 4 < n) {
-                        size_t mid = lw + 2 + n / 2 - strlen(l1) / 2;
+                memcpy(line + lw + 2, l0, strlen(l0));
+                memcpy(line + mid, l1, strlen(l1));
+                memcpy(line + w - strlen(l2), l2, strlen(l2));
+                fprintf(f, "%s\n", line);
+        } else
+                fprintf(f, "%*s %s .. %s\n", (int) lw, "", l0, l2);
+}
 
-                        memcpy(line + lw + 2, l0, strlen(l0));
-                        memcpy(line + mid, l1, strlen(l1));
-                        memcpy(line + w - strlen(l2), l2, strlen(l2));
-                        fprintf(f, "%s\n", line);
-                } else
-                        fprintf(f, "%*s %s .. %s\n", (int) lw, "", l0, l2);
-        }
-        if (marks) {
-                bool any = false;
+/* A marker under every marked column; no line when none is. */
+static void plot_marks(FILE *f, const struct plot *p) {
+        bool any = false;
 
-                for (size_t c = 0; c < n; c++)
-                        any = any || mark[c];
-                if (any) {
-                        fprintf(f, "%*s  ", (int) lw, "");
-                        for (size_t c = 0; c < n; c++)
-                                fputs(mark[c] ? (unicode ? "\u25b2" : "^") : " ", f);
-                        fputc('\n', f);
-                }
-        }
-finish:
-        free(col);
-        free(mark);
+        for (size_t c = 0; c < p->n; c++)
+                any = any || p->mark[c];
+        if (!any)
+                return;
+        fprintf(f, "%*s  ", (int) p->lw, "");
+        for (size_t c = 0; c < p->n; c++)
+                fputs(p->mark[c] ? (p->unicode ? "\u25b2" : "^") : " ", f);
+        fputc('\n', f);
+}
+
+void chart_plot(FILE *f, const struct series *s, const bool *marks, const bool *running, size_t width, size_t height,
+                time_t t0, time_t t1, bool unicode) {
+        _cleanup_(plot_done) struct plot p = { .unicode = unicode };
+
+        if (plot_columns(s, marks, running, width, &p) < 0)
+                return;
+        plot_bars(f, &p, height);
+        plot_time_labels(f, &p, t0, t1);
+        if (marks)
+                plot_marks(f, &p);
 }

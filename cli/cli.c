@@ -160,6 +160,12 @@ const char *get_str(json_object *o, const char *key) {
                        : NULL;
 }
 
+json_object *get_array(json_object *o, const char *key) {
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_array) ? v : NULL;
+}
+
 bool get_bool(json_object *o, const char *key) {
         json_object *v;
 
@@ -179,13 +185,8 @@ bool get_double(json_object *o, const char *key, double *ret) {
 
 #define RESOLVE_TIMEOUT_MSEC 3000
 
-/* realpath() in a child with a deadline: a path through a filesystem that
- * does not answer must not hang atimectl. */
-static int realpath_deadline(const char *path, char *ret, size_t len) {
-        _cleanup_close_ int rfd = -1;
-        int pipefd[2], status;
-        char buf[PATH_MAX + 16];
-        size_t got = 0;
+pid_t fork_with_pipe(int *ret_fd) {
+        int pipefd[2];
         pid_t pid;
 
         if (pipe2(pipefd, O_CLOEXEC) < 0)
@@ -197,19 +198,35 @@ static int realpath_deadline(const char *path, char *ret, size_t len) {
                 return -errno;
         }
         if (pid == 0) {
-                char r[PATH_MAX];
-                int e = realpath(path, r) ? 0 : errno;
-
-                if (e)
-                        dprintf(pipefd[1], "E%d", e);
-                else
-                        dprintf(pipefd[1], "P%s", r);
-                _exit(0);
+                safe_close(pipefd[0]);
+                *ret_fd = pipefd[1];
+                return 0;
         }
         safe_close(pipefd[1]);
-        rfd = pipefd[0];
+        *ret_fd = pipefd[0];
+        return pid;
+}
+
+/* The child of realpath_deadline(): the answer on fd, "P<path>" or "E<errno>". */
+_noreturn_ static void realpath_child(const char *path, int fd) {
+        char r[PATH_MAX];
+        int e = realpath(path, r) ? 0 : errno;
+
+        if (e)
+                dprintf(fd, "E%d", e);
+        else
+                dprintf(fd, "P%s", r);
+        _exit(0);
+}
+
+/* What the child writes to fd until it closes it, NUL-terminated in buf; -ETIMEDOUT (the child killed) if
+ * nothing comes for RESOLVE_TIMEOUT_MSEC. */
+static int read_child_answer(int fd, pid_t pid, char *buf, size_t size) {
+        size_t got = 0;
+        int status;
+
         for (;;) {
-                struct pollfd p = { .fd = rfd, .events = POLLIN };
+                struct pollfd p = { .fd = fd, .events = POLLIN };
                 ssize_t n;
 
                 if (poll(&p, 1, RESOLVE_TIMEOUT_MSEC) <= 0) {
@@ -217,7 +234,7 @@ static int realpath_deadline(const char *path, char *ret, size_t len) {
                         (void) waitpid(pid, &status, 0);
                         return -ETIMEDOUT;
                 }
-                n = read(rfd, buf + got, sizeof buf - 1 - got);
+                n = read(fd, buf + got, size - 1 - got);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n <= 0)
@@ -227,11 +244,45 @@ static int realpath_deadline(const char *path, char *ret, size_t len) {
         buf[got] = 0;
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                 ;
+        return 0;
+}
+
+/* realpath() in a child with a deadline: a path through a filesystem that
+ * does not answer must not hang atimectl. */
+static int realpath_deadline(const char *path, char *ret, size_t len) {
+        _cleanup_close_ int rfd = -1;
+        char buf[PATH_MAX + 16];
+        pid_t pid;
+        int r;
+
+        pid = fork_with_pipe(&rfd);
+        if (pid < 0)
+                return pid;
+        if (pid == 0)
+                realpath_child(path, rfd);
+        r = read_child_answer(rfd, pid, buf, sizeof buf);
+        if (r < 0)
+                return r;
         if (buf[0] == 'E')
                 return -atoi(buf + 1);
         if (buf[0] != 'P' || strlen(buf + 1) >= len)
                 return -EIO;
         strcpy(ret, buf + 1);
+        return 0;
+}
+
+int mount_table_live(struct libmnt_table **ret) {
+        struct libmnt_table *tb = mnt_new_table();
+        int r;
+
+        if (!tb)
+                return -ENOMEM;
+        r = mnt_table_parse_file(tb, "/proc/self/mountinfo");
+        if (r < 0) {
+                mnt_unref_table(tb);
+                return r;
+        }
+        *ret = tb;
         return 0;
 }
 
@@ -243,10 +294,9 @@ int resolve_mount(const char *path, char *ret, size_t len) {
         r = realpath_deadline(path, real, sizeof real);
         if (r < 0)
                 return r;
-        tb = mnt_new_table();
-        if (!tb)
-                return -ENOMEM;
-        r = mnt_table_parse_file(tb, "/proc/self/mountinfo");
+        r = mount_table_live(&tb);
+        if (r < 0)
+                return r;
         /* Up from the path to the nearest mount point; the top mount there. */
         for (char *slash; r == 0;) {
                 struct libmnt_fs *fs = mnt_table_find_target(tb, real, MNT_ITER_BACKWARD);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "macro.h"
 
@@ -47,8 +48,15 @@ int fail_remote(const char *error, json_object *params);
 int print_json(json_object *o);
 
 const char *get_str(json_object *o, const char *key);
+/* o[key] if it is an array, else NULL. */
+json_object *get_array(json_object *o, const char *key);
 bool get_bool(json_object *o, const char *key);
 bool get_double(json_object *o, const char *key, double *ret);
+
+/* The kernel's mount table (/proc/self/mountinfo), parsed by libmount; the
+ * caller unrefs it. -ENOMEM, or libmount's error. */
+struct libmnt_table;
+int mount_table_live(struct libmnt_table **ret);
 
 /* The mount point of the mount that holds path (symlinks resolved, the top
  * mount where several are stacked), as findmnt -T finds it. -errno. */
@@ -66,6 +74,11 @@ int call_target(const char *method, const char *path, json_object *extra, json_o
  * or fstab has no entry for it, -ENOMEM. */
 int fstab_drift(const char *fstab, const char *target, const char *live_atime, bool live_lazytime, char *buf,
                 size_t len);
+
+/* fork() with a pipe from the child to the parent: in the parent the child's
+ * pid and the read end in *ret_fd, in the child 0 and the write end. Both
+ * ends are O_CLOEXEC. -errno. */
+pid_t fork_with_pipe(int *ret_fd);
 
 /* "/srv//www/" -> "/srv/www" without touching the filesystem. */
 void normalize_path(const char *in, char *out, size_t len);

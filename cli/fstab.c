@@ -1,7 +1,10 @@
 /* fstab.c: the /etc/fstab editor behind `atimectl fstab` (see fstab.h). It owns parsing fstab text just
  * enough to find the options field of each entry, rewriting that field and no other byte, the diff shown to
  * the operator, and the safe replacement of the file. libmount is deliberately not used to write: it loses
- * alignment and trailing comments, resets the mode and does not fsync (DESIGN.md section 2). */
+ * alignment and trailing comments, resets the mode and does not fsync (DESIGN.md section 2).
+ *
+ * An edit goes in three steps: parse_entries() finds the entries and their fields, apply_requests() works
+ * out the new options fields, splice_options() puts them into a copy of the text. */
 #include "fstab.h"
 
 #include <errno.h>
@@ -323,11 +326,6 @@ static int validate_request(const struct fstab_request *req) {
         return 0;
 }
 
-struct edit {
-        size_t entry;   /* index into the entries */
-        char *options;  /* the new options field */
-};
-
 static void changes_free(struct fstab_change *c, size_t n) {
         for (size_t i = 0; c && i < n; i++) {
                 free(c[i].target);
@@ -347,52 +345,96 @@ void fstab_result_done(struct fstab_result *r) {
         *r = (struct fstab_result) {};
 }
 
-/* Edits the options of one entry for every request naming it. Returns 1 and the new field in *ret when
- * the field changes, 0 when it does not; *ret_applied tells whether some request was meant for it. */
-static int edit_entry(const char *text, const struct entry *e, const struct fstab_request *reqs, char **targets,
-                      size_t n_reqs, bool *found, char ***notes, bool *ret_applied, char **ret) {
+/* Whether a request that was not named by the user must leave entry e alone. Returns 1 when it must (the
+ * reason noted), 0 when the entry may be edited, -ENOMEM. */
+static int entry_left_alone(const char *text, const struct entry *e, const struct fstab_request *req, char ***notes) {
+        _cleanup_free_ char *reason = NULL;
+        int r;
+
+        if (req->named)
+                return 0;
+        r = skip_reason(text, e, &reason);
+        if (r < 0)
+                return r;
+        if (!reason)
+                return 0;
+        r = note(notes, "line %u: %s", e->line, reason);
+        return r < 0 ? r : 1;
+}
+
+/* The options field of e as items, empty items dropped, in *ret_was, and a copy to edit in *ret_opts.
+ * Returns 0; 1 for an unbalanced quote (noted, nothing returned); -ENOMEM. */
+static int entry_options(const char *text, const struct entry *e, char ***notes, char ***ret_was, char ***ret_opts) {
         _cleanup_strv_free_ char **orig = NULL, **was = NULL, **opts = NULL;
         struct span o = e->field[FIELD_OPTS];
+        int r;
+
+        r = split_options(text + o.start, o.end - o.start, &orig);
+        if (r == -EBADMSG) {
+                r = note(notes, "line %u: unbalanced quote in the options: left alone", e->line);
+                return r < 0 ? r : 1;
+        }
+        if (r < 0)
+                return r;
+        r = strv_drop_empty(orig, &was);
+        if (r < 0)
+                return r;
+        r = strv_copy(was, &opts);
+        if (r < 0)
+                return r;
+        *ret_was = TAKE_PTR(was);
+        *ret_opts = TAKE_PTR(opts);
+        return 0;
+}
+
+/* The new options field of e from its edited items (*opts, which may grow): 1 and the field in *ret, or 0 when the field is left as
+ * it is (the same items as before, or a first item that would read as a comment, noted). -ENOMEM. */
+static int entry_new_field(const struct entry *e, char **was, char ***opts, char ***notes, char **ret) {
+        int r;
+
+        /* Comparing item lists, not bytes, keeps a field whose only flaw is an empty item (",,") as it is. */
+        if (strv_equal(was, *opts))
+                return 0;
+        if (!(*opts)[0] && strv_extend(opts, "defaults") < 0)
+                return -ENOMEM;
+        if ((*opts)[0][0] == '#') {
+                /* An options field that begins with '#' reads as a comment: the
+                 * edit would not survive the next reading of the file. */
+                r = note(notes, "line %u: an option begins with '#': left alone", e->line);
+                return r < 0 ? r : 0;
+        }
+        *ret = strv_join(*opts, ",");
+        return *ret ? 1 : -ENOMEM;
+}
+
+/* Edits the options of one entry for every request naming it, and marks those requests in found[]. Returns
+ * 1 and the new field in *ret when the field changes, 0 when it does not; *ret_applied tells whether some
+ * request was applied to it (not only left it alone). */
+static int edit_entry(const char *text, const struct entry *e, const struct fstab_request *reqs, char **targets,
+                      size_t n_reqs, bool *found, char ***notes, bool *ret_applied, char **ret) {
+        _cleanup_strv_free_ char **was = NULL, **opts = NULL;
         bool applied = false;
         int r;
 
         *ret_applied = false;
         for (size_t i = 0; i < n_reqs; i++) {
-                _cleanup_free_ char *reason = NULL;
                 char **n = NULL;
 
                 if (!streq(targets[i], e->target))
                         continue;
                 found[i] = true;
 
-                if (!reqs[i].named) {
-                        r = skip_reason(text, e, &reason);
+                r = entry_left_alone(text, e, &reqs[i], notes);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        continue;
+                if (!was) {
+                        r = entry_options(text, e, notes, &was, &opts);
                         if (r < 0)
                                 return r;
-                        if (reason) {
-                                r = note(notes, "line %u: %s", e->line, reason);
-                                if (r < 0)
-                                        return r;
+                        if (r > 0)
                                 continue;
-                        }
-                }
-
-                if (!orig) {
-                        r = split_options(text + o.start, o.end - o.start, &orig);
-                        if (r == -EBADMSG) {
-                                r = note(notes, "line %u: unbalanced quote in the options: left alone", e->line);
-                                if (r < 0)
-                                        return r;
-                                continue;
-                        }
-                        if (r < 0)
-                                return r;
-                        r = strv_drop_empty(orig, &was);
-                        if (r < 0)
-                                return r;
-                        r = strv_copy(was, &opts);
-                        if (r < 0)
-                                return r;
                 }
                 applied = true;
 
@@ -404,45 +446,85 @@ static int edit_entry(const char *text, const struct entry *e, const struct fsta
         }
 
         *ret_applied = applied;
-        /* Comparing item lists, not bytes, keeps a field whose only flaw is an empty item (",,") as it is. */
-        if (!applied || strv_equal(was, opts))
+        if (!applied)
                 return 0;
-        if (!opts[0] && strv_extend(&opts, "defaults") < 0)
-                return -ENOMEM;
-        if (opts[0][0] == '#') {
-                /* An options field that begins with '#' reads as a comment: the
-                 * edit would not survive the next reading of the file. */
-                r = note(notes, "line %u: an option begins with '#': left alone", e->line);
-                return r < 0 ? r : 0;
-        }
-        *ret = strv_join(opts, ",");
-        return *ret ? 1 : -ENOMEM;
+        return entry_new_field(e, was, &opts, notes, ret);
 }
 
-int fstab_edit(const char *text, size_t len, const struct fstab_request *reqs, size_t n_reqs, struct fstab_result *ret) {
-        _cleanup_strv_free_ char **targets = NULL, **not_found = NULL, **notes = NULL;
-        _cleanup_free_ bool *found = NULL;
-        _cleanup_free_ struct edit *edits = NULL;
+/* ------------------------------------------------------------------ parse */
+
+/* The bounds of the line at pos: [pos, *ret_end) without its "\n" and without a "\r" before it (a CRLF file
+ * keeps its "\r": it is part of the line end, not of the last field); the next line starts at *ret_next. */
+static void line_bounds(const char *text, size_t len, size_t pos, size_t *ret_end, size_t *ret_next) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t) (nl - text) : len;
+
+        *ret_next = nl ? end + 1 : len;
+        if (end > pos && text[end - 1] == '\r')
+                end--;
+        *ret_end = end;
+}
+
+/* Appends e to the entries, with its unescaped target, and joins it to the group of earlier entries with the
+ * same target (first: the group's first entry, whose count grows). -ENOMEM leaves the entries as they were. */
+static int entries_append(const char *text, struct entry e, struct entry **entries, size_t *n_entries) {
+        struct entry *ne = realloc(*entries, sizeof(struct entry) * (*n_entries + 1));
+
+        if (!ne)
+                return -ENOMEM;
+        *entries = ne;
+        e.target = unescape_field(text + e.field[FIELD_FILE].start, e.field[FIELD_FILE].end - e.field[FIELD_FILE].start);
+        if (!e.target)
+                return -ENOMEM;
+        normalize_path(e.target);
+        e.first = *n_entries;
+        e.count = 1;
+        for (size_t j = 0; j < *n_entries; j++)
+                if (streq(ne[j].target, e.target)) {
+                        e.first = ne[j].first;
+                        ne[e.first].count++;
+                        break;
+                }
+        ne[(*n_entries)++] = e;
+        return 0;
+}
+
+/* Parse step: the entries of the text in line order, comments and blank lines passed over, each with its
+ * target and how many entries share it (count, the same in every entry of a group). A malformed line is
+ * noted ("line N: malformed entry: left alone") and is no entry. The whole text is read before anything is
+ * edited, so that duplicates are known. Returns 0 or -ENOMEM; on failure nothing is returned. */
+static int parse_entries(const char *text, size_t len, char ***notes, struct entry **ret, size_t *ret_n) {
         struct entry *entries = NULL;
-        size_t n_entries = 0, n_edits = 0;
-        struct fstab_change *changes = NULL;
-        size_t n_changes = 0;
-        char *out = NULL;
-        size_t out_len = 0;
+        size_t n_entries = 0;
         unsigned line = 0;
         int r;
 
-        if ((!text && len > 0) || (!reqs && n_reqs > 0) || !ret)
-                return -EINVAL;
-        for (size_t i = 0; i < n_reqs; i++) {
-                r = validate_request(&reqs[i]);
-                if (r < 0)
-                        return r;
-        }
+        for (size_t pos = 0, end, next; pos < len; pos = next) {
+                struct entry e = { .line = ++line };
 
-        targets = calloc(n_reqs + 1, sizeof(char *));
-        found = calloc(n_reqs + 1, sizeof(bool));
-        if (!targets || !found)
+                line_bounds(text, len, pos, &end, &next);
+                r = split_line(text, pos, end, &e);
+                if (r == -EBADMSG)
+                        r = note(notes, "line %u: malformed entry: left alone", e.line);
+                else if (r > 0)
+                        r = entries_append(text, e, &entries, &n_entries);
+                if (r < 0) {
+                        entries_free(entries, n_entries);
+                        return r;
+                }
+        }
+        for (size_t j = 0; j < n_entries; j++)
+                entries[j].count = entries[entries[j].first].count;
+        *ret = entries;
+        *ret_n = n_entries;
+        return 0;
+}
+
+/* The request targets as entry targets are kept (trailing slashes dropped), in request order. */
+static int request_targets(const struct fstab_request *reqs, size_t n_reqs, char ***ret) {
+        _cleanup_strv_free_ char **targets = calloc(n_reqs + 1, sizeof(char *));
+
+        if (!targets)
                 return -ENOMEM;
         for (size_t i = 0; i < n_reqs; i++) {
                 targets[i] = strdup(reqs[i].target);
@@ -450,107 +532,92 @@ int fstab_edit(const char *text, size_t len, const struct fstab_request *reqs, s
                         return -ENOMEM;
                 normalize_path(targets[i]);
         }
+        *ret = TAKE_PTR(targets);
+        return 0;
+}
 
-        /* First pass: find the entries, so that duplicates are known before anything is edited. */
-        for (size_t pos = 0; pos < len;) {
-                const char *nl = memchr(text + pos, '\n', len - pos);
-                size_t end = nl ? (size_t) (nl - text) : len, next = nl ? end + 1 : len;
-                struct entry e = { .line = ++line };
+/* ------------------------------------------------------------------ apply */
 
-                /* A CRLF file keeps its "\r": it is part of the line end, not of the last field. */
-                if (end > pos && text[end - 1] == '\r')
-                        end--;
+/* Notes that entry j's mount point is listed more than once, when j is the group's second entry: told once
+ * per mount point. Placeholders ("none") are not mount points, so several of them are normal. */
+static int note_duplicate(const struct entry *entries, size_t j, char ***notes) {
+        const struct entry *e = &entries[j];
 
-                r = split_line(text, pos, end, &e);
-                pos = next;
-                if (r == 0)
-                        continue;
-                if (r == -EBADMSG) {
-                        r = note(&notes, "line %u: malformed entry: left alone", e.line);
-                        if (r < 0)
-                                goto fail;
-                        continue;
-                }
+        if (e->count <= 1 || e->first == j || is_placeholder(e->target))
+                return 0;
+        for (size_t k = e->first + 1; k < j; k++)
+                if (entries[k].first == e->first)
+                        return 0;
+        return note(notes, "line %u: %s is listed more than once; changed every line", e->line, e->target);
+}
 
-                struct entry *ne = realloc(entries, sizeof(struct entry) * (n_entries + 1));
-                if (!ne) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                entries = ne;
-                e.target = unescape_field(text + e.field[FIELD_FILE].start,
-                                          e.field[FIELD_FILE].end - e.field[FIELD_FILE].start);
-                if (!e.target) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                normalize_path(e.target);
-                e.first = n_entries;
-                e.count = 1;
-                for (size_t j = 0; j < n_entries; j++)
-                        if (streq(entries[j].target, e.target)) {
-                                e.first = entries[j].first;
-                                entries[e.first].count++;
-                                break;
-                        }
-                entries[n_entries++] = e;
-        }
-        for (size_t j = 0; j < n_entries; j++)
-                entries[j].count = entries[entries[j].first].count;
+/* Fills c with the change of entry e's options field to 'options' (taken). On failure c holds what it got,
+ * for changes_free(). */
+static int change_record(const char *text, const struct entry *e, char *options, struct fstab_change *c) {
+        c->line = e->line;
+        c->target = strdup(e->target);
+        c->old_options = span_dup(text, e->field[FIELD_OPTS]);
+        c->new_options = options;
+        return c->target && c->old_options ? 0 : -ENOMEM;
+}
 
-        edits = calloc(n_entries + 1, sizeof(struct edit));
-        changes = calloc(n_entries + 1, sizeof(struct fstab_change));
-        if (!edits || !changes) {
-                r = -ENOMEM;
-                goto fail;
-        }
+/* The edits apply_requests() found: changes[k] is the change of entries[entry[k]]. */
+struct edits {
+        struct fstab_change *changes;
+        size_t *entry;
+        size_t n;
+};
 
-        for (size_t j = 0; j < n_entries; j++) {
-                struct entry *e = &entries[j];
-                _cleanup_free_ char *opts = NULL;
+static void edits_done(struct edits *d) {
+        changes_free(d->changes, d->n);
+        free(d->entry);
+        *d = (struct edits) {};
+}
+
+/* Apply step: applies the requests to every entry they name, in line order, and marks in found[] the
+ * requests that named some entry. What is left alone and why is noted. The changed fields in *ret (changes
+ * NULL when nothing changes). Returns 0 or -ENOMEM; on failure nothing is returned. */
+static int apply_requests(const char *text, const struct entry *entries, size_t n_entries,
+                          const struct fstab_request *reqs, char **targets, size_t n_reqs, bool *found, char ***notes,
+                          struct edits *ret) {
+        struct edits d = {
+                .changes = calloc(n_entries + 1, sizeof(struct fstab_change)),
+                .entry = calloc(n_entries + 1, sizeof(size_t)),
+        };
+        int r = d.changes && d.entry ? 0 : -ENOMEM;
+
+        for (size_t j = 0; r >= 0 && j < n_entries; j++) {
+                char *opts = NULL;
                 bool applied;
                 int changed;
 
-                changed = r = edit_entry(text, e, reqs, targets, n_reqs, found, &notes, &applied, &opts);
-                if (r < 0)
-                        goto fail;
-
-                /* Told once per mount point, on its second line; placeholders ("none") are not mount
-                 * points, so several of them are normal. */
-                if (applied && e->count > 1 && e->first != j && !is_placeholder(e->target)) {
-                        bool second = true;
-
-                        for (size_t k = e->first + 1; k < j; k++)
-                                if (entries[k].first == e->first)
-                                        second = false;
-                        if (second) {
-                                r = note(&notes, "line %u: %s is listed more than once; changed every line", e->line,
-                                         e->target);
-                                if (r < 0)
-                                        goto fail;
-                        }
-                }
-
-                if (changed == 0)
+                changed = r = edit_entry(text, &entries[j], reqs, targets, n_reqs, found, notes, &applied, &opts);
+                if (r >= 0 && applied)
+                        r = note_duplicate(entries, j, notes);
+                if (r < 0 || changed == 0) {
+                        free(opts);
                         continue;
-
-                struct fstab_change *c = &changes[n_changes];
-                c->line = e->line;
-                c->target = strdup(e->target);
-                c->old_options = span_dup(text, e->field[FIELD_OPTS]);
-                if (!c->target || !c->old_options) {
-                        n_changes++;
-                        r = -ENOMEM;
-                        goto fail;
                 }
-                c->new_options = strdup(opts);
-                n_changes++;
-                if (!c->new_options) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                edits[n_edits++] = (struct edit) { .entry = j, .options = c->new_options };
+                d.entry[d.n] = j;
+                r = change_record(text, &entries[j], opts, &d.changes[d.n++]);
         }
+        if (r < 0) {
+                edits_done(&d);
+                return r;
+        }
+        if (d.n == 0) {
+                free(d.changes);
+                d.changes = NULL;
+        }
+        *ret = d;
+        return 0;
+}
+
+/* The targets of the requests that named no entry, as the user spelled them, each once (strv, NULL if
+ * none). */
+static int requests_not_found(const struct fstab_request *reqs, char **targets, const bool *found, size_t n_reqs,
+                              char ***ret) {
+        _cleanup_strv_free_ char **not_found = NULL;
 
         for (size_t i = 0; i < n_reqs; i++) {
                 bool dup = false;
@@ -560,66 +627,110 @@ int fstab_edit(const char *text, size_t len, const struct fstab_request *reqs, s
                 for (size_t k = 0; k < i; k++)
                         if (!found[k] && streq(targets[k], targets[i]))
                                 dup = true;
-                if (!dup && strv_extend(&not_found, reqs[i].target) < 0) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
+                if (!dup && strv_extend(&not_found, reqs[i].target) < 0)
+                        return -ENOMEM;
         }
+        *ret = TAKE_PTR(not_found);
+        return 0;
+}
 
-        /* Splice the new fields in; every other byte is copied as it was. */
-        out_len = len;
-        for (size_t k = 0; k < n_edits; k++) {
-                struct span o = entries[edits[k].entry].field[FIELD_OPTS];
+/* ------------------------------------------------------------------ splice */
 
-                out_len = out_len - (o.end - o.start) + strlen(edits[k].options) + entries[edits[k].entry].bare;
+/* Splice step: the text with the edited options fields in place of the old ones and every other byte copied
+ * as it was; a bare entry gets its new fourth field after a separator like the one before its third. The
+ * result is NUL-terminated; its length in *ret_len. */
+static int splice_options(const char *text, size_t len, const struct entry *entries, const struct edits *d,
+                          char **ret, size_t *ret_len) {
+        size_t out_len = len, from = 0;
+        char *out, *p;
+
+        for (size_t k = 0; k < d->n; k++) {
+                const struct entry *e = &entries[d->entry[k]];
+
+                out_len = out_len - (e->field[FIELD_OPTS].end - e->field[FIELD_OPTS].start) +
+                          strlen(d->changes[k].new_options) + e->bare;
         }
-        out = malloc(out_len + 1);
-        if (!out) {
-                r = -ENOMEM;
-                goto fail;
+        out = p = malloc(out_len + 1);
+        if (!out)
+                return -ENOMEM;
+        for (size_t k = 0; k < d->n; k++) {
+                const struct entry *e = &entries[d->entry[k]];
+                struct span o = e->field[FIELD_OPTS];
+                size_t l = strlen(d->changes[k].new_options);
+
+                memcpy(p, text + from, o.start - from);
+                p += o.start - from;
+                if (e->bare)
+                        *p++ = text[e->field[FIELD_TYPE].start - 1];
+                memcpy(p, d->changes[k].new_options, l);
+                p += l;
+                from = o.end;
         }
-        {
-                size_t from = 0;
-                char *p = out;
+        if (len > from)
+                memcpy(p, text + from, len - from);
+        out[out_len] = 0;
+        *ret = out;
+        *ret_len = out_len;
+        return 0;
+}
 
-                for (size_t k = 0; k < n_edits; k++) {
-                        struct span o = entries[edits[k].entry].field[FIELD_OPTS];
-                        size_t l = strlen(edits[k].options);
+/* ------------------------------------------------------------------ the edit */
 
-                        memcpy(p, text + from, o.start - from);
-                        p += o.start - from;
-                        /* A new fourth field, separated as the third is. */
-                        if (entries[edits[k].entry].bare)
-                                *p++ = text[entries[edits[k].entry].field[FIELD_TYPE].start - 1];
-                        memcpy(p, edits[k].options, l);
-                        p += l;
-                        from = o.end;
-                }
-                if (len > from)
-                        memcpy(p, text + from, len - from);
-                out[out_len] = 0;
+static int validate_call(const char *text, size_t len, const struct fstab_request *reqs, size_t n_reqs,
+                         const struct fstab_result *ret) {
+        if ((!text && len > 0) || (!reqs && n_reqs > 0) || !ret)
+                return -EINVAL;
+        for (size_t i = 0; i < n_reqs; i++) {
+                int r = validate_request(&reqs[i]);
+
+                if (r < 0)
+                        return r;
         }
+        return 0;
+}
 
+int fstab_edit(const char *text, size_t len, const struct fstab_request *reqs, size_t n_reqs, struct fstab_result *ret) {
+        _cleanup_strv_free_ char **targets = NULL, **not_found = NULL, **notes = NULL;
+        _cleanup_free_ bool *found = NULL;
+        struct entry *entries = NULL;
+        size_t n_entries = 0, out_len = 0;
+        struct edits d = {};
+        char *out = NULL;
+        int r;
+
+        r = validate_call(text, len, reqs, n_reqs, ret);
+        if (r < 0)
+                return r;
+        r = request_targets(reqs, n_reqs, &targets);
+        if (r < 0)
+                return r;
+        found = calloc(n_reqs + 1, sizeof(bool));
+        if (!found)
+                return -ENOMEM;
+
+        r = parse_entries(text, len, &notes, &entries, &n_entries);
+        if (r < 0)
+                return r;
+        r = apply_requests(text, entries, n_entries, reqs, targets, n_reqs, found, &notes, &d);
+        if (r >= 0)
+                r = requests_not_found(reqs, targets, found, n_reqs, &not_found);
+        if (r >= 0)
+                r = splice_options(text, len, entries, &d, &out, &out_len);
         entries_free(entries, n_entries);
-        if (n_changes == 0) {
-                free(changes);
-                changes = NULL;
+        free(d.entry);
+        if (r < 0) {
+                changes_free(d.changes, d.n);
+                return r;
         }
         *ret = (struct fstab_result) {
                 .text = out,
                 .len = out_len,
-                .changes = changes,
-                .n_changes = n_changes,
+                .changes = d.changes,
+                .n_changes = d.n,
                 .not_found = TAKE_PTR(not_found),
                 .skipped = TAKE_PTR(notes),
         };
         return 0;
-
-fail:
-        entries_free(entries, n_entries);
-        changes_free(changes, n_changes);
-        free(out);
-        return r;
 }
 
 struct text_line {
@@ -675,13 +786,103 @@ static void print_range(FILE *f, size_t start, size_t count) {
 
 #define DIFF_CONTEXT 3
 
+/* Which lines differ, paired by position: past the end of the shorter text every line is a change. The
+ * flags in *ret (one more than needed, false), their number, the longer text's line count, in *ret_n. */
+static int changed_lines(const struct text_line *a, size_t na, const struct text_line *b, size_t nb, bool **ret,
+                         size_t *ret_n) {
+        size_t n = MAX(na, nb);
+        bool *changed = calloc(n + 1, sizeof(bool));
+
+        if (!changed)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                changed[i] = i >= na || i >= nb || !line_eq(&a[i], &b[i]);
+        *ret = changed;
+        *ret_n = n;
+        return 0;
+}
+
+/* The last changed line of the hunk that begins with the change at 'first': changes with at most
+ * 2 * context unchanged lines between them share a hunk, as in diff. */
+static size_t hunk_last(const bool *changed, size_t n, size_t first) {
+        size_t last = first;
+
+        for (size_t k = first + 1; k < n && k <= last + 2 * DIFF_CONTEXT + 1; k++)
+                if (changed[k])
+                        last = k;
+        return last;
+}
+
+/* Prints the hunk of lines [start, end): its header, then context lines and each run of changes as the old
+ * lines, then the new ones. */
+static void print_hunk(FILE *f, const struct text_line *a, size_t na, const struct text_line *b, size_t nb,
+                       const bool *changed, size_t start, size_t end) {
+        fputs("@@ -", f);
+        print_range(f, MIN(start, na), MIN(end, na) - MIN(start, na));
+        fputs(" +", f);
+        print_range(f, MIN(start, nb), MIN(end, nb) - MIN(start, nb));
+        fputs(" @@\n", f);
+
+        for (size_t k = start; k < end;) {
+                size_t run;
+
+                if (!changed[k]) {
+                        print_line(f, ' ', &a[k]);
+                        k++;
+                        continue;
+                }
+                for (run = k; run < end && changed[run]; run++)
+                        ;
+                for (size_t m = k; m < run && m < na; m++)
+                        print_line(f, '-', &a[m]);
+                for (size_t m = k; m < run && m < nb; m++)
+                        print_line(f, '+', &b[m]);
+                k = run;
+        }
+}
+
+/* The hunks of two split texts, with their header lines, into the memory stream's buffer in *ret. */
+static int write_diff(const struct text_line *a, size_t na, const struct text_line *b, size_t nb,
+                      const char *old_label, const char *new_label, char **ret) {
+        _cleanup_free_ bool *changed = NULL;
+        _cleanup_free_ char *buf = NULL;
+        size_t n, size = 0;
+        FILE *f;
+        int r;
+
+        r = changed_lines(a, na, b, nb, &changed, &n);
+        if (r < 0)
+                return r;
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+        fprintf(f, "--- %s\n+++ %s\n", old_label, new_label);
+        for (size_t i = 0; i < n;) {
+                size_t start, end;
+
+                if (!changed[i]) {
+                        i++;
+                        continue;
+                }
+                start = i > DIFF_CONTEXT ? i - DIFF_CONTEXT : 0;
+                end = MIN(n, hunk_last(changed, n, i) + 1 + DIFF_CONTEXT);
+                print_hunk(f, a, na, b, nb, changed, start, end);
+                i = end;
+        }
+        if (ferror(f)) {
+                fclose(f);
+                return -ENOMEM;
+        }
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
 int fstab_diff(const char *old_text, size_t old_len, const char *new_text, size_t new_len, const char *old_label,
                const char *new_label, char **ret) {
         _cleanup_free_ struct text_line *a = NULL, *b = NULL;
-        _cleanup_free_ bool *changed = NULL;
-        _cleanup_free_ char *buf = NULL;
-        size_t na = 0, nb = 0, n, size = 0;
-        FILE *f;
+        size_t na = 0, nb = 0;
         int r;
 
         if ((!old_text && old_len > 0) || (!new_text && new_len > 0) || !old_label || !new_label || !ret)
@@ -698,68 +899,7 @@ int fstab_diff(const char *old_text, size_t old_len, const char *new_text, size_
         r = split_text(new_text, new_len, &b, &nb);
         if (r < 0)
                 return r;
-
-        /* Lines are paired by position; past the end of the shorter text every line is a change. */
-        n = MAX(na, nb);
-        changed = calloc(n + 1, sizeof(bool));
-        if (!changed)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                changed[i] = i >= na || i >= nb || !line_eq(&a[i], &b[i]);
-
-        f = open_memstream(&buf, &size);
-        if (!f)
-                return -ENOMEM;
-        fprintf(f, "--- %s\n+++ %s\n", old_label, new_label);
-
-        for (size_t i = 0; i < n;) {
-                size_t first, last, start, end;
-
-                if (!changed[i]) {
-                        i++;
-                        continue;
-                }
-                /* Changes with at most 2 * context unchanged lines between them share a hunk, as in diff. */
-                first = last = i;
-                for (size_t k = i + 1; k < n && k <= last + 2 * DIFF_CONTEXT + 1; k++)
-                        if (changed[k])
-                                last = k;
-                start = first > DIFF_CONTEXT ? first - DIFF_CONTEXT : 0;
-                end = MIN(n, last + 1 + DIFF_CONTEXT);
-
-                fputs("@@ -", f);
-                print_range(f, MIN(start, na), MIN(end, na) - MIN(start, na));
-                fputs(" +", f);
-                print_range(f, MIN(start, nb), MIN(end, nb) - MIN(start, nb));
-                fputs(" @@\n", f);
-
-                for (size_t k = start; k < end;) {
-                        size_t run;
-
-                        if (!changed[k]) {
-                                print_line(f, ' ', &a[k]);
-                                k++;
-                                continue;
-                        }
-                        for (run = k; run < end && changed[run]; run++)
-                                ;
-                        for (size_t m = k; m < run && m < na; m++)
-                                print_line(f, '-', &a[m]);
-                        for (size_t m = k; m < run && m < nb; m++)
-                                print_line(f, '+', &b[m]);
-                        k = run;
-                }
-                i = end;
-        }
-
-        if (ferror(f)) {
-                fclose(f);
-                return -ENOMEM;
-        }
-        if (fclose(f) != 0)
-                return -ENOMEM;
-        *ret = TAKE_PTR(buf);
-        return 0;
+        return write_diff(a, na, b, nb, old_label, new_label, ret);
 }
 
 static int read_fd_full(int fd, char **ret, size_t *ret_len) {
@@ -871,11 +1011,25 @@ static int fsync_directory_of(const char *path) {
         return 0;
 }
 
-static int write_backup(const char *path, const char *backup_path, const char *content, size_t len,
-                        const struct stat *st, char **ret) {
-        _cleanup_free_ char *name = NULL;
-        _cleanup_close_ int fd = -1;
+/* Gives the new file fd the owner and mode in st and the content text, fsync'd. */
+static int fill_copy(int fd, const struct stat *st, const char *text, size_t len) {
         int r;
+
+        r = copy_owner_mode(fd, st);
+        if (r >= 0)
+                r = write_all(fd, text, len);
+        if (r >= 0 && fsync(fd) < 0)
+                r = negative_errno();
+        return r;
+}
+
+/* Creates the backup file, never over an existing one: backup_path, or by default
+ * "<path>.atimectl-<unix seconds>" with ".N" appended if that exists. Its name in *ret_name, the open file
+ * in *ret_fd. */
+static int create_backup(const char *path, const char *backup_path, char **ret_name, int *ret_fd) {
+        _cleanup_free_ char *name = NULL;
+        long long now = (long long) time(NULL);
+        int fd = -1;
 
         if (backup_path) {
                 name = strdup(backup_path);
@@ -884,29 +1038,37 @@ static int write_backup(const char *path, const char *backup_path, const char *c
                 fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
                 if (fd < 0)
                         return negative_errno();
-        } else {
-                /* Two runs within one second must not overwrite the first backup, the one that holds
-                 * the file as the operator left it. */
-                long long now = (long long) time(NULL);
-
-                for (unsigned attempt = 0; fd < 0; attempt++) {
-                        free(name);
-                        if ((attempt == 0 ? asprintf(&name, "%s.atimectl-%lld", path, now)
-                                          : asprintf(&name, "%s.atimectl-%lld.%u", path, now, attempt)) < 0) {
-                                name = NULL;
-                                return -ENOMEM;
-                        }
-                        fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
-                        if (fd < 0 && (errno != EEXIST || attempt >= 100))
-                                return negative_errno();
-                }
         }
+        /* Two runs within one second must not overwrite the first backup, the one that holds the file as the
+         * operator left it. */
+        for (unsigned attempt = 0; fd < 0; attempt++) {
+                free(name);
+                if ((attempt == 0 ? asprintf(&name, "%s.atimectl-%lld", path, now)
+                                  : asprintf(&name, "%s.atimectl-%lld.%u", path, now, attempt)) < 0) {
+                        name = NULL;
+                        return -ENOMEM;
+                }
+                fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+                if (fd < 0 && (errno != EEXIST || attempt >= 100))
+                        return negative_errno();
+        }
+        *ret_name = TAKE_PTR(name);
+        *ret_fd = fd;
+        return 0;
+}
 
-        r = copy_owner_mode(fd, st);
-        if (r >= 0)
-                r = write_all(fd, content, len);
-        if (r >= 0 && fsync(fd) < 0)
-                r = negative_errno();
+/* Writes content to a new backup file (see create_backup()) with the owner and mode in st, fsync'd with its
+ * directory; its name in *ret. On failure no backup is left. */
+static int write_backup(const char *path, const char *backup_path, const char *content, size_t len,
+                        const struct stat *st, char **ret) {
+        _cleanup_free_ char *name = NULL;
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        r = create_backup(path, backup_path, &name, &fd);
+        if (r < 0)
+                return r;
+        r = fill_copy(fd, st, content, len);
         if (r >= 0)
                 r = fsync_directory_of(name);
         if (r < 0) {
@@ -927,10 +1089,44 @@ static int temp_name_for(const char *path, char **ret) {
         return asprintf(ret, "%.*s.%s.atimectl-XXXXXX", dirlen, path, base) < 0 ? -ENOMEM : 0;
 }
 
+/* Writes text to a new temporary file beside 'path' with the owner and mode in st, fsync'd; its name in
+ * *ret. On failure no temporary file is left. */
+static int write_temp_copy(const char *path, const struct stat *st, const char *text, size_t len, char **ret) {
+        _cleanup_free_ char *tmp = NULL;
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        r = temp_name_for(path, &tmp);
+        if (r < 0)
+                return r;
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        r = fill_copy(fd, st, text, len);
+        if (r < 0) {
+                (void) unlink(tmp);
+                return r;
+        }
+        *ret = TAKE_PTR(tmp);
+        return 0;
+}
+
+/* The old text unchanged in 'path', moves the written copy tmp over it. On failure tmp is removed. */
+static int replace_with(const char *path, const char *tmp, const char *expected_old, size_t old_len) {
+        int r;
+
+        /* Someone may have edited the file while the backup and the new copy were being written. */
+        r = check_unchanged(path, expected_old, old_len, NULL);
+        if (r >= 0 && rename(tmp, path) < 0)
+                r = negative_errno();
+        if (r < 0)
+                (void) unlink(tmp);
+        return r;
+}
+
 int fstab_write(const char *path, const char *expected_old, size_t old_len, const char *new_text, size_t new_len,
                 const char *backup_path, char **ret_backup) {
         _cleanup_free_ char *backup = NULL, *tmp = NULL;
-        _cleanup_close_ int fd = -1;
         struct stat st, lst;
         int r;
 
@@ -950,40 +1146,13 @@ int fstab_write(const char *path, const char *expected_old, size_t old_len, cons
         r = write_backup(path, backup_path, expected_old, old_len, &st, &backup);
         if (r < 0)
                 return r;
-
-        r = temp_name_for(path, &tmp);
-        if (r < 0)
-                goto fail;
-        fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0) {
-                r = negative_errno();
-                free(tmp);
-                tmp = NULL;
-                goto fail;
+        r = write_temp_copy(path, &st, new_text, new_len, &tmp);
+        if (r >= 0)
+                r = replace_with(path, tmp, expected_old, old_len);
+        if (r < 0) {
+                (void) unlink(backup);
+                return r;
         }
-        r = copy_owner_mode(fd, &st);
-        if (r < 0)
-                goto fail;
-        r = write_all(fd, new_text, new_len);
-        if (r < 0)
-                goto fail;
-        if (fsync(fd) < 0) {
-                r = negative_errno();
-                goto fail;
-        }
-        fd = safe_close(fd);
-
-        /* Someone may have edited the file while the backup and the new copy were being written. */
-        r = check_unchanged(path, expected_old, old_len, NULL);
-        if (r < 0)
-                goto fail;
-
-        if (rename(tmp, path) < 0) {
-                r = negative_errno();
-                goto fail;
-        }
-        free(tmp);
-        tmp = NULL;
 
         /* The file is replaced by now; a failure here only means the rename may not be durable yet, so the
          * backup is kept. */
@@ -993,10 +1162,4 @@ int fstab_write(const char *path, const char *expected_old, size_t old_len, cons
 
         *ret_backup = TAKE_PTR(backup);
         return 0;
-
-fail:
-        if (tmp)
-                (void) unlink(tmp);
-        (void) unlink(backup);
-        return r;
 }
