@@ -162,30 +162,42 @@ void estimate_decay(struct inode_rate *r, double seconds) {
 }
 
 #define MIN_AGE_LOOKS 10.0
+#define MIN_AGE_TICKS 2 /* x at least: faster, the ticks' own limit rules */
 
 bool estimate_rate_from_ages(const struct inode_rate *r, double *q, double *lo, double *hi) {
-        double n = r->ages, x, f1, f2, scale;
+        double n = r->ages, w1, w2, g1, g2, k1, scale;
         unsigned i = 0;
 
         if (n < MIN_AGE_LOOKS)
                 return false;
-        /* x: the largest power of two up to a quarter of the mean age. */
-        while (i + 2 < AGE_BINS && (double) (1u << (i + 1)) <= r->age_sum / n / 4)
+        /* x = 2^i: the largest power of two up to a quarter of the mean
+         * age, or MIN_AGE_TICKS if that is at most half of it;
+         * under MIN_AGE_TICKS the reader is near one update a tick, which
+         * seen / (seen + empty) and the hits measure (ages say little
+         * there: the tick of a look is only partly over). */
+        while (i + 2 < AGE_BINS && (double) (1u << (i + 1)) <= fmax(r->age_sum / n / 4, MIN_AGE_TICKS) &&
+               (double) (1u << (i + 1)) <= r->age_sum / n / 2)
                 i++;
-        x = (double) (1u << i);
-        f1 = r->age_below[i] / n;
-        f2 = r->age_below[i + 1] / n;
-        *q = f1 / x;
-        /* The share below x grows slower than x as x nears the gaps (the
-         * age's density falls from its value at 0): the line through x and
-         * 2x, taken to 0, makes up most of that, while it stays straight. */
-        if (i > 0 && f2 < 0.5)
-                *q = fmax(*q, 2 * f1 / x - f2 / (2 * x));
+        if ((1u << i) < MIN_AGE_TICKS)
+                return false;
+        /* Ages 1 to x - 1 and 1 to 2x - 1: whole ticks only, as the tick of
+         * the look is partly over. Their share per tick is q while the
+         * window is short beside the gaps and falls as it nears them: the
+         * line through the two, taken to a window of 0, makes up most of
+         * that, while it stays straight. */
+        k1 = r->age_below[i] - r->age_below[0];
+        w1 = (double) (1u << i) - 1;
+        w2 = (double) (2u << i) - 1;
+        g1 = k1 / n / w1;
+        g2 = (r->age_below[i + 1] - r->age_below[0]) / n / w2;
+        *q = g1;
+        if (g2 * w2 < 0.9)
+                *q = fmax(g1, (w2 * g1 - w1 * g2) / (w2 - w1));
         *q = fmin(*q, 1);
-        wilson(r->age_below[i], n, lo, hi);
-        scale = f1 > 0 ? *q / (f1 / x) : 1;
-        *lo = fmin(1, *lo / x * scale);
-        *hi = fmin(1, *hi / x * scale);
+        wilson(fmax(0, k1), n, lo, hi);
+        scale = g1 > 0 ? *q / g1 : 1;
+        *lo = fmin(1, *lo / w1 * scale);
+        *hi = fmin(1, *hi / w1 * scale);
         return true;
 }
 

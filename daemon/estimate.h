@@ -63,10 +63,11 @@ int estimate_activity(double changed, uint64_t sample, uint64_t population, doub
  * comes out twice too high, and every unseen span is credited updates that
  * a regular reader slower than the looks never makes. So each look's age
  * is also kept in a histogram: for any stationary reader, regular, random
- * or bursty, the share of looks that find an age below x ticks is about
- * q * x while x is small beside the gaps between updates (the density of
- * the age at 0 is the rate). estimate_settle() takes q from there, x a
- * quarter of the mean age (extrapolated from x and 2x to 0), and credits
+ * or bursty, the share of looks that find an age of 1 to x whole ticks is
+ * about q * x while x is small beside the gaps between updates (the density
+ * of the age at 0 is the rate). estimate_settle() takes q from there, x a
+ * quarter of the mean age, at least 2 (extrapolated from x and 2x to 0;
+ * with a mean age under 4 ticks the first estimate stands), and credits
  * an inode looked at every second or so q times the interval's ticks, but
  * never fewer than the changes seen. The looks must come at times
  * unrelated to the reader's: the fine sweep's are jittered, or a reader
