@@ -10,6 +10,7 @@
 
 #include "escape.h"
 #include "log.h"
+#include "time-util.h"
 
 static int max_level = LOG_INFO;
 static int prefix_mode = -1; /* -1: auto */
@@ -84,11 +85,7 @@ int log_internal(int level, int error, const char *fmt, ...) {
 }
 
 bool log_ratelimit_test(LogRatelimit *rl, int level) {
-        struct timespec ts;
-        uint64_t now;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        now = (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
         if (rl->begin == 0 || now >= rl->begin + rl->interval_usec) {
                 unsigned dropped = rl->suppressed;
 

@@ -15,6 +15,7 @@
 
 #include "log.h"
 #include "metrics.h"
+#include "time-util.h"
 
 struct Exporter {
         WorkerPool *pool;
@@ -33,21 +34,14 @@ struct export_job {
         ExportTiming snapshot, write;
 };
 
-static uint64_t clock_usec(clockid_t c) {
-        struct timespec ts;
-
-        clock_gettime(c, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
-}
-
 void export_timing_start(ExportTiming *t) {
-        t->wall_usec = clock_usec(CLOCK_MONOTONIC);
-        t->cpu_usec = clock_usec(CLOCK_THREAD_CPUTIME_ID);
+        t->wall_usec = now_usec(CLOCK_MONOTONIC);
+        t->cpu_usec = now_usec(CLOCK_THREAD_CPUTIME_ID);
 }
 
 void export_timing_stop(ExportTiming *t) {
-        t->wall_usec = clock_usec(CLOCK_MONOTONIC) - t->wall_usec;
-        t->cpu_usec = clock_usec(CLOCK_THREAD_CPUTIME_ID) - t->cpu_usec;
+        t->wall_usec = now_usec(CLOCK_MONOTONIC) - t->wall_usec;
+        t->cpu_usec = now_usec(CLOCK_THREAD_CPUTIME_ID) - t->cpu_usec;
 }
 
 int exporter_new(WorkerPool *pool, Exporter **ret) {

@@ -28,18 +28,12 @@
 #include "recommend.h"
 #include "status.h"
 #include "strv.h"
+#include "time-util.h"
 #include "varlink.h"
 
 static void manager_scan_consumers(Manager *m);
 static int manager_load_costs(Manager *m, const struct config *c);
 static void on_tick_done(void *userdata);
-
-static uint64_t now_usec(clockid_t clock) {
-        struct timespec ts;
-
-        clock_gettime(clock, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
-}
 
 int manager_read_config(const char *config_path, const char *override_socket, const char *override_state_dir,
                         struct config **ret, char ***ret_errors) {
