@@ -820,37 +820,10 @@ static int replay_journal(Store *s, const uint8_t *p, size_t len, uint64_t after
 
 /* ---------------------------------------------------------------- files */
 
+/* A FIFO or device in its place is refused, never waited on; a symlink
+ * is not followed. */
 static int read_file(int dfd, const char *name, uint8_t **ret, size_t *ret_len) {
-        /* A FIFO or device in its place is refused, never waited on. */
-        _cleanup_close_ int fd = open_regular_at(dfd, name, O_NOFOLLOW);
-        _cleanup_free_ uint8_t *b = NULL;
-        struct stat st;
-        size_t len = 0;
-
-        if (fd < 0)
-                return fd;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
-        if ((size_t) st.st_size > FILE_MAX)
-                return -EFBIG;
-        b = malloc((size_t) st.st_size + 1);
-        if (!b)
-                return -ENOMEM;
-        while (len < (size_t) st.st_size) {
-                ssize_t n = read(fd, b + len, (size_t) st.st_size - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-        }
-        *ret = TAKE_PTR(b);
-        *ret_len = len;
-        return 0;
+        return read_full_file_at(dfd, name, O_NOFOLLOW, FILE_MAX, (char **) ret, ret_len);
 }
 
 /* Renames a bad file out of the way so it is neither trusted nor lost. */
@@ -950,19 +923,6 @@ static int fsync_dir(int dfd) {
         return fsync(dfd) < 0 ? -errno : 0;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len) {
-        while (len > 0) {
-                ssize_t n = write(fd, p, len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                p += n;
-                len -= (size_t) n;
-        }
-        return 0;
-}
-
 /* A flush in three steps, so that the writing can run in a worker: what
  * is to be written is encoded on the event loop (store_flush_begin()),
  * written and fsync()ed anywhere (store_write_run(), which touches no
@@ -988,24 +948,20 @@ StoreWrite *store_write_free(StoreWrite *w) {
         return NULL;
 }
 
+static int write_buffer(FILE *f, void *userdata) {
+        const struct buf *b = userdata;
+
+        if (fwrite(b->p, 1, b->len, f) != b->len)
+                return negative_errno();
+        return 0;
+}
+
 static int write_snapshot(StoreWrite *w, int dfd) {
-        _cleanup_close_ int fd = -1;
         int r;
 
-        fd = openat(dfd, STORE_FILE ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
-        if (fd < 0)
-                return -errno;
-        r = write_all(fd, w->b.p, w->b.len);
-        if (r >= 0 && fsync(fd) < 0)
-                r = -errno;
-        if (r >= 0 && close(TAKE_FD(fd)) < 0)
-                r = -errno;
-        if (r >= 0 && renameat(dfd, STORE_FILE ".tmp", dfd, STORE_FILE) < 0)
-                r = -errno;
-        if (r < 0) {
-                (void) unlinkat(dfd, STORE_FILE ".tmp", 0);
+        r = write_file_atomic_at(dfd, STORE_FILE, 0600, WRITE_ATOMIC_FSYNC, write_buffer, &w->b);
+        if (r < 0)
                 return r;
-        }
         /* The snapshot holds everything: the journal starts afresh. */
         if (unlinkat(dfd, STORE_JOURNAL, 0) < 0 && errno != ENOENT)
                 return -errno;
@@ -1028,11 +984,11 @@ static int append_journal(StoreWrite *w, int dfd) {
         if (st.st_size == 0) {
                 put(&h, JOURNAL_MAGIC, 8);
                 put_u32(&h, STORE_VERSION);
-                r = h.oom ? -ENOMEM : write_all(fd, h.p, h.len);
+                r = h.oom ? -ENOMEM : loop_write(fd, h.p, h.len);
                 free(h.p);
         }
         if (r >= 0)
-                r = write_all(fd, w->b.p, w->b.len);
+                r = loop_write(fd, w->b.p, w->b.len);
         if (r >= 0 && fdatasync(fd) < 0)
                 r = -errno;
         if (r < 0) {
