@@ -10,13 +10,14 @@
 
 #include "escape.h"
 #include "log.h"
+#include "string-table.h"
 #include "time-util.h"
 
 static int max_level = LOG_INFO;
 static int prefix_mode = -1; /* -1: auto */
 static const char *program = NULL;
 
-static const char *const level_names[] = {
+static const char *const log_level_table[] = {
         [LOG_EMERG] = "emerg", [LOG_ALERT] = "alert", [LOG_CRIT] = "crit",
         [LOG_ERR] = "err",     [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
         [LOG_INFO] = "info",   [LOG_DEBUG] = "debug",
@@ -31,9 +32,10 @@ int log_get_max_level(void) {
 }
 
 int log_level_from_string(const char *s) {
-        for (size_t i = 0; i < ELEMENTSOF(level_names); i++)
-                if (streq(s, level_names[i]))
-                        return (int) i;
+        int level = string_table_lookup(log_level_table, ELEMENTSOF(log_level_table), s);
+
+        if (level >= 0)
+                return level;
         if (streq(s, "error"))
                 return LOG_ERR;
         if (streq(s, "warn"))
@@ -41,11 +43,7 @@ int log_level_from_string(const char *s) {
         return -EINVAL;
 }
 
-const char *log_level_to_string(int level) {
-        if (level < 0 || (size_t) level >= ELEMENTSOF(level_names))
-                return NULL;
-        return level_names[level];
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(log_level, int);
 
 void log_set_prefix(int mode) {
         prefix_mode = mode;

@@ -13,24 +13,16 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "string-table.h"
 #include "strv.h"
 
-static const char *const atime_names[_ATIME_MAX] = {
+static const char *const atime_mode_table[_ATIME_MAX] = {
         [ATIME_STRICT] = "strictatime",
         [ATIME_RELATIME] = "relatime",
         [ATIME_NOATIME] = "noatime",
 };
 
-const char *atime_mode_to_string(AtimeMode m) {
-        return m >= 0 && m < _ATIME_MAX ? atime_names[m] : NULL;
-}
-
-int atime_mode_from_string(const char *s) {
-        for (int i = 0; i < _ATIME_MAX; i++)
-                if (streq(s, atime_names[i]))
-                        return i;
-        return -EINVAL;
-}
+DEFINE_STRING_TABLE_LOOKUP(atime_mode, AtimeMode);
 
 static bool has_option(const char *optstr, const char *name) {
         return optstr && mnt_optstr_get_option(optstr, name, NULL, NULL) == 0;
