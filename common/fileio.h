@@ -14,6 +14,11 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "macro.h"
+
+/* _cleanup_(fclosep) FILE *f: closed when the scope is left. */
+DEFINE_FREE_FUNC(FILE, fclose);
+
 /* Reads fd to its end into a NUL-terminated buffer. /proc files have no
  * size to stat, so the buffer grows as it reads. More than max bytes:
  * -EFBIG. */
