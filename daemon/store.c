@@ -331,6 +331,10 @@ int store_add(Store *s, const char *key, const struct stats_sample *sample) {
         MountHistory *h;
         int r;
 
+        assert(s);
+        assert(key);
+        assert(sample);
+
         /* The files give a key 16 bits of length: a longer one could not be
          * read back. */
         if (*key == 0 || strlen(key) > KEY_MAX)
@@ -1002,6 +1006,8 @@ int store_load_buffers(Store *s, const void *snapshot, size_t snapshot_len, cons
         uint64_t seq = 0;
         int r;
 
+        assert(s);
+        assert(rep);
         *rep = (struct store_load_report) {};
         if (snapshot) {
                 r = parse_snapshot(s, snapshot, snapshot_len, &seq, rep, &why);
@@ -1025,13 +1031,68 @@ int store_load_buffers(Store *s, const void *snapshot, size_t snapshot_len, cons
         return 0;
 }
 
-int store_load(Store *s, int64_t now, struct store_load_report *rep) {
-        _cleanup_close_ int dfd = -1;
-        _cleanup_free_ uint8_t *snap = NULL, *jour = NULL;
+/* Reads a state file: *ret NULL if there is none. One that cannot be read
+ * (a FIFO, a device, too large...) is moved aside and reported, and is
+ * none either. Fails only for lack of memory. */
+static int load_file(int dfd, const char *name, int64_t now, struct store_load_report *rep, uint8_t **ret,
+                     size_t *ret_len) {
+        int r;
+
+        *ret = NULL;
+        *ret_len = 0;
+        r = read_file(dfd, name, ret, ret_len);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0 && r != -ENOENT)
+                move_aside(dfd, name, now, rep, fileio_strerror(r));
+        return 0;
+}
+
+static int load_snapshot(Store *s, int dfd, int64_t now, struct store_load_report *rep) {
+        _cleanup_free_ uint8_t *snap = NULL;
         _cleanup_free_ char *why = NULL;
-        size_t snap_len = 0, jour_len = 0;
+        size_t len;
         uint64_t seq = 0;
         int r;
+
+        r = load_file(dfd, STORE_FILE, now, rep, &snap, &len);
+        if (r < 0 || !snap)
+                return r;
+        r = parse_snapshot(s, snap, len, &seq, rep, &why);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                move_aside(dfd, STORE_FILE, now, rep, why ? why : "unreadable");
+                return 0;
+        }
+        s->snapshot_seq = s->seq = seq;
+        s->snapshot_size = (off_t) len;
+        return 0;
+}
+
+static int load_journal(Store *s, int dfd, int64_t now, struct store_load_report *rep) {
+        _cleanup_free_ uint8_t *jour = NULL;
+        _cleanup_free_ char *why = NULL;
+        size_t len;
+        int r;
+
+        r = load_file(dfd, STORE_JOURNAL, now, rep, &jour, &len);
+        if (r < 0 || !jour)
+                return r;
+        r = replay_journal(s, jour, len, s->snapshot_seq, &rep->replayed, &why);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                move_aside(dfd, STORE_JOURNAL, now, rep, why ? why : "unreadable");
+        return 0;
+}
+
+int store_load(Store *s, int64_t now, struct store_load_report *rep) {
+        _cleanup_close_ int dfd = -1;
+        int r;
+
+        assert(s && s->dir);
+        assert(rep);
 
         *rep = (struct store_load_report) {};
         dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1040,38 +1101,11 @@ int store_load(Store *s, int64_t now, struct store_load_report *rep) {
                 s->need_snapshot = true;
                 return 0;
         }
-
-        r = read_file(dfd, STORE_FILE, &snap, &snap_len);
-        if (r == -ENOMEM)
+        r = load_snapshot(s, dfd, now, rep);
+        if (r >= 0)
+                r = load_journal(s, dfd, now, rep);
+        if (r < 0)
                 return r;
-        if (r < 0 && r != -ENOENT)
-                move_aside(dfd, STORE_FILE, now, rep, fileio_strerror(r));
-        else if (r >= 0) {
-                r = parse_snapshot(s, snap, snap_len, &seq, rep, &why);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
-                        move_aside(dfd, STORE_FILE, now, rep, why ? why : "unreadable");
-                else {
-                        s->snapshot_seq = s->seq = seq;
-                        s->snapshot_size = (off_t) snap_len;
-                }
-        }
-
-        free(why);
-        why = NULL;
-        r = read_file(dfd, STORE_JOURNAL, &jour, &jour_len);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0 && r != -ENOENT)
-                move_aside(dfd, STORE_JOURNAL, now, rep, fileio_strerror(r));
-        else if (r >= 0) {
-                r = replay_journal(s, jour, jour_len, s->snapshot_seq, &rep->replayed, &why);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
-                        move_aside(dfd, STORE_JOURNAL, now, rep, why ? why : "unreadable");
-        }
         rep->mounts = s->n;
         /* Fold the journal into a fresh snapshot at the first flush. */
         s->need_snapshot = true;
@@ -1163,6 +1197,9 @@ int store_flush_begin(Store *s, int64_t now, bool snapshot, StoreWrite **ret) {
         StoreWrite *w;
         int r;
 
+        assert(s);
+        assert(ret);
+
         *ret = NULL;
         if (!s->dir)
                 return -EINVAL;
@@ -1199,8 +1236,10 @@ int store_flush_begin(Store *s, int64_t now, bool snapshot, StoreWrite **ret) {
 }
 
 void store_write_run(StoreWrite *w) {
-        _cleanup_close_ int dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int dfd = -1;
 
+        assert(w && w->dir);
+        dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 w->r = -errno;
         else
@@ -1208,8 +1247,12 @@ void store_write_run(StoreWrite *w) {
 }
 
 int store_flush_end(Store *s, StoreWrite *w) {
-        int r = w->r;
+        int r;
         size_t n;
+
+        assert(s);
+        assert(w);
+        r = w->r;
 
         if (r < 0) {
                 /* Memory holds it all: try a whole snapshot next time. */
