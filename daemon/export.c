@@ -1,6 +1,7 @@
 /* export.c: the textfile export (see export.h). */
 #include "export.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -84,6 +85,7 @@ int export_write_file(const char *path, mode_t mode, export_write_fn write_fn, v
         const char *base;
         int r;
 
+        assert(path && write_fn);
         if (!d || !b)
                 return -ENOMEM;
         base = basename(b);
