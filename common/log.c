@@ -22,6 +22,10 @@ static const char *const log_level_table[] = {
         [LOG_ERR] = "err",     [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
         [LOG_INFO] = "info",   [LOG_DEBUG] = "debug",
 };
+static const StringAlias log_level_aliases[] = {
+        { "error", LOG_ERR },
+        { "warn", LOG_WARNING },
+};
 
 void log_set_max_level(int level) {
         max_level = level;
@@ -31,17 +35,7 @@ int log_get_max_level(void) {
         return max_level;
 }
 
-int log_level_from_string(const char *s) {
-        int level = string_table_lookup(log_level_table, ELEMENTSOF(log_level_table), s);
-
-        if (level >= 0)
-                return level;
-        if (streq(s, "error"))
-                return LOG_ERR;
-        if (streq(s, "warn"))
-                return LOG_WARNING;
-        return -EINVAL;
-}
+DEFINE_STRING_TABLE_LOOKUP_FROM_STRING_WITH_ALIASES(log_level, int);
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(log_level, int);
 

@@ -10,7 +10,9 @@
  *     not in the table (s must not be NULL);
  *   DEFINE_STRING_TABLE_LOOKUP(NAME, TYPE): both.
  *
- * A lookup that also takes aliases calls string_table_lookup() itself. */
+ *   DEFINE_STRING_TABLE_LOOKUP_FROM_STRING_WITH_ALIASES(NAME, TYPE)
+ *     the same, trying also the StringAlias array 'NAME_aliases': other
+ *     names accepted for a value (never given back by NAME_to_string()). */
 #pragma once
 
 #include <assert.h>
@@ -18,6 +20,11 @@
 #include <stddef.h>
 
 #include "macro.h"
+
+typedef struct StringAlias {
+        const char *name;
+        int value;
+} StringAlias;
 
 static inline int string_table_lookup(const char *const *table, size_t n, const char *s) {
         assert(table);
@@ -38,6 +45,23 @@ static inline int string_table_lookup(const char *const *table, size_t n, const 
 #define DEFINE_STRING_TABLE_LOOKUP_FROM_STRING(name, type)                                              \
         int name##_from_string(const char *s) {                                                         \
                 return string_table_lookup(name##_table, ELEMENTSOF(name##_table), s);                  \
+        }
+
+static inline int string_alias_lookup(const StringAlias *aliases, size_t n, const char *s) {
+        assert(aliases);
+        assert(s);
+
+        for (size_t i = 0; i < n; i++)
+                if (streq(aliases[i].name, s))
+                        return aliases[i].value;
+        return -EINVAL;
+}
+
+#define DEFINE_STRING_TABLE_LOOKUP_FROM_STRING_WITH_ALIASES(name, type)                                 \
+        int name##_from_string(const char *s) {                                                         \
+                int v = string_table_lookup(name##_table, ELEMENTSOF(name##_table), s);                 \
+                                                                                                        \
+                return v >= 0 ? v : string_alias_lookup(name##_aliases, ELEMENTSOF(name##_aliases), s); \
         }
 
 #define DEFINE_STRING_TABLE_LOOKUP(name, type)                                                          \

@@ -29,19 +29,14 @@ static const char *const consumer_kind_table[_CONSUMER_KIND_MAX] = {
 static const char *const atime_need_table[_NEED_MAX] = {
         [NEED_NONE] = "none", [NEED_RELATIME] = "relatime", [NEED_STRICT] = "strict",
 };
+static const StringAlias atime_need_aliases[] = {
+        { "strictatime", NEED_STRICT },
+};
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(consumer_kind, ConsumerKind);
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(atime_need, AtimeNeed);
 
-int atime_need_from_string(const char *s) {
-        int n = string_table_lookup(atime_need_table, ELEMENTSOF(atime_need_table), s);
-
-        if (n >= 0)
-                return n;
-        if (streq(s, "strictatime"))
-                return NEED_STRICT;
-        return -EINVAL;
-}
+DEFINE_STRING_TABLE_LOOKUP_FROM_STRING_WITH_ALIASES(atime_need, AtimeNeed);
 
 int consumers_new(Consumers **ret) {
         *ret = calloc(1, sizeof **ret);

@@ -27,6 +27,19 @@ static const char *colour_to_string(Colour c);
 static int colour_from_string(const char *s);
 static DEFINE_STRING_TABLE_LOOKUP(colour, Colour);
 
+/* The same names, and two more for blue. */
+static const char *const hue_table[_COLOUR_MAX] = {
+        [COLOUR_RED] = "red",
+        [COLOUR_GREEN] = "green",
+        [COLOUR_BLUE] = "blue",
+};
+static const StringAlias hue_aliases[] = {
+        { "azure", COLOUR_BLUE },
+        { "navy", COLOUR_BLUE },
+};
+static int hue_from_string(const char *s);
+static DEFINE_STRING_TABLE_LOOKUP_FROM_STRING_WITH_ALIASES(hue, Colour);
+
 int main(void) {
         is_str(colour_to_string(COLOUR_RED), "red", "the first value");
         is_str(colour_to_string(COLOUR_BLUE), "blue", "the last value");
@@ -40,7 +53,11 @@ int main(void) {
         is_int(string_table_lookup(colour_table, ELEMENTSOF(colour_table), "red"), COLOUR_RED,
                "string_table_lookup() itself");
 
-        /* A table with aliases beside it. */
+        is_int(hue_from_string("green"), COLOUR_GREEN, "with aliases: a name in the table");
+        is_int(hue_from_string("navy"), COLOUR_BLUE, "an alias");
+        is_int(hue_from_string("teal"), -EINVAL, "neither: EINVAL");
+
+        /* The tables that take aliases. */
         is_int(log_level_from_string("debug"), LOG_DEBUG, "log level by its name");
         is_int(log_level_from_string("warn"), LOG_WARNING, "and by an alias");
         is_int(log_level_from_string("loud"), -EINVAL, "an unknown one: EINVAL");
