@@ -2,6 +2,7 @@
 #include "fileio.h"
 
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -155,6 +156,23 @@ int mkdir_parents(const char *path, mode_t mode) {
  * no copy of the whole text in memory. */
 #define WRITE_BUFFER_SIZE (256 * 1024)
 
+/* Whether 'entry' is a name create_temporary() gives for 'name':
+ * ".NAME.<16 hex digits>.tmp". */
+static bool is_temporary_of(const char *entry, const char *name) {
+        size_t l = strlen(name);
+        const char *p;
+
+        if (entry[0] != '.' || strncmp(entry + 1, name, l) != 0 || entry[1 + l] != '.')
+                return false;
+        p = entry + 1 + l + 1;
+        if (strlen(p) != 16 + 4 || !streq(p + 16, ".tmp"))
+                return false;
+        for (int i = 0; i < 16; i++)
+                if (!strchr("0123456789abcdef", p[i]))
+                        return false;
+        return true;
+}
+
 /* A new regular file in dfd under a name nobody can guess, written into
  * 'tmp'. Returns its fd. */
 static int create_temporary(int dfd, const char *name, char tmp[static NAME_MAX + 1]) {
@@ -223,4 +241,35 @@ int write_file_atomic_at(int dfd, const char *name, mode_t mode, WriteAtomicFlag
         if ((flags & WRITE_ATOMIC_FSYNC_DIR) && fsync(dfd) < 0)
                 return -errno;
         return 0;
+}
+
+int remove_stale_temporaries_at(int dfd, const char *name) {
+        struct dirent *de;
+        DIR *d;
+        int fd, n = 0;
+
+        assert(dfd >= 0);
+        assert(name && *name && !strchr(name, '/'));
+
+        /* A directory stream of its own: closedir() closes the fd it owns. */
+        fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        d = fdopendir(fd);
+        if (!d) {
+                safe_close(fd);
+                return -errno;
+        }
+        while ((de = readdir(d))) {
+                struct stat st;
+
+                if (!is_temporary_of(de->d_name, name))
+                        continue;
+                if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+                if (unlinkat(dfd, de->d_name, 0) == 0)
+                        n++;
+        }
+        closedir(d);
+        return n;
 }

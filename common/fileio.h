@@ -64,3 +64,10 @@ typedef enum WriteAtomicFlags {
 typedef int (*write_file_fn)(FILE *f, void *userdata);
 int write_file_atomic_at(int dfd, const char *name, mode_t mode, WriteAtomicFlags flags, write_file_fn write_fn,
                          void *userdata);
+
+/* Removes the temporary files of 'name' that write_file_atomic_at() left
+ * in dfd when it was interrupted (a crash, kill -9): regular files named
+ * as it names them, nothing else. Only for a caller that knows no other
+ * writer of 'name' is at work (it holds a lock). Returns how many were
+ * removed, or -errno if the directory cannot be read. */
+int remove_stale_temporaries_at(int dfd, const char *name);

@@ -1101,6 +1101,9 @@ int store_load(Store *s, int64_t now, struct store_load_report *rep) {
                 s->need_snapshot = true;
                 return 0;
         }
+        /* A snapshot's temporary file left by a crash in mid-write: no
+         * other writer runs (the state dir is locked by its daemon). */
+        (void) remove_stale_temporaries_at(dfd, STORE_FILE);
         r = load_snapshot(s, dfd, now, rep);
         if (r >= 0)
                 r = load_journal(s, dfd, now, rep);

@@ -192,6 +192,46 @@ static void test_write_atomic(const char *dir) {
         unlink(path);
 }
 
+static bool exists(const char *dir, const char *name) {
+        char path[PATH_MAX];
+        struct stat st;
+
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        return lstat(path, &st) == 0;
+}
+
+static void make_file(const char *dir, const char *name) {
+        char path[PATH_MAX];
+
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        close(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+}
+
+static void test_remove_stale(const char *dir) {
+        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        char path[PATH_MAX];
+        const char *kept[] = { ".out.0123456789abcdeg.tmp", ".other.0123456789abcdef.tmp", ".out.tmp",
+                               "out.0123456789abcdef.tmp", ".out.0123456789abcdef.tmp.x", ".out.0123456789abcde.tmp" };
+
+        make_file(dir, ".out.0123456789abcdef.tmp");
+        make_file(dir, ".out.fedcba9876543210.tmp");
+        for (size_t i = 0; i < ELEMENTSOF(kept); i++)
+                make_file(dir, kept[i]);
+        snprintf(path, sizeof path, "%s/.out.00000000000000aa.tmp", dir);
+        ok(mkfifo(path, 0600) == 0, "a FIFO named as a temporary");
+        is_int(remove_stale_temporaries_at(dfd, "out"), 2, "remove_stale_temporaries_at(): the two temporaries");
+        ok(!exists(dir, ".out.0123456789abcdef.tmp") && !exists(dir, ".out.fedcba9876543210.tmp"), "are gone");
+        for (size_t i = 0; i < ELEMENTSOF(kept); i++) {
+                ok(exists(dir, kept[i]), "%s is kept", kept[i]);
+                snprintf(path, sizeof path, "%s/%s", dir, kept[i]);
+                unlink(path);
+        }
+        ok(exists(dir, ".out.00000000000000aa.tmp"), "and the FIFO: not a regular file");
+        snprintf(path, sizeof path, "%s/.out.00000000000000aa.tmp", dir);
+        unlink(path);
+        is_int(remove_stale_temporaries_at(dfd, "out"), 0, "again: none");
+}
+
 static void test_read_refuses(const char *dir) {
         char path[PATH_MAX], link_path[PATH_MAX];
         char *t = NULL;
@@ -266,6 +306,7 @@ int main(void) {
                 test_mkdir_parents(dir);
                 test_read_refuses(dir);
                 test_write_atomic(dir);
+                test_remove_stale(dir);
                 ok(rmdir(dir) == 0, "nothing left in it");
         }
         return tap_done();
