@@ -10,15 +10,21 @@
 
 #include "escape.h"
 #include "log.h"
+#include "string-table.h"
+#include "time-util.h"
 
 static int max_level = LOG_INFO;
 static int prefix_mode = -1; /* -1: auto */
 static const char *program = NULL;
 
-static const char *const level_names[] = {
+static const char *const log_level_table[] = {
         [LOG_EMERG] = "emerg", [LOG_ALERT] = "alert", [LOG_CRIT] = "crit",
         [LOG_ERR] = "err",     [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
         [LOG_INFO] = "info",   [LOG_DEBUG] = "debug",
+};
+static const StringAlias log_level_aliases[] = {
+        { "error", LOG_ERR },
+        { "warn", LOG_WARNING },
 };
 
 void log_set_max_level(int level) {
@@ -29,22 +35,9 @@ int log_get_max_level(void) {
         return max_level;
 }
 
-int log_level_from_string(const char *s) {
-        for (size_t i = 0; i < ELEMENTSOF(level_names); i++)
-                if (streq(s, level_names[i]))
-                        return (int) i;
-        if (streq(s, "error"))
-                return LOG_ERR;
-        if (streq(s, "warn"))
-                return LOG_WARNING;
-        return -EINVAL;
-}
+DEFINE_STRING_TABLE_LOOKUP_FROM_STRING_WITH_ALIASES(log_level, int);
 
-const char *log_level_to_string(int level) {
-        if (level < 0 || (size_t) level >= ELEMENTSOF(level_names))
-                return NULL;
-        return level_names[level];
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(log_level, int);
 
 void log_set_prefix(int mode) {
         prefix_mode = mode;
@@ -84,11 +77,7 @@ int log_internal(int level, int error, const char *fmt, ...) {
 }
 
 bool log_ratelimit_test(LogRatelimit *rl, int level) {
-        struct timespec ts;
-        uint64_t now;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        now = (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
         if (rl->begin == 0 || now >= rl->begin + rl->interval_usec) {
                 unsigned dropped = rl->suppressed;
 

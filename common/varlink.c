@@ -11,6 +11,7 @@
 
 #include "escape.h"
 #include "protocol.h"
+#include "time-util.h"
 #include "varlink.h"
 
 /* Members of every object in the tree. */
@@ -177,18 +178,11 @@ int varlink_connect(const char *path, int *ret_fd) {
         return 0;
 }
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
-}
-
 /* Waits for 'events' on fd until 'deadline'; -ETIMEDOUT past it. */
 static int wait_fd(int fd, short events, uint64_t deadline) {
         for (;;) {
                 struct pollfd p = { .fd = fd, .events = events };
-                uint64_t now = now_usec();
+                uint64_t now = now_usec(CLOCK_MONOTONIC);
                 int r, timeout;
 
                 if (deadline == USEC_INFINITY)
@@ -213,7 +207,7 @@ int varlink_call(int fd, const char *method, json_object *params, uint64_t timeo
         _cleanup_json_ json_object *req = NULL, *reply = NULL;
         _cleanup_free_ char *out = NULL, *in = NULL;
         size_t out_len, off = 0, in_len = 0, in_alloc = 0;
-        uint64_t deadline = timeout_usec == USEC_INFINITY ? USEC_INFINITY : now_usec() + timeout_usec;
+        uint64_t deadline = timeout_usec == USEC_INFINITY ? USEC_INFINITY : now_usec(CLOCK_MONOTONIC) + timeout_usec;
         json_object *p, *e;
         int r, send_error = 0;
 

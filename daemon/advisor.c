@@ -10,22 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const confidence_names[_CONFIDENCE_MAX] = {
+#include "string-table.h"
+
+static const char *const advice_confidence_table[_CONFIDENCE_MAX] = {
         [CONFIDENCE_LOW] = "low", [CONFIDENCE_MEDIUM] = "medium", [CONFIDENCE_HIGH] = "high",
 };
 
-const char *advice_confidence_to_string(AdviceConfidence c) {
-        return c >= 0 && c < _CONFIDENCE_MAX ? confidence_names[c] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(advice_confidence, AdviceConfidence);
 
-static const char *const basis_names[_BASIS_MAX] = {
+static const char *const advice_basis_table[_BASIS_MAX] = {
         [BASIS_MEASUREMENT] = "measurement", [BASIS_CONSUMERS] = "consumers", [BASIS_RULE] = "rule",
         [BASIS_CONFIGURATION] = "configuration", [BASIS_NONE] = "none",
 };
 
-const char *advice_basis_to_string(AdviceBasis b) {
-        return b >= 0 && b < _BASIS_MAX ? basis_names[b] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(advice_basis, AdviceBasis);
 
 /* Measured by bench/atime-cost.sh (BENCHMARKS.md, section 1) on this
  * machine kind: open + read 1 KiB + close with strictatime minus the same

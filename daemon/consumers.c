@@ -16,35 +16,27 @@
 
 #include "fileio.h"
 #include "parse-util.h"
+#include "string-table.h"
 #include "strv.h"
 
 #define CONFIG_FILE_MAX (1024 * 1024)
 #define DAY_USEC (86400ULL * USEC_PER_SEC)
 
-static const char *const kind_names[_CONSUMER_KIND_MAX] = {
+static const char *const consumer_kind_table[_CONSUMER_KIND_MAX] = {
         [CONSUMER_MAIL] = "mail",         [CONSUMER_TMPFILES] = "tmpfiles", [CONSUMER_TMPREAPER] = "tmpreaper",
         [CONSUMER_TMPWATCH] = "tmpwatch", [CONSUMER_POPCON] = "popcon",     [CONSUMER_CONFIG] = "config",
 };
-static const char *const need_names[_NEED_MAX] = {
+static const char *const atime_need_table[_NEED_MAX] = {
         [NEED_NONE] = "none", [NEED_RELATIME] = "relatime", [NEED_STRICT] = "strict",
 };
+static const StringAlias atime_need_aliases[] = {
+        { "strictatime", NEED_STRICT },
+};
 
-const char *consumer_kind_to_string(ConsumerKind k) {
-        return k >= 0 && k < _CONSUMER_KIND_MAX ? kind_names[k] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(consumer_kind, ConsumerKind);
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(atime_need, AtimeNeed);
 
-const char *atime_need_to_string(AtimeNeed n) {
-        return n >= 0 && n < _NEED_MAX ? need_names[n] : NULL;
-}
-
-int atime_need_from_string(const char *s) {
-        for (int i = 0; i < _NEED_MAX; i++)
-                if (streq(s, need_names[i]))
-                        return i;
-        if (streq(s, "strictatime"))
-                return NEED_STRICT;
-        return -EINVAL;
-}
+DEFINE_STRING_TABLE_LOOKUP_FROM_STRING_WITH_ALIASES(atime_need, AtimeNeed);
 
 int consumers_new(Consumers **ret) {
         *ret = calloc(1, sizeof **ret);

@@ -16,6 +16,7 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "log.h"
 #include "protocol.h"
 #include "varlink.h"
@@ -626,21 +627,6 @@ int control_socket_from_activation(int *ret_fd) {
                 return -errno;
         *ret_fd = SD_LISTEN_FDS_START;
         return 1;
-}
-
-static int mkdir_parents(const char *path, mode_t mode) {
-        _cleanup_free_ char *p = strdup(path);
-        char *slash;
-
-        if (!p)
-                return -ENOMEM;
-        for (slash = strchr(p + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-                *slash = 0;
-                if (mkdir(p, mode) < 0 && errno != EEXIST)
-                        return -errno;
-                *slash = '/';
-        }
-        return 0;
 }
 
 int control_socket_bind(const char *path, mode_t mode, gid_t gid, int *ret_fd) {

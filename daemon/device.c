@@ -16,18 +16,17 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "string-table.h"
 #include "strv.h"
 
 #define DISKSTATS_MAX (16 * 1024 * 1024)
 
-static const char *const kind_names[_DEVICE_KIND_MAX] = {
+static const char *const device_kind_table[_DEVICE_KIND_MAX] = {
         [DEVICE_NONE] = "none", [DEVICE_DISK] = "disk", [DEVICE_PARTITION] = "partition",
         [DEVICE_LOOP] = "loop", [DEVICE_DM] = "dm",     [DEVICE_MD] = "md",
 };
 
-const char *device_kind_to_string(DeviceKind k) {
-        return k >= 0 && k < _DEVICE_KIND_MAX ? kind_names[k] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(device_kind, DeviceKind);
 
 DiskStats *diskstats_free(DiskStats *s) {
         if (!s)

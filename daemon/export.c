@@ -1,6 +1,7 @@
 /* export.c: the textfile export (see export.h). */
 #include "export.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -8,13 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "log.h"
 #include "metrics.h"
+#include "time-util.h"
 
 struct Exporter {
         WorkerPool *pool;
@@ -33,21 +35,14 @@ struct export_job {
         ExportTiming snapshot, write;
 };
 
-static uint64_t clock_usec(clockid_t c) {
-        struct timespec ts;
-
-        clock_gettime(c, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
-}
-
 void export_timing_start(ExportTiming *t) {
-        t->wall_usec = clock_usec(CLOCK_MONOTONIC);
-        t->cpu_usec = clock_usec(CLOCK_THREAD_CPUTIME_ID);
+        t->wall_usec = now_usec(CLOCK_MONOTONIC);
+        t->cpu_usec = now_usec(CLOCK_THREAD_CPUTIME_ID);
 }
 
 void export_timing_stop(ExportTiming *t) {
-        t->wall_usec = clock_usec(CLOCK_MONOTONIC) - t->wall_usec;
-        t->cpu_usec = clock_usec(CLOCK_THREAD_CPUTIME_ID) - t->cpu_usec;
+        t->wall_usec = now_usec(CLOCK_MONOTONIC) - t->wall_usec;
+        t->cpu_usec = now_usec(CLOCK_THREAD_CPUTIME_ID) - t->cpu_usec;
 }
 
 int exporter_new(WorkerPool *pool, Exporter **ret) {
@@ -69,24 +64,9 @@ Exporter *exporter_free(Exporter *x) {
         return NULL;
 }
 
-#define EXPORT_BUFFER_SIZE (256 * 1024)
-
-/* A new regular file under a name nobody can guess, in dfd. */
-static int create_temporary(int dfd, const char *base, char *name, size_t size) {
-        for (int attempt = 0; attempt < 16; attempt++) {
-                uint64_t rnd;
-                int fd;
-
-                if (getrandom(&rnd, sizeof rnd, 0) != sizeof rnd)
-                        return -EIO;
-                snprintf(name, size, ".%s.%016llx.tmp", base, (unsigned long long) rnd);
-                fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
-                if (fd >= 0 || errno != EEXIST)
-                        return fd >= 0 ? fd : -errno;
-        }
-        return -EEXIST;
-}
-
+/* The export may go to a directory others can write to (node_exporter's
+ * textfile directory): one where anybody could rename or remove our files
+ * (world-writable without the sticky bit) is refused. */
 static int check_directory(int dfd) {
         struct stat st;
 
@@ -101,49 +81,22 @@ static int check_directory(int dfd) {
 
 int export_write_file(const char *path, mode_t mode, export_write_fn write_fn, void *userdata) {
         _cleanup_free_ char *d = strdup(path), *b = strdup(path);
-        _cleanup_close_ int dfd = -1, fd = -1;
-        char tmp[NAME_MAX + 1];
+        _cleanup_close_ int dfd = -1;
         const char *base;
-        FILE *f;
         int r;
 
+        assert(path && write_fn);
         if (!d || !b)
                 return -ENOMEM;
         base = basename(b);
-        if (strlen(base) > NAME_MAX - 24)
-                return -ENAMETOOLONG;
         dfd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 return -errno;
         r = check_directory(dfd);
         if (r < 0)
                 return r;
-        fd = create_temporary(dfd, base, tmp, sizeof tmp);
-        if (fd < 0)
-                return fd;
         /* Whatever the umask: node_exporter runs as another user. */
-        if (fchmod(fd, mode) < 0 || fcntl(fd, F_SETFL, 0) < 0) {
-                r = -errno;
-                (void) unlinkat(dfd, tmp, 0);
-                return r;
-        }
-        /* Streamed through a buffer of our own: no copy of the whole text
-         * in memory. */
-        f = fdopen(fd, "w");
-        if (!f) {
-                (void) unlinkat(dfd, tmp, 0);
-                return -ENOMEM;
-        }
-        TAKE_FD(fd); /* the FILE's now */
-        (void) setvbuf(f, NULL, _IOFBF, EXPORT_BUFFER_SIZE);
-        r = write_fn(f, userdata);
-        if (fclose(f) != 0 && r >= 0)
-                r = errno > 0 ? -errno : -EIO;
-        if (r >= 0 && renameat(dfd, tmp, dfd, base) < 0)
-                r = -errno;
-        if (r < 0)
-                (void) unlinkat(dfd, tmp, 0);
-        return r;
+        return write_file_atomic_at(dfd, base, mode, 0, write_fn, userdata);
 }
 
 static void export_job_free(struct export_job *j) {

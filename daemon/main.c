@@ -1,5 +1,6 @@
 /* main.c: atimed's command line. The daemon never forks into the
  * background: systemd (or whoever starts it) supervises it. */
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
@@ -29,7 +30,25 @@ static void help(void) {
                ATIMED_CONFIG_DEFAULT, ATIMED_SOCKET_DEFAULT, ATIMED_STATE_DIR_DEFAULT);
 }
 
-int main(int argc, char *argv[]) {
+struct arguments {
+        const char *config_path, *socket_path, *state_dir;
+        bool check_config;
+};
+
+/* An option's argument that must be an absolute path: 0, or -EINVAL said
+ * on stderr. */
+static int absolute_path_arg(const char *option, const char *arg, const char **ret) {
+        if (arg[0] != '/') {
+                fprintf(stderr, "atimed: --%s: expected an absolute path\n", option);
+                return -EINVAL;
+        }
+        *ret = arg;
+        return 0;
+}
+
+/* > 0: go on; 0: done (--help, --version); < 0: a bad command line, said
+ * on stderr. */
+static int parse_argv(int argc, char *argv[], struct arguments *args) {
         enum { ARG_CHECK_CONFIG = 0x100, ARG_VERSION };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
@@ -40,40 +59,27 @@ int main(int argc, char *argv[]) {
                 { "version", no_argument, NULL, ARG_VERSION },
                 {},
         };
-        const char *config_path = NULL, *socket_path = NULL, *state_dir = NULL;
-        _cleanup_(config_freep) struct config *config = NULL;
-        _cleanup_strv_free_ char **errors = NULL;
-        _cleanup_(manager_freep) Manager *m = NULL;
-        bool check_config = false;
-
-        /* One malloc arena for the event loop and the workers alike: the
-         * workers allocate little, and per-thread arenas would each keep
-         * their own free memory that churn never gives back. */
-        (void) mallopt(M_ARENA_MAX, 1);
         int c, r;
 
-        log_set_program("atimed");
+        assert(argc >= 0 && argv && args);
+
         while ((c = getopt_long(argc, argv, "c:s:d:h", options, NULL)) >= 0) {
                 switch (c) {
                 case 'c':
-                        config_path = optarg;
+                        args->config_path = optarg;
                         break;
                 case 's':
-                        if (optarg[0] != '/') {
-                                fprintf(stderr, "atimed: --socket: expected an absolute path\n");
-                                return 2;
-                        }
-                        socket_path = optarg;
+                        r = absolute_path_arg("socket", optarg, &args->socket_path);
+                        if (r < 0)
+                                return r;
                         break;
                 case 'd':
-                        if (optarg[0] != '/') {
-                                fprintf(stderr, "atimed: --state-dir: expected an absolute path\n");
-                                return 2;
-                        }
-                        state_dir = optarg;
+                        r = absolute_path_arg("state-dir", optarg, &args->state_dir);
+                        if (r < 0)
+                                return r;
                         break;
                 case ARG_CHECK_CONFIG:
-                        check_config = true;
+                        args->check_config = true;
                         break;
                 case 'h':
                         help();
@@ -83,29 +89,55 @@ int main(int argc, char *argv[]) {
                         return 0;
                 default:
                         fprintf(stderr, "Try 'atimed --help'.\n");
-                        return 2;
+                        return -EINVAL;
                 }
         }
         if (optind < argc) {
                 fprintf(stderr, "atimed: unexpected argument '%s'. Try 'atimed --help'.\n", argv[optind]);
-                return 2;
+                return -EINVAL;
         }
+        return 1;
+}
 
-        r = manager_read_config(config_path, socket_path, state_dir, &config, &errors);
+/* The configuration the arguments name; its errors logged. */
+static int read_config(const struct arguments *args, struct config **ret) {
+        _cleanup_strv_free_ char **errors = NULL;
+        int r;
+
+        r = manager_read_config(args->config_path, args->socket_path, args->state_dir, ret, &errors);
         if (r < 0) {
                 STRV_FOREACH(e, errors)
                         log_error("%s", *e);
                 if (!errors)
-                        log_error("Failed to read configuration %s: %s", config_path ? config_path : ATIMED_CONFIG_DEFAULT,
-                                  fileio_strerror(r));
-                return 1;
+                        log_error("Failed to read configuration %s: %s",
+                                  args->config_path ? args->config_path : ATIMED_CONFIG_DEFAULT, fileio_strerror(r));
         }
-        if (check_config) {
+        return r;
+}
+
+int main(int argc, char *argv[]) {
+        _cleanup_(config_freep) struct config *config = NULL;
+        _cleanup_(manager_freep) Manager *m = NULL;
+        struct arguments args = {};
+        int r;
+
+        /* One malloc arena for the event loop and the workers alike: the
+         * workers allocate little, and per-thread arenas would each keep
+         * their own free memory that churn never gives back. */
+        (void) mallopt(M_ARENA_MAX, 1);
+
+        log_set_program("atimed");
+        r = parse_argv(argc, argv, &args);
+        if (r <= 0)
+                return r < 0 ? 2 : 0;
+        if (read_config(&args, &config) < 0)
+                return 1;
+        if (args.check_config) {
                 config_print(config, stdout);
                 return fflush(stdout) == 0 ? 0 : 1;
         }
 
-        r = manager_new(TAKE_PTR(config), config_path, socket_path, state_dir, &m);
+        r = manager_new(TAKE_PTR(config), args.config_path, args.socket_path, args.state_dir, &m);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up: %m"), 1;
         r = manager_start(m);

@@ -28,17 +28,11 @@
 #include "recommend.h"
 #include "status.h"
 #include "strv.h"
+#include "time-util.h"
 #include "varlink.h"
 
 static void manager_scan_consumers(Manager *m);
 static void on_tick_done(void *userdata);
-
-static uint64_t now_usec(clockid_t clock) {
-        struct timespec ts;
-
-        clock_gettime(clock, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
-}
 
 int manager_read_config(const char *config_path, const char *override_socket, const char *override_state_dir,
                         struct config **ret, char ***ret_errors) {
@@ -905,16 +899,11 @@ static int manager_lock_state_dir(Manager *m, int dfd) {
 
 static int manager_prepare_state_dir(Manager *m) {
         const char *d = m->config->state_dir;
-        _cleanup_free_ char *p = strdup(d);
         _cleanup_close_ int dfd = -1;
 
         /* Create missing parents (0755) and the directory itself (0700). A
          * state dir we cannot create is logged: the daemon still measures. */
-        for (char *s = p ? strchr(p + 1, '/') : NULL; s; s = strchr(s + 1, '/')) {
-                *s = 0;
-                (void) mkdir(p, 0755);
-                *s = '/';
-        }
+        (void) mkdir_parents(d, 0755);
         if (mkdir(d, 0700) < 0 && errno != EEXIST)
                 log_warning_errno(errno, "Cannot create state directory %s: %m", d);
         dfd = open(d, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);

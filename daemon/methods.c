@@ -19,6 +19,7 @@
 #include "recommend.h"
 #include "report.h"
 #include "status.h"
+#include "time-util.h"
 #include "varlink.h"
 
 /* The Varlink interface descriptions (docs/io.atimed.varlink and
@@ -166,13 +167,6 @@ static json_object *method_get_interface_description(Manager *m, const ControlPe
         if (!p || add(p, F_DESCRIPTION, json_object_new_string(desc)) < 0)
                 return NULL;
         return varlink_reply_new(TAKE_PTR(p));
-}
-
-static uint64_t now_usec(clockid_t clock) {
-        struct timespec ts;
-
-        clock_gettime(clock, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
 }
 
 /* An optional integer parameter: 0 if absent, 1 if present, -EINVAL if of

@@ -13,24 +13,17 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "mount-util.h"
+#include "string-table.h"
 #include "strv.h"
 
-static const char *const atime_names[_ATIME_MAX] = {
+static const char *const atime_mode_table[_ATIME_MAX] = {
         [ATIME_STRICT] = "strictatime",
         [ATIME_RELATIME] = "relatime",
         [ATIME_NOATIME] = "noatime",
 };
 
-const char *atime_mode_to_string(AtimeMode m) {
-        return m >= 0 && m < _ATIME_MAX ? atime_names[m] : NULL;
-}
-
-int atime_mode_from_string(const char *s) {
-        for (int i = 0; i < _ATIME_MAX; i++)
-                if (streq(s, atime_names[i]))
-                        return i;
-        return -EINVAL;
-}
+DEFINE_STRING_TABLE_LOOKUP(atime_mode, AtimeMode);
 
 static bool has_option(const char *optstr, const char *name) {
         return optstr && mnt_optstr_get_option(optstr, name, NULL, NULL) == 0;
@@ -260,10 +253,10 @@ static void mark_hidden(struct raw *raw, size_t n) {
 static int parse_text(char *text, size_t len, const char *path, const struct mount_filter *filter, MountTable **ret) {
         _cleanup_(mount_table_freep) MountTable *t = calloc(1, sizeof *t);
         _cleanup_free_ struct raw *raw = NULL;
-        struct libmnt_table *tb = NULL;
-        struct libmnt_iter *itr = NULL;
+        _cleanup_(mnt_unref_tablep) struct libmnt_table *tb = NULL;
+        _cleanup_(mnt_free_iterp) struct libmnt_iter *itr = NULL;
+        _cleanup_(fclosep) FILE *f = NULL;
         struct libmnt_fs *fs;
-        FILE *f = NULL;
         size_t n = 0, alloc = 0;
         int r;
 
@@ -274,24 +267,20 @@ static int parse_text(char *text, size_t len, const char *path, const struct mou
         /* fmemopen() of a zero-length buffer fails: an empty file is an
          * empty string with its NUL. */
         f = fmemopen(text, len + 1, "r");
-        if (!tb || !itr || !f) {
-                r = -ENOMEM;
-                goto finish;
-        }
+        if (!tb || !itr || !f)
+                return -ENOMEM;
         mnt_table_set_userdata(tb, &t->n_bad_lines);
         mnt_table_set_parser_errcb(tb, parser_errcb);
         r = mnt_table_parse_stream(tb, f, path);
         if (r < 0)
-                goto finish;
+                return r;
 
         while (mnt_table_next_fs(tb, itr, &fs) == 0) {
                 if (n == alloc) {
                         size_t na = alloc ? alloc * 2 : 64;
                         struct raw *nr = realloc(raw, na * sizeof *raw);
-                        if (!nr) {
-                                r = -ENOMEM;
-                                goto finish;
-                        }
+                        if (!nr)
+                                return -ENOMEM;
                         raw = nr;
                         alloc = na;
                 }
@@ -306,10 +295,8 @@ static int parse_text(char *text, size_t len, const char *path, const struct mou
         t->n_all = n;
 
         t->entries = calloc(n ? n : 1, sizeof *t->entries);
-        if (!t->entries) {
-                r = -ENOMEM;
-                goto finish;
-        }
+        if (!t->entries)
+                return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 const char *fstype = mnt_fs_get_fstype(raw[i].fs);
 
@@ -318,20 +305,14 @@ static int parse_text(char *text, size_t len, const char *path, const struct mou
                 r = entry_fill(&t->entries[t->n], raw[i].fs);
                 t->n++; /* counted even when half-filled, so it is freed */
                 if (r < 0)
-                        goto finish;
+                        return r;
         }
         if (t->n > 0)
                 qsort(t->entries, t->n, sizeof *t->entries, cmp_entry_id);
         t->text = text;
         t->text_len = len;
         *ret = TAKE_PTR(t);
-        r = 0;
-finish:
-        if (f)
-                fclose(f);
-        mnt_free_iter(itr);
-        mnt_unref_table(tb);
-        return r;
+        return 0;
 }
 
 int mount_table_load_changed(const char *path, const struct mount_filter *filter, const MountTable *old,

@@ -9,13 +9,7 @@
 
 #include "escape.h"
 #include "recommend.h"
-
-static uint64_t clock_usec(clockid_t clock) {
-        struct timespec ts;
-
-        clock_gettime(clock, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
-}
+#include "time-util.h"
 
 void status_activity_updates(const struct activity *a, double *per_min, double *lo, double *hi) {
         *per_min = a->updates.per_min;
@@ -160,8 +154,8 @@ static void fill_daemon(Manager *m, Report *r) {
         r->version = PACKAGE_VERSION;
         r->hostname = report_strdup(r, host);
         r->started_at = (int64_t) (m->started_realtime / USEC_PER_SEC);
-        r->uptime_s = (int64_t) ((clock_usec(CLOCK_MONOTONIC) - m->started_monotonic) / USEC_PER_SEC);
-        r->taken_at = (int64_t) (clock_usec(CLOCK_REALTIME) / USEC_PER_SEC);
+        r->uptime_s = (int64_t) ((now_usec(CLOCK_MONOTONIC) - m->started_monotonic) / USEC_PER_SEC);
+        r->taken_at = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
         r->stuck_threads = tracker_stuck_threads(m->tracker);
         r->advice_changes = (int64_t) m->advice_changes;
 }

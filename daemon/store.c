@@ -2,6 +2,7 @@
  * Everything on disk is little-endian; every read is bounds-checked. */
 #include "store.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -330,6 +331,10 @@ int store_add(Store *s, const char *key, const struct stats_sample *sample) {
         MountHistory *h;
         int r;
 
+        assert(s);
+        assert(key);
+        assert(sample);
+
         /* The files give a key 16 bits of length: a longer one could not be
          * read back. */
         if (*key == 0 || strlen(key) > KEY_MAX)
@@ -523,139 +528,216 @@ static int encode_snapshot(const Store *s, int64_t now, struct buf *b) {
         return b->oom ? -ENOMEM : 0;
 }
 
+/* A snapshot being read: the cursor, what the header says, and the
+ * histories read so far (freed with it unless taken). */
+struct snapshot_parse {
+        struct cur c;
+        uint64_t seq;
+        uint32_t n_specs, n_mounts, maxcap;
+        struct stats_ring_spec specs[STATS_MAX_RINGS]; /* the file's rings */
+        int map[STATS_MAX_RINGS];                       /* file ring -> our ring, or -1 */
+        struct stats_point *pts;                        /* room for the largest ring */
+        MountHistory **hs;
+        size_t nh;
+        char *problem; /* what is wrong with the file, when -EBADMSG */
+};
+
+static void snapshot_parse_done(struct snapshot_parse *sp) {
+        for (size_t i = 0; i < sp->nh; i++)
+                history_free(sp->hs[i]);
+        free(sp->hs);
+        free(sp->pts);
+        free(sp->problem);
+}
+
+/* Says what is wrong with the file; always -EBADMSG (without the words
+ * if there is no memory for them). */
+static int snapshot_bad(struct snapshot_parse *sp, const char *fmt, ...) _printf_(2, 3);
+static int snapshot_bad(struct snapshot_parse *sp, const char *fmt, ...) {
+        va_list ap;
+
+        assert(!sp->problem);
+        va_start(ap, fmt);
+        if (vasprintf(&sp->problem, fmt, ap) < 0)
+                sp->problem = NULL;
+        va_end(ap);
+        return -EBADMSG;
+}
+
+static uint32_t get_u32_at(const uint8_t *p) {
+        return (uint32_t) (p[0] | p[1] << 8 | p[2] << 16 | (uint32_t) p[3] << 24);
+}
+
+/* Magic, version, checksum: whether the bytes are a snapshot this atimed
+ * can read at all. Leaves the cursor after the version, its end before
+ * the checksum. */
+static int snapshot_check_envelope(struct snapshot_parse *sp) {
+        const uint8_t *p = sp->c.p;
+        size_t len = sp->c.len;
+        uint32_t version;
+
+        if (len == 0)
+                return snapshot_bad(sp, "empty file");
+        if (len < 8 + 4 || memcmp(p, SNAPSHOT_MAGIC, 8) != 0)
+                return snapshot_bad(sp, "not an atimed history file");
+        sp->c.off = 8;
+        version = get_u32(&sp->c);
+        if (version > STORE_VERSION)
+                return snapshot_bad(sp, "written by a newer atimed (format version %u; this one reads %u)", version,
+                                    STORE_VERSION);
+        if (version == 0)
+                return snapshot_bad(sp, "unknown format version 0");
+        if (len < 16 || crc32_of(p, len - 4) != get_u32_at(p + len - 4))
+                return snapshot_bad(sp, "checksum mismatch: the file is corrupt or truncated");
+        sp->c.len = len - 4;
+        return 0;
+}
+
+/* Our ring of the same resolution as the file's, or -1. */
+static int ring_of_resolution(const Store *s, uint32_t resolution) {
+        int r = -1;
+
+        for (unsigned k = 0; k < s->n_specs; k++)
+                if (s->specs[k].resolution == resolution)
+                        r = (int) k;
+        return r;
+}
+
+/* The sequence number, the file's rings (a resolution no longer kept is
+ * reported, its history dropped) and the mount count. */
+static int snapshot_parse_header(const Store *s, struct snapshot_parse *sp, struct store_load_report *rep) {
+        struct cur *c = &sp->c;
+
+        sp->seq = get_u64(c);
+        (void) get_u64(c); /* written at */
+        sp->n_specs = get_u32(c);
+        if (c->bad || sp->n_specs == 0 || sp->n_specs > STATS_MAX_RINGS)
+                return snapshot_bad(sp, "bad ring count");
+        for (uint32_t i = 0; i < sp->n_specs; i++) {
+                struct stats_ring_spec *spec = &sp->specs[i];
+
+                spec->resolution = get_u32(c);
+                spec->capacity = get_u32(c);
+                if (spec->resolution == 0 || spec->capacity == 0 || spec->capacity > 1000000)
+                        return snapshot_bad(sp, "bad ring %u", i);
+                sp->map[i] = ring_of_resolution(s, spec->resolution);
+                if (sp->map[i] < 0)
+                        problem(rep, "history at %us resolution is no longer kept ([store] rings): dropped",
+                                spec->resolution);
+                sp->maxcap = MAX(sp->maxcap, spec->capacity);
+        }
+        sp->n_mounts = get_u32(c);
+        if (c->bad || sp->n_mounts > MOUNTS_MAX)
+                return snapshot_bad(sp, "bad mount count");
+        sp->pts = malloc((size_t) sp->maxcap * sizeof *sp->pts);
+        sp->hs = calloc(sp->n_mounts ? sp->n_mounts : 1, sizeof *sp->hs);
+        return sp->pts && sp->hs ? 0 : -ENOMEM;
+}
+
+/* Ring i of history h, whose key is 'key': checked whether or not we keep
+ * it, then set if we do. */
+static int snapshot_parse_ring(struct snapshot_parse *sp, MountHistory *h, uint32_t i, const char *key) {
+        const struct stats_ring_spec *spec = &sp->specs[i];
+        int64_t head_t = (int64_t) get_u64(&sp->c);
+        uint32_t n = get_u32(&sp->c);
+
+        if (sp->c.bad || n > spec->capacity)
+                return snapshot_bad(sp, "bad ring %u of %s", i, key);
+        for (uint32_t x = 0; x < n; x++)
+                if (!get_point(&sp->c, &sp->pts[x]))
+                        return snapshot_bad(sp, "bad point in %s", key);
+        if (n > 0 && !stats_time_sane(head_t))
+                return snapshot_bad(sp, "bad time in ring %u of %s", i, key);
+        if (sp->map[i] < 0)
+                return 0;
+        if (n > 0 && head_t % (int64_t) spec->resolution != 0)
+                return snapshot_bad(sp, "misaligned ring %u of %s", i, key);
+        return history_set_ring(h, (unsigned) sp->map[i], head_t, sp->pts, n) < 0 ? -ENOMEM : 0;
+}
+
+/* Mount record m into a new history. A key that cannot be a key (empty,
+ * a NUL inside, out of order) costs that mount its history, no other: the
+ * record is read through to the next one, and the history marked
+ * (scratch UINT32_MAX) to be dropped. */
+static int snapshot_parse_mount(const Store *s, struct snapshot_parse *sp, uint32_t m, struct store_load_report *rep) {
+        uint16_t kl = get_u16(&sp->c);
+        const uint8_t *k = take(&sp->c, kl);
+        _cleanup_free_ char *key = NULL;
+        MountHistory *h;
+        int r;
+
+        assert(sp->nh < sp->n_mounts);
+
+        if (!k)
+                return snapshot_bad(sp, "truncated key of mount %u", m);
+        key = memdup_str(k, kl);
+        if (!key)
+                return -ENOMEM;
+        r = history_new(key, s->specs, s->n_specs, &h);
+        if (r < 0)
+                return r;
+        sp->hs[sp->nh++] = h;
+        if (kl == 0 || memchr(k, 0, kl) || (sp->nh > 1 && strcmp(sp->hs[sp->nh - 2]->key, key) >= 0)) {
+                problem(rep, "history of mount %u: bad or repeated key; that history dropped", m);
+                h->scratch = UINT32_MAX;
+        }
+        h->last_seen = (int64_t) get_u64(&sp->c);
+        if (!stats_time_sane(h->last_seen))
+                return snapshot_bad(sp, "bad time last seen of %s", key);
+        for (uint32_t i = 0; i < sp->n_specs; i++) {
+                r = snapshot_parse_ring(sp, h, i, key);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Frees the histories marked to be dropped, keeping the others in order. */
+static void snapshot_drop_marked(struct snapshot_parse *sp) {
+        size_t kept = 0;
+
+        for (size_t i = 0; i < sp->nh; i++)
+                if (sp->hs[i]->scratch == UINT32_MAX)
+                        history_free(sp->hs[i]);
+                else
+                        sp->hs[kept++] = sp->hs[i];
+        sp->nh = kept;
+}
+
+/* The snapshot's histories replace whatever the store held. */
+static void store_take_histories(Store *s, struct snapshot_parse *sp) {
+        for (size_t i = 0; i < s->n; i++)
+                history_free(s->h[i]);
+        free(s->h);
+        s->n = s->alloc = sp->nh;
+        s->h = sp->nh > 0 ? TAKE_PTR(sp->hs) : NULL;
+        sp->nh = 0;
+}
+
 /* Loads a snapshot into fresh histories; on any problem, nothing of it is
  * kept and *ret_problem says what. */
 static int parse_snapshot(Store *s, const uint8_t *p, size_t len, uint64_t *ret_seq, struct store_load_report *rep,
                           char **ret_problem) {
-        struct cur c = { .p = p, .len = len };
-        struct stats_ring_spec file_specs[STATS_MAX_RINGS];
-        int map[STATS_MAX_RINGS]; /* file ring -> our ring, or -1 */
-        _cleanup_free_ struct stats_point *pts = NULL;
-        MountHistory **hs = NULL;
-        uint32_t version, n_specs, n_mounts, maxcap = 0;
-        uint64_t seq;
-        size_t nh = 0;
-        int r = -EBADMSG;
+        _cleanup_(snapshot_parse_done) struct snapshot_parse sp = { .c = { .p = p, .len = len } };
+        int r;
 
-#define BAD(...) do { if (asprintf(ret_problem, __VA_ARGS__) < 0) *ret_problem = NULL; goto fail; } while (0)
-        if (len == 0)
-                BAD("empty file");
-        if (len < 8 + 4 || memcmp(p, SNAPSHOT_MAGIC, 8) != 0)
-                BAD("not an atimed history file");
-        c.off = 8;
-        version = get_u32(&c);
-        if (version > STORE_VERSION)
-                BAD("written by a newer atimed (format version %u; this one reads %u)", version, STORE_VERSION);
-        if (version == 0)
-                BAD("unknown format version 0");
-        if (len < 16 || crc32_of(p, len - 4) != (uint32_t) (p[len - 4] | p[len - 3] << 8 | p[len - 2] << 16 | (uint32_t) p[len - 1] << 24))
-                BAD("checksum mismatch: the file is corrupt or truncated");
-        c.len = len - 4;
-        seq = get_u64(&c);
-        (void) get_u64(&c); /* written at */
-        n_specs = get_u32(&c);
-        if (c.bad || n_specs == 0 || n_specs > STATS_MAX_RINGS)
-                BAD("bad ring count");
-        for (uint32_t i = 0; i < n_specs; i++) {
-                file_specs[i].resolution = get_u32(&c);
-                file_specs[i].capacity = get_u32(&c);
-                if (file_specs[i].resolution == 0 || file_specs[i].capacity == 0 || file_specs[i].capacity > 1000000)
-                        BAD("bad ring %u", i);
-                map[i] = -1;
-                for (unsigned k = 0; k < s->n_specs; k++)
-                        if (s->specs[k].resolution == file_specs[i].resolution)
-                                map[i] = (int) k;
-                if (map[i] < 0)
-                        problem(rep, "history at %us resolution is no longer kept ([store] rings): dropped",
-                                file_specs[i].resolution);
-                maxcap = MAX(maxcap, file_specs[i].capacity);
-        }
-        n_mounts = get_u32(&c);
-        if (c.bad || n_mounts > MOUNTS_MAX)
-                BAD("bad mount count");
-        pts = malloc((size_t) maxcap * sizeof *pts);
-        hs = calloc(n_mounts ? n_mounts : 1, sizeof *hs);
-        if (!pts || !hs) {
-                r = -ENOMEM;
-                goto fail;
-        }
-        for (uint32_t m = 0; m < n_mounts; m++) {
-                uint16_t kl = get_u16(&c);
-                const uint8_t *k = take(&c, kl);
-                _cleanup_free_ char *key = NULL;
+        assert(ret_problem && !*ret_problem);
 
-                if (!k)
-                        BAD("truncated key of mount %u", m);
-                key = memdup_str(k, kl);
-                if (!key) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                r = history_new(key, s->specs, s->n_specs, &hs[nh]);
-                if (r < 0)
-                        goto fail;
-                r = -EBADMSG;
-                nh++;
-                /* A key that cannot be a key (empty, a NUL inside, out of
-                 * order) costs that mount its history, no other: the record
-                 * is read through to the next one, then dropped. */
-                if (kl == 0 || memchr(k, 0, kl) || (nh > 1 && strcmp(hs[nh - 2]->key, key) >= 0)) {
-                        problem(rep, "history of mount %u: bad or repeated key; that history dropped", m);
-                        hs[nh - 1]->scratch = UINT32_MAX;
-                }
-                hs[nh - 1]->last_seen = (int64_t) get_u64(&c);
-                if (!stats_time_sane(hs[nh - 1]->last_seen))
-                        BAD("bad time last seen of %s", key);
-                for (uint32_t i = 0; i < n_specs; i++) {
-                        int64_t head_t = (int64_t) get_u64(&c);
-                        uint32_t n = get_u32(&c);
-
-                        if (c.bad || n > file_specs[i].capacity)
-                                BAD("bad ring %u of %s", i, key);
-                        for (uint32_t x = 0; x < n; x++)
-                                if (!get_point(&c, &pts[x]))
-                                        BAD("bad point in %s", key);
-                        if (n > 0 && !stats_time_sane(head_t))
-                                BAD("bad time in ring %u of %s", i, key);
-                        if (map[i] >= 0 && n > 0 && head_t % (int64_t) file_specs[i].resolution != 0)
-                                BAD("misaligned ring %u of %s", i, key);
-                        if (map[i] >= 0 && history_set_ring(hs[nh - 1], (unsigned) map[i], head_t, pts, n) < 0) {
-                                r = -ENOMEM;
-                                goto fail;
-                        }
-                }
+        r = snapshot_check_envelope(&sp);
+        if (r >= 0)
+                r = snapshot_parse_header(s, &sp, rep);
+        for (uint32_t m = 0; r >= 0 && m < sp.n_mounts; m++)
+                r = snapshot_parse_mount(s, &sp, m, rep);
+        if (r >= 0 && (sp.c.bad || sp.c.off != sp.c.len))
+                r = snapshot_bad(&sp, "%zu bytes of trailing data", sp.c.len - sp.c.off);
+        if (r < 0) {
+                *ret_problem = TAKE_PTR(sp.problem);
+                return r;
         }
-        if (c.bad || c.off != c.len)
-                BAD("%zu bytes of trailing data", c.len - c.off);
-#undef BAD
-        {
-                size_t kept = 0;
-
-                for (size_t i = 0; i < nh; i++)
-                        if (hs[i]->scratch == UINT32_MAX)
-                                history_free(hs[i]);
-                        else
-                                hs[kept++] = hs[i];
-                nh = kept;
-        }
-
-        /* All good: it replaces whatever was there. */
-        for (size_t i = 0; i < s->n; i++)
-                history_free(s->h[i]);
-        free(s->h);
-        s->h = hs;
-        s->n = s->alloc = nh;
-        if (s->alloc == 0) {
-                free(hs);
-                s->h = NULL;
-        }
-        *ret_seq = seq;
+        snapshot_drop_marked(&sp);
+        store_take_histories(s, &sp);
+        *ret_seq = sp.seq;
         return 0;
-fail:
-        for (size_t i = 0; i < nh; i++)
-                history_free(hs[i]);
-        free(hs);
-        return r;
 }
 
 /* ---------------------------------------------------------------- journal */
@@ -714,104 +796,185 @@ static int encode_block(Store *s, uint64_t seq, struct buf *b) {
         return b->oom ? -ENOMEM : 0;
 }
 
+/* Says what is wrong with the journal in *ret_problem: -EBADMSG, or
+ * -ENOMEM if there is no memory for the words. */
+static int journal_bad(char **ret_problem, const char *fmt, ...) _printf_(2, 3);
+static int journal_bad(char **ret_problem, const char *fmt, ...) {
+        va_list ap;
+        int r;
+
+        assert(!*ret_problem);
+        va_start(ap, fmt);
+        r = vasprintf(ret_problem, fmt, ap);
+        va_end(ap);
+        if (r < 0) {
+                *ret_problem = NULL;
+                return -ENOMEM;
+        }
+        return -EBADMSG;
+}
+
+/* Magic and version; leaves the cursor at the first block. */
+static int journal_check_header(struct cur *c, char **ret_problem) {
+        uint32_t version;
+
+        if (c->len == 0)
+                return journal_bad(ret_problem, "empty journal");
+        if (c->len < 12 || memcmp(c->p, JOURNAL_MAGIC, 8) != 0)
+                return journal_bad(ret_problem, "not an atimed journal");
+        c->off = 8;
+        version = get_u32(c);
+        if (version == 0 || version > STORE_VERSION)
+                return journal_bad(ret_problem, "journal of another format version");
+        return 0;
+}
+
+/* The block at the cursor, whole and with its checksum right: its
+ * sequence number, and a cursor over its payload. Moves c past it. */
+static int journal_next_block(struct cur *c, uint64_t *ret_seq, struct cur *ret_payload, char **ret_problem) {
+        size_t start = c->off;
+        uint32_t magic = get_u32(c), payload = get_u32(c);
+        uint64_t seq = get_u64(c);
+
+        if (c->bad || magic != BLOCK_MAGIC || payload > c->len - c->off || c->len - c->off - payload < 4)
+                return journal_bad(ret_problem, "journal damaged or cut short at byte %zu (%zu bytes not replayed)",
+                                   start, c->len - start);
+        *ret_payload = (struct cur) { .p = c->p + c->off, .len = payload };
+        c->off += payload;
+        if (crc32_of(c->p + start, c->off - start) != get_u32(c))
+                return journal_bad(ret_problem, "journal checksum mismatch at byte %zu (%zu bytes not replayed)",
+                                   start, c->len - start);
+        *ret_seq = seq;
+        return 0;
+}
+
+/* A block's key table: keys[k] is NULL for a key that cannot be one
+ * (empty, a NUL inside), whose samples are skipped. */
+struct block_keys {
+        char **keys;
+        char *buf; /* the keys, NUL-terminated, one after the other */
+        uint32_t n;
+};
+
+static void block_keys_done(struct block_keys *k) {
+        free(k->keys);
+        free(k->buf);
+}
+
+/* Reads the key table at the start of payload b: -EBADMSG for a count the
+ * payload cannot hold; a key cut short leaves b bad. */
+static int block_read_keys(struct cur *b, struct block_keys *ret) {
+        size_t used = 0;
+
+        ret->n = get_u32(b);
+        /* Every key takes at least 3 bytes of the payload. */
+        if (b->bad || ret->n > b->len / 3)
+                return -EBADMSG;
+        ret->keys = calloc(ret->n ? ret->n : 1, sizeof *ret->keys);
+        ret->buf = malloc(b->len + 1);
+        if (!ret->keys || !ret->buf)
+                return -ENOMEM;
+        for (uint32_t k = 0; k < ret->n && !b->bad; k++) {
+                uint16_t kl = get_u16(b);
+                const uint8_t *kp = take(b, kl);
+
+                if (!kp)
+                        break; /* take() marked b bad */
+                if (kl == 0 || memchr(kp, 0, kl))
+                        continue;
+                memcpy(ret->buf + used, kp, kl);
+                ret->buf[used + kl] = 0;
+                ret->keys[k] = ret->buf + used;
+                used += kl + 1;
+        }
+        return 0;
+}
+
+/* One sample of a block, into *ret with the index of its key; false if
+ * it is not one that could have been written. */
+static bool block_read_sample(struct cur *b, uint32_t n_keys, uint32_t *ret_key, struct stats_sample *ret) {
+        uint32_t k = get_u32(b);
+        struct stats_sample x = { .t = (int64_t) get_u64(b) };
+        const uint8_t *bits = take(b, 4);
+
+        x.per_min = get_f32(b);
+        x.lo = get_f32(b);
+        x.hi = get_f32(b);
+        x.write_iops = get_f32(b);
+        x.write_kib = get_f32(b);
+        if (!bits || k >= n_keys || !stats_time_sane(x.t) || !sane(x.per_min) || !sane(x.lo) || !sane(x.hi) ||
+            !sane(x.write_iops) || !sane(x.write_kib))
+                return false;
+        x.has_activity = bits[0] & 1;
+        x.has_device = bits[0] & 2;
+        x.has_policy = bits[0] & 4;
+        x.atime = bits[1];
+        x.flags = bits[2];
+        x.probe = bits[3];
+        *ret_key = k;
+        *ret = x;
+        return true;
+}
+
+/* Adds the samples of the block at byte 'start', whose payload is b, to
+ * the histories they name (made as needed). */
+static int replay_block(Store *s, struct cur *b, size_t start, size_t *replayed, char **ret_problem) {
+        _cleanup_(block_keys_done) struct block_keys keys = {};
+        uint32_t n;
+        int r;
+
+        r = block_read_keys(b, &keys);
+        if (r == -ENOMEM)
+                return r;
+        n = r < 0 ? 0 : get_u32(b);
+        if (r < 0 || b->bad || (size_t) n * SAMPLE_BYTES != b->len - b->off)
+                return journal_bad(ret_problem, "journal block at byte %zu is malformed", start);
+        for (uint32_t i = 0; i < n; i++) {
+                struct stats_sample x;
+                MountHistory *h;
+                uint32_t k;
+
+                if (!block_read_sample(b, keys.n, &k, &x))
+                        return journal_bad(ret_problem, "journal block at byte %zu has a bad sample", start);
+                if (!keys.keys[k])
+                        continue;
+                h = get_or_create(s, keys.keys[k]);
+                if (!h)
+                        return -ENOMEM;
+                r = history_add(h, &x);
+                if (r < 0)
+                        return r;
+                (*replayed)++;
+        }
+        return 0;
+}
+
 /* Replays the blocks after 'after_seq'. Stops at the first damaged block:
  * *ret_problem then says what (the blocks before it are applied). */
 static int replay_journal(Store *s, const uint8_t *p, size_t len, uint64_t after_seq, size_t *replayed,
                           char **ret_problem) {
         struct cur c = { .p = p, .len = len };
         uint64_t last = after_seq;
-        uint32_t version;
+        int r;
 
-        if (len == 0)
-                return asprintf(ret_problem, "empty journal") < 0 ? -ENOMEM : -EBADMSG;
-        if (len < 12 || memcmp(p, JOURNAL_MAGIC, 8) != 0)
-                return asprintf(ret_problem, "not an atimed journal") < 0 ? -ENOMEM : -EBADMSG;
-        c.off = 8;
-        version = get_u32(&c);
-        if (version == 0 || version > STORE_VERSION)
-                return asprintf(ret_problem, "journal of another format version") < 0 ? -ENOMEM : -EBADMSG;
+        assert(ret_problem && !*ret_problem);
 
+        r = journal_check_header(&c, ret_problem);
+        if (r < 0)
+                return r;
         while (c.off < c.len) {
                 size_t start = c.off;
-                uint32_t magic = get_u32(&c), payload = get_u32(&c), n_keys, n;
-                uint64_t seq = get_u64(&c);
-                _cleanup_free_ char **keys = NULL;
-                _cleanup_free_ char *keybuf = NULL;
-                struct cur b;
-                size_t kb = 0;
+                struct cur payload;
+                uint64_t seq;
 
-                if (c.bad || magic != BLOCK_MAGIC || payload > c.len - c.off || c.len - c.off - payload < 4)
-                        return asprintf(ret_problem, "journal damaged or cut short at byte %zu (%zu bytes not replayed)",
-                                        start, len - start) < 0 ? -ENOMEM : -EBADMSG;
-                b = (struct cur) { .p = p + c.off, .len = payload };
-                c.off += payload;
-                if (crc32_of(p + start, c.off - start) != get_u32(&c))
-                        return asprintf(ret_problem, "journal checksum mismatch at byte %zu (%zu bytes not replayed)",
-                                        start, len - start) < 0 ? -ENOMEM : -EBADMSG;
+                r = journal_next_block(&c, &seq, &payload, ret_problem);
+                if (r < 0)
+                        return r;
                 if (seq <= last)
                         continue; /* already in the snapshot */
-
-                n_keys = get_u32(&b);
-                /* Every key takes at least 3 bytes of the payload. */
-                if (b.bad || n_keys > payload / 3)
-                        return asprintf(ret_problem, "journal block at byte %zu is malformed", start) < 0 ? -ENOMEM
-                                                                                                         : -EBADMSG;
-                keys = calloc(n_keys ? n_keys : 1, sizeof *keys);
-                keybuf = malloc(payload + 1);
-                if (!keys || !keybuf)
-                        return -ENOMEM;
-                for (uint32_t k = 0; k < n_keys && !b.bad; k++) {
-                        uint16_t kl = get_u16(&b);
-                        const uint8_t *kp = take(&b, kl);
-
-                        if (!kp) {
-                                b.bad = true;
-                                break;
-                        }
-                        if (kl == 0 || memchr(kp, 0, kl))
-                                continue; /* its samples are skipped, no others */
-                        memcpy(keybuf + kb, kp, kl);
-                        keybuf[kb + kl] = 0;
-                        keys[k] = keybuf + kb;
-                        kb += kl + 1;
-                }
-                n = get_u32(&b);
-                if (b.bad || (size_t) n * SAMPLE_BYTES != b.len - b.off)
-                        return asprintf(ret_problem, "journal block at byte %zu is malformed", start) < 0 ? -ENOMEM
-                                                                                                         : -EBADMSG;
-                for (uint32_t i = 0; i < n; i++) {
-                        uint32_t k = get_u32(&b);
-                        struct stats_sample x = { .t = (int64_t) get_u64(&b) };
-                        const uint8_t *bits = take(&b, 4);
-                        MountHistory *h;
-                        int r;
-
-                        x.per_min = get_f32(&b);
-                        x.lo = get_f32(&b);
-                        x.hi = get_f32(&b);
-                        x.write_iops = get_f32(&b);
-                        x.write_kib = get_f32(&b);
-                        if (!bits || k >= n_keys || !stats_time_sane(x.t) || !sane(x.per_min) || !sane(x.lo) || !sane(x.hi) ||
-                            !sane(x.write_iops) || !sane(x.write_kib))
-                                return asprintf(ret_problem, "journal block at byte %zu has a bad sample", start) < 0
-                                               ? -ENOMEM
-                                               : -EBADMSG;
-                        x.has_activity = bits[0] & 1;
-                        x.has_device = bits[0] & 2;
-                        x.has_policy = bits[0] & 4;
-                        x.atime = bits[1];
-                        x.flags = bits[2];
-                        x.probe = bits[3];
-                        if (!keys[k])
-                                continue;
-                        h = get_or_create(s, keys[k]);
-                        if (!h)
-                                return -ENOMEM;
-                        r = history_add(h, &x);
-                        if (r < 0)
-                                return r;
-                        (*replayed)++;
-                }
+                r = replay_block(s, &payload, start, replayed, ret_problem);
+                if (r < 0)
+                        return r;
                 last = seq;
                 s->seq = MAX(s->seq, seq);
         }
@@ -820,37 +983,10 @@ static int replay_journal(Store *s, const uint8_t *p, size_t len, uint64_t after
 
 /* ---------------------------------------------------------------- files */
 
+/* A FIFO or device in its place is refused, never waited on; a symlink
+ * is not followed. */
 static int read_file(int dfd, const char *name, uint8_t **ret, size_t *ret_len) {
-        /* A FIFO or device in its place is refused, never waited on. */
-        _cleanup_close_ int fd = open_regular_at(dfd, name, O_NOFOLLOW);
-        _cleanup_free_ uint8_t *b = NULL;
-        struct stat st;
-        size_t len = 0;
-
-        if (fd < 0)
-                return fd;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
-        if ((size_t) st.st_size > FILE_MAX)
-                return -EFBIG;
-        b = malloc((size_t) st.st_size + 1);
-        if (!b)
-                return -ENOMEM;
-        while (len < (size_t) st.st_size) {
-                ssize_t n = read(fd, b + len, (size_t) st.st_size - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-        }
-        *ret = TAKE_PTR(b);
-        *ret_len = len;
-        return 0;
+        return read_full_file_at(dfd, name, O_NOFOLLOW, FILE_MAX, (char **) ret, ret_len);
 }
 
 /* Renames a bad file out of the way so it is neither trusted nor lost. */
@@ -870,6 +1006,8 @@ int store_load_buffers(Store *s, const void *snapshot, size_t snapshot_len, cons
         uint64_t seq = 0;
         int r;
 
+        assert(s);
+        assert(rep);
         *rep = (struct store_load_report) {};
         if (snapshot) {
                 r = parse_snapshot(s, snapshot, snapshot_len, &seq, rep, &why);
@@ -893,13 +1031,68 @@ int store_load_buffers(Store *s, const void *snapshot, size_t snapshot_len, cons
         return 0;
 }
 
-int store_load(Store *s, int64_t now, struct store_load_report *rep) {
-        _cleanup_close_ int dfd = -1;
-        _cleanup_free_ uint8_t *snap = NULL, *jour = NULL;
+/* Reads a state file: *ret NULL if there is none. One that cannot be read
+ * (a FIFO, a device, too large...) is moved aside and reported, and is
+ * none either. Fails only for lack of memory. */
+static int load_file(int dfd, const char *name, int64_t now, struct store_load_report *rep, uint8_t **ret,
+                     size_t *ret_len) {
+        int r;
+
+        *ret = NULL;
+        *ret_len = 0;
+        r = read_file(dfd, name, ret, ret_len);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0 && r != -ENOENT)
+                move_aside(dfd, name, now, rep, fileio_strerror(r));
+        return 0;
+}
+
+static int load_snapshot(Store *s, int dfd, int64_t now, struct store_load_report *rep) {
+        _cleanup_free_ uint8_t *snap = NULL;
         _cleanup_free_ char *why = NULL;
-        size_t snap_len = 0, jour_len = 0;
+        size_t len;
         uint64_t seq = 0;
         int r;
+
+        r = load_file(dfd, STORE_FILE, now, rep, &snap, &len);
+        if (r < 0 || !snap)
+                return r;
+        r = parse_snapshot(s, snap, len, &seq, rep, &why);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                move_aside(dfd, STORE_FILE, now, rep, why ? why : "unreadable");
+                return 0;
+        }
+        s->snapshot_seq = s->seq = seq;
+        s->snapshot_size = (off_t) len;
+        return 0;
+}
+
+static int load_journal(Store *s, int dfd, int64_t now, struct store_load_report *rep) {
+        _cleanup_free_ uint8_t *jour = NULL;
+        _cleanup_free_ char *why = NULL;
+        size_t len;
+        int r;
+
+        r = load_file(dfd, STORE_JOURNAL, now, rep, &jour, &len);
+        if (r < 0 || !jour)
+                return r;
+        r = replay_journal(s, jour, len, s->snapshot_seq, &rep->replayed, &why);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                move_aside(dfd, STORE_JOURNAL, now, rep, why ? why : "unreadable");
+        return 0;
+}
+
+int store_load(Store *s, int64_t now, struct store_load_report *rep) {
+        _cleanup_close_ int dfd = -1;
+        int r;
+
+        assert(s && s->dir);
+        assert(rep);
 
         *rep = (struct store_load_report) {};
         dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -908,38 +1101,14 @@ int store_load(Store *s, int64_t now, struct store_load_report *rep) {
                 s->need_snapshot = true;
                 return 0;
         }
-
-        r = read_file(dfd, STORE_FILE, &snap, &snap_len);
-        if (r == -ENOMEM)
+        /* A snapshot's temporary file left by a crash in mid-write: no
+         * other writer runs (the state dir is locked by its daemon). */
+        (void) remove_stale_temporaries_at(dfd, STORE_FILE);
+        r = load_snapshot(s, dfd, now, rep);
+        if (r >= 0)
+                r = load_journal(s, dfd, now, rep);
+        if (r < 0)
                 return r;
-        if (r < 0 && r != -ENOENT)
-                move_aside(dfd, STORE_FILE, now, rep, fileio_strerror(r));
-        else if (r >= 0) {
-                r = parse_snapshot(s, snap, snap_len, &seq, rep, &why);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
-                        move_aside(dfd, STORE_FILE, now, rep, why ? why : "unreadable");
-                else {
-                        s->snapshot_seq = s->seq = seq;
-                        s->snapshot_size = (off_t) snap_len;
-                }
-        }
-
-        free(why);
-        why = NULL;
-        r = read_file(dfd, STORE_JOURNAL, &jour, &jour_len);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0 && r != -ENOENT)
-                move_aside(dfd, STORE_JOURNAL, now, rep, fileio_strerror(r));
-        else if (r >= 0) {
-                r = replay_journal(s, jour, jour_len, s->snapshot_seq, &rep->replayed, &why);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
-                        move_aside(dfd, STORE_JOURNAL, now, rep, why ? why : "unreadable");
-        }
         rep->mounts = s->n;
         /* Fold the journal into a fresh snapshot at the first flush. */
         s->need_snapshot = true;
@@ -948,19 +1117,6 @@ int store_load(Store *s, int64_t now, struct store_load_report *rep) {
 
 static int fsync_dir(int dfd) {
         return fsync(dfd) < 0 ? -errno : 0;
-}
-
-static int write_all(int fd, const uint8_t *p, size_t len) {
-        while (len > 0) {
-                ssize_t n = write(fd, p, len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                p += n;
-                len -= (size_t) n;
-        }
-        return 0;
 }
 
 /* A flush in three steps, so that the writing can run in a worker: what
@@ -988,24 +1144,20 @@ StoreWrite *store_write_free(StoreWrite *w) {
         return NULL;
 }
 
+static int write_buffer(FILE *f, void *userdata) {
+        const struct buf *b = userdata;
+
+        if (fwrite(b->p, 1, b->len, f) != b->len)
+                return negative_errno();
+        return 0;
+}
+
 static int write_snapshot(StoreWrite *w, int dfd) {
-        _cleanup_close_ int fd = -1;
         int r;
 
-        fd = openat(dfd, STORE_FILE ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
-        if (fd < 0)
-                return -errno;
-        r = write_all(fd, w->b.p, w->b.len);
-        if (r >= 0 && fsync(fd) < 0)
-                r = -errno;
-        if (r >= 0 && close(TAKE_FD(fd)) < 0)
-                r = -errno;
-        if (r >= 0 && renameat(dfd, STORE_FILE ".tmp", dfd, STORE_FILE) < 0)
-                r = -errno;
-        if (r < 0) {
-                (void) unlinkat(dfd, STORE_FILE ".tmp", 0);
+        r = write_file_atomic_at(dfd, STORE_FILE, 0600, WRITE_ATOMIC_FSYNC, write_buffer, &w->b);
+        if (r < 0)
                 return r;
-        }
         /* The snapshot holds everything: the journal starts afresh. */
         if (unlinkat(dfd, STORE_JOURNAL, 0) < 0 && errno != ENOENT)
                 return -errno;
@@ -1028,11 +1180,11 @@ static int append_journal(StoreWrite *w, int dfd) {
         if (st.st_size == 0) {
                 put(&h, JOURNAL_MAGIC, 8);
                 put_u32(&h, STORE_VERSION);
-                r = h.oom ? -ENOMEM : write_all(fd, h.p, h.len);
+                r = h.oom ? -ENOMEM : loop_write(fd, h.p, h.len);
                 free(h.p);
         }
         if (r >= 0)
-                r = write_all(fd, w->b.p, w->b.len);
+                r = loop_write(fd, w->b.p, w->b.len);
         if (r >= 0 && fdatasync(fd) < 0)
                 r = -errno;
         if (r < 0) {
@@ -1047,6 +1199,9 @@ static int append_journal(StoreWrite *w, int dfd) {
 int store_flush_begin(Store *s, int64_t now, bool snapshot, StoreWrite **ret) {
         StoreWrite *w;
         int r;
+
+        assert(s);
+        assert(ret);
 
         *ret = NULL;
         if (!s->dir)
@@ -1084,8 +1239,10 @@ int store_flush_begin(Store *s, int64_t now, bool snapshot, StoreWrite **ret) {
 }
 
 void store_write_run(StoreWrite *w) {
-        _cleanup_close_ int dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int dfd = -1;
 
+        assert(w && w->dir);
+        dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 w->r = -errno;
         else
@@ -1093,8 +1250,12 @@ void store_write_run(StoreWrite *w) {
 }
 
 int store_flush_end(Store *s, StoreWrite *w) {
-        int r = w->r;
+        int r;
         size_t n;
+
+        assert(s);
+        assert(w);
+        r = w->r;
 
         if (r < 0) {
                 /* Memory holds it all: try a whole snapshot next time. */

@@ -17,6 +17,7 @@
 
 #include "log.h"
 #include "store.h"
+#include "time-util.h"
 
 #define BACKOFF_MIN_USEC (10 * USEC_PER_SEC)
 #define BACKOFF_MAX_USEC (3600 * USEC_PER_SEC)
@@ -97,13 +98,6 @@ struct fs_job {
         char *devname; /* FS_JOB_IDENTIFY: the block device */
         char *uuid;    /* and what it found */
 };
-
-static uint64_t now_usec(clockid_t clock) {
-        struct timespec ts;
-
-        clock_gettime(clock, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
-}
 
 static uint64_t backoff(unsigned failures) {
         uint64_t b = BACKOFF_MIN_USEC;

@@ -1,6 +1,7 @@
 /* test-store: histories written and read back exactly; the journal after
  * a kill -9; every kind of damaged file moved aside, never trusted, never
  * fatal; pruning; a state dir that cannot be written. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -129,6 +130,25 @@ int main(void) {
         ok(!rep.problems, "without complaint");
         store_load_report_done(&rep);
         store_free(b);
+
+        /* A crash while a snapshot was written leaves its temporary file:
+         * the next load removes it, and reads the state as before. */
+        {
+                char p[256];
+                struct stat st;
+                int fd;
+
+                snprintf(p, sizeof p, "%s/.%s.0123456789abcdef.tmp", dir, STORE_FILE);
+                fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+                ok(fd >= 0 && write(fd, "half", 4) == 4, "a snapshot's temporary left by a crash");
+                if (fd >= 0)
+                        close(fd);
+                b = reload(&rep);
+                ok(stat(p, &st) < 0 && errno == ENOENT, "is removed on load");
+                ok(same(a, b) && !rep.problems, "and the state reads back the same, without complaint");
+                store_load_report_done(&rep);
+                store_free(b);
+        }
 
         /* The journal's torn tail (a crash in mid-write): the rest is kept. */
         corrupt(STORE_JOURNAL, -7, NULL, 0, true);
