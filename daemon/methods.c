@@ -461,7 +461,7 @@ static json_object *no_history_yet(Manager *m, const char *target) {
                 why = "no history is kept";
         else if (!key)
                 why = "its filesystem is still being identified; history starts once it is";
-        else if (tm->history.refused)
+        else if (manager_mount_history_refused(m, tm->id))
                 why = "its history cannot be stored (see the log)";
         else
                 why = "a mount's first points are recorded once it has been seen for two sampler intervals";

@@ -4,6 +4,7 @@
 
 #include "protocol.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -29,6 +30,36 @@
 #define WALK_REFRESH_MIN_USEC (60 * USEC_PER_SEC)
 /* How often inodes that moved lately are looked at again (sampler.h). */
 #define FINE_SWEEP_USEC USEC_PER_SEC
+
+struct Filesystem {
+        dev_t devno;
+        Tracker *tracker;
+        TrackedMount **mounts; /* tracked mounts of it, rebuilt on update */
+        size_t n_mounts;
+        Sampler *sampler;
+        char *place_root;      /* fs root of the mount the sampler walks */
+        bool busy;             /* a walk or sweep job is out (possibly stuck) */
+        bool sweep_pending;    /* a sweep is due as soon as it is not busy */
+        bool stalled;
+        unsigned failures;
+        uint64_t retry_at;     /* CLOCK_MONOTONIC usec; 0: now */
+        uint64_t next_walk;    /* a refresh walk is due; 0: not scheduled */
+        uint64_t walk_started; /* CLOCK_MONOTONIC usec the current walk began */
+        bool walk_queued;
+        bool orphaned;         /* no longer in the table; freed when its job returns */
+        struct sweep_result last;
+        DeviceInfo device;
+        struct device_rate rate;
+        DiskStat disk_prev;
+        uint64_t disk_prev_at; /* CLOCK_MONOTONIC usec; 0: no reading yet */
+        struct {               /* the sampler as its last job left it, for progress */
+                bool walking, sampled;
+                uint64_t walked, inodes;
+                uint64_t baseline_at; /* CLOCK_MONOTONIC usec; 0: no baseline */
+        } seen;
+        bool identified;       /* the UUID lookup is done (whatever it found) */
+        char *uuid;            /* the filesystem's UUID, if it has one */
+};
 
 struct Tracker {
         sd_event *event;
@@ -87,6 +118,7 @@ struct fs_job {
         int mount_id;
         uint64_t budget;
         struct sampler_writer *writers;
+        char **writer_roots; /* the writers' fs_root, owned here */
         int *writer_ids;
         size_t n_writers;
         int r;
@@ -148,24 +180,61 @@ bool tracker_mount_activity(const TrackedMount *m, struct activity *ret) {
         return m->activity.have;
 }
 
-const TrackedMount *tracker_find(const Tracker *t, int mount_id) {
-        size_t lo = 0, hi = t ? t->n_mounts : 0;
+/* Index of the mount with 'id' in t->mounts, or t->n_mounts. */
+static size_t find_mount_index(const Tracker *t, int id) {
+        size_t lo = 0, hi = t->n_mounts;
 
         while (lo < hi) {
                 size_t mid = (lo + hi) / 2;
 
-                if (t->mounts[mid]->id == mount_id)
-                        return t->mounts[mid];
-                if (t->mounts[mid]->id < mount_id)
+                if (t->mounts[mid]->id == id)
+                        return mid;
+                if (t->mounts[mid]->id < id)
                         lo = mid + 1;
                 else
                         hi = mid;
         }
-        return NULL;
+        return t->n_mounts;
 }
 
 static TrackedMount *find_mount(Tracker *t, int id) {
-        return (TrackedMount *) tracker_find(t, id);
+        size_t i = t ? find_mount_index(t, id) : 0;
+
+        return t && i < t->n_mounts ? t->mounts[i] : NULL;
+}
+
+const TrackedMount *tracker_find(const Tracker *t, int mount_id) {
+        size_t i = t ? find_mount_index(t, mount_id) : 0;
+
+        return t && i < t->n_mounts ? t->mounts[i] : NULL;
+}
+
+const DeviceInfo *tracker_mount_device(const TrackedMount *m) {
+        assert(m);
+        return m->fs && m->fs->device.kind != DEVICE_NONE ? &m->fs->device : NULL;
+}
+
+bool tracker_mount_device_rate(const TrackedMount *m, struct device_rate *ret) {
+        assert(m);
+        assert(ret);
+        if (!m->fs || !m->fs->rate.valid)
+                return false;
+        *ret = m->fs->rate;
+        return true;
+}
+
+bool tracker_mount_device_totals(const TrackedMount *m, DiskStat *ret) {
+        assert(m);
+        assert(ret);
+        if (!m->fs || m->fs->disk_prev_at == 0)
+                return false;
+        *ret = m->fs->disk_prev;
+        return true;
+}
+
+uint64_t tracker_mount_population(const TrackedMount *m) {
+        assert(m);
+        return m->fs ? m->fs->last.population : 0;
 }
 
 void tracker_set_hooks(Tracker *t, const TrackerHooks *hooks) {
@@ -439,7 +508,8 @@ static void fs_free(Filesystem *fs) {
 
 static void fs_job_free(struct fs_job *j) {
         for (size_t i = 0; i < j->n_writers; i++)
-                free((char *) j->writers[i].fs_root);
+                free(j->writer_roots[i]);
+        free(j->writer_roots);
         free(j->devname);
         free(j->uuid);
         free(j->target);
@@ -680,7 +750,8 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
         };
         j->writers = calloc(fs->n_mounts ? fs->n_mounts : 1, sizeof *j->writers);
         j->writer_ids = calloc(fs->n_mounts ? fs->n_mounts : 1, sizeof *j->writer_ids);
-        if (!j->target || !j->fs_root || !j->writers || !j->writer_ids) {
+        j->writer_roots = calloc(fs->n_mounts ? fs->n_mounts : 1, sizeof *j->writer_roots);
+        if (!j->target || !j->fs_root || !j->writers || !j->writer_ids || !j->writer_roots) {
                 fs_job_free(j);
                 return -ENOMEM;
         }
@@ -694,6 +765,7 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                                 fs_job_free(j);
                                 return -ENOMEM;
                         }
+                        j->writer_roots[j->n_writers] = root;
                         j->writers[j->n_writers] = (struct sampler_writer) { .fs_root = root };
                         j->writer_ids[j->n_writers++] = fs->mounts[i]->id;
                 }
