@@ -201,6 +201,42 @@ int main(void) {
                 ok(a && json_object_array_length(json_object_object_get(json_object_object_get(c, VL_PARAMETERS), F_MOUNTS)) == 11,
                    "and lists the eleven mounts as before");
         }
+        {
+                /* NoSuchMount says why a mount that is there is left out,
+                 * from the table the manager holds (its text as last read). */
+                _cleanup_(config_freep) struct config *c = NULL;
+                Manager with = m;
+                json_object *p;
+
+                ok(config_new(&c) == 0, "a default configuration");
+                with.config = c;
+                with.status_cache = NULL;
+                {
+                        _cleanup_json_ json_object *r = call(&with, METHOD_GET_STATUS, "{\"target\":\"/proc\"}");
+
+                        p = json_object_object_get(r, VL_PARAMETERS);
+                        is_str(error_of(r), ERROR_NO_SUCH_MOUNT, "/proc is not tracked");
+                        ok(p && strstr(json_object_get_string(json_object_object_get(p, P_REASON)) ?: "", "pseudo filesystem"),
+                           "and NoSuchMount says why: %s", json_object_get_string(json_object_object_get(p, P_REASON)));
+                }
+                {
+                        _cleanup_json_ json_object *r =
+                                call(&with, METHOD_GET_RECOMMENDATIONS, "{\"target\":\"/sys/fs/cgroup\"}");
+
+                        p = json_object_object_get(r, VL_PARAMETERS);
+                        ok(p && strstr(json_object_get_string(json_object_object_get(p, P_REASON)) ?: "", "(cgroup2)"),
+                           "GetRecommendations says it too: %s",
+                           json_object_get_string(json_object_object_get(p, P_REASON)));
+                }
+                {
+                        _cleanup_json_ json_object *r = call(&with, METHOD_GET_STATUS, "{\"target\":\"/nope\"}");
+
+                        p = json_object_object_get(r, VL_PARAMETERS);
+                        ok(error_of(r) && !json_object_object_get_ex(p, P_REASON, NULL),
+                           "nothing mounted there: NoSuchMount without a reason");
+                }
+                methods_status_cache_free(with.status_cache);
+        }
         methods_status_cache_free(m.status_cache);
         mount_table_free(m.mounts);
         return tap_done();
