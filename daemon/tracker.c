@@ -1128,100 +1128,104 @@ static size_t find_fs(Filesystem *const *fss, size_t n, dev_t devno) {
         return n;
 }
 
-int tracker_update(Tracker *t, const MountTable *table) {
-        _cleanup_free_ TrackedMount **mounts = calloc(table->n ? table->n : 1, sizeof *mounts);
-        _cleanup_free_ TrackedMount **by_dev = NULL;
-        _cleanup_free_ Filesystem **fss = NULL;
-        _cleanup_free_ bool *taken = NULL;
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
-        size_t n_fss = 0, j = 0;
-        bool new_fs = false;
+/* The state for entry e of the new table: the mount's as it was if it was
+ * tracked (its policy changed: verified and measured afresh), else new.
+ * 'old' holds the previous list by id from *cursor on: what is passed
+ * over is gone from the table and freed, what is found is taken. */
+static TrackedMount *mount_for_entry(TrackedMount **old, size_t n_old, size_t *cursor, const MountEntry *e,
+                                     uint64_t now) {
+        TrackedMount *m;
 
-        t->generation++;
+        while (*cursor < n_old && old[*cursor]->id < e->id) {
+                free(old[*cursor]);
+                old[(*cursor)++] = NULL;
+        }
+        if (*cursor < n_old && old[*cursor]->id == e->id) {
+                m = TAKE_PTR(old[*cursor]);
+                (*cursor)++;
+                if (m->entry->policy.atime != e->policy.atime || m->entry->policy.read_only != e->policy.read_only) {
+                        m->probe.next_due = now;
+                        m->activity = (struct activity) {};
+                }
+        } else {
+                m = calloc(1, sizeof *m);
+                if (!m)
+                        return NULL;
+                m->id = e->id;
+                m->probe.next_due = now;
+        }
+        m->entry = e;
+        m->fs = NULL; /* until the filesystems are grouped again */
+        return m;
+}
+
+/* Mounts: the state of those still here (same id) kept, new ones added,
+ * those gone freed. Without memory the tracker is left unusable: the
+ * manager exits. */
+static int update_mounts(Tracker *t, const MountTable *table, uint64_t now) {
+        _cleanup_free_ TrackedMount **mounts = calloc(table->n ? table->n : 1, sizeof *mounts);
+        size_t cursor = 0;
+
         if (!mounts)
                 return -ENOMEM;
-
-        /* Mounts: keep the state of those still here (same id), add new ones. */
         for (size_t i = 0; i < table->n; i++) {
-                const MountEntry *e = &table->entries[i];
-                TrackedMount *m = NULL;
-
-                while (j < t->n_mounts && t->mounts[j]->id < e->id) {
-                        free(t->mounts[j]);
-                        t->mounts[j++] = NULL;
+                assert(i == 0 || table->entries[i - 1].id < table->entries[i].id); /* sorted by id */
+                mounts[i] = mount_for_entry(t->mounts, t->n_mounts, &cursor, &table->entries[i], now);
+                if (!mounts[i]) {
+                        for (size_t k = 0; k < i; k++)
+                                free(mounts[k]);
+                        return -ENOMEM;
                 }
-                if (j < t->n_mounts && t->mounts[j]->id == e->id) {
-                        m = t->mounts[j];
-                        t->mounts[j++] = NULL;
-                        if (m->entry->policy.atime != e->policy.atime || m->entry->policy.read_only != e->policy.read_only) {
-                                /* Verify the new policy, and measure afresh. */
-                                m->probe.next_due = now;
-                                m->activity = (struct activity) {};
-                        }
-                } else {
-                        m = calloc(1, sizeof *m);
-                        if (!m) {
-                                for (size_t k = 0; k < i; k++)
-                                        free(mounts[k]);
-                                return -ENOMEM;
-                        }
-                        m->id = e->id;
-                        m->probe.next_due = now;
-                }
-                m->entry = e;
-                m->fs = NULL;
-                mounts[i] = m;
         }
-        for (; j < t->n_mounts; j++)
-                free(t->mounts[j]);
+        for (; cursor < t->n_mounts; cursor++)
+                free(t->mounts[cursor]);
         free(t->mounts);
         t->mounts = TAKE_PTR(mounts);
         t->n_mounts = table->n;
+        return 0;
+}
 
-        /* Filesystems: group the mounts by device number; keep the state of
-         * those still here. */
-        by_dev = malloc((t->n_mounts ? t->n_mounts : 1) * sizeof *by_dev);
-        fss = calloc(t->n_mounts ? t->n_mounts : 1, sizeof *fss);
-        taken = calloc(t->n_fss ? t->n_fss : 1, sizeof *taken);
-        if (!by_dev || !fss || !taken)
-                return -ENOMEM;
-        memcpy(by_dev, t->mounts, t->n_mounts * sizeof *by_dev);
-        qsort(by_dev, t->n_mounts, sizeof *by_dev, cmp_mount_devno);
-        for (size_t i = 0; i < t->n_mounts;) {
-                dev_t d = by_dev[i]->entry->devno;
-                size_t k = i, idx = find_fs(t->fss, t->n_fss, d);
-                Filesystem *fs;
-                TrackedMount **list;
+/* The filesystem with device number d: the one tracked already (marked
+ * taken), or a new one, its device resolved ('source' names it). */
+static Filesystem *fs_for_devno(Tracker *t, dev_t d, const char *source, bool *taken, bool *ret_new) {
+        size_t idx = find_fs(t->fss, t->n_fss, d);
+        Filesystem *fs;
 
-                while (k < t->n_mounts && by_dev[k]->entry->devno == d)
-                        k++;
-                list = malloc((k - i) * sizeof *list);
-                if (!list)
-                        return -ENOMEM;
-                if (idx < t->n_fss) {
-                        fs = t->fss[idx];
-                        taken[idx] = true;
-                } else {
-                        fs = calloc(1, sizeof *fs);
-                        if (!fs) {
-                                free(list);
-                                return -ENOMEM;
-                        }
-                        fs->tracker = t;
-                        fs->devno = d;
-                        (void) device_resolve(t->config->sysfs_path, "/dev", d, by_dev[i]->entry->source, &fs->device);
-                        fs->identified = fs->device.kind == DEVICE_NONE; /* nothing to read a UUID from */
-                        new_fs = true;
-                }
-                free(fs->mounts);
-                fs->mounts = list;
-                fs->n_mounts = k - i;
-                memcpy(fs->mounts, by_dev + i, (k - i) * sizeof *fs->mounts);
-                for (size_t x = i; x < k; x++)
-                        by_dev[x]->fs = fs;
-                fss[n_fss++] = fs;
-                i = k;
+        if (idx < t->n_fss) {
+                taken[idx] = true;
+                return t->fss[idx];
         }
+        fs = calloc(1, sizeof *fs);
+        if (!fs)
+                return NULL;
+        fs->tracker = t;
+        fs->devno = d;
+        (void) device_resolve(t->config->sysfs_path, "/dev", d, source, &fs->device);
+        fs->identified = fs->device.kind == DEVICE_NONE; /* nothing to read a UUID from */
+        *ret_new = true;
+        return fs;
+}
+
+/* Gives fs its mounts (n of them, all on its device) and them their fs. */
+static int fs_set_mounts(Filesystem *fs, TrackedMount *const *mounts, size_t n) {
+        TrackedMount **list = malloc(n * sizeof *list);
+
+        assert(n > 0);
+        if (!list)
+                return -ENOMEM;
+        memcpy(list, mounts, n * sizeof *list);
+        for (size_t i = 0; i < n; i++) {
+                assert(mounts[i]->entry->devno == fs->devno);
+                mounts[i]->fs = fs;
+        }
+        free(fs->mounts);
+        fs->mounts = list;
+        fs->n_mounts = n;
+        return 0;
+}
+
+/* Filesystems no longer in the table: freed, or once their job is back. */
+static void drop_filesystems(Tracker *t, const bool *taken) {
         for (size_t i = 0; i < t->n_fss; i++) {
                 Filesystem *fs = t->fss[i];
 
@@ -1234,9 +1238,54 @@ int tracker_update(Tracker *t, const MountTable *table) {
                 else
                         fs_free(fs);
         }
+}
+
+/* Filesystems: the mounts grouped by device number; the state of those
+ * still here kept. *ret_new: some are new. Without memory, as for the
+ * mounts, the tracker is left unusable and the manager exits. */
+static int update_filesystems(Tracker *t, bool *ret_new) {
+        size_t n = MAX(t->n_mounts, (size_t) 1), n_fss = 0;
+        _cleanup_free_ TrackedMount **by_dev = malloc(n * sizeof *by_dev);
+        _cleanup_free_ Filesystem **fss = calloc(n, sizeof *fss);
+        _cleanup_free_ bool *taken = calloc(MAX(t->n_fss, (size_t) 1), sizeof *taken);
+
+        if (!by_dev || !fss || !taken)
+                return -ENOMEM;
+        memcpy(by_dev, t->mounts, t->n_mounts * sizeof *by_dev);
+        qsort(by_dev, t->n_mounts, sizeof *by_dev, cmp_mount_devno);
+        for (size_t i = 0, k; i < t->n_mounts; i = k) {
+                dev_t d = by_dev[i]->entry->devno;
+                Filesystem *fs;
+
+                for (k = i; k < t->n_mounts && by_dev[k]->entry->devno == d; k++)
+                        ;
+                fs = fs_for_devno(t, d, by_dev[i]->entry->source, taken, ret_new);
+                if (!fs)
+                        return -ENOMEM;
+                if (fs_set_mounts(fs, by_dev + i, k - i) < 0)
+                        return -ENOMEM;
+                fss[n_fss++] = fs;
+        }
+        drop_filesystems(t, taken);
         free(t->fss);
         t->fss = TAKE_PTR(fss);
         t->n_fss = n_fss;
+        return 0;
+}
+
+int tracker_update(Tracker *t, const MountTable *table) {
+        bool new_fs = false;
+        int r;
+
+        assert(t);
+        assert(table);
+        t->generation++;
+        r = update_mounts(t, table, now_usec(CLOCK_MONOTONIC));
+        if (r < 0)
+                return r;
+        r = update_filesystems(t, &new_fs);
+        if (r < 0)
+                return r;
         if (new_fs)
                 update_devices(t, true);
         t->maybe_unidentified = t->maybe_sweeps = t->walks_changed = true;
