@@ -55,7 +55,7 @@ struct Filesystem {
         struct {               /* the sampler as its last job left it, for progress */
                 bool walking, sampled;
                 uint64_t walked, inodes;
-                uint64_t baseline_at; /* CLOCK_MONOTONIC usec; 0: no baseline */
+                uint64_t baseline_at; /* on the tracker's clock, usec; 0: no baseline */
         } seen;
         bool identified;       /* the UUID lookup is done (whatever it found) */
         char *uuid;            /* the filesystem's UUID, if it has one */
@@ -85,6 +85,8 @@ struct Tracker {
         TrackerHooks hooks;
         bool disk_warned;
         bool shutting_down;  /* no new jobs: the pool is being torn down */
+        tracker_clock_fn clock; /* NULL: clock_gettime() */
+        void *clock_userdata;
         uint64_t generation; /* bumped by everything that may change what is known */
 };
 
@@ -135,6 +137,29 @@ static uint64_t now_usec(clockid_t clock) {
 
         clock_gettime(clock, &ts);
         return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
+}
+
+/* The tracker's time (tracker_set_clock()). */
+static uint64_t tracker_now(const Tracker *t, clockid_t clock) {
+        return t->clock ? t->clock(clock, t->clock_userdata) : now_usec(clock);
+}
+
+/* How far the tracker's monotonic clock is ahead of the system's, which
+ * sd-event's timers run on (negative: behind). */
+static int64_t clock_skew(const Tracker *t) {
+        return t->clock ? (int64_t) (tracker_now(t, CLOCK_MONOTONIC) - now_usec(CLOCK_MONOTONIC)) : 0;
+}
+
+/* A time on the tracker's clock as the system's, for a timer (never 0:
+ * sd-event reads that as "off"). A clock of the caller's moves only when
+ * it says so (tracker_set_clock()): what is due on it fires at once, what
+ * is not waits for the next move. */
+#define TIMER_NOT_YET (365 * 86400 * USEC_PER_SEC)
+
+static uint64_t timer_time(const Tracker *t, uint64_t when) {
+        if (!t->clock)
+                return MAX(when, (uint64_t) 1);
+        return when <= tracker_now(t, CLOCK_MONOTONIC) ? 1 : now_usec(CLOCK_MONOTONIC) + TIMER_NOT_YET;
 }
 
 static uint64_t backoff(unsigned failures) {
@@ -297,7 +322,7 @@ static void probe_done(void *arg, WorkerStatus status) {
         struct probe_job *j = arg;
         Tracker *t = j->tracker;
         TrackedMount *m = find_mount(t, j->mount_id);
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
         t->generation++;
         if (status != WORKER_LATE)
@@ -306,7 +331,7 @@ static void probe_done(void *arg, WorkerStatus status) {
                 m->probe.job = NULL;
 
         if (status == WORKER_TIMED_OUT) {
-                j->result = (struct probe_result) { .at = now_usec(CLOCK_REALTIME) };
+                j->result = (struct probe_result) { .at = tracker_now(t, CLOCK_REALTIME) };
                 snprintf(j->result.reason, sizeof j->result.reason,
                          "timed out after %.1fs: the filesystem does not answer",
                          (double) t->config->probe_timeout_usec / 1e6);
@@ -365,8 +390,8 @@ static void probe_done(void *arg, WorkerStatus status) {
         rearm_probe_timer(t);
 }
 
-static void read_only_result(struct probe_result *r) {
-        *r = (struct probe_result) { .at = now_usec(CLOCK_REALTIME) };
+static void read_only_result(const Tracker *t, struct probe_result *r) {
+        *r = (struct probe_result) { .at = tracker_now(t, CLOCK_REALTIME) };
         snprintf(r->reason, sizeof r->reason, "read-only mount: no atime can be written, none was probed");
 }
 
@@ -408,7 +433,7 @@ static int probe_submit(Tracker *t, TrackedMount *m, struct probe_waiter *waiter
 }
 
 static void run_due_probes(Tracker *t) {
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
         for (size_t i = 0; i < t->n_mounts && t->probe_jobs < max_jobs(t); i++) {
                 TrackedMount *m = t->mounts[i];
@@ -416,7 +441,7 @@ static void run_due_probes(Tracker *t) {
                 if (m->probe.running || m->probe.next_due > now)
                         continue;
                 if (m->entry->policy.read_only) {
-                        read_only_result(&m->probe.result);
+                        read_only_result(t, &m->probe.result);
                         m->probe.have = true;
                         m->probe.stalled = false;
                         m->probe.next_due = now + t->config->probe_interval_usec;
@@ -447,7 +472,7 @@ static void rearm_probe_timer(Tracker *t) {
                 (void) sd_event_source_set_enabled(t->probe_timer, SD_EVENT_OFF);
                 return;
         }
-        (void) sd_event_source_set_time(t->probe_timer, MAX(next, 1));
+        (void) sd_event_source_set_time(t->probe_timer, timer_time(t, next));
         (void) sd_event_source_set_enabled(t->probe_timer, SD_EVENT_ONESHOT);
 }
 
@@ -463,7 +488,7 @@ int tracker_probe_now(Tracker *t, int mount_id, tracker_probe_cb cb, void *userd
         if (m->entry->policy.read_only) {
                 struct probe_result res;
 
-                read_only_result(&res);
+                read_only_result(t, &res);
                 cb(m, &res, userdata);
                 return 0;
         }
@@ -625,14 +650,15 @@ static void fs_note_progress(Filesystem *fs) {
         fs->seen.walked = s->walk ? sampler_walk_seen(s) : s->current ? s->current->population : 0;
         fs->seen.inodes = sampler_walk_inodes_hint(s);
         fs->seen.sampled = s->current || s->next;
-        fs->seen.baseline_at = s->current ? s->last_sweep : 0;
+        /* Sweeps are timed on the system's clock (the sampler's). */
+        fs->seen.baseline_at = s->current ? (uint64_t) ((int64_t) s->last_sweep + clock_skew(fs->tracker)) : 0;
 }
 
 static void fs_done(void *arg, WorkerStatus status) {
         struct fs_job *j = arg;
         Filesystem *fs = j->fs;
         Tracker *t = fs->tracker;
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
         if (j->kind != FS_JOB_FINE || status != WORKER_DONE)
                 t->generation++; /* a fine sweep changes nothing shown until the next sweep */
@@ -832,7 +858,7 @@ static bool fs_can_run(const Filesystem *fs, uint64_t now) {
  * to do: with thousands of filesystems, scanning them all after each job
  * made a sample cycle quadratic. */
 static void kick(Tracker *t) {
-        uint64_t now = now_usec(CLOCK_MONOTONIC), next_walk = UINT64_MAX;
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC), next_walk = UINT64_MAX;
 
         if (t->shutting_down)
                 return;
@@ -918,15 +944,16 @@ static void kick(Tracker *t) {
  * after the last step, and never later than already armed. */
 static void rearm_walk_timer(Tracker *t, uint64_t when) {
         int enabled = SD_EVENT_OFF;
-        uint64_t cur = 0;
+        uint64_t cur = 0, at;
 
         if (t->walking)
                 return; /* re-armed when the step out comes back */
         when = MAX(when, t->last_walk_step + WALK_TICK_USEC); /* walk_next() used up this tick */
+        at = timer_time(t, when);
         (void) sd_event_source_get_enabled(t->walk_timer, &enabled);
-        if (enabled != SD_EVENT_OFF && sd_event_source_get_time(t->walk_timer, &cur) >= 0 && cur <= when)
+        if (enabled != SD_EVENT_OFF && sd_event_source_get_time(t->walk_timer, &cur) >= 0 && cur <= at)
                 return;
-        (void) sd_event_source_set_time(t->walk_timer, MAX(when, 1));
+        (void) sd_event_source_set_time(t->walk_timer, at);
         (void) sd_event_source_set_enabled(t->walk_timer, SD_EVENT_ONESHOT);
 }
 
@@ -959,7 +986,7 @@ static void walk_next(Tracker *t, uint64_t now) {
 
 static int on_walk_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Tracker *t = userdata;
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
         (void) s;
         (void) usec;
@@ -979,7 +1006,7 @@ static int on_walk_timer(sd_event_source *s, uint64_t usec, void *userdata) {
  * only_new, just takes the first reading of those that have none. */
 static void update_devices(Tracker *t, bool only_new) {
         _cleanup_(diskstats_freep) DiskStats *ds = NULL;
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
         int r;
 
         r = diskstats_read(t->config->diskstats_path, &ds);
@@ -1014,19 +1041,19 @@ static void update_devices(Tracker *t, bool only_new) {
  * land two in one bucket and none in the next. Re-aligned every time, so
  * clock adjustments never accumulate. */
 static uint64_t next_sweep(const Tracker *t) {
-        uint64_t real = now_usec(CLOCK_REALTIME), iv = t->config->sampler_interval_usec;
+        uint64_t real = tracker_now(t, CLOCK_REALTIME), iv = t->config->sampler_interval_usec;
         uint64_t target = (real / iv + 1) * iv + iv / 2;
 
         if (target - real > iv)
                 target -= iv; /* still in the first half of this bucket */
-        return now_usec(CLOCK_MONOTONIC) + (target - real);
+        return tracker_now(t, CLOCK_MONOTONIC) + (target - real);
 }
 
 /* Every second: the inodes that moved lately are looked at again, on each
  * filesystem that has some and nothing else out. */
 static int on_fine_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Tracker *t = userdata;
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
         (void) sd_event_source_set_time(s, usec + FINE_SWEEP_USEC);
         for (size_t i = 0; i < t->n_fss && t->fs_jobs < max_jobs(t); i++) {
@@ -1052,10 +1079,13 @@ static uint64_t first_measuring_sweep(const Tracker *t, uint64_t since) {
 bool tracker_mount_progress(const TrackedMount *m, struct progress *ret) {
         const Filesystem *fs = m->fs;
         const Tracker *t = fs ? fs->tracker : NULL;
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now;
 
+        assert(m);
+        assert(ret);
         if (m->activity.have || !tracker_mount_writes_atime(m) || !t)
                 return false;
+        now = tracker_now(t, CLOCK_MONOTONIC);
         *ret = (struct progress) { .stage = STAGE_WAITING, .eta_s = -1 };
         if (fs->stalled)
                 ret->stage = STAGE_STALLED;
@@ -1084,10 +1114,10 @@ bool tracker_mount_progress(const TrackedMount *m, struct progress *ret) {
 
 static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Tracker *t = userdata;
-        int64_t now_s = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
+        int64_t now_s = (int64_t) (tracker_now(t, CLOCK_REALTIME) / USEC_PER_SEC);
 
         t->generation++;
-        (void) sd_event_source_set_time(s, next_sweep(t));
+        (void) sd_event_source_set_time(s, timer_time(t, next_sweep(t)));
         update_devices(t, false);
         if (t->hooks.tick)
                 for (size_t i = 0; i < t->n_mounts; i++)
@@ -1280,7 +1310,7 @@ int tracker_update(Tracker *t, const MountTable *table) {
         assert(t);
         assert(table);
         t->generation++;
-        r = update_mounts(t, table, now_usec(CLOCK_MONOTONIC));
+        r = update_mounts(t, table, tracker_now(t, CLOCK_MONOTONIC));
         if (r < 0)
                 return r;
         r = update_filesystems(t, &new_fs);
@@ -1296,17 +1326,31 @@ int tracker_update(Tracker *t, const MountTable *table) {
         return 0;
 }
 
+/* Everything's next time looked at again: the configuration or the
+ * clock changed. */
+static void replan(Tracker *t) {
+        (void) sd_event_source_set_time(t->sweep_timer, timer_time(t, next_sweep(t)));
+        rearm_probe_timer(t);
+        t->walks_changed = true;
+        kick(t);
+}
+
 void tracker_set_config(Tracker *t, const struct config *config) {
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
         t->generation++;
         t->config = config;
         for (size_t i = 0; i < t->n_mounts; i++)
                 t->mounts[i]->probe.next_due = MIN(t->mounts[i]->probe.next_due, now + config->probe_interval_usec);
-        (void) sd_event_source_set_time(t->sweep_timer, next_sweep(t));
-        rearm_probe_timer(t);
-        t->walks_changed = true;
-        kick(t); /* samplers of another size are rebuilt */
+        replan(t); /* samplers of another size are rebuilt */
+}
+
+void tracker_set_clock(Tracker *t, tracker_clock_fn now, void *userdata) {
+        assert(t);
+        t->generation++;
+        t->clock = now;
+        t->clock_userdata = userdata;
+        replan(t);
 }
 
 int tracker_new(sd_event *e, WorkerPool *pool, const struct config *config, Tracker **ret) {

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include <systemd/sd-event.h>
 
 #include "config.h"
@@ -61,6 +62,16 @@ int tracker_new(sd_event *e, WorkerPool *pool, const struct config *config, Trac
 void tracker_shutdown(Tracker *t);
 Tracker *tracker_free(Tracker *t);
 DEFINE_FREE_FUNC(Tracker, tracker_free);
+
+/* Where the tracker reads the time for its schedule (probes due, walk
+ * ticks, back-off, sweep times): 'now' gives CLOCK_MONOTONIC or
+ * CLOCK_REALTIME in usec; NULL: clock_gettime(), the default. A clock of
+ * the caller's (a test's) moves when the caller says so, by calling this
+ * again: then what has come due on it runs, and its timers wait for it,
+ * not for the system's. What the sampler measures, and the deadlines of
+ * jobs, stay on the system's clocks. */
+typedef uint64_t (*tracker_clock_fn)(clockid_t clock, void *userdata);
+void tracker_set_clock(Tracker *t, tracker_clock_fn now, void *userdata);
 
 /* The configuration changed (reload); 'config' must outlive the tracker. */
 void tracker_set_config(Tracker *t, const struct config *config);
