@@ -1033,14 +1033,10 @@ static int manager_prepare_state_dir(Manager *m) {
         return manager_lock_state_dir(m, dfd);
 }
 
-int manager_start(Manager *m) {
-        struct control_limits lim;
-        _cleanup_close_ int fd = -1;
+/* SIGTERM and SIGINT stop, SIGHUP reloads; the service manager's watchdog
+ * is fed by the loop. */
+static int manager_setup_signals(Manager *m) {
         int r;
-
-        m->started_realtime = now_usec(CLOCK_REALTIME);
-        m->started_monotonic = now_usec(CLOCK_MONOTONIC);
-        log_set_max_level(m->config->log_level);
 
         r = sd_event_add_signal(m->event, NULL, SIGTERM | SD_EVENT_SIGNAL_PROCMASK, on_terminate, m);
         if (r >= 0)
@@ -1056,6 +1052,44 @@ int manager_start(Manager *m) {
                 log_warning_errno(r, "Failed to enable the watchdog: %m");
         else if (r > 0)
                 log_debug("Service manager watchdog enabled");
+        return 0;
+}
+
+/* What is looked at again now and then: the mount table, and (scanned
+ * first now) the atime consumers. */
+static int manager_start_rechecks(Manager *m) {
+        int r;
+
+        r = sd_event_add_time_relative(m->event, &m->mounts_timer, CLOCK_MONOTONIC, MOUNTS_RECHECK_USEC,
+                                       USEC_PER_SEC / 2, on_mounts_timer, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the mount table timer: %m");
+        (void) sd_event_source_set_enabled(m->mounts_timer, SD_EVENT_ON);
+        (void) sd_event_source_set_description(m->mounts_timer, "mounts-recheck");
+
+        manager_scan_consumers(m);
+        r = sd_event_add_time_relative(m->event, &m->consumers_timer, CLOCK_MONOTONIC,
+                                       m->config->consumers_interval_usec, USEC_PER_SEC, on_consumers_timer, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the consumers timer: %m");
+        (void) sd_event_source_set_enabled(m->consumers_timer, SD_EVENT_ON);
+        return 0;
+}
+
+int manager_start(Manager *m) {
+        struct control_limits lim;
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        assert(m);
+        assert(!m->ready); /* once */
+        m->started_realtime = now_usec(CLOCK_REALTIME);
+        m->started_monotonic = now_usec(CLOCK_MONOTONIC);
+        log_set_max_level(m->config->log_level);
+
+        r = manager_setup_signals(m);
+        if (r < 0)
+                return r;
 
         /* What needs more than the three capabilities kept comes first:
          * the socket (its group, say) and the state dir. Then drop, before
@@ -1098,19 +1132,9 @@ int manager_start(Manager *m) {
         if (r < 0)
                 return r;
 
-        r = sd_event_add_time_relative(m->event, &m->mounts_timer, CLOCK_MONOTONIC, MOUNTS_RECHECK_USEC,
-                                       USEC_PER_SEC / 2, on_mounts_timer, m);
+        r = manager_start_rechecks(m);
         if (r < 0)
-                return log_error_errno(r, "Failed to set up the mount table timer: %m");
-        (void) sd_event_source_set_enabled(m->mounts_timer, SD_EVENT_ON);
-        (void) sd_event_source_set_description(m->mounts_timer, "mounts-recheck");
-
-        manager_scan_consumers(m);
-        r = sd_event_add_time_relative(m->event, &m->consumers_timer, CLOCK_MONOTONIC,
-                                       m->config->consumers_interval_usec, USEC_PER_SEC, on_consumers_timer, m);
-        if (r < 0)
-                return log_error_errno(r, "Failed to set up the consumers timer: %m");
-        (void) sd_event_source_set_enabled(m->consumers_timer, SD_EVENT_ON);
+                return r;
 
         limits_from_config(m->config, &lim);
         lim.privileged_gid = m->privileged_gid;

@@ -538,6 +538,33 @@ static json_object *no_history_yet(Manager *m, const char *target) {
         return varlink_reply_new(TAKE_PTR(p));
 }
 
+/* The points of ring 'ring' from the bucket holding 'since' (or the oldest
+ * held) to the newest, HISTORY_MAX_POINTS at most (*ret_truncated: the
+ * oldest left out), into 'points'; the first and last bucket's times. */
+static int history_points(const MountHistory *h, unsigned ring, int64_t since, json_object *points, int64_t *ret_from,
+                          int64_t *ret_to, bool *ret_truncated) {
+        int64_t res = h->rings[ring].spec.resolution, from, to;
+
+        assert(ring < h->n_rings);
+        assert(res > 0);
+        to = h->rings[ring].count ? h->rings[ring].head_t : since - since % res;
+        from = MAX(since - (since % res + res) % res, history_oldest(h, ring) == INT64_MAX ? to : history_oldest(h, ring));
+        *ret_truncated = (to - from) / res + 1 > HISTORY_MAX_POINTS;
+        if (*ret_truncated)
+                from = to - (HISTORY_MAX_POINTS - 1) * res;
+        for (int64_t t = from; h->rings[ring].count && t <= to; t += res) {
+                json_object *pt = point_to_json(t, history_point(h, ring, t));
+
+                if (!pt || json_object_array_add(points, pt) < 0) {
+                        json_object_put(pt);
+                        return -ENOMEM;
+                }
+        }
+        *ret_from = from;
+        *ret_to = to;
+        return 0;
+}
+
 static json_object *method_get_history(Manager *m, const ControlPeer *peer, json_object *params) {
         _cleanup_json_ json_object *p = json_object_new_object(), *points = json_object_new_array();
         const MountHistory *h;
@@ -566,21 +593,8 @@ static json_object *method_get_history(Manager *m, const ControlPeer *peer, json
                 ring = history_pick_ring(h, since);
         res = h->rings[ring].spec.resolution;
 
-        /* From the bucket holding 'since' (or the oldest held) to the newest. */
-        to = h->rings[ring].count ? h->rings[ring].head_t : since - since % res;
-        from = MAX(since - (since % res + res) % res, history_oldest(h, ring) == INT64_MAX ? to : history_oldest(h, ring));
-        if ((to - from) / res + 1 > HISTORY_MAX_POINTS) {
-                from = to - (HISTORY_MAX_POINTS - 1) * res;
-                truncated = true;
-        }
-        for (int64_t t = from; h->rings[ring].count && t <= to; t += res) {
-                json_object *pt = point_to_json(t, history_point(h, ring, t));
-
-                if (!pt || json_object_array_add(points, pt) < 0) {
-                        json_object_put(pt);
-                        return NULL;
-                }
-        }
+        if (history_points(h, ring, since, points, &from, &to, &truncated) < 0)
+                return NULL;
         if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
             add(p, F_TARGET, varlink_name_new(target)) < 0 || add(p, F_KEY, varlink_name_new(h->key)) < 0 ||
             add(p, F_RESOLUTION_S, json_object_new_int64(res)) < 0 || add(p, F_SINCE, json_object_new_int64(from)) < 0 ||

@@ -31,6 +31,8 @@
 /* How often inodes that moved lately are looked at again (sampler.h). */
 #define FINE_SWEEP_USEC USEC_PER_SEC
 
+/* A filesystem the tracked mounts are on, by device number: the tracker's
+ * alone (others ask through the tracker_mount_*() accessors). */
 struct Filesystem {
         dev_t devno;
         Tracker *tracker;
@@ -318,6 +320,43 @@ static void probe_notify(struct probe_job *j, const TrackedMount *m) {
         }
 }
 
+/* A probe missed its deadline: the mount is stalled, probed again after
+ * its back-off; the waiters hear so now. */
+static void probe_timed_out(Tracker *t, TrackedMount *m, struct probe_job *j, uint64_t now) {
+        j->result = (struct probe_result) { .at = tracker_now(t, CLOCK_REALTIME) };
+        snprintf(j->result.reason, sizeof j->result.reason, "timed out after %.1fs: the filesystem does not answer",
+                 (double) t->config->probe_timeout_usec / 1e6);
+        if (!m)
+                return;
+        m->probe.stalled = true;
+        m->probe.failures++;
+        m->probe.next_due = now + backoff(m->probe.failures);
+        log_warning("%s: probe timed out; marked stalled, retrying in %llus", m->entry->target,
+                    (unsigned long long) (backoff(m->probe.failures) / USEC_PER_SEC));
+}
+
+/* A probe's result taken in; said in the log when it changed. */
+static void probe_apply(Tracker *t, TrackedMount *m, const struct probe_result *r, uint64_t now) {
+        bool changed = !m->probe.have || m->probe.result.verified != r->verified ||
+                       m->probe.result.effective != r->effective;
+
+        m->probe.running = false;
+        m->probe.stalled = false;
+        m->probe.failures = 0;
+        m->probe.have = true;
+        m->probe.result = *r;
+        m->probe.next_due = now + t->config->probe_interval_usec;
+        if (!changed)
+                return;
+        if (!r->verified)
+                log_info("%s: atime policy not verified: %s", m->entry->target, r->reason);
+        else if (r->effective != m->entry->policy.atime)
+                log_warning("%s: the mount table says %s but the probe finds %s in force", m->entry->target,
+                            atime_mode_to_string(m->entry->policy.atime), atime_mode_to_string(r->effective));
+        else
+                log_debug("%s: probe verified %s", m->entry->target, atime_mode_to_string(r->effective));
+}
+
 static void probe_done(void *arg, WorkerStatus status) {
         struct probe_job *j = arg;
         Tracker *t = j->tracker;
@@ -330,23 +369,13 @@ static void probe_done(void *arg, WorkerStatus status) {
         if (m && m->probe.job == j && status != WORKER_TIMED_OUT)
                 m->probe.job = NULL;
 
-        if (status == WORKER_TIMED_OUT) {
-                j->result = (struct probe_result) { .at = tracker_now(t, CLOCK_REALTIME) };
-                snprintf(j->result.reason, sizeof j->result.reason,
-                         "timed out after %.1fs: the filesystem does not answer",
-                         (double) t->config->probe_timeout_usec / 1e6);
-                if (m) {
-                        m->probe.stalled = true;
-                        m->probe.failures++;
-                        m->probe.next_due = now + backoff(m->probe.failures);
-                        log_warning("%s: probe timed out; marked stalled, retrying in %llus", m->entry->target,
-                                    (unsigned long long) (backoff(m->probe.failures) / USEC_PER_SEC));
-                }
+        switch (status) {
+        case WORKER_TIMED_OUT:
+                probe_timed_out(t, m, j, now);
                 probe_notify(j, m);
                 rearm_probe_timer(t);
                 return; /* the thread still holds j: freed when it comes back */
-        }
-        if (status == WORKER_LATE) {
+        case WORKER_LATE:
                 /* The hung filesystem answered at last; probe again soon. */
                 if (m) {
                         m->probe.running = false;
@@ -355,36 +384,16 @@ static void probe_done(void *arg, WorkerStatus status) {
                 probe_job_free(j);
                 rearm_probe_timer(t);
                 return;
-        }
-        if (status == WORKER_CANCELLED) {
+        case WORKER_CANCELLED:
                 snprintf(j->result.reason, sizeof j->result.reason, "atimed is shutting down");
                 probe_notify(j, m);
                 probe_job_free(j);
                 return;
+        case WORKER_DONE:
+                break;
         }
-
-        if (m) {
-                bool changed = !m->probe.have || m->probe.result.verified != j->result.verified ||
-                               m->probe.result.effective != j->result.effective;
-
-                m->probe.running = false;
-                m->probe.stalled = false;
-                m->probe.failures = 0;
-                m->probe.have = true;
-                m->probe.result = j->result;
-                m->probe.next_due = now + t->config->probe_interval_usec;
-                if (changed) {
-                        if (!j->result.verified)
-                                log_info("%s: atime policy not verified: %s", m->entry->target, j->result.reason);
-                        else if (j->result.effective != m->entry->policy.atime)
-                                log_warning("%s: the mount table says %s but the probe finds %s in force",
-                                            m->entry->target, atime_mode_to_string(m->entry->policy.atime),
-                                            atime_mode_to_string(j->result.effective));
-                        else
-                                log_debug("%s: probe verified %s", m->entry->target,
-                                          atime_mode_to_string(j->result.effective));
-                }
-        }
+        if (m)
+                probe_apply(t, m, &j->result, now);
         probe_notify(j, m);
         probe_job_free(j);
         rearm_probe_timer(t);
@@ -654,12 +663,73 @@ static void fs_note_progress(Filesystem *fs) {
         fs->seen.baseline_at = s->current ? (uint64_t) ((int64_t) s->last_sweep + clock_skew(fs->tracker)) : 0;
 }
 
+/* A job missed its deadline: the filesystem is stalled and retried after
+ * its back-off; it stays busy, its sampler the stuck thread's. */
+static void fs_timed_out(Filesystem *fs, const struct fs_job *j, uint64_t now) {
+        Tracker *t = fs->tracker;
+
+        fs->stalled = true;
+        fs->failures++;
+        fs->retry_at = now + backoff(fs->failures);
+        if (!fs->orphaned)
+                log_warning("%s: %s timed out; filesystem marked stalled, retrying in %llus",
+                            fs->n_mounts ? fs->mounts[0]->entry->target : "?",
+                            j->kind == FS_JOB_WALK ? "sample walk" : j->kind == FS_JOB_FINE ? "fine sweep" : "sample sweep",
+                            (unsigned long long) (backoff(fs->failures) / USEC_PER_SEC));
+        if (t->walking == fs) {
+                t->walking = NULL; /* let the other filesystems walk meanwhile */
+                t->tick_budget = 0;
+        }
+}
+
+/* Without a UUID (no superblock blkid knows, no permission) the key falls
+ * back on the source: still stable across restarts. */
+static void fs_identified(Filesystem *fs, struct fs_job *j) {
+        fs->identified = true;
+        fs->uuid = TAKE_PTR(j->uuid);
+        if (j->r < 0 && j->r != -ENODATA)
+                log_debug_errno(j->r, "%s: no filesystem UUID: %m", j->devname);
+}
+
+/* What a walk or sweep's outcome says of the filesystem's health. */
+static void fs_note_outcome(Filesystem *fs, const struct fs_job *j) {
+        if (j->r == -ESTALE || j->r == -ENOENT) {
+                /* The mount went away under us: the next table update will say. */
+                log_debug("%s: mount changed during a sample job", j->target);
+        } else if (j->r < 0 && j->r != -ECANCELED && j->r != -EAGAIN)
+                log_warning_errno(j->r, "%s: sampling failed: %m", j->target);
+        else {
+                if (fs->stalled)
+                        log_info("%s: filesystem answers again", j->target);
+                fs->stalled = false;
+                fs->failures = 0;
+        }
+}
+
+/* A walk that finished a new reservoir: sweep it at once for its baseline
+ * if nothing is being measured yet. Walked again before long where a walk
+ * is short: that is how files that turned hot since join the fresh
+ * stratum. Walking takes a tenth of the time at most, and never waits
+ * longer than [sampler] refresh. */
+static void fs_walk_done(Filesystem *fs, const struct fs_job *j, uint64_t now) {
+        Tracker *t = fs->tracker;
+
+        assert(fs->sampler && fs->sampler->next);
+        fs->next_walk = now + CLAMP(10 * (now - fs->walk_started), (uint64_t) WALK_REFRESH_MIN_USEC,
+                                    MAX(t->config->walk_refresh_usec, (uint64_t) WALK_REFRESH_MIN_USEC));
+        if (!fs->sampler->current)
+                t->maybe_sweeps = fs->sweep_pending = true;
+        log_debug("%s: sample walk done: %llu inodes, %zu sampled", j->target,
+                  (unsigned long long) fs->sampler->next->population, fs->sampler->next->n);
+}
+
 static void fs_done(void *arg, WorkerStatus status) {
         struct fs_job *j = arg;
         Filesystem *fs = j->fs;
         Tracker *t = fs->tracker;
         uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
+        assert(fs->busy);
         if (j->kind != FS_JOB_FINE || status != WORKER_DONE)
                 t->generation++; /* a fine sweep changes nothing shown until the next sweep */
         if (status != WORKER_LATE)
@@ -668,20 +738,9 @@ static void fs_done(void *arg, WorkerStatus status) {
                 t->walks_changed = true;
 
         if (status == WORKER_TIMED_OUT) {
-                fs->stalled = true;
-                fs->failures++;
-                fs->retry_at = now + backoff(fs->failures);
-                if (!fs->orphaned)
-                        log_warning("%s: %s timed out; filesystem marked stalled, retrying in %llus",
-                                    fs->n_mounts ? fs->mounts[0]->entry->target : "?",
-                                    j->kind == FS_JOB_WALK ? "sample walk" : j->kind == FS_JOB_FINE ? "fine sweep" : "sample sweep",
-                                    (unsigned long long) (backoff(fs->failures) / USEC_PER_SEC));
-                if (t->walking == fs) {
-                        t->walking = NULL; /* let the other filesystems walk meanwhile */
-                        t->tick_budget = 0;
-                }
+                fs_timed_out(fs, j, now);
                 kick(t);
-                return; /* fs stays busy: its sampler is the stuck thread's */
+                return; /* the thread still holds j */
         }
 
         fs->busy = false;
@@ -696,58 +755,48 @@ static void fs_done(void *arg, WorkerStatus status) {
                 fs_free(fs);
                 return;
         }
-        if (status == WORKER_LATE || status == WORKER_CANCELLED) {
-                fs_job_free(j);
-                if (status == WORKER_LATE)
-                        kick(t);
-                return;
+        if (status == WORKER_DONE) {
+                if (j->kind == FS_JOB_IDENTIFY)
+                        fs_identified(fs, j);
+                else
+                        fs_note_outcome(fs, j);
+                if (j->kind == FS_JOB_WALK && j->r == 1)
+                        fs_walk_done(fs, j, now);
+                else if (j->kind == FS_JOB_SWEEP && j->r >= 0)
+                        fs_apply_sweep(fs, j);
+                if (j->kind == FS_JOB_WALK || j->kind == FS_JOB_SWEEP)
+                        fs_note_progress(fs);
         }
-
-        if (j->kind == FS_JOB_IDENTIFY) {
-                /* Without a UUID (no superblock blkid knows, no permission) the
-                 * key falls back on the source: still stable across restarts. */
-                fs->identified = true;
-                fs->uuid = TAKE_PTR(j->uuid);
-                if (j->r < 0 && j->r != -ENODATA)
-                        log_debug_errno(j->r, "%s: no filesystem UUID: %m", j->devname);
-                fs_job_free(j);
-                kick(t);
-                return;
-        }
-        if (j->r == -ESTALE || j->r == -ENOENT) {
-                /* The mount went away under us: the next table update will say. */
-                log_debug("%s: mount changed during a sample job", j->target);
-        } else if (j->r < 0 && j->r != -ECANCELED && j->r != -EAGAIN)
-                log_warning_errno(j->r, "%s: sampling failed: %m", j->target);
-        else {
-                if (fs->stalled)
-                        log_info("%s: filesystem answers again", j->target);
-                fs->stalled = false;
-                fs->failures = 0;
-        }
-
-        if (j->kind == FS_JOB_WALK) {
-                if (j->r == 1) {
-                        /* A new reservoir: sweep it at once for its baseline if
-                         * nothing is being measured yet. */
-                        /* Walked again before long where a walk is short: that is how
-                         * files that turned hot since join the fresh stratum. Walking
-                         * takes a tenth of the time at most, and never waits longer
-                         * than [sampler] refresh. */
-                        fs->next_walk = now + CLAMP(10 * (now - fs->walk_started), (uint64_t) WALK_REFRESH_MIN_USEC,
-                                                    MAX(t->config->walk_refresh_usec, (uint64_t) WALK_REFRESH_MIN_USEC));
-                        if (!fs->sampler->current)
-                                t->maybe_sweeps = fs->sweep_pending = true;
-                        log_debug("%s: sample walk done: %llu inodes, %zu sampled", j->target,
-                                  (unsigned long long) fs->sampler->next->population, fs->sampler->next->n);
-                }
-        } else if (j->kind == FS_JOB_SWEEP && j->r >= 0)
-                fs_apply_sweep(fs, j);
-        if (j->kind == FS_JOB_WALK || j->kind == FS_JOB_SWEEP)
-                fs_note_progress(fs);
-
         fs_job_free(j);
-        kick(t);
+        if (status != WORKER_CANCELLED)
+                kick(t);
+}
+
+/* The mounts of fs that let atime be written, whose updates a sweep tells
+ * apart: the job gets its own copies of their roots, as the mount table
+ * may be replaced while it runs. */
+static int fs_job_add_writers(struct fs_job *j, const Filesystem *fs) {
+        size_t n = MAX(fs->n_mounts, (size_t) 1);
+
+        assert(!j->writers && j->n_writers == 0);
+        j->writers = calloc(n, sizeof *j->writers);
+        j->writer_ids = calloc(n, sizeof *j->writer_ids);
+        j->writer_roots = calloc(n, sizeof *j->writer_roots);
+        if (!j->writers || !j->writer_ids || !j->writer_roots)
+                return -ENOMEM;
+        for (size_t i = 0; i < fs->n_mounts; i++) {
+                char *root;
+
+                if (!tracker_mount_writes_atime(fs->mounts[i]))
+                        continue;
+                root = strdup(fs->mounts[i]->entry->root);
+                if (!root)
+                        return -ENOMEM;
+                j->writer_roots[j->n_writers] = root;
+                j->writers[j->n_writers] = (struct sampler_writer) { .fs_root = root };
+                j->writer_ids[j->n_writers++] = fs->mounts[i]->id;
+        }
+        return 0;
 }
 
 static int fs_submit(Filesystem *fs, FsJobKind kind) {
@@ -774,29 +823,8 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                 .min_usec = t->config->sampler_interval_usec / 10 * 9,
                 .commit_s = mount_commit_seconds(place->entry->fstype, place->entry->super_options),
         };
-        j->writers = calloc(fs->n_mounts ? fs->n_mounts : 1, sizeof *j->writers);
-        j->writer_ids = calloc(fs->n_mounts ? fs->n_mounts : 1, sizeof *j->writer_ids);
-        j->writer_roots = calloc(fs->n_mounts ? fs->n_mounts : 1, sizeof *j->writer_roots);
-        if (!j->target || !j->fs_root || !j->writers || !j->writer_ids || !j->writer_roots) {
-                fs_job_free(j);
-                return -ENOMEM;
-        }
-        /* The job gets its own copies: the mount table may be replaced
-         * while it runs. */
-        for (size_t i = 0; i < fs->n_mounts; i++)
-                if (tracker_mount_writes_atime(fs->mounts[i])) {
-                        char *root = strdup(fs->mounts[i]->entry->root);
-
-                        if (!root) {
-                                fs_job_free(j);
-                                return -ENOMEM;
-                        }
-                        j->writer_roots[j->n_writers] = root;
-                        j->writers[j->n_writers] = (struct sampler_writer) { .fs_root = root };
-                        j->writer_ids[j->n_writers++] = fs->mounts[i]->id;
-                }
-
-        if (kind == FS_JOB_IDENTIFY && !(j->devname = strdup(fs->device.name))) {
+        if (!j->target || !j->fs_root || fs_job_add_writers(j, fs) < 0 ||
+            (kind == FS_JOB_IDENTIFY && !(j->devname = strdup(fs->device.name)))) {
                 fs_job_free(j);
                 return -ENOMEM;
         }
@@ -853,74 +881,64 @@ static bool fs_can_run(const Filesystem *fs, uint64_t now) {
         return !fs->busy && !fs->orphaned && (!fs->stalled || fs->retry_at <= now);
 }
 
-/* Submits what is due, within the in-flight limit. Called after every job,
- * so each part looks at every filesystem only while it may find something
- * to do: with thousands of filesystems, scanning them all after each job
- * made a sample cycle quadratic. */
-static void kick(Tracker *t) {
-        uint64_t now = tracker_now(t, CLOCK_MONOTONIC), next_walk = UINT64_MAX;
+/* Who each filesystem is comes first: history is keyed by it. */
+static void kick_identify(Tracker *t, uint64_t now) {
+        bool left = false;
 
-        if (t->shutting_down)
-                return;
+        for (size_t i = 0; i < t->n_fss; i++) {
+                Filesystem *fs = t->fss[i];
 
-        /* Who each filesystem is comes first: history is keyed by it. */
-        if (t->maybe_unidentified) {
-                bool left = false;
-
-                for (size_t i = 0; i < t->n_fss; i++) {
-                        Filesystem *fs = t->fss[i];
-
-                        if (fs->identified)
-                                continue;
-                        left = true; /* until its job is back */
-                        if (t->fs_jobs < max_jobs(t) && fs_can_run(fs, now))
-                                (void) fs_submit(fs, FS_JOB_IDENTIFY);
-                }
-                t->maybe_unidentified = left;
+                if (fs->identified)
+                        continue;
+                left = true; /* until its job is back */
+                if (t->fs_jobs < max_jobs(t) && fs_can_run(fs, now))
+                        (void) fs_submit(fs, FS_JOB_IDENTIFY);
         }
+        t->maybe_unidentified = left;
+}
 
-        /* Sweeps, round robin from where the last kick stopped. */
-        if (t->maybe_sweeps) {
-                bool left = false;
+/* Sweeps, round robin from where the last kick stopped. */
+static void kick_sweeps(Tracker *t, uint64_t now) {
+        bool left = false;
 
-                for (size_t k = 0; k < t->n_fss; k++) {
-                        size_t i = (t->sweep_cursor + k) % t->n_fss;
-                        Filesystem *fs = t->fss[i];
+        for (size_t k = 0; k < t->n_fss; k++) {
+                size_t i = (t->sweep_cursor + k) % t->n_fss;
+                Filesystem *fs = t->fss[i];
 
-                        if (!fs->sweep_pending)
-                                continue;
-                        if (t->fs_jobs >= max_jobs(t)) {
-                                t->sweep_cursor = i;
-                                left = true;
-                                break;
-                        }
-                        if (!fs_needs_sampling(fs)) {
-                                fs->sweep_pending = false;
-                                continue;
-                        }
-                        if (!fs_can_run(fs, now)) {
-                                if (fs->stalled)
-                                        fs->sweep_pending = false; /* retried at a tick after its back-off */
-                                else
-                                        left = true; /* a walk step is out: when it is back */
-                                continue;
-                        }
-                        if (fs_ensure_sampler(fs) < 0 || (!fs->sampler->current && !fs->sampler->next)) {
-                                fs->sweep_pending = false;
-                                continue;
-                        }
-                        if (fs_submit(fs, FS_JOB_SWEEP) < 0)
-                                left = true;
+                if (!fs->sweep_pending)
+                        continue;
+                if (t->fs_jobs >= max_jobs(t)) {
+                        t->sweep_cursor = i;
+                        left = true;
+                        break;
                 }
-                t->maybe_sweeps = left;
+                if (!fs_needs_sampling(fs)) {
+                        fs->sweep_pending = false;
+                        continue;
+                }
+                if (!fs_can_run(fs, now)) {
+                        if (fs->stalled)
+                                fs->sweep_pending = false; /* retried at a tick after its back-off */
+                        else
+                                left = true; /* a walk step is out: when it is back */
+                        continue;
+                }
+                if (fs_ensure_sampler(fs) < 0 || (!fs->sampler->current && !fs->sampler->next)) {
+                        fs->sweep_pending = false;
+                        continue;
+                }
+                if (fs_submit(fs, FS_JOB_SWEEP) < 0)
+                        left = true;
         }
+        t->maybe_sweeps = left;
+}
 
-        /* Walks share walk_rate, the host's budget per tick: one step at a
-         * time, to each filesystem in turn, so a huge one does not hold up
-         * the rest; what a step leaves of the tick goes to the next one. */
-        walk_next(t, now);
-        /* When the next is due changes only with a walk step, a new sampler
-         * or the table; while a step is out, its return re-arms. */
+/* The walk timer armed for the next walk due (or off if none is). When
+ * that is changes only with a walk step, a new sampler or the table;
+ * while a step is out, its return re-arms. */
+static void plan_walks(Tracker *t, uint64_t now) {
+        uint64_t next_walk = UINT64_MAX;
+
         if (!t->walks_changed || t->walking)
                 return;
         for (size_t i = 0; i < t->n_fss; i++) {
@@ -938,6 +956,26 @@ static void kick(Tracker *t) {
                 (void) sd_event_source_set_enabled(t->walk_timer, SD_EVENT_OFF);
         else
                 rearm_walk_timer(t, next_walk);
+}
+
+/* Submits what is due, within the in-flight limit. Called after every job,
+ * so each part looks at every filesystem only while it may find something
+ * to do: with thousands of filesystems, scanning them all after each job
+ * made a sample cycle quadratic. */
+static void kick(Tracker *t) {
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
+
+        if (t->shutting_down)
+                return;
+        if (t->maybe_unidentified)
+                kick_identify(t, now);
+        if (t->maybe_sweeps)
+                kick_sweeps(t, now);
+        /* Walks share walk_rate, the host's budget per tick: one step at a
+         * time, to each filesystem in turn, so a huge one does not hold up
+         * the rest; what a step leaves of the tick goes to the next one. */
+        walk_next(t, now);
+        plan_walks(t, now);
 }
 
 /* Arms the walk tick for 'when' (0: due now), never sooner than one tick
