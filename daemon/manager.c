@@ -1,6 +1,7 @@
 /* manager.c: atimed's event loop and lifecycle (see manager.h). */
 #include "manager.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <malloc.h>
 #include <fcntl.h>
@@ -71,6 +72,76 @@ static void limits_from_config(const struct config *c, struct control_limits *l)
                 .max_message_size = c->max_message_size,
                 .idle_timeout_usec = c->idle_timeout_usec,
         };
+}
+
+/* ---------------------------------------------------------------- per-mount notes */
+
+/* What the manager keeps of each tracked mount, apart from what the tracker
+ * knows: the advice it announced and a new one waiting to hold long enough
+ * to be announced; and, since a mount's first samples wait until it has been
+ * there a whole sampler interval (so churn leaves no history), those held.
+ * One per entry of m->mounts, sorted by the mount id the tracker uses too. */
+typedef struct MountNotes {
+        int id;
+        struct {
+                int announced, pending;
+                unsigned pending_ticks;
+        } advice;
+        struct {
+                unsigned ticks;
+                unsigned n_held;
+                struct stats_sample held[4];
+                bool refused; /* its key could not be stored: said once */
+        } history;
+} MountNotes;
+
+static MountNotes *notes_find(MountNotes *v, size_t n, int id) {
+        size_t lo = 0, hi = n;
+
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+
+                if (v[mid].id == id)
+                        return &v[mid];
+                if (v[mid].id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+static MountNotes *manager_notes(Manager *m, int mount_id) {
+        return notes_find(m->notes, m->n_notes, mount_id);
+}
+
+bool manager_mount_history_refused(const Manager *m, int mount_id) {
+        const MountNotes *n = notes_find(m->notes, m->n_notes, mount_id);
+
+        return n && n->history.refused;
+}
+
+/* The notes for 'table': those of mounts still there (same id) kept, new
+ * ones empty. Nothing changes on failure. */
+static int notes_for_table(const Manager *m, const MountTable *table, MountNotes **ret) {
+        MountNotes *v = calloc(table->n ? table->n : 1, sizeof *v);
+        size_t j = 0;
+
+        if (!v)
+                return -ENOMEM;
+        for (size_t i = 0; i < table->n; i++) {
+                int id = table->entries[i].id;
+
+                assert(i == 0 || table->entries[i - 1].id < id); /* the table is sorted by id */
+                while (j < m->n_notes && m->notes[j].id < id)
+                        j++;
+                if (j < m->n_notes && m->notes[j].id == id)
+                        v[i] = m->notes[j];
+                else
+                        v[i] = (MountNotes) { .id = id };
+        }
+        *ret = v;
+        return 0;
 }
 
 static void manager_notify_status(Manager *m) {
@@ -165,6 +236,7 @@ static void manager_schedule_trim(Manager *m) {
  * that reads as it did last time is not parsed again. */
 static int rescan_mounts(Manager *m, bool force) {
         _cleanup_(mount_table_freep) MountTable *t = NULL;
+        MountNotes *notes;
         struct mount_filter f;
         bool initial = !m->mounts;
         int r;
@@ -180,6 +252,9 @@ static int rescan_mounts(Manager *m, bool force) {
         if (t->n_bad_lines > 0)
                 log_warning("%s: skipped %u malformed line(s)", m->config->mountinfo_path, t->n_bad_lines);
 
+        r = notes_for_table(m, t, &notes);
+        if (r < 0)
+                return log_error_errno(r, "Failed to update mount state, keeping the previous table: %m");
         mount_table_diff(m->mounts, t, log_mount_change, &initial);
         if (initial)
                 log_info("Tracking %zu mounts", t->n);
@@ -189,8 +264,12 @@ static int rescan_mounts(Manager *m, bool force) {
                  * let the service manager restart us. */
                 log_error_errno(r, "Failed to update mount state: %m");
                 TAKE_PTR(t);
+                free(notes);
                 return sd_event_exit(m->event, r);
         }
+        free(m->notes);
+        m->notes = notes;
+        m->n_notes = t->n;
         mount_table_free(m->mounts);
         m->mounts = TAKE_PTR(t);
         manager_schedule_trim(m);
@@ -318,17 +397,16 @@ static struct stats_sample policy_sample(const TrackedMount *tm, int64_t t) {
         return s;
 }
 
-static void history_record(Manager *m, const TrackedMount *tm, const struct stats_sample *s) {
+static void history_record(Manager *m, const TrackedMount *tm, MountNotes *n, const struct stats_sample *s) {
         _cleanup_free_ char *key = tracker_mount_key(tm);
-        TrackedMount *w = (TrackedMount *) tm; /* the history fields are ours */
         int r;
 
         if (!key)
                 return; /* who the filesystem is is not known yet */
         r = store_add(m->store, key, s);
-        if (r < 0 && !w->history.refused)
+        if (r < 0 && !n->history.refused)
                 log_warning_errno(r, "%s: cannot record history: %m", tm->entry->target);
-        w->history.refused = r < 0;
+        n->history.refused = r < 0;
 }
 
 /* A mount that comes and goes within one sampler interval (a container's,
@@ -338,31 +416,34 @@ static void history_record(Manager *m, const TrackedMount *tm, const struct stat
 #define HISTORY_SETTLE_TICKS 2
 
 static void history_add_sample(Manager *m, const TrackedMount *tm, const struct stats_sample *s) {
-        TrackedMount *w = (TrackedMount *) tm; /* the history fields are ours */
+        MountNotes *n = manager_notes(m, tm->id);
 
-        if (w->history.ticks < HISTORY_SETTLE_TICKS) {
-                if (w->history.n_held < ELEMENTSOF(w->history.held))
-                        w->history.held[w->history.n_held++] = *s;
+        if (!n)
+                return; /* not in the manager's table (yet): nothing to record it under */
+        if (n->history.ticks < HISTORY_SETTLE_TICKS) {
+                if (n->history.n_held < ELEMENTSOF(n->history.held))
+                        n->history.held[n->history.n_held++] = *s;
                 return;
         }
-        for (unsigned i = 0; i < w->history.n_held; i++)
-                history_record(m, tm, &w->history.held[i]);
-        w->history.n_held = 0;
-        history_record(m, tm, s);
+        for (unsigned i = 0; i < n->history.n_held; i++)
+                history_record(m, tm, n, &n->history.held[i]);
+        n->history.n_held = 0;
+        history_record(m, tm, n, s);
 }
 
 static void on_tick(const TrackedMount *tm, int64_t t, void *userdata) {
         Manager *m = userdata;
         struct stats_sample s = policy_sample(tm, t);
-        TrackedMount *w = (TrackedMount *) tm;
+        MountNotes *n = manager_notes(m, tm->id);
+        struct device_rate rate;
 
-        if (w->history.ticks < HISTORY_SETTLE_TICKS)
-                w->history.ticks++;
+        if (n && n->history.ticks < HISTORY_SETTLE_TICKS)
+                n->history.ticks++;
 
-        if (tm->fs && tm->fs->rate.valid) {
+        if (tracker_mount_device_rate(tm, &rate)) {
                 s.has_device = true;
-                s.write_iops = (float) tm->fs->rate.write_iops;
-                s.write_kib = (float) tm->fs->rate.write_kib_per_s;
+                s.write_iops = (float) rate.write_iops;
+                s.write_kib = (float) rate.write_kib_per_s;
         }
         if (!tracker_mount_writes_atime(tm))
                 s.has_activity = true; /* exactly zero, measured by construction */
@@ -696,6 +777,29 @@ static void manager_export(Manager *m, const struct recommendation *v, size_t n)
  * rate hovering around the threshold must not fill the journal. */
 #define ADVICE_STABLE_TICKS 3
 
+/* A mount's advice this tick: announced once it has held long enough and
+ * differs from what was announced. The first advice is settled silently. */
+static void advice_settle(Manager *m, MountNotes *n, const struct recommendation *r) {
+        int state = advice_state(&r->advice);
+
+        if (state == n->advice.announced) {
+                n->advice.pending = 0;
+                return;
+        }
+        if (state != n->advice.pending) {
+                n->advice.pending = state;
+                n->advice.pending_ticks = 0;
+        }
+        if (++n->advice.pending_ticks < ADVICE_STABLE_TICKS)
+                return;
+        if (n->advice.announced != 0) {
+                announce(r, n->advice.announced);
+                m->advice_changes++;
+        }
+        n->advice.announced = state;
+        n->advice.pending = 0;
+}
+
 /* Once per sampler interval: announce every mount whose advice changed and
  * has held. The first advice for a mount is settled silently. Re-reading the
  * mount table here too catches what raises no mount event (a superblock
@@ -709,25 +813,10 @@ static void on_tick_done(void *userdata) {
         if (recommend(m, NULL, &v, &n) < 0)
                 return;
         for (size_t i = 0; i < n; i++) {
-                TrackedMount *tm = (TrackedMount *) v[i].tm; /* the advice fields are ours */
-                int state = advice_state(&v[i].advice);
+                MountNotes *notes = manager_notes(m, v[i].tm->id);
 
-                if (state == tm->advice.announced) {
-                        tm->advice.pending = 0;
-                        continue;
-                }
-                if (state != tm->advice.pending) {
-                        tm->advice.pending = state;
-                        tm->advice.pending_ticks = 0;
-                }
-                if (++tm->advice.pending_ticks < ADVICE_STABLE_TICKS)
-                        continue;
-                if (tm->advice.announced != 0) {
-                        announce(&v[i], tm->advice.announced);
-                        m->advice_changes++;
-                }
-                tm->advice.announced = state;
-                tm->advice.pending = 0;
+                if (notes)
+                        advice_settle(m, notes, &v[i]);
         }
         status_counters_prune(m->counters, m->mounts);
         manager_export(m, v, n);
@@ -914,14 +1003,10 @@ static int manager_prepare_state_dir(Manager *m) {
         return manager_lock_state_dir(m, dfd);
 }
 
-int manager_start(Manager *m) {
-        struct control_limits lim;
-        _cleanup_close_ int fd = -1;
+/* SIGTERM and SIGINT stop, SIGHUP reloads; the service manager's watchdog
+ * is fed by the loop. */
+static int manager_setup_signals(Manager *m) {
         int r;
-
-        m->started_realtime = now_usec(CLOCK_REALTIME);
-        m->started_monotonic = now_usec(CLOCK_MONOTONIC);
-        log_set_max_level(m->config->log_level);
 
         r = sd_event_add_signal(m->event, NULL, SIGTERM | SD_EVENT_SIGNAL_PROCMASK, on_terminate, m);
         if (r >= 0)
@@ -937,6 +1022,44 @@ int manager_start(Manager *m) {
                 log_warning_errno(r, "Failed to enable the watchdog: %m");
         else if (r > 0)
                 log_debug("Service manager watchdog enabled");
+        return 0;
+}
+
+/* What is looked at again now and then: the mount table, and (scanned
+ * first now) the atime consumers. */
+static int manager_start_rechecks(Manager *m) {
+        int r;
+
+        r = sd_event_add_time_relative(m->event, &m->mounts_timer, CLOCK_MONOTONIC, MOUNTS_RECHECK_USEC,
+                                       USEC_PER_SEC / 2, on_mounts_timer, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the mount table timer: %m");
+        (void) sd_event_source_set_enabled(m->mounts_timer, SD_EVENT_ON);
+        (void) sd_event_source_set_description(m->mounts_timer, "mounts-recheck");
+
+        manager_scan_consumers(m);
+        r = sd_event_add_time_relative(m->event, &m->consumers_timer, CLOCK_MONOTONIC,
+                                       m->config->consumers_interval_usec, USEC_PER_SEC, on_consumers_timer, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the consumers timer: %m");
+        (void) sd_event_source_set_enabled(m->consumers_timer, SD_EVENT_ON);
+        return 0;
+}
+
+int manager_start(Manager *m) {
+        struct control_limits lim;
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        assert(m);
+        assert(!m->ready); /* once */
+        m->started_realtime = now_usec(CLOCK_REALTIME);
+        m->started_monotonic = now_usec(CLOCK_MONOTONIC);
+        log_set_max_level(m->config->log_level);
+
+        r = manager_setup_signals(m);
+        if (r < 0)
+                return r;
 
         /* What needs more than the three capabilities kept comes first:
          * the socket (its group, say) and the state dir. Then drop, before
@@ -976,19 +1099,9 @@ int manager_start(Manager *m) {
         if (r < 0)
                 return r;
 
-        r = sd_event_add_time_relative(m->event, &m->mounts_timer, CLOCK_MONOTONIC, MOUNTS_RECHECK_USEC,
-                                       USEC_PER_SEC / 2, on_mounts_timer, m);
+        r = manager_start_rechecks(m);
         if (r < 0)
-                return log_error_errno(r, "Failed to set up the mount table timer: %m");
-        (void) sd_event_source_set_enabled(m->mounts_timer, SD_EVENT_ON);
-        (void) sd_event_source_set_description(m->mounts_timer, "mounts-recheck");
-
-        manager_scan_consumers(m);
-        r = sd_event_add_time_relative(m->event, &m->consumers_timer, CLOCK_MONOTONIC,
-                                       m->config->consumers_interval_usec, USEC_PER_SEC, on_consumers_timer, m);
-        if (r < 0)
-                return log_error_errno(r, "Failed to set up the consumers timer: %m");
-        (void) sd_event_source_set_enabled(m->consumers_timer, SD_EVENT_ON);
+                return r;
 
         limits_from_config(m->config, &lim);
         lim.privileged_gid = m->privileged_gid;
@@ -1040,6 +1153,7 @@ Manager *manager_free(Manager *m) {
         }
         mount_monitor_free(m->monitor);
         mount_table_free(m->mounts);
+        free(m->notes);
         sd_event_unref(m->event);
         config_free(m->config);
         free(m->config_path);

@@ -27,6 +27,8 @@ typedef struct Manager {
         char *override_state_dir;
 
         MountTable *mounts;
+        struct MountNotes *notes; /* the manager's own of each mount, by id (manager.c) */
+        size_t n_notes;
         size_t mounts_peak; /* most mounts in the table since memory was last trimmed */
         sd_event_source *trim_timer; /* armed while a trim is due */
         MountMonitor *monitor;
@@ -69,6 +71,10 @@ int manager_start(Manager *m);
 int manager_run(Manager *m);
 Manager *manager_free(Manager *m);
 DEFINE_FREE_FUNC(Manager, manager_free);
+
+/* Whether the history of the tracked mount 'mount_id' could not be stored
+ * (its key refused by the store; logged once). */
+bool manager_mount_history_refused(const Manager *m, int mount_id);
 
 /* Re-reads the mount table now. */
 int manager_rescan_mounts(Manager *m);

@@ -2,9 +2,9 @@
  * the interface descriptions below for their shapes). */
 #include "methods.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <json-c/printbuf.h>
-#include <libmount/libmount.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,27 +83,90 @@ static int add(json_object *o, const char *key, json_object *v) {
         return json_object_object_add(o, key, v) < 0 ? -ENOMEM : 0;
 }
 
-/* NoSuchMount; with a reason when a mount is there that atimed leaves out
- * on purpose, so that a client can say why. */
-static json_object *no_such_mount(Manager *m, const char *target) {
-        struct libmnt_table *tb = m->config ? mnt_new_table() : NULL;
-        struct libmnt_fs *fs = NULL;
-        json_object *params = json_object_new_object();
-        char why[256];
-        const char *reason = NULL;
+/* The next space-separated field of a mountinfo line, or NULL at its end. */
+static const char *mountinfo_field(const char **p, const char *end, size_t *ret_len) {
+        const char *f;
 
-        if (tb && mnt_table_parse_file(tb, m->config->mountinfo_path) == 0)
-                fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD);
-        if (fs && mnt_fs_get_fstype(fs)) {
+        while (*p < end && **p == ' ')
+                (*p)++;
+        if (*p >= end)
+                return NULL;
+        f = *p;
+        while (*p < end && **p != ' ')
+                (*p)++;
+        *ret_len = (size_t) (*p - f);
+        return f;
+}
+
+/* Unescapes a mountinfo field (the kernel writes space, tab, newline and
+ * backslash as \ooo) into buf; false if it does not fit. */
+static bool mountinfo_unescape(const char *f, size_t len, char *buf, size_t size) {
+        size_t n = 0;
+
+        assert(size > 0);
+        for (size_t i = 0; i < len; n++) {
+                char c = f[i++];
+
+                if (n + 1 >= size)
+                        return false;
+                if (c == '\\' && len - i >= 3 && f[i] >= '0' && f[i] <= '3' && f[i + 1] >= '0' && f[i + 1] <= '7' &&
+                    f[i + 2] >= '0' && f[i + 2] <= '7') {
+                        c = (char) ((f[i] - '0') * 64 + (f[i + 1] - '0') * 8 + (f[i + 2] - '0'));
+                        i += 3;
+                }
+                buf[n] = c;
+        }
+        buf[n] = 0;
+        return true;
+}
+
+/* The type of the mount on top at 'target' in the mount table's text as
+ * the daemon last read it (mountinfo: id parent dev root target options
+ * [optional...] - fstype source super-options), whether tracked or not;
+ * NULL if nothing is mounted there. */
+static const char *mountinfo_fstype(const MountTable *t, const char *target, char *buf, size_t size) {
+        const char *line = t->text, *end = t->text + t->text_len, *found = NULL;
+        char name[PATH_MAX];
+
+        assert(t->text);
+        while (line < end) {
+                const char *eol = memchr(line, '\n', (size_t) (end - line)) ?: end, *p = line, *f = NULL;
+                size_t len = 0, flen = 0;
+
+                for (unsigned i = 0; i < 5 && (f = mountinfo_field(&p, eol, &len)); i++)
+                        ;
+                if (f && mountinfo_unescape(f, len, name, sizeof name) && streq(name, target)) {
+                        const char *sep;
+
+                        while ((sep = mountinfo_field(&p, eol, &len)) && !(len == 1 && *sep == '-'))
+                                ;
+                        if (sep && (f = mountinfo_field(&p, eol, &flen)) && mountinfo_unescape(f, flen, buf, size))
+                                found = buf; /* later lines are mounted over earlier ones */
+                }
+                line = eol + 1;
+        }
+        return found;
+}
+
+/* NoSuchMount; with a reason when a mount is there that atimed leaves out
+ * on purpose, so that a client can say why. Answered from the mount table
+ * the daemon holds: a failing request reads no file. */
+static json_object *no_such_mount(Manager *m, const char *target) {
+        json_object *params = json_object_new_object();
+        char why[256], fstype[256];
+        const char *reason = NULL, *type = NULL;
+
+        if (m->config && m->mounts && m->mounts->text)
+                type = mountinfo_fstype(m->mounts, target, fstype, sizeof fstype);
+        if (type) {
                 struct mount_filter f = {
                         .include_fstypes = m->config->include_fstypes,
                         .exclude_fstypes = m->config->exclude_fstypes,
                         .exclude_paths = m->config->exclude_paths,
                 };
 
-                reason = mount_filter_explain(&f, mnt_fs_get_fstype(fs), target, why, sizeof why);
+                reason = mount_filter_explain(&f, type, target, why, sizeof why);
         }
-        mnt_unref_table(tb);
         /* Names (targets, sources, paths: any bytes) go out in their
          * protocol form (escape.h): every reply stays valid UTF-8. */
         if (params && (add(params, F_TARGET, varlink_name_new(target)) < 0 ||
@@ -455,7 +518,7 @@ static json_object *no_history_yet(Manager *m, const char *target) {
                 why = "no history is kept";
         else if (!key)
                 why = "its filesystem is still being identified; history starts once it is";
-        else if (tm->history.refused)
+        else if (manager_mount_history_refused(m, tm->id))
                 why = "its history cannot be stored (see the log)";
         else
                 why = "a mount's first points are recorded once it has been seen for two sampler intervals";
@@ -467,6 +530,33 @@ static json_object *no_history_yet(Manager *m, const char *target) {
             add(p, F_REASON, json_object_new_string(why)) < 0)
                 return NULL;
         return varlink_reply_new(TAKE_PTR(p));
+}
+
+/* The points of ring 'ring' from the bucket holding 'since' (or the oldest
+ * held) to the newest, HISTORY_MAX_POINTS at most (*ret_truncated: the
+ * oldest left out), into 'points'; the first and last bucket's times. */
+static int history_points(const MountHistory *h, unsigned ring, int64_t since, json_object *points, int64_t *ret_from,
+                          int64_t *ret_to, bool *ret_truncated) {
+        int64_t res = h->rings[ring].spec.resolution, from, to;
+
+        assert(ring < h->n_rings);
+        assert(res > 0);
+        to = h->rings[ring].count ? h->rings[ring].head_t : since - since % res;
+        from = MAX(since - (since % res + res) % res, history_oldest(h, ring) == INT64_MAX ? to : history_oldest(h, ring));
+        *ret_truncated = (to - from) / res + 1 > HISTORY_MAX_POINTS;
+        if (*ret_truncated)
+                from = to - (HISTORY_MAX_POINTS - 1) * res;
+        for (int64_t t = from; h->rings[ring].count && t <= to; t += res) {
+                json_object *pt = point_to_json(t, history_point(h, ring, t));
+
+                if (!pt || json_object_array_add(points, pt) < 0) {
+                        json_object_put(pt);
+                        return -ENOMEM;
+                }
+        }
+        *ret_from = from;
+        *ret_to = to;
+        return 0;
 }
 
 static json_object *method_get_history(Manager *m, const ControlPeer *peer, json_object *params) {
@@ -497,21 +587,8 @@ static json_object *method_get_history(Manager *m, const ControlPeer *peer, json
                 ring = history_pick_ring(h, since);
         res = h->rings[ring].spec.resolution;
 
-        /* From the bucket holding 'since' (or the oldest held) to the newest. */
-        to = h->rings[ring].count ? h->rings[ring].head_t : since - since % res;
-        from = MAX(since - (since % res + res) % res, history_oldest(h, ring) == INT64_MAX ? to : history_oldest(h, ring));
-        if ((to - from) / res + 1 > HISTORY_MAX_POINTS) {
-                from = to - (HISTORY_MAX_POINTS - 1) * res;
-                truncated = true;
-        }
-        for (int64_t t = from; h->rings[ring].count && t <= to; t += res) {
-                json_object *pt = point_to_json(t, history_point(h, ring, t));
-
-                if (!pt || json_object_array_add(points, pt) < 0) {
-                        json_object_put(pt);
-                        return NULL;
-                }
-        }
+        if (history_points(h, ring, since, points, &from, &to, &truncated) < 0)
+                return NULL;
         if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
             add(p, F_TARGET, varlink_name_new(target)) < 0 || add(p, F_KEY, varlink_name_new(h->key)) < 0 ||
             add(p, F_RESOLUTION_S, json_object_new_int64(res)) < 0 || add(p, F_SINCE, json_object_new_int64(from)) < 0 ||

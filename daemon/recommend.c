@@ -92,7 +92,7 @@ int recommend(const Manager *m, const char *target, struct recommendation **ret,
                                 .probe_verified = tm->probe.have && tm->probe.result.verified,
                                 .probe_effective = tm->probe.result.effective,
                                 .ignore = mc && mc->ignore,
-                                .population = tm->fs ? tm->fs->last.population : 0,
+                                .population = tracker_mount_population(tm),
                         },
                 };
                 if (mc && mc->needs_atime > NEED_NONE) {

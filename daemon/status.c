@@ -48,25 +48,30 @@ static const char *report_name(Report *r, const char *raw) {
         return report_strdup(r, n);
 }
 
-static void fill_device(Report *r, ReportDevice *d, const MountEntry *e, const Filesystem *fs) {
-        const DeviceInfo *di = fs ? &fs->device : NULL;
-        bool has = di && di->kind != DEVICE_NONE;
+static void fill_device(Report *r, ReportDevice *d, const MountEntry *e, const TrackedMount *tm) {
+        const DeviceInfo *di = tm ? tracker_mount_device(tm) : NULL;
+        struct device_rate rate;
+        DiskStat totals;
 
         d->major = major(e->devno);
         d->minor = minor(e->devno);
         d->kind = device_kind_to_string(di ? di->kind : DEVICE_NONE);
-        if (!has)
+        if (!di)
                 return;
         d->name = report_name(r, di->name);
         d->label = report_name(r, di->label);
         d->parents = report_name(r, di->parents);
         d->rotational = di->rotational >= 0 ? di->rotational : -1;
-        d->have_rate = fs->rate.valid;
-        d->write_iops = fs->rate.write_iops;
-        d->write_kib_per_s = fs->rate.write_kib_per_s;
-        d->have_totals = fs->disk_prev_at != 0;
-        d->writes_total = fs->disk_prev.writes;
-        d->written_bytes_total = fs->disk_prev.write_sectors * 512;
+        d->have_rate = tracker_mount_device_rate(tm, &rate);
+        if (d->have_rate) {
+                d->write_iops = rate.write_iops;
+                d->write_kib_per_s = rate.write_kib_per_s;
+        }
+        d->have_totals = tracker_mount_device_totals(tm, &totals);
+        if (d->have_totals) {
+                d->writes_total = totals.writes;
+                d->written_bytes_total = totals.write_sectors * 512;
+        }
 }
 
 static void fill_activity(ReportActivity *ra, const TrackedMount *tm) {
@@ -112,7 +117,7 @@ static void fill_mount(Manager *m, Report *r, ReportMount *rm, const MountEntry 
         rm->lazytime = e->policy.lazytime;
         rm->read_only = e->policy.read_only;
         rm->stalled = tm && tracker_mount_stalled(tm);
-        fill_device(r, &rm->device, e, tm ? tm->fs : NULL);
+        fill_device(r, &rm->device, e, tm);
         if (tm && tm->probe.have) {
                 status_probe(&tm->probe.result, e, &rm->probe);
                 rm->probe.reason = report_name(r, rm->probe.reason);

@@ -4,6 +4,7 @@
 
 #include "protocol.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -31,6 +32,38 @@
 /* How often inodes that moved lately are looked at again (sampler.h). */
 #define FINE_SWEEP_USEC USEC_PER_SEC
 
+/* A filesystem the tracked mounts are on, by device number: the tracker's
+ * alone (others ask through the tracker_mount_*() accessors). */
+struct Filesystem {
+        dev_t devno;
+        Tracker *tracker;
+        TrackedMount **mounts; /* tracked mounts of it, rebuilt on update */
+        size_t n_mounts;
+        Sampler *sampler;
+        char *place_root;      /* fs root of the mount the sampler walks */
+        bool busy;             /* a walk or sweep job is out (possibly stuck) */
+        bool sweep_pending;    /* a sweep is due as soon as it is not busy */
+        bool stalled;
+        unsigned failures;
+        uint64_t retry_at;     /* CLOCK_MONOTONIC usec; 0: now */
+        uint64_t next_walk;    /* a refresh walk is due; 0: not scheduled */
+        uint64_t walk_started; /* CLOCK_MONOTONIC usec the current walk began */
+        bool walk_queued;
+        bool orphaned;         /* no longer in the table; freed when its job returns */
+        struct sweep_result last;
+        DeviceInfo device;
+        struct device_rate rate;
+        DiskStat disk_prev;
+        uint64_t disk_prev_at; /* CLOCK_MONOTONIC usec; 0: no reading yet */
+        struct {               /* the sampler as its last job left it, for progress */
+                bool walking, sampled;
+                uint64_t walked, inodes;
+                uint64_t baseline_at; /* on the tracker's clock, usec; 0: no baseline */
+        } seen;
+        bool identified;       /* the UUID lookup is done (whatever it found) */
+        char *uuid;            /* the filesystem's UUID, if it has one */
+};
+
 struct Tracker {
         sd_event *event;
         const struct config *config;
@@ -55,6 +88,8 @@ struct Tracker {
         TrackerHooks hooks;
         bool disk_warned;
         bool shutting_down;  /* no new jobs: the pool is being torn down */
+        tracker_clock_fn clock; /* NULL: clock_gettime() */
+        void *clock_userdata;
         uint64_t generation; /* bumped by everything that may change what is known */
 };
 
@@ -88,6 +123,7 @@ struct fs_job {
         int mount_id;
         uint64_t budget;
         struct sampler_writer *writers;
+        char **writer_roots; /* the writers' fs_root, owned here */
         int *writer_ids;
         size_t n_writers;
         int r;
@@ -98,6 +134,29 @@ struct fs_job {
         char *devname; /* FS_JOB_IDENTIFY: the block device */
         char *uuid;    /* and what it found */
 };
+
+/* The tracker's time (tracker_set_clock()). */
+static uint64_t tracker_now(const Tracker *t, clockid_t clock) {
+        return t->clock ? t->clock(clock, t->clock_userdata) : now_usec(clock);
+}
+
+/* How far the tracker's monotonic clock is ahead of the system's, which
+ * sd-event's timers run on (negative: behind). */
+static int64_t clock_skew(const Tracker *t) {
+        return t->clock ? (int64_t) (tracker_now(t, CLOCK_MONOTONIC) - now_usec(CLOCK_MONOTONIC)) : 0;
+}
+
+/* A time on the tracker's clock as the system's, for a timer (never 0:
+ * sd-event reads that as "off"). A clock of the caller's moves only when
+ * it says so (tracker_set_clock()): what is due on it fires at once, what
+ * is not waits for the next move. */
+#define TIMER_NOT_YET (365 * 86400 * USEC_PER_SEC)
+
+static uint64_t timer_time(const Tracker *t, uint64_t when) {
+        if (!t->clock)
+                return MAX(when, (uint64_t) 1);
+        return when <= tracker_now(t, CLOCK_MONOTONIC) ? 1 : now_usec(CLOCK_MONOTONIC) + TIMER_NOT_YET;
+}
 
 static uint64_t backoff(unsigned failures) {
         uint64_t b = BACKOFF_MIN_USEC;
@@ -142,24 +201,61 @@ bool tracker_mount_activity(const TrackedMount *m, struct activity *ret) {
         return m->activity.have;
 }
 
-const TrackedMount *tracker_find(const Tracker *t, int mount_id) {
-        size_t lo = 0, hi = t ? t->n_mounts : 0;
+/* Index of the mount with 'id' in t->mounts, or t->n_mounts. */
+static size_t find_mount_index(const Tracker *t, int id) {
+        size_t lo = 0, hi = t->n_mounts;
 
         while (lo < hi) {
                 size_t mid = (lo + hi) / 2;
 
-                if (t->mounts[mid]->id == mount_id)
-                        return t->mounts[mid];
-                if (t->mounts[mid]->id < mount_id)
+                if (t->mounts[mid]->id == id)
+                        return mid;
+                if (t->mounts[mid]->id < id)
                         lo = mid + 1;
                 else
                         hi = mid;
         }
-        return NULL;
+        return t->n_mounts;
 }
 
 static TrackedMount *find_mount(Tracker *t, int id) {
-        return (TrackedMount *) tracker_find(t, id);
+        size_t i = t ? find_mount_index(t, id) : 0;
+
+        return t && i < t->n_mounts ? t->mounts[i] : NULL;
+}
+
+const TrackedMount *tracker_find(const Tracker *t, int mount_id) {
+        size_t i = t ? find_mount_index(t, mount_id) : 0;
+
+        return t && i < t->n_mounts ? t->mounts[i] : NULL;
+}
+
+const DeviceInfo *tracker_mount_device(const TrackedMount *m) {
+        assert(m);
+        return m->fs && m->fs->device.kind != DEVICE_NONE ? &m->fs->device : NULL;
+}
+
+bool tracker_mount_device_rate(const TrackedMount *m, struct device_rate *ret) {
+        assert(m);
+        assert(ret);
+        if (!m->fs || !m->fs->rate.valid)
+                return false;
+        *ret = m->fs->rate;
+        return true;
+}
+
+bool tracker_mount_device_totals(const TrackedMount *m, DiskStat *ret) {
+        assert(m);
+        assert(ret);
+        if (!m->fs || m->fs->disk_prev_at == 0)
+                return false;
+        *ret = m->fs->disk_prev;
+        return true;
+}
+
+uint64_t tracker_mount_population(const TrackedMount *m) {
+        assert(m);
+        return m->fs ? m->fs->last.population : 0;
 }
 
 void tracker_set_hooks(Tracker *t, const TrackerHooks *hooks) {
@@ -218,11 +314,48 @@ static void probe_notify(struct probe_job *j, const TrackedMount *m) {
         }
 }
 
+/* A probe missed its deadline: the mount is stalled, probed again after
+ * its back-off; the waiters hear so now. */
+static void probe_timed_out(Tracker *t, TrackedMount *m, struct probe_job *j, uint64_t now) {
+        j->result = (struct probe_result) { .at = tracker_now(t, CLOCK_REALTIME) };
+        snprintf(j->result.reason, sizeof j->result.reason, "timed out after %.1fs: the filesystem does not answer",
+                 (double) t->config->probe_timeout_usec / 1e6);
+        if (!m)
+                return;
+        m->probe.stalled = true;
+        m->probe.failures++;
+        m->probe.next_due = now + backoff(m->probe.failures);
+        log_warning("%s: probe timed out; marked stalled, retrying in %llus", m->entry->target,
+                    (unsigned long long) (backoff(m->probe.failures) / USEC_PER_SEC));
+}
+
+/* A probe's result taken in; said in the log when it changed. */
+static void probe_apply(Tracker *t, TrackedMount *m, const struct probe_result *r, uint64_t now) {
+        bool changed = !m->probe.have || m->probe.result.verified != r->verified ||
+                       m->probe.result.effective != r->effective;
+
+        m->probe.running = false;
+        m->probe.stalled = false;
+        m->probe.failures = 0;
+        m->probe.have = true;
+        m->probe.result = *r;
+        m->probe.next_due = now + t->config->probe_interval_usec;
+        if (!changed)
+                return;
+        if (!r->verified)
+                log_info("%s: atime policy not verified: %s", m->entry->target, r->reason);
+        else if (r->effective != m->entry->policy.atime)
+                log_warning("%s: the mount table says %s but the probe finds %s in force", m->entry->target,
+                            atime_mode_to_string(m->entry->policy.atime), atime_mode_to_string(r->effective));
+        else
+                log_debug("%s: probe verified %s", m->entry->target, atime_mode_to_string(r->effective));
+}
+
 static void probe_done(void *arg, WorkerStatus status) {
         struct probe_job *j = arg;
         Tracker *t = j->tracker;
         TrackedMount *m = find_mount(t, j->mount_id);
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
         t->generation++;
         if (status != WORKER_LATE)
@@ -230,23 +363,13 @@ static void probe_done(void *arg, WorkerStatus status) {
         if (m && m->probe.job == j && status != WORKER_TIMED_OUT)
                 m->probe.job = NULL;
 
-        if (status == WORKER_TIMED_OUT) {
-                j->result = (struct probe_result) { .at = now_usec(CLOCK_REALTIME) };
-                snprintf(j->result.reason, sizeof j->result.reason,
-                         "timed out after %.1fs: the filesystem does not answer",
-                         (double) t->config->probe_timeout_usec / 1e6);
-                if (m) {
-                        m->probe.stalled = true;
-                        m->probe.failures++;
-                        m->probe.next_due = now + backoff(m->probe.failures);
-                        log_warning("%s: probe timed out; marked stalled, retrying in %llus", m->entry->target,
-                                    (unsigned long long) (backoff(m->probe.failures) / USEC_PER_SEC));
-                }
+        switch (status) {
+        case WORKER_TIMED_OUT:
+                probe_timed_out(t, m, j, now);
                 probe_notify(j, m);
                 rearm_probe_timer(t);
                 return; /* the thread still holds j: freed when it comes back */
-        }
-        if (status == WORKER_LATE) {
+        case WORKER_LATE:
                 /* The hung filesystem answered at last; probe again soon. */
                 if (m) {
                         m->probe.running = false;
@@ -255,43 +378,23 @@ static void probe_done(void *arg, WorkerStatus status) {
                 probe_job_free(j);
                 rearm_probe_timer(t);
                 return;
-        }
-        if (status == WORKER_CANCELLED) {
+        case WORKER_CANCELLED:
                 snprintf(j->result.reason, sizeof j->result.reason, "atimed is shutting down");
                 probe_notify(j, m);
                 probe_job_free(j);
                 return;
+        case WORKER_DONE:
+                break;
         }
-
-        if (m) {
-                bool changed = !m->probe.have || m->probe.result.verified != j->result.verified ||
-                               m->probe.result.effective != j->result.effective;
-
-                m->probe.running = false;
-                m->probe.stalled = false;
-                m->probe.failures = 0;
-                m->probe.have = true;
-                m->probe.result = j->result;
-                m->probe.next_due = now + t->config->probe_interval_usec;
-                if (changed) {
-                        if (!j->result.verified)
-                                log_info("%s: atime policy not verified: %s", m->entry->target, j->result.reason);
-                        else if (j->result.effective != m->entry->policy.atime)
-                                log_warning("%s: the mount table says %s but the probe finds %s in force",
-                                            m->entry->target, atime_mode_to_string(m->entry->policy.atime),
-                                            atime_mode_to_string(j->result.effective));
-                        else
-                                log_debug("%s: probe verified %s", m->entry->target,
-                                          atime_mode_to_string(j->result.effective));
-                }
-        }
+        if (m)
+                probe_apply(t, m, &j->result, now);
         probe_notify(j, m);
         probe_job_free(j);
         rearm_probe_timer(t);
 }
 
-static void read_only_result(struct probe_result *r) {
-        *r = (struct probe_result) { .at = now_usec(CLOCK_REALTIME) };
+static void read_only_result(const Tracker *t, struct probe_result *r) {
+        *r = (struct probe_result) { .at = tracker_now(t, CLOCK_REALTIME) };
         snprintf(r->reason, sizeof r->reason, "read-only mount: no atime can be written, none was probed");
 }
 
@@ -333,7 +436,7 @@ static int probe_submit(Tracker *t, TrackedMount *m, struct probe_waiter *waiter
 }
 
 static void run_due_probes(Tracker *t) {
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
         for (size_t i = 0; i < t->n_mounts && t->probe_jobs < max_jobs(t); i++) {
                 TrackedMount *m = t->mounts[i];
@@ -341,7 +444,7 @@ static void run_due_probes(Tracker *t) {
                 if (m->probe.running || m->probe.next_due > now)
                         continue;
                 if (m->entry->policy.read_only) {
-                        read_only_result(&m->probe.result);
+                        read_only_result(t, &m->probe.result);
                         m->probe.have = true;
                         m->probe.stalled = false;
                         m->probe.next_due = now + t->config->probe_interval_usec;
@@ -372,7 +475,7 @@ static void rearm_probe_timer(Tracker *t) {
                 (void) sd_event_source_set_enabled(t->probe_timer, SD_EVENT_OFF);
                 return;
         }
-        (void) sd_event_source_set_time(t->probe_timer, MAX(next, 1));
+        (void) sd_event_source_set_time(t->probe_timer, timer_time(t, next));
         (void) sd_event_source_set_enabled(t->probe_timer, SD_EVENT_ONESHOT);
 }
 
@@ -388,7 +491,7 @@ int tracker_probe_now(Tracker *t, int mount_id, tracker_probe_cb cb, void *userd
         if (m->entry->policy.read_only) {
                 struct probe_result res;
 
-                read_only_result(&res);
+                read_only_result(t, &res);
                 cb(m, &res, userdata);
                 return 0;
         }
@@ -433,7 +536,8 @@ static void fs_free(Filesystem *fs) {
 
 static void fs_job_free(struct fs_job *j) {
         for (size_t i = 0; i < j->n_writers; i++)
-                free((char *) j->writers[i].fs_root);
+                free(j->writer_roots[i]);
+        free(j->writer_roots);
         free(j->devname);
         free(j->uuid);
         free(j->target);
@@ -549,15 +653,77 @@ static void fs_note_progress(Filesystem *fs) {
         fs->seen.walked = s->walk ? sampler_walk_seen(s) : s->current ? s->current->population : 0;
         fs->seen.inodes = sampler_walk_inodes_hint(s);
         fs->seen.sampled = s->current || s->next;
-        fs->seen.baseline_at = s->current ? s->last_sweep : 0;
+        /* Sweeps are timed on the system's clock (the sampler's). */
+        fs->seen.baseline_at = s->current ? (uint64_t) ((int64_t) s->last_sweep + clock_skew(fs->tracker)) : 0;
+}
+
+/* A job missed its deadline: the filesystem is stalled and retried after
+ * its back-off; it stays busy, its sampler the stuck thread's. */
+static void fs_timed_out(Filesystem *fs, const struct fs_job *j, uint64_t now) {
+        Tracker *t = fs->tracker;
+
+        fs->stalled = true;
+        fs->failures++;
+        fs->retry_at = now + backoff(fs->failures);
+        if (!fs->orphaned)
+                log_warning("%s: %s timed out; filesystem marked stalled, retrying in %llus",
+                            fs->n_mounts ? fs->mounts[0]->entry->target : "?",
+                            j->kind == FS_JOB_WALK ? "sample walk" : j->kind == FS_JOB_FINE ? "fine sweep" : "sample sweep",
+                            (unsigned long long) (backoff(fs->failures) / USEC_PER_SEC));
+        if (t->walking == fs) {
+                t->walking = NULL; /* let the other filesystems walk meanwhile */
+                t->tick_budget = 0;
+        }
+}
+
+/* Without a UUID (no superblock blkid knows, no permission) the key falls
+ * back on the source: still stable across restarts. */
+static void fs_identified(Filesystem *fs, struct fs_job *j) {
+        fs->identified = true;
+        fs->uuid = TAKE_PTR(j->uuid);
+        if (j->r < 0 && j->r != -ENODATA)
+                log_debug_errno(j->r, "%s: no filesystem UUID: %m", j->devname);
+}
+
+/* What a walk or sweep's outcome says of the filesystem's health. */
+static void fs_note_outcome(Filesystem *fs, const struct fs_job *j) {
+        if (j->r == -ESTALE || j->r == -ENOENT) {
+                /* The mount went away under us: the next table update will say. */
+                log_debug("%s: mount changed during a sample job", j->target);
+        } else if (j->r < 0 && j->r != -ECANCELED && j->r != -EAGAIN)
+                log_warning_errno(j->r, "%s: sampling failed: %m", j->target);
+        else {
+                if (fs->stalled)
+                        log_info("%s: filesystem answers again", j->target);
+                fs->stalled = false;
+                fs->failures = 0;
+        }
+}
+
+/* A walk that finished a new reservoir: sweep it at once for its baseline
+ * if nothing is being measured yet. Walked again before long where a walk
+ * is short: that is how files that turned hot since join the fresh
+ * stratum. Walking takes a tenth of the time at most, and never waits
+ * longer than [sampler] refresh. */
+static void fs_walk_done(Filesystem *fs, const struct fs_job *j, uint64_t now) {
+        Tracker *t = fs->tracker;
+
+        assert(fs->sampler && fs->sampler->next);
+        fs->next_walk = now + CLAMP(10 * (now - fs->walk_started), (uint64_t) WALK_REFRESH_MIN_USEC,
+                                    MAX(t->config->walk_refresh_usec, (uint64_t) WALK_REFRESH_MIN_USEC));
+        if (!fs->sampler->current)
+                t->maybe_sweeps = fs->sweep_pending = true;
+        log_debug("%s: sample walk done: %llu inodes, %zu sampled", j->target,
+                  (unsigned long long) fs->sampler->next->population, fs->sampler->next->n);
 }
 
 static void fs_done(void *arg, WorkerStatus status) {
         struct fs_job *j = arg;
         Filesystem *fs = j->fs;
         Tracker *t = fs->tracker;
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
+        assert(fs->busy);
         if (j->kind != FS_JOB_FINE || status != WORKER_DONE)
                 t->generation++; /* a fine sweep changes nothing shown until the next sweep */
         if (status != WORKER_LATE)
@@ -566,20 +732,9 @@ static void fs_done(void *arg, WorkerStatus status) {
                 t->walks_changed = true;
 
         if (status == WORKER_TIMED_OUT) {
-                fs->stalled = true;
-                fs->failures++;
-                fs->retry_at = now + backoff(fs->failures);
-                if (!fs->orphaned)
-                        log_warning("%s: %s timed out; filesystem marked stalled, retrying in %llus",
-                                    fs->n_mounts ? fs->mounts[0]->entry->target : "?",
-                                    j->kind == FS_JOB_WALK ? "sample walk" : j->kind == FS_JOB_FINE ? "fine sweep" : "sample sweep",
-                                    (unsigned long long) (backoff(fs->failures) / USEC_PER_SEC));
-                if (t->walking == fs) {
-                        t->walking = NULL; /* let the other filesystems walk meanwhile */
-                        t->tick_budget = 0;
-                }
+                fs_timed_out(fs, j, now);
                 kick(t);
-                return; /* fs stays busy: its sampler is the stuck thread's */
+                return; /* the thread still holds j */
         }
 
         fs->busy = false;
@@ -594,58 +749,52 @@ static void fs_done(void *arg, WorkerStatus status) {
                 fs_free(fs);
                 return;
         }
-        if (status == WORKER_LATE || status == WORKER_CANCELLED) {
-                fs_job_free(j);
-                if (status == WORKER_LATE)
-                        kick(t);
-                return;
+        if (status == WORKER_DONE) {
+                if (j->kind == FS_JOB_IDENTIFY)
+                        fs_identified(fs, j);
+                else
+                        fs_note_outcome(fs, j);
+                if (j->kind == FS_JOB_WALK && j->r == 1)
+                        fs_walk_done(fs, j, now);
+                else if (j->kind == FS_JOB_SWEEP && j->r >= 0)
+                        fs_apply_sweep(fs, j);
+                if (j->kind == FS_JOB_WALK || j->kind == FS_JOB_SWEEP)
+                        fs_note_progress(fs);
         }
-
-        if (j->kind == FS_JOB_IDENTIFY) {
-                /* Without a UUID (no superblock blkid knows, no permission) the
-                 * key falls back on the source: still stable across restarts. */
-                fs->identified = true;
-                fs->uuid = TAKE_PTR(j->uuid);
-                if (j->r < 0 && j->r != -ENODATA)
-                        log_debug_errno(j->r, "%s: no filesystem UUID: %m", j->devname);
-                fs_job_free(j);
-                kick(t);
-                return;
-        }
-        if (j->r == -ESTALE || j->r == -ENOENT) {
-                /* The mount went away under us: the next table update will say. */
-                log_debug("%s: mount changed during a sample job", j->target);
-        } else if (j->r < 0 && j->r != -ECANCELED && j->r != -EAGAIN)
-                log_warning_errno(j->r, "%s: sampling failed: %m", j->target);
-        else {
-                if (fs->stalled)
-                        log_info("%s: filesystem answers again", j->target);
-                fs->stalled = false;
-                fs->failures = 0;
-        }
-
-        if (j->kind == FS_JOB_WALK) {
-                if (j->r == 1) {
-                        /* A new reservoir: sweep it at once for its baseline if
-                         * nothing is being measured yet. */
-                        /* Walked again before long where a walk is short: that is how
-                         * files that turned hot since join the fresh stratum. Walking
-                         * takes a tenth of the time at most, and never waits longer
-                         * than [sampler] refresh. */
-                        fs->next_walk = now + CLAMP(10 * (now - fs->walk_started), (uint64_t) WALK_REFRESH_MIN_USEC,
-                                                    MAX(t->config->walk_refresh_usec, (uint64_t) WALK_REFRESH_MIN_USEC));
-                        if (!fs->sampler->current)
-                                t->maybe_sweeps = fs->sweep_pending = true;
-                        log_debug("%s: sample walk done: %llu inodes, %zu sampled", j->target,
-                                  (unsigned long long) fs->sampler->next->population, fs->sampler->next->n);
-                }
-        } else if (j->kind == FS_JOB_SWEEP && j->r >= 0)
-                fs_apply_sweep(fs, j);
-        if (j->kind == FS_JOB_WALK || j->kind == FS_JOB_SWEEP)
-                fs_note_progress(fs);
-
         fs_job_free(j);
-        kick(t);
+        if (status != WORKER_CANCELLED)
+                kick(t);
+}
+
+/* The mounts of fs that let atime be written, whose updates a sweep tells
+ * apart: the job gets its own copies of their roots, as the mount table
+ * may be replaced while it runs. */
+static int fs_job_add_writers(struct fs_job *j, const Filesystem *fs) {
+        size_t n = MAX(fs->n_mounts, (size_t) 1);
+
+        assert(!j->writers && j->n_writers == 0);
+        j->writers = calloc(n, sizeof *j->writers);
+        j->writer_ids = calloc(n, sizeof *j->writer_ids);
+        j->writer_roots = calloc(n, sizeof *j->writer_roots);
+        if (!j->writers || !j->writer_ids || !j->writer_roots)
+                return -ENOMEM;
+        for (size_t i = 0; i < fs->n_mounts; i++) {
+                char *root;
+
+                if (!tracker_mount_writes_atime(fs->mounts[i]))
+                        continue;
+                root = strdup(fs->mounts[i]->entry->root);
+                if (!root)
+                        return -ENOMEM;
+                j->writer_roots[j->n_writers] = root;
+                j->writers[j->n_writers] = (struct sampler_writer) {
+                        .fs_root = root,
+                        .relatime = fs->mounts[i]->entry->policy.atime == ATIME_RELATIME,
+                        .nodiratime = fs->mounts[i]->entry->policy.nodiratime,
+                };
+                j->writer_ids[j->n_writers++] = fs->mounts[i]->id;
+        }
+        return 0;
 }
 
 static int fs_submit(Filesystem *fs, FsJobKind kind) {
@@ -672,31 +821,8 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                 .min_usec = t->config->sampler_interval_usec / 10 * 9,
                 .commit_s = mount_commit_seconds(place->entry->fstype, place->entry->super_options),
         };
-        j->writers = calloc(fs->n_mounts ? fs->n_mounts : 1, sizeof *j->writers);
-        j->writer_ids = calloc(fs->n_mounts ? fs->n_mounts : 1, sizeof *j->writer_ids);
-        if (!j->target || !j->fs_root || !j->writers || !j->writer_ids) {
-                fs_job_free(j);
-                return -ENOMEM;
-        }
-        /* The job gets its own copies: the mount table may be replaced
-         * while it runs. */
-        for (size_t i = 0; i < fs->n_mounts; i++)
-                if (tracker_mount_writes_atime(fs->mounts[i])) {
-                        char *root = strdup(fs->mounts[i]->entry->root);
-
-                        if (!root) {
-                                fs_job_free(j);
-                                return -ENOMEM;
-                        }
-                        j->writers[j->n_writers] = (struct sampler_writer) {
-                                .fs_root = root,
-                                .relatime = fs->mounts[i]->entry->policy.atime == ATIME_RELATIME,
-                                .nodiratime = fs->mounts[i]->entry->policy.nodiratime,
-                        };
-                        j->writer_ids[j->n_writers++] = fs->mounts[i]->id;
-                }
-
-        if (kind == FS_JOB_IDENTIFY && !(j->devname = strdup(fs->device.name))) {
+        if (!j->target || !j->fs_root || fs_job_add_writers(j, fs) < 0 ||
+            (kind == FS_JOB_IDENTIFY && !(j->devname = strdup(fs->device.name)))) {
                 fs_job_free(j);
                 return -ENOMEM;
         }
@@ -753,74 +879,64 @@ static bool fs_can_run(const Filesystem *fs, uint64_t now) {
         return !fs->busy && !fs->orphaned && (!fs->stalled || fs->retry_at <= now);
 }
 
-/* Submits what is due, within the in-flight limit. Called after every job,
- * so each part looks at every filesystem only while it may find something
- * to do: with thousands of filesystems, scanning them all after each job
- * made a sample cycle quadratic. */
-static void kick(Tracker *t) {
-        uint64_t now = now_usec(CLOCK_MONOTONIC), next_walk = UINT64_MAX;
+/* Who each filesystem is comes first: history is keyed by it. */
+static void kick_identify(Tracker *t, uint64_t now) {
+        bool left = false;
 
-        if (t->shutting_down)
-                return;
+        for (size_t i = 0; i < t->n_fss; i++) {
+                Filesystem *fs = t->fss[i];
 
-        /* Who each filesystem is comes first: history is keyed by it. */
-        if (t->maybe_unidentified) {
-                bool left = false;
-
-                for (size_t i = 0; i < t->n_fss; i++) {
-                        Filesystem *fs = t->fss[i];
-
-                        if (fs->identified)
-                                continue;
-                        left = true; /* until its job is back */
-                        if (t->fs_jobs < max_jobs(t) && fs_can_run(fs, now))
-                                (void) fs_submit(fs, FS_JOB_IDENTIFY);
-                }
-                t->maybe_unidentified = left;
+                if (fs->identified)
+                        continue;
+                left = true; /* until its job is back */
+                if (t->fs_jobs < max_jobs(t) && fs_can_run(fs, now))
+                        (void) fs_submit(fs, FS_JOB_IDENTIFY);
         }
+        t->maybe_unidentified = left;
+}
 
-        /* Sweeps, round robin from where the last kick stopped. */
-        if (t->maybe_sweeps) {
-                bool left = false;
+/* Sweeps, round robin from where the last kick stopped. */
+static void kick_sweeps(Tracker *t, uint64_t now) {
+        bool left = false;
 
-                for (size_t k = 0; k < t->n_fss; k++) {
-                        size_t i = (t->sweep_cursor + k) % t->n_fss;
-                        Filesystem *fs = t->fss[i];
+        for (size_t k = 0; k < t->n_fss; k++) {
+                size_t i = (t->sweep_cursor + k) % t->n_fss;
+                Filesystem *fs = t->fss[i];
 
-                        if (!fs->sweep_pending)
-                                continue;
-                        if (t->fs_jobs >= max_jobs(t)) {
-                                t->sweep_cursor = i;
-                                left = true;
-                                break;
-                        }
-                        if (!fs_needs_sampling(fs)) {
-                                fs->sweep_pending = false;
-                                continue;
-                        }
-                        if (!fs_can_run(fs, now)) {
-                                if (fs->stalled)
-                                        fs->sweep_pending = false; /* retried at a tick after its back-off */
-                                else
-                                        left = true; /* a walk step is out: when it is back */
-                                continue;
-                        }
-                        if (fs_ensure_sampler(fs) < 0 || (!fs->sampler->current && !fs->sampler->next)) {
-                                fs->sweep_pending = false;
-                                continue;
-                        }
-                        if (fs_submit(fs, FS_JOB_SWEEP) < 0)
-                                left = true;
+                if (!fs->sweep_pending)
+                        continue;
+                if (t->fs_jobs >= max_jobs(t)) {
+                        t->sweep_cursor = i;
+                        left = true;
+                        break;
                 }
-                t->maybe_sweeps = left;
+                if (!fs_needs_sampling(fs)) {
+                        fs->sweep_pending = false;
+                        continue;
+                }
+                if (!fs_can_run(fs, now)) {
+                        if (fs->stalled)
+                                fs->sweep_pending = false; /* retried at a tick after its back-off */
+                        else
+                                left = true; /* a walk step is out: when it is back */
+                        continue;
+                }
+                if (fs_ensure_sampler(fs) < 0 || (!fs->sampler->current && !fs->sampler->next)) {
+                        fs->sweep_pending = false;
+                        continue;
+                }
+                if (fs_submit(fs, FS_JOB_SWEEP) < 0)
+                        left = true;
         }
+        t->maybe_sweeps = left;
+}
 
-        /* Walks share walk_rate, the host's budget per tick: one step at a
-         * time, to each filesystem in turn, so a huge one does not hold up
-         * the rest; what a step leaves of the tick goes to the next one. */
-        walk_next(t, now);
-        /* When the next is due changes only with a walk step, a new sampler
-         * or the table; while a step is out, its return re-arms. */
+/* The walk timer armed for the next walk due (or off if none is). When
+ * that is changes only with a walk step, a new sampler or the table;
+ * while a step is out, its return re-arms. */
+static void plan_walks(Tracker *t, uint64_t now) {
+        uint64_t next_walk = UINT64_MAX;
+
         if (!t->walks_changed || t->walking)
                 return;
         for (size_t i = 0; i < t->n_fss; i++) {
@@ -840,19 +956,40 @@ static void kick(Tracker *t) {
                 rearm_walk_timer(t, next_walk);
 }
 
+/* Submits what is due, within the in-flight limit. Called after every job,
+ * so each part looks at every filesystem only while it may find something
+ * to do: with thousands of filesystems, scanning them all after each job
+ * made a sample cycle quadratic. */
+static void kick(Tracker *t) {
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
+
+        if (t->shutting_down)
+                return;
+        if (t->maybe_unidentified)
+                kick_identify(t, now);
+        if (t->maybe_sweeps)
+                kick_sweeps(t, now);
+        /* Walks share walk_rate, the host's budget per tick: one step at a
+         * time, to each filesystem in turn, so a huge one does not hold up
+         * the rest; what a step leaves of the tick goes to the next one. */
+        walk_next(t, now);
+        plan_walks(t, now);
+}
+
 /* Arms the walk tick for 'when' (0: due now), never sooner than one tick
  * after the last step, and never later than already armed. */
 static void rearm_walk_timer(Tracker *t, uint64_t when) {
         int enabled = SD_EVENT_OFF;
-        uint64_t cur = 0;
+        uint64_t cur = 0, at;
 
         if (t->walking)
                 return; /* re-armed when the step out comes back */
         when = MAX(when, t->last_walk_step + WALK_TICK_USEC); /* walk_next() used up this tick */
+        at = timer_time(t, when);
         (void) sd_event_source_get_enabled(t->walk_timer, &enabled);
-        if (enabled != SD_EVENT_OFF && sd_event_source_get_time(t->walk_timer, &cur) >= 0 && cur <= when)
+        if (enabled != SD_EVENT_OFF && sd_event_source_get_time(t->walk_timer, &cur) >= 0 && cur <= at)
                 return;
-        (void) sd_event_source_set_time(t->walk_timer, MAX(when, 1));
+        (void) sd_event_source_set_time(t->walk_timer, at);
         (void) sd_event_source_set_enabled(t->walk_timer, SD_EVENT_ONESHOT);
 }
 
@@ -885,7 +1022,7 @@ static void walk_next(Tracker *t, uint64_t now) {
 
 static int on_walk_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Tracker *t = userdata;
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
         (void) s;
         (void) usec;
@@ -905,7 +1042,7 @@ static int on_walk_timer(sd_event_source *s, uint64_t usec, void *userdata) {
  * only_new, just takes the first reading of those that have none. */
 static void update_devices(Tracker *t, bool only_new) {
         _cleanup_(diskstats_freep) DiskStats *ds = NULL;
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
         int r;
 
         r = diskstats_read(t->config->diskstats_path, &ds);
@@ -940,12 +1077,12 @@ static void update_devices(Tracker *t, bool only_new) {
  * land two in one bucket and none in the next. Re-aligned every time, so
  * clock adjustments never accumulate. */
 static uint64_t next_sweep(const Tracker *t) {
-        uint64_t real = now_usec(CLOCK_REALTIME), iv = t->config->sampler_interval_usec;
+        uint64_t real = tracker_now(t, CLOCK_REALTIME), iv = t->config->sampler_interval_usec;
         uint64_t target = (real / iv + 1) * iv + iv / 2;
 
         if (target - real > iv)
                 target -= iv; /* still in the first half of this bucket */
-        return now_usec(CLOCK_MONOTONIC) + (target - real);
+        return tracker_now(t, CLOCK_MONOTONIC) + (target - real);
 }
 
 /* FINE_SWEEP_USEC on average, drawn from half to one and a half of it: a
@@ -963,7 +1100,7 @@ static uint64_t fine_spacing(void) {
  * each filesystem that has some and nothing else out. */
 static int on_fine_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Tracker *t = userdata;
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
         (void) sd_event_source_set_time(s, usec + fine_spacing());
         for (size_t i = 0; i < t->n_fss && t->fs_jobs < max_jobs(t); i++) {
@@ -989,10 +1126,13 @@ static uint64_t first_measuring_sweep(const Tracker *t, uint64_t since) {
 bool tracker_mount_progress(const TrackedMount *m, struct progress *ret) {
         const Filesystem *fs = m->fs;
         const Tracker *t = fs ? fs->tracker : NULL;
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now;
 
+        assert(m);
+        assert(ret);
         if (m->activity.have || !tracker_mount_writes_atime(m) || !t)
                 return false;
+        now = tracker_now(t, CLOCK_MONOTONIC);
         *ret = (struct progress) { .stage = STAGE_WAITING, .eta_s = -1 };
         if (fs->stalled)
                 ret->stage = STAGE_STALLED;
@@ -1021,10 +1161,10 @@ bool tracker_mount_progress(const TrackedMount *m, struct progress *ret) {
 
 static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Tracker *t = userdata;
-        int64_t now_s = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
+        int64_t now_s = (int64_t) (tracker_now(t, CLOCK_REALTIME) / USEC_PER_SEC);
 
         t->generation++;
-        (void) sd_event_source_set_time(s, next_sweep(t));
+        (void) sd_event_source_set_time(s, timer_time(t, next_sweep(t)));
         update_devices(t, false);
         if (t->hooks.tick)
                 for (size_t i = 0; i < t->n_mounts; i++)
@@ -1065,100 +1205,104 @@ static size_t find_fs(Filesystem *const *fss, size_t n, dev_t devno) {
         return n;
 }
 
-int tracker_update(Tracker *t, const MountTable *table) {
-        _cleanup_free_ TrackedMount **mounts = calloc(table->n ? table->n : 1, sizeof *mounts);
-        _cleanup_free_ TrackedMount **by_dev = NULL;
-        _cleanup_free_ Filesystem **fss = NULL;
-        _cleanup_free_ bool *taken = NULL;
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
-        size_t n_fss = 0, j = 0;
-        bool new_fs = false;
+/* The state for entry e of the new table: the mount's as it was if it was
+ * tracked (its policy changed: verified and measured afresh), else new.
+ * 'old' holds the previous list by id from *cursor on: what is passed
+ * over is gone from the table and freed, what is found is taken. */
+static TrackedMount *mount_for_entry(TrackedMount **old, size_t n_old, size_t *cursor, const MountEntry *e,
+                                     uint64_t now) {
+        TrackedMount *m;
 
-        t->generation++;
+        while (*cursor < n_old && old[*cursor]->id < e->id) {
+                free(old[*cursor]);
+                old[(*cursor)++] = NULL;
+        }
+        if (*cursor < n_old && old[*cursor]->id == e->id) {
+                m = TAKE_PTR(old[*cursor]);
+                (*cursor)++;
+                if (m->entry->policy.atime != e->policy.atime || m->entry->policy.read_only != e->policy.read_only) {
+                        m->probe.next_due = now;
+                        m->activity = (struct activity) {};
+                }
+        } else {
+                m = calloc(1, sizeof *m);
+                if (!m)
+                        return NULL;
+                m->id = e->id;
+                m->probe.next_due = now;
+        }
+        m->entry = e;
+        m->fs = NULL; /* until the filesystems are grouped again */
+        return m;
+}
+
+/* Mounts: the state of those still here (same id) kept, new ones added,
+ * those gone freed. Without memory the tracker is left unusable: the
+ * manager exits. */
+static int update_mounts(Tracker *t, const MountTable *table, uint64_t now) {
+        _cleanup_free_ TrackedMount **mounts = calloc(table->n ? table->n : 1, sizeof *mounts);
+        size_t cursor = 0;
+
         if (!mounts)
                 return -ENOMEM;
-
-        /* Mounts: keep the state of those still here (same id), add new ones. */
         for (size_t i = 0; i < table->n; i++) {
-                const MountEntry *e = &table->entries[i];
-                TrackedMount *m = NULL;
-
-                while (j < t->n_mounts && t->mounts[j]->id < e->id) {
-                        free(t->mounts[j]);
-                        t->mounts[j++] = NULL;
+                assert(i == 0 || table->entries[i - 1].id < table->entries[i].id); /* sorted by id */
+                mounts[i] = mount_for_entry(t->mounts, t->n_mounts, &cursor, &table->entries[i], now);
+                if (!mounts[i]) {
+                        for (size_t k = 0; k < i; k++)
+                                free(mounts[k]);
+                        return -ENOMEM;
                 }
-                if (j < t->n_mounts && t->mounts[j]->id == e->id) {
-                        m = t->mounts[j];
-                        t->mounts[j++] = NULL;
-                        if (m->entry->policy.atime != e->policy.atime || m->entry->policy.read_only != e->policy.read_only) {
-                                /* Verify the new policy, and measure afresh. */
-                                m->probe.next_due = now;
-                                m->activity = (struct activity) {};
-                        }
-                } else {
-                        m = calloc(1, sizeof *m);
-                        if (!m) {
-                                for (size_t k = 0; k < i; k++)
-                                        free(mounts[k]);
-                                return -ENOMEM;
-                        }
-                        m->id = e->id;
-                        m->probe.next_due = now;
-                }
-                m->entry = e;
-                m->fs = NULL;
-                mounts[i] = m;
         }
-        for (; j < t->n_mounts; j++)
-                free(t->mounts[j]);
+        for (; cursor < t->n_mounts; cursor++)
+                free(t->mounts[cursor]);
         free(t->mounts);
         t->mounts = TAKE_PTR(mounts);
         t->n_mounts = table->n;
+        return 0;
+}
 
-        /* Filesystems: group the mounts by device number; keep the state of
-         * those still here. */
-        by_dev = malloc((t->n_mounts ? t->n_mounts : 1) * sizeof *by_dev);
-        fss = calloc(t->n_mounts ? t->n_mounts : 1, sizeof *fss);
-        taken = calloc(t->n_fss ? t->n_fss : 1, sizeof *taken);
-        if (!by_dev || !fss || !taken)
-                return -ENOMEM;
-        memcpy(by_dev, t->mounts, t->n_mounts * sizeof *by_dev);
-        qsort(by_dev, t->n_mounts, sizeof *by_dev, cmp_mount_devno);
-        for (size_t i = 0; i < t->n_mounts;) {
-                dev_t d = by_dev[i]->entry->devno;
-                size_t k = i, idx = find_fs(t->fss, t->n_fss, d);
-                Filesystem *fs;
-                TrackedMount **list;
+/* The filesystem with device number d: the one tracked already (marked
+ * taken), or a new one, its device resolved ('source' names it). */
+static Filesystem *fs_for_devno(Tracker *t, dev_t d, const char *source, bool *taken, bool *ret_new) {
+        size_t idx = find_fs(t->fss, t->n_fss, d);
+        Filesystem *fs;
 
-                while (k < t->n_mounts && by_dev[k]->entry->devno == d)
-                        k++;
-                list = malloc((k - i) * sizeof *list);
-                if (!list)
-                        return -ENOMEM;
-                if (idx < t->n_fss) {
-                        fs = t->fss[idx];
-                        taken[idx] = true;
-                } else {
-                        fs = calloc(1, sizeof *fs);
-                        if (!fs) {
-                                free(list);
-                                return -ENOMEM;
-                        }
-                        fs->tracker = t;
-                        fs->devno = d;
-                        (void) device_resolve(t->config->sysfs_path, "/dev", d, by_dev[i]->entry->source, &fs->device);
-                        fs->identified = fs->device.kind == DEVICE_NONE; /* nothing to read a UUID from */
-                        new_fs = true;
-                }
-                free(fs->mounts);
-                fs->mounts = list;
-                fs->n_mounts = k - i;
-                memcpy(fs->mounts, by_dev + i, (k - i) * sizeof *fs->mounts);
-                for (size_t x = i; x < k; x++)
-                        by_dev[x]->fs = fs;
-                fss[n_fss++] = fs;
-                i = k;
+        if (idx < t->n_fss) {
+                taken[idx] = true;
+                return t->fss[idx];
         }
+        fs = calloc(1, sizeof *fs);
+        if (!fs)
+                return NULL;
+        fs->tracker = t;
+        fs->devno = d;
+        (void) device_resolve(t->config->sysfs_path, "/dev", d, source, &fs->device);
+        fs->identified = fs->device.kind == DEVICE_NONE; /* nothing to read a UUID from */
+        *ret_new = true;
+        return fs;
+}
+
+/* Gives fs its mounts (n of them, all on its device) and them their fs. */
+static int fs_set_mounts(Filesystem *fs, TrackedMount *const *mounts, size_t n) {
+        TrackedMount **list = malloc(n * sizeof *list);
+
+        assert(n > 0);
+        if (!list)
+                return -ENOMEM;
+        memcpy(list, mounts, n * sizeof *list);
+        for (size_t i = 0; i < n; i++) {
+                assert(mounts[i]->entry->devno == fs->devno);
+                mounts[i]->fs = fs;
+        }
+        free(fs->mounts);
+        fs->mounts = list;
+        fs->n_mounts = n;
+        return 0;
+}
+
+/* Filesystems no longer in the table: freed, or once their job is back. */
+static void drop_filesystems(Tracker *t, const bool *taken) {
         for (size_t i = 0; i < t->n_fss; i++) {
                 Filesystem *fs = t->fss[i];
 
@@ -1171,9 +1315,54 @@ int tracker_update(Tracker *t, const MountTable *table) {
                 else
                         fs_free(fs);
         }
+}
+
+/* Filesystems: the mounts grouped by device number; the state of those
+ * still here kept. *ret_new: some are new. Without memory, as for the
+ * mounts, the tracker is left unusable and the manager exits. */
+static int update_filesystems(Tracker *t, bool *ret_new) {
+        size_t n = MAX(t->n_mounts, (size_t) 1), n_fss = 0;
+        _cleanup_free_ TrackedMount **by_dev = malloc(n * sizeof *by_dev);
+        _cleanup_free_ Filesystem **fss = calloc(n, sizeof *fss);
+        _cleanup_free_ bool *taken = calloc(MAX(t->n_fss, (size_t) 1), sizeof *taken);
+
+        if (!by_dev || !fss || !taken)
+                return -ENOMEM;
+        memcpy(by_dev, t->mounts, t->n_mounts * sizeof *by_dev);
+        qsort(by_dev, t->n_mounts, sizeof *by_dev, cmp_mount_devno);
+        for (size_t i = 0, k; i < t->n_mounts; i = k) {
+                dev_t d = by_dev[i]->entry->devno;
+                Filesystem *fs;
+
+                for (k = i; k < t->n_mounts && by_dev[k]->entry->devno == d; k++)
+                        ;
+                fs = fs_for_devno(t, d, by_dev[i]->entry->source, taken, ret_new);
+                if (!fs)
+                        return -ENOMEM;
+                if (fs_set_mounts(fs, by_dev + i, k - i) < 0)
+                        return -ENOMEM;
+                fss[n_fss++] = fs;
+        }
+        drop_filesystems(t, taken);
         free(t->fss);
         t->fss = TAKE_PTR(fss);
         t->n_fss = n_fss;
+        return 0;
+}
+
+int tracker_update(Tracker *t, const MountTable *table) {
+        bool new_fs = false;
+        int r;
+
+        assert(t);
+        assert(table);
+        t->generation++;
+        r = update_mounts(t, table, tracker_now(t, CLOCK_MONOTONIC));
+        if (r < 0)
+                return r;
+        r = update_filesystems(t, &new_fs);
+        if (r < 0)
+                return r;
         if (new_fs)
                 update_devices(t, true);
         t->maybe_unidentified = t->maybe_sweeps = t->walks_changed = true;
@@ -1184,17 +1373,31 @@ int tracker_update(Tracker *t, const MountTable *table) {
         return 0;
 }
 
+/* Everything's next time looked at again: the configuration or the
+ * clock changed. */
+static void replan(Tracker *t) {
+        (void) sd_event_source_set_time(t->sweep_timer, timer_time(t, next_sweep(t)));
+        rearm_probe_timer(t);
+        t->walks_changed = true;
+        kick(t);
+}
+
 void tracker_set_config(Tracker *t, const struct config *config) {
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
         t->generation++;
         t->config = config;
         for (size_t i = 0; i < t->n_mounts; i++)
                 t->mounts[i]->probe.next_due = MIN(t->mounts[i]->probe.next_due, now + config->probe_interval_usec);
-        (void) sd_event_source_set_time(t->sweep_timer, next_sweep(t));
-        rearm_probe_timer(t);
-        t->walks_changed = true;
-        kick(t); /* samplers of another size are rebuilt */
+        replan(t); /* samplers of another size are rebuilt */
+}
+
+void tracker_set_clock(Tracker *t, tracker_clock_fn now, void *userdata) {
+        assert(t);
+        t->generation++;
+        t->clock = now;
+        t->clock_userdata = userdata;
+        replan(t);
 }
 
 int tracker_new(sd_event *e, WorkerPool *pool, const struct config *config, Tracker **ret) {

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include <systemd/sd-event.h>
 
 #include "config.h"
@@ -49,54 +50,10 @@ struct activity {
 typedef struct TrackedMount {
         int id;
         const MountEntry *entry; /* in the table last given to tracker_update() */
-        Filesystem *fs;
+        Filesystem *fs;          /* opaque: see the tracker_mount_*() accessors */
         struct probe_state probe;
         struct activity activity;
-        /* The manager's: the advice it announced, and a new one waiting to
-         * hold long enough to be announced. */
-        struct {
-                int announced, pending;
-                unsigned pending_ticks;
-        } advice;
-        /* The manager's: a mount's first samples wait until it has been
-         * there a whole sampler interval, so churn leaves no history. */
-        struct {
-                unsigned ticks;
-                unsigned n_held;
-                struct stats_sample held[4];
-                bool refused; /* its key could not be stored: said once */
-        } history;
 } TrackedMount;
-
-struct Filesystem {
-        dev_t devno;
-        Tracker *tracker;
-        TrackedMount **mounts; /* tracked mounts of it, rebuilt on update */
-        size_t n_mounts;
-        Sampler *sampler;
-        char *place_root;      /* fs root of the mount the sampler walks */
-        bool busy;             /* a walk or sweep job is out (possibly stuck) */
-        bool sweep_pending;    /* a sweep is due as soon as it is not busy */
-        bool stalled;
-        unsigned failures;
-        uint64_t retry_at;     /* CLOCK_MONOTONIC usec; 0: now */
-        uint64_t next_walk;    /* a refresh walk is due; 0: not scheduled */
-        uint64_t walk_started; /* CLOCK_MONOTONIC usec the current walk began */
-        bool walk_queued;
-        bool orphaned;         /* no longer in the table; freed when its job returns */
-        struct sweep_result last;
-        DeviceInfo device;
-        struct device_rate rate;
-        DiskStat disk_prev;
-        uint64_t disk_prev_at; /* CLOCK_MONOTONIC usec; 0: no reading yet */
-        struct {               /* the sampler as its last job left it, for progress */
-                bool walking, sampled;
-                uint64_t walked, inodes;
-                uint64_t baseline_at; /* CLOCK_MONOTONIC usec; 0: no baseline */
-        } seen;
-        bool identified;       /* the UUID lookup is done (whatever it found) */
-        char *uuid;            /* the filesystem's UUID, if it has one */
-};
 
 /* 'pool' is the caller's and must outlive the tracker's jobs: call
  * tracker_shutdown(), free the pool (its last completions still reach the
@@ -105,6 +62,16 @@ int tracker_new(sd_event *e, WorkerPool *pool, const struct config *config, Trac
 void tracker_shutdown(Tracker *t);
 Tracker *tracker_free(Tracker *t);
 DEFINE_FREE_FUNC(Tracker, tracker_free);
+
+/* Where the tracker reads the time for its schedule (probes due, walk
+ * ticks, back-off, sweep times): 'now' gives CLOCK_MONOTONIC or
+ * CLOCK_REALTIME in usec; NULL: clock_gettime(), the default. A clock of
+ * the caller's (a test's) moves when the caller says so, by calling this
+ * again: then what has come due on it runs, and its timers wait for it,
+ * not for the system's. What the sampler measures, and the deadlines of
+ * jobs, stay on the system's clocks. */
+typedef uint64_t (*tracker_clock_fn)(clockid_t clock, void *userdata);
+void tracker_set_clock(Tracker *t, tracker_clock_fn now, void *userdata);
 
 /* The configuration changed (reload); 'config' must outlive the tracker. */
 void tracker_set_config(Tracker *t, const struct config *config);
@@ -127,6 +94,15 @@ struct progress {
 };
 /* False when the mount has a figure (or is not sampled at all). */
 bool tracker_mount_progress(const TrackedMount *m, struct progress *ret);
+
+/* The mount's filesystem as the tracker knows it: its device (NULL if it
+ * has none), the device's write rate over the last sampler interval and its
+ * counters at the last reading (false: none yet), the inodes in use at the
+ * last sweep (0: not swept yet). */
+const DeviceInfo *tracker_mount_device(const TrackedMount *m);
+bool tracker_mount_device_rate(const TrackedMount *m, struct device_rate *ret);
+bool tracker_mount_device_totals(const TrackedMount *m, DiskStat *ret);
+uint64_t tracker_mount_population(const TrackedMount *m);
 
 /* Whether a mount lets atime be written at all (not noatime, not ro). */
 bool tracker_mount_writes_atime(const TrackedMount *m);

@@ -1,7 +1,13 @@
 /* test-methods: the dispatcher against a manager built on a mountinfo
  * fixture: method and error names, parameter checks, and that the interface
- * description served to Varlink tools matches what the code does. */
+ * description served to Varlink tools matches what the code does; then the
+ * same manager with a real tracker (jobs in a worker pool on an event loop)
+ * and a real store: history found by the tracker's key, probes answered at
+ * once or by their job. */
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "methods.h"
 #include "protocol.h"
@@ -59,6 +65,120 @@ static bool described_field(const char *desc, const char *field) {
                 if (f < end)
                         return true;
         return false;
+}
+
+/* Dispatches as 'uid' and, for a call answered later (a probe), runs the
+ * loop until the answer is there. */
+static json_object *call_wait(Manager *m, uid_t uid, const char *method, const char *params_json) {
+        _cleanup_json_ json_object *p = params_json ? json_tokener_parse(params_json) : NULL;
+        ControlPeer peer = { .pid = 1, .uid = uid, .gid = uid };
+        _cleanup_(control_call_unrefp) ControlCall *c = NULL;
+        json_object *reply = NULL;
+        int r;
+
+        if (control_call_new_detached(&peer, &c) < 0)
+                return NULL;
+        r = methods_dispatch(m, c, method, p, &reply);
+        for (int i = 0; r > 0 && !reply && i < 500; i++) {
+                reply = control_call_steal_reply(c);
+                if (!reply)
+                        (void) sd_event_run(m->event, 10 * USEC_PER_MSEC);
+        }
+        return wire(reply);
+}
+
+static json_object *param_of(json_object *reply, const char *name) {
+        return json_object_object_get(json_object_object_get(reply, VL_PARAMETERS), name);
+}
+
+/* The same methods over a real tracker (its jobs in a worker pool on a
+ * real event loop) and a real store holding a history. */
+static void test_with_tracker_and_store(Manager *m) {
+        _cleanup_(config_freep) struct config *c = NULL;
+        char dir[] = "/tmp/test-methods-XXXXXX";
+        const MountEntry *e = mount_table_find_target(m->mounts, "/srv/ndir");
+        const TrackedMount *tm;
+        _cleanup_free_ char *key = NULL;
+        struct stats_sample s;
+        bool ready;
+
+        ready = config_new(&c) == 0 && mkdtemp(dir) && sd_event_new(&m->event) >= 0 &&
+                worker_pool_new(m->event, 1, &m->pool) >= 0 && tracker_new(m->event, m->pool, c, &m->tracker) >= 0 &&
+                tracker_update(m->tracker, m->mounts) >= 0 &&
+                store_new(dir, c->rings, c->n_rings, c->max_histories, &m->store) >= 0;
+        ok(ready, "a tracker on the fixture's table, a store in %s", dir);
+        if (!ready)
+                goto finish;
+        m->config = c;
+        tm = e ? tracker_find(m->tracker, e->id) : NULL;
+        key = tm ? tracker_mount_key(tm) : NULL;
+        ok(key && strstr(key, "target=/srv/ndir"), "the tracker names the tmpfs's history: %s", key ?: "(none)");
+        s = (struct stats_sample) { .t = (int64_t) time(NULL) - 60, .has_activity = true, .per_min = 42, .lo = 40,
+                                    .hi = 44, .has_policy = true };
+        ok(key && store_add(m->store, key, &s) == 0, "a sample in its history");
+        {
+                _cleanup_json_ json_object *r = call(m, METHOD_GET_HISTORY, "{\"target\":\"/srv/ndir\"}");
+                json_object *points = param_of(r, F_POINTS), *last;
+
+                last = json_object_array_get_idx(points, json_object_array_length(points) - 1);
+                ok(!error_of(r) && streq(json_object_get_string(param_of(r, F_KEY)) ?: "", key ?: "-"),
+                   "GetHistory finds it by the tracker's key");
+                ok(json_object_get_double(json_object_object_get(last, F_ATIME_UPDATES_PER_MIN)) == 42,
+                   "and serves the sample: 42/min");
+        }
+        {
+                _cleanup_json_ json_object *r = call(m, METHOD_GET_HISTORY, "{\"target\":\"/srv/strict\"}");
+
+                ok(!error_of(r) && json_object_array_length(param_of(r, F_POINTS)) == 0 &&
+                           strlen(json_object_get_string(param_of(r, F_REASON)) ?: "") > 0,
+                   "a tracked mount without history: no points, and why: %s",
+                   json_object_get_string(param_of(r, F_REASON)));
+        }
+        {
+                _cleanup_json_ json_object *r = call(m, METHOD_GET_HISTORY, "{\"target\":\"/nope\"}");
+
+                is_str(error_of(r), ERROR_NO_SUCH_MOUNT, "GetHistory of no mount and no history");
+        }
+        {
+                _cleanup_json_ json_object *r = call(m, METHOD_GET_STATUS, "{\"target\":\"/srv/ndir\"}");
+                json_object *mount = json_object_array_get_idx(param_of(r, F_MOUNTS), 0);
+
+                ok(mount && !json_object_get_boolean(json_object_object_get(mount, F_STALLED)),
+                   "GetStatus from the tracker: not stalled");
+        }
+        {
+                _cleanup_json_ json_object *r = call_wait(m, 0, METHOD_PROBE, "{\"target\":\"/srv/ro\"}");
+                const char *reason = json_object_get_string(
+                        json_object_object_get(param_of(r, F_PROBE), F_REASON));
+
+                ok(!error_of(r) && reason && strstr(reason, "read-only"),
+                   "Probe of a read-only mount is answered at once: %s", reason ?: "(none)");
+        }
+        {
+                _cleanup_json_ json_object *r = call_wait(m, 0, METHOD_PROBE, "{\"target\":\"/srv/strict\"}");
+                json_object *probe = param_of(r, F_PROBE);
+
+                ok(!error_of(r) && probe && !json_object_get_boolean(json_object_object_get(probe, F_VERIFIED)),
+                   "Probe of a mount point that is not there: answered by its job, not verified (%s)",
+                   json_object_get_string(json_object_object_get(probe, F_REASON)));
+        }
+finish:
+        tracker_shutdown(m->tracker);
+        worker_pool_free(m->pool);
+        m->tracker = tracker_free(m->tracker);
+        m->pool = NULL;
+        m->store = store_free(m->store);
+        m->event = sd_event_unref(m->event);
+        m->config = NULL;
+        if (ready) {
+                char path[64];
+
+                snprintf(path, sizeof path, "%s/%s", dir, STORE_FILE);
+                (void) unlink(path);
+                snprintf(path, sizeof path, "%s/%s", dir, STORE_JOURNAL);
+                (void) unlink(path);
+                (void) rmdir(dir);
+        }
 }
 
 int main(void) {
@@ -201,6 +321,45 @@ int main(void) {
                 ok(a && json_object_array_length(json_object_object_get(json_object_object_get(c, VL_PARAMETERS), F_MOUNTS)) == 11,
                    "and lists the eleven mounts as before");
         }
+        {
+                /* NoSuchMount says why a mount that is there is left out,
+                 * from the table the manager holds (its text as last read). */
+                _cleanup_(config_freep) struct config *c = NULL;
+                Manager with = m;
+                json_object *p;
+
+                ok(config_new(&c) == 0, "a default configuration");
+                with.config = c;
+                with.status_cache = NULL;
+                {
+                        _cleanup_json_ json_object *r = call(&with, METHOD_GET_STATUS, "{\"target\":\"/proc\"}");
+
+                        p = json_object_object_get(r, VL_PARAMETERS);
+                        is_str(error_of(r), ERROR_NO_SUCH_MOUNT, "/proc is not tracked");
+                        ok(p && strstr(json_object_get_string(json_object_object_get(p, P_REASON)) ?: "", "pseudo filesystem"),
+                           "and NoSuchMount says why: %s", json_object_get_string(json_object_object_get(p, P_REASON)));
+                }
+                {
+                        _cleanup_json_ json_object *r =
+                                call(&with, METHOD_GET_RECOMMENDATIONS, "{\"target\":\"/sys/fs/cgroup\"}");
+
+                        p = json_object_object_get(r, VL_PARAMETERS);
+                        ok(p && strstr(json_object_get_string(json_object_object_get(p, P_REASON)) ?: "", "(cgroup2)"),
+                           "GetRecommendations says it too: %s",
+                           json_object_get_string(json_object_object_get(p, P_REASON)));
+                }
+                {
+                        _cleanup_json_ json_object *r = call(&with, METHOD_GET_STATUS, "{\"target\":\"/nope\"}");
+
+                        p = json_object_object_get(r, VL_PARAMETERS);
+                        ok(error_of(r) && !json_object_object_get_ex(p, P_REASON, NULL),
+                           "nothing mounted there: NoSuchMount without a reason");
+                }
+                methods_status_cache_free(with.status_cache);
+        }
+        methods_status_cache_free(m.status_cache);
+        m.status_cache = NULL;
+        test_with_tracker_and_store(&m);
         methods_status_cache_free(m.status_cache);
         mount_table_free(m.mounts);
         return tap_done();

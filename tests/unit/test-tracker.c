@@ -1,0 +1,333 @@
+/* test-tracker: the tracker's schedule, driven by a clock the test moves,
+ * with a real event loop, a real worker pool and real tmpfs mounts (in a
+ * private mount namespace: root only, skipped otherwise):
+ *  - walk ticks: a walk takes walk_rate entries per tick and waits for the
+ *    clock's next second; a refresh walk waits for its minute;
+ *  - kick: jobs that come back start the next at once, so small
+ *    filesystems are walked and swept within one tick;
+ *  - back-off: a filesystem whose job missed its deadline is stalled and
+ *    not tried again before its back-off (10 s) is over. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+#include "mounts.h"
+#include "protocol.h"
+#include "../tap.h"
+#include "tracker.h"
+#include "worker.h"
+
+static char base[] = "/tmp/test-tracker-XXXXXX";
+
+/* The test's clock: it stands still but when the test moves it. */
+static uint64_t clock_start[2], clock_moved;
+
+static uint64_t test_clock(clockid_t clock, void *userdata) {
+        (void) userdata;
+        return clock_start[clock == CLOCK_REALTIME] + clock_moved;
+}
+
+static void clock_reset(void) {
+        for (int i = 0; i < 2; i++) {
+                struct timespec ts;
+
+                clock_gettime(i ? CLOCK_REALTIME : CLOCK_MONOTONIC, &ts);
+                clock_start[i] = (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
+        }
+        clock_moved = 0;
+}
+
+static void advance(Tracker *t, uint64_t usec) {
+        clock_moved += usec;
+        tracker_set_clock(t, test_clock, NULL);
+}
+
+/* A tmpfs at base/name holding n files in directories of 100. */
+static int make_mount(const char *name, unsigned n) {
+        char path[512];
+
+        snprintf(path, sizeof path, "%s/%s", base, name);
+        if (mkdir(path, 0755) < 0 || mount("tmpfs", path, "tmpfs", 0, "mode=0755") < 0)
+                return -errno;
+        for (unsigned i = 0; i < n; i++) {
+                int fd;
+
+                snprintf(path, sizeof path, "%s/%s/d%u", base, name, i / 100);
+                if (i % 100 == 0 && mkdir(path, 0755) < 0)
+                        return -errno;
+                snprintf(path, sizeof path, "%s/%s/d%u/f%u", base, name, i / 100, i);
+                fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+                if (fd < 0)
+                        return -errno;
+                close(fd);
+        }
+        return 0;
+}
+
+/* The mount table of the test's mounts whose name begins with 'prefix'. */
+static int load_table(const char *prefix, MountTable **ret) {
+        FILE *in = fopen("/proc/self/mountinfo", "re"), *out;
+        char line[4096], want[512], path[512];
+        struct mount_filter f = {};
+        bool written = true;
+
+        snprintf(want, sizeof want, " %s/%s", base, prefix);
+        snprintf(path, sizeof path, "%s/mountinfo-%s", base, prefix);
+        if (!in)
+                return -errno;
+        out = fopen(path, "we");
+        if (!out) {
+                fclose(in);
+                return -errno;
+        }
+        while (fgets(line, sizeof line, in))
+                if (strstr(line, want))
+                        written = written && fputs(line, out) >= 0;
+        fclose(in);
+        if (fclose(out) != 0 || !written)
+                return -EIO;
+        return mount_table_load(path, &f, ret);
+}
+
+static const TrackedMount *mount_at(const Tracker *t, const MountTable *table, const char *name) {
+        char target[512];
+        const MountEntry *e;
+
+        snprintf(target, sizeof target, "%s/%s", base, name);
+        e = mount_table_find_target(table, target);
+        return e ? tracker_find(t, e->id) : NULL;
+}
+
+/* What a mount waits for; "measured" once it has a figure. */
+static const char *stage(const TrackedMount *m, struct progress *p) {
+        struct progress ignored;
+
+        if (!p)
+                p = &ignored;
+        if (!m)
+                return "gone";
+        return tracker_mount_progress(m, p) ? p->stage : "measured";
+}
+
+typedef bool (*cond_fn)(const Tracker *t, const MountTable *table, const void *arg);
+
+/* Runs the loop (the test's clock standing still) until cond holds or
+ * 'ms' of the system's pass. */
+static bool run_until(sd_event *e, const Tracker *t, const MountTable *table, cond_fn cond, const void *arg,
+                      unsigned ms) {
+        struct timespec start, now;
+
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        for (;;) {
+                if (cond && cond(t, table, arg))
+                        return true;
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >= ms)
+                        return false;
+                (void) sd_event_run(e, 10 * USEC_PER_MSEC);
+        }
+}
+
+static bool stage_is(const Tracker *t, const MountTable *table, const void *arg) {
+        const char *const *want = arg; /* name, stage */
+
+        return streq(stage(mount_at(t, table, want[0]), NULL), want[1]);
+}
+
+static bool walked_past(const Tracker *t, const MountTable *table, const void *arg) {
+        const uint64_t *past = arg;
+        struct progress p = {};
+
+        return streq(stage(mount_at(t, table, "walk"), &p), STAGE_WALKING) && p.walked > *past;
+}
+
+static bool stalled(const Tracker *t, const MountTable *table, const void *arg) {
+        const TrackedMount *m = mount_at(t, table, arg);
+
+        return m && tracker_mount_stalled(m);
+}
+
+static bool not_stalled(const Tracker *t, const MountTable *table, const void *arg) {
+        return !stalled(t, table, arg);
+}
+
+static bool no_thread_stuck(const Tracker *t, const MountTable *table, const void *arg) {
+        (void) table;
+        (void) arg;
+        return tracker_stuck_threads(t) == 0;
+}
+
+static bool all_baselined(const Tracker *t, const MountTable *table, const void *arg) {
+        (void) arg;
+        for (size_t i = 0; i < table->n; i++) {
+                const TrackedMount *m = tracker_find(t, table->entries[i].id);
+                struct progress p;
+
+                if (!m || !tracker_mount_progress(m, &p) || !streq(p.stage, STAGE_MEASURING))
+                        return false;
+        }
+        return table->n > 0;
+}
+
+static struct config *test_config(void) {
+        struct config *c = NULL;
+
+        if (config_new(&c) < 0)
+                return NULL;
+        c->worker_threads = 2;
+        c->sample_size = 64;
+        c->sampler_interval_usec = 86400 * USEC_PER_SEC; /* no timed sweep while the test runs */
+        c->walk_refresh_usec = 60 * USEC_PER_SEC;
+        c->sampler_timeout_usec = 30 * USEC_PER_SEC;
+        c->probe_interval_usec = 3600 * USEC_PER_SEC;
+        c->probe_timeout_usec = 30 * USEC_PER_SEC;
+        return c;
+}
+
+typedef struct Rig {
+        sd_event *event;
+        WorkerPool *pool;
+        Tracker *tracker;
+        MountTable *table;
+} Rig;
+
+static int rig_start(Rig *r, const struct config *c, const char *prefix) {
+        *r = (Rig) {};
+        if (sd_event_new(&r->event) < 0 || worker_pool_new(r->event, c->worker_threads, &r->pool) < 0 ||
+            tracker_new(r->event, r->pool, c, &r->tracker) < 0 || load_table(prefix, &r->table) < 0)
+                return -1;
+        clock_reset();
+        tracker_set_clock(r->tracker, test_clock, NULL);
+        return tracker_update(r->tracker, r->table);
+}
+
+static void rig_stop(Rig *r) {
+        /* A thread still out on a job would outlive its filesystem. */
+        (void) run_until(r->event, r->tracker, r->table, no_thread_stuck, NULL, 20000);
+        tracker_shutdown(r->tracker);
+        worker_pool_free(r->pool);
+        tracker_free(r->tracker);
+        mount_table_free(r->table);
+        sd_event_unref(r->event);
+}
+
+/* A walk of 500 entries at 100 a tick: a step per tick of the test's
+ * clock, none while it stands still; a refresh a minute after. */
+static void test_walk_ticks(void) {
+        _cleanup_(config_freep) struct config *c = test_config();
+        const char *const walking[] = { "walk", STAGE_WALKING }, *const measuring[] = { "walk", STAGE_MEASURING };
+        struct progress p = {};
+        uint64_t first;
+        unsigned ticks = 0;
+        Rig r;
+
+        c->walk_rate = 100;
+        ok(rig_start(&r, c, "walk") == 0 && r.table->n == 1, "walk: one mount tracked");
+        ok(run_until(r.event, r.tracker, r.table, stage_is, walking, 3000), "walk: its first step is out and back");
+        (void) stage(mount_at(r.tracker, r.table, "walk"), &p);
+        first = p.walked;
+        ok(first > 0 && first <= 100, "walk: the first tick walked %" PRIu64 " entries, at most walk_rate", first);
+        ok(!run_until(r.event, r.tracker, r.table, walked_past, &first, 1500),
+           "walk: the clock standing still, no further step (1.5 s of the system's)");
+        advance(r.tracker, USEC_PER_SEC);
+        ok(run_until(r.event, r.tracker, r.table, walked_past, &first, 3000), "walk: a second later, the next step");
+        (void) stage(mount_at(r.tracker, r.table, "walk"), &p);
+        ok(p.walked - first <= 100, "walk: of %" PRIu64 " entries", p.walked - first);
+
+        for (ticks = 2; ticks < 30 && !run_until(r.event, r.tracker, r.table, stage_is, measuring, 200); ticks++)
+                advance(r.tracker, USEC_PER_SEC);
+        ok(ticks >= 4 && ticks < 30, "walk: done and baselined after %u ticks (some 600 entries at 100 a tick)", ticks);
+
+        advance(r.tracker, 30 * USEC_PER_SEC);
+        ok(!run_until(r.event, r.tracker, r.table, stage_is, walking, 500), "walk: no refresh 30 s after");
+        advance(r.tracker, 31 * USEC_PER_SEC);
+        ok(run_until(r.event, r.tracker, r.table, stage_is, walking, 3000), "walk: a refresh walk a minute after");
+        rig_stop(&r);
+}
+
+/* Four small filesystems and a tick's budget for all: each job that comes
+ * back starts the next, so all are walked and swept while the clock
+ * stands still. */
+static void test_kick(void) {
+        _cleanup_(config_freep) struct config *c = test_config();
+        Rig r;
+
+        c->walk_rate = 100000;
+        c->worker_threads = 1;
+        ok(rig_start(&r, c, "kick") == 0 && r.table->n == 4, "kick: four mounts tracked");
+        ok(run_until(r.event, r.tracker, r.table, all_baselined, NULL, 5000),
+           "kick: all four walked and baselined in one tick");
+        rig_stop(&r);
+}
+
+/* A walk that misses its deadline: stalled, and not tried again before its
+ * back-off (10 s of the clock) is over, though it would answer; tried
+ * after, it answers and is no longer stalled. */
+static void test_backoff(void) {
+        _cleanup_(config_freep) struct config *tight = test_config(), *loose = test_config();
+        Rig r;
+
+        tight->walk_rate = loose->walk_rate = 10000000;
+        /* Walking 30000 entries takes longer, while a thread takes the job
+         * well within it: a job that times out still queued never comes
+         * back (see the commit that added this test). */
+        tight->sampler_timeout_usec = 50 * USEC_PER_MSEC;
+        ok(rig_start(&r, tight, "stall") == 0 && r.table->n == 1, "back-off: one mount tracked");
+        ok(run_until(r.event, r.tracker, r.table, stalled, "stall", 5000), "back-off: the walk times out: stalled");
+        ok(run_until(r.event, r.tracker, r.table, no_thread_stuck, NULL, 10000), "back-off: its thread comes back");
+        (void) run_until(r.event, r.tracker, r.table, NULL, NULL, 200); /* and its completion is taken in */
+
+        tracker_set_config(r.tracker, loose);
+        advance(r.tracker, 5 * USEC_PER_SEC);
+        ok(!run_until(r.event, r.tracker, r.table, not_stalled, "stall", 2000),
+           "back-off: 5 s after, not tried yet (it would answer now)");
+        advance(r.tracker, 4 * USEC_PER_SEC);
+        ok(!run_until(r.event, r.tracker, r.table, not_stalled, "stall", 1000), "back-off: nor 9 s after");
+        advance(r.tracker, 2 * USEC_PER_SEC);
+        ok(run_until(r.event, r.tracker, r.table, not_stalled, "stall", 20000),
+           "back-off: 11 s after, tried again: it answers, no longer stalled");
+        rig_stop(&r);
+}
+
+int main(void) {
+        static const char *const mounts[] = { "kick1", "kick2", "kick3", "kick4" };
+        char path[512];
+        bool ready;
+
+        if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+            !mkdtemp(base)) {
+                printf("1..0 # SKIP needs root and a mount namespace of its own\n");
+                return 0;
+        }
+        log_set_max_level(getenv("TEST_DEBUG") ? LOG_DEBUG : LOG_ERR);
+        ready = make_mount("walk", 500) == 0 && make_mount("stall", 30000) == 0;
+        for (size_t i = 0; i < ELEMENTSOF(mounts); i++)
+                ready = ready && make_mount(mounts[i], 3) == 0;
+        ok(ready, "tmpfs mounts made under %s", base);
+        if (ready) {
+                test_walk_ticks();
+                test_kick();
+                test_backoff();
+        }
+
+        for (const char *const *n = (const char *const[]) { "walk", "stall", "kick1", "kick2", "kick3", "kick4", NULL };
+             *n; n++) {
+                snprintf(path, sizeof path, "%s/%s", base, *n);
+                (void) umount2(path, MNT_DETACH);
+                (void) rmdir(path);
+        }
+        for (const char *const *n = (const char *const[]) { "walk", "kick", "stall", NULL }; *n; n++) {
+                snprintf(path, sizeof path, "%s/mountinfo-%s", base, *n);
+                (void) unlink(path);
+        }
+        (void) rmdir(base);
+        return tap_done();
+}
