@@ -16,6 +16,7 @@
 static int max_level = LOG_INFO;
 static int prefix_mode = -1; /* -1: auto */
 static const char *program = NULL;
+static LogSink sink = NULL;
 
 static const char *const log_level_table[] = {
         [LOG_EMERG] = "emerg", [LOG_ALERT] = "alert", [LOG_CRIT] = "crit",
@@ -47,23 +48,26 @@ void log_set_program(const char *name) {
         program = name;
 }
 
-int log_internal(int level, int error, const char *fmt, ...) {
+void log_set_sink(LogSink s) {
+        sink = s;
+}
+
+static int log_emit(int level, int error, const char *field, const char *value, const char *fmt, va_list ap) {
         int saved = errno;
         char buf[2048], safe[2048];
-        va_list ap;
         bool prefix;
 
         error = abs(error);
         /* %m in fmt refers to 'error', as in systemd's log_*_errno(). */
         errno = error;
-        va_start(ap, fmt);
         (void) vsnprintf(buf, sizeof buf, fmt, ap);
-        va_end(ap);
         /* Messages carry names anyone can choose: a newline there must not
          * start a line of its own ("<0>..." would be filed as an emergency),
          * nor an escape sequence reach a terminal. */
         (void) escape_controls_buf(buf, safe, sizeof safe);
 
+        if (sink && field && value && sink(level, safe, field, value))
+                goto done;
         prefix = prefix_mode < 0 ? !isatty(STDERR_FILENO) : prefix_mode > 0;
         if (prefix)
                 fprintf(stderr, "<%d>%s\n", level, safe);
@@ -71,9 +75,29 @@ int log_internal(int level, int error, const char *fmt, ...) {
                 fprintf(stderr, "%s: %s\n", program, safe);
         else
                 fprintf(stderr, "%s\n", safe);
-
+done:
         errno = saved;
         return -error;
+}
+
+int log_internal(int level, int error, const char *fmt, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = log_emit(level, error, NULL, NULL, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int log_object_internal(int level, int error, const char *field, const char *value, const char *fmt, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = log_emit(level, error, field, value, fmt, ap);
+        va_end(ap);
+        return r;
 }
 
 bool log_ratelimit_test(LogRatelimit *rl, int level) {

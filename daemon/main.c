@@ -11,6 +11,7 @@
 #include "config.h"
 #include "fileio.h"
 #include "log.h"
+#include "journal.h"
 #include "manager.h"
 #include "protocol.h"
 #include "strv.h"
@@ -127,6 +128,7 @@ int main(int argc, char *argv[]) {
         (void) mallopt(M_ARENA_MAX, 1);
 
         log_set_program("atimed");
+        (void) journal_log_setup();
         r = parse_argv(argc, argv, &args);
         if (r <= 0)
                 return r < 0 ? 2 : 0;

@@ -23,6 +23,7 @@
 
 #include "caps.h"
 #include "fileio.h"
+#include "journal.h"
 #include "log.h"
 #include "export.h"
 #include "methods.h"
@@ -165,16 +166,16 @@ static void log_mount_change(const MountEntry *old, const MountEntry *new, void 
         char a[64], b[64];
 
         if (!old)
-                log_full_errno(level, 0, "Tracking %s (%s on %s): %s", new->target, new->fstype, new->source,
+                log_mount_full(level, 0, new->target, "Tracking %s (%s on %s): %s", new->target, new->fstype, new->source,
                                mount_policy_format(&new->policy, a, sizeof a));
         else if (!new)
-                log_full_errno(level, 0, "No longer tracking %s (%s on %s)", old->target, old->fstype, old->source);
+                log_mount_full(level, 0, old->target, "No longer tracking %s (%s on %s)", old->target, old->fstype, old->source);
         else if (!mount_policy_equal(&old->policy, &new->policy))
-                log_full_errno(level, 0, "%s: atime policy changed from %s to %s", new->target,
+                log_mount_full(level, 0, new->target, "%s: atime policy changed from %s to %s", new->target,
                                mount_policy_format(&old->policy, a, sizeof a),
                                mount_policy_format(&new->policy, b, sizeof b));
         else
-                log_debug("%s: mount options changed to %s", new->target, new->vfs_options);
+                log_mount_debug(new->target, "%s: mount options changed to %s", new->target, new->vfs_options);
 }
 
 /* Many mounts gone (containers stopped, churn), however many rescans it
@@ -405,7 +406,7 @@ static void history_record(Manager *m, const TrackedMount *tm, MountNotes *n, co
                 return; /* who the filesystem is is not known yet */
         r = store_add(m->store, key, s);
         if (r < 0 && !n->history.refused)
-                log_warning_errno(r, "%s: cannot record history: %m", tm->entry->target);
+                log_mount_warning_errno(tm->entry->target, r, "%s: cannot record history: %m", tm->entry->target);
         n->history.refused = r < 0;
 }
 
@@ -700,17 +701,6 @@ static int on_consumers_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 #define MESSAGE_ID_RECOMMENDATION "9a1f3c7e2b5d48e6a0c4f8d2e6b1a7c3"
 
-/* Whether stderr already goes to the journal (systemd sets JOURNAL_STREAM
- * to its device:inode): then a native entry is the only line needed. */
-static bool stderr_is_journal(void) {
-        const char *e = getenv("JOURNAL_STREAM");
-        unsigned long long dev, ino;
-        struct stat st;
-
-        return e && sscanf(e, "%llu:%llu", &dev, &ino) == 2 && fstat(STDERR_FILENO, &st) == 0 &&
-               (unsigned long long) st.st_dev == dev && (unsigned long long) st.st_ino == ino;
-}
-
 /* What a mount's advice says, as one number: the policy advised and
  * whether that is a change. */
 static int advice_state(const struct advice *a) {
@@ -734,8 +724,9 @@ static void announce(const struct recommendation *r, int previous) {
         state_format(advice_state(a), now, sizeof now);
         if (a->saving_updates_per_min > 0)
                 snprintf(saving, sizeof saving, "; saves %.0f atime updates/min", a->saving_updates_per_min);
-        if (!journal || !stderr_is_journal())
-                log_notice("Recommendation for %s changed from '%s' to '%s' (confidence %s): %s%s", r->in.target, prev,
+        /* Where stderr is the journal's stream, the native entry alone. */
+        if (!journal_available())
+                log_mount_notice(r->in.target, "Recommendation for %s changed from '%s' to '%s' (confidence %s): %s%s", r->in.target, prev,
                            now, advice_confidence_to_string(a->confidence), a->n_reasons ? a->reasons[0] : "", saving);
         if (journal)
                 (void) sd_journal_send("MESSAGE=Recommendation for %s changed from '%s' to '%s': %s%s", r->in.target,

@@ -325,7 +325,7 @@ static void probe_timed_out(Tracker *t, TrackedMount *m, struct probe_job *j, ui
         m->probe.stalled = true;
         m->probe.failures++;
         m->probe.next_due = now + backoff(m->probe.failures);
-        log_warning("%s: probe timed out; marked stalled, retrying in %llus", m->entry->target,
+        log_mount_warning(m->entry->target, "%s: probe timed out; marked stalled, retrying in %llus", m->entry->target,
                     (unsigned long long) (backoff(m->probe.failures) / USEC_PER_SEC));
 }
 
@@ -343,12 +343,12 @@ static void probe_apply(Tracker *t, TrackedMount *m, const struct probe_result *
         if (!changed)
                 return;
         if (!r->verified)
-                log_info("%s: atime policy not verified: %s", m->entry->target, r->reason);
+                log_mount_info(m->entry->target, "%s: atime policy not verified: %s", m->entry->target, r->reason);
         else if (r->effective != m->entry->policy.atime)
-                log_warning("%s: the mount table says %s but the probe finds %s in force", m->entry->target,
+                log_mount_warning(m->entry->target, "%s: the mount table says %s but the probe finds %s in force", m->entry->target,
                             atime_mode_to_string(m->entry->policy.atime), atime_mode_to_string(r->effective));
         else
-                log_debug("%s: probe verified %s", m->entry->target, atime_mode_to_string(r->effective));
+                log_mount_debug(m->entry->target, "%s: probe verified %s", m->entry->target, atime_mode_to_string(r->effective));
 }
 
 static void probe_done(void *arg, WorkerStatus status) {
@@ -689,12 +689,12 @@ static void fs_identified(Filesystem *fs, struct fs_job *j) {
 static void fs_note_outcome(Filesystem *fs, const struct fs_job *j) {
         if (j->r == -ESTALE || j->r == -ENOENT) {
                 /* The mount went away under us: the next table update will say. */
-                log_debug("%s: mount changed during a sample job", j->target);
+                log_mount_debug(j->target, "%s: mount changed during a sample job", j->target);
         } else if (j->r < 0 && j->r != -ECANCELED && j->r != -EAGAIN)
-                log_warning_errno(j->r, "%s: sampling failed: %m", j->target);
+                log_mount_warning_errno(j->target, j->r, "%s: sampling failed: %m", j->target);
         else {
                 if (fs->stalled)
-                        log_info("%s: filesystem answers again", j->target);
+                        log_mount_info(j->target, "%s: filesystem answers again", j->target);
                 fs->stalled = false;
                 fs->failures = 0;
         }
@@ -713,7 +713,7 @@ static void fs_walk_done(Filesystem *fs, const struct fs_job *j, uint64_t now) {
                                     MAX(t->config->walk_refresh_usec, (uint64_t) WALK_REFRESH_MIN_USEC));
         if (!fs->sampler->current)
                 t->maybe_sweeps = fs->sweep_pending = true;
-        log_debug("%s: sample walk done: %llu inodes, %zu sampled", j->target,
+        log_mount_debug(j->target, "%s: sample walk done: %llu inodes, %zu sampled", j->target,
                   (unsigned long long) fs->sampler->next->population, fs->sampler->next->n);
 }
 

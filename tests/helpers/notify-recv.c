@@ -1,6 +1,6 @@
 /* notify-recv: a NOTIFY_SOCKET of the tests' own. Binds a datagram socket
- * at PATH and prints every message it receives, one assignment per line,
- * until killed. */
+ * at PATH and prints every message it receives, one assignment per line
+ * (binary fields as they came), until killed. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,8 +30,11 @@ int main(int argc, char *argv[]) {
                         continue;
                 if (n < 0)
                         return 1;
-                buf[n] = 0;
-                printf("%s%s", buf, n > 0 && buf[n - 1] == '\n' ? "" : "\n");
+                /* As received, NULs and all (the journal's native protocol
+                 * frames a binary field with its length). */
+                fwrite(buf, 1, (size_t) n, stdout);
+                if (n == 0 || buf[n - 1] != '\n')
+                        putchar('\n');
                 fflush(stdout);
         }
 }

@@ -105,7 +105,7 @@ static void test_with_tracker_and_store(Manager *m) {
         ready = config_new(&c) == 0 && mkdtemp(dir) && sd_event_new(&m->event) >= 0 &&
                 worker_pool_new(m->event, 1, &m->pool) >= 0 && tracker_new(m->event, m->pool, c, &m->tracker) >= 0 &&
                 tracker_update(m->tracker, m->mounts) >= 0 &&
-                store_new(dir, c->rings, c->n_rings, c->max_histories, &m->store) >= 0;
+                store_new(dir, c->rings.spec, c->rings.n, c->max_histories, &m->store) >= 0;
         ok(ready, "a tracker on the fixture's table, a store in %s", dir);
         if (!ready)
                 goto finish;

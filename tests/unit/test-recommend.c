@@ -23,7 +23,7 @@ static bool add_history(Manager *m, const char *target, float per_min) {
         const MountEntry *e = mount_table_find_target(m->mounts, target);
         const TrackedMount *tm = e ? tracker_find(m->tracker, e->id) : NULL;
         _cleanup_free_ char *key = tm ? tracker_mount_key(tm) : NULL;
-        int64_t now = (int64_t) time(NULL), res = m->config->rings[0].resolution;
+        int64_t now = (int64_t) time(NULL), res = m->config->rings.spec[0].resolution;
 
         if (!key)
                 return false;
@@ -57,7 +57,7 @@ int main(void) {
         snprintf(path, sizeof path, "%s/tests/fixtures/mountinfo-basic", getenv("top_srcdir") ?: ".");
         ok(mount_table_load(path, &def, &m.mounts) == 0 && config_new(&c) == 0 && mkdtemp(dir) &&
                    sd_event_new(&e) >= 0 && tracker_new(e, NULL, c, &m.tracker) >= 0 &&
-                   store_new(dir, c->rings, c->n_rings, c->max_histories, &m.store) >= 0,
+                   store_new(dir, c->rings.spec, c->rings.n, c->max_histories, &m.store) >= 0,
            "a manager of the fixture's mounts, its tracker and a store");
         m.config = c;
         m.consumers = &consumers;
