@@ -378,6 +378,18 @@ static void probe_done(void *arg, WorkerStatus status) {
                 probe_job_free(j);
                 rearm_probe_timer(t);
                 return;
+        case WORKER_EXPIRED:
+                /* Every thread was busy (stuck on other filesystems, or a
+                 * loaded host) until its deadline: it never ran. */
+                if (m) {
+                        m->probe.running = false;
+                        m->probe.next_due = MIN(m->probe.next_due, now + BACKOFF_MIN_USEC);
+                }
+                snprintf(j->result.reason, sizeof j->result.reason, "not probed: no worker thread was free in time");
+                probe_notify(j, m);
+                probe_job_free(j);
+                rearm_probe_timer(t);
+                return;
         case WORKER_CANCELLED:
                 snprintf(j->result.reason, sizeof j->result.reason, "atimed is shutting down");
                 probe_notify(j, m);

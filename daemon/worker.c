@@ -199,7 +199,8 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
                 if (p->queue_tail == j)
                         p->queue_tail = prev;
                 pthread_mutex_unlock(&p->lock);
-                j->done(j->arg, WORKER_TIMED_OUT);
+                /* No thread holds it: no WORKER_LATE will follow. */
+                j->done(j->arg, WORKER_EXPIRED);
                 job_free(j);
                 return 0;
         }

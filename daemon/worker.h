@@ -2,10 +2,11 @@
  *
  * The event loop must never block on a dead NFS server or a stopped FUSE
  * daemon, so probes, sweeps and walks run here, each with a deadline. A job
- * past its deadline is reported as timed out at once; if it was running, its
- * thread is written off and replaced, and when (if ever) the thread comes
- * back the job's completion is delivered with WORKER_LATE so its owner can
- * free what it lent out. Completions are delivered in the event loop. */
+ * past its deadline is reported at once: one still queued as expired (it
+ * never ran, and is done with); one running as timed out, its thread written
+ * off and replaced, and when (if ever) the thread comes back the job's
+ * completion is delivered with WORKER_LATE so its owner can free what it
+ * lent out. Completions are delivered in the event loop. */
 #pragma once
 
 #include <stdatomic.h>
@@ -20,7 +21,8 @@ typedef struct WorkerJob WorkerJob;
 
 typedef enum WorkerStatus {
         WORKER_DONE,      /* ran to completion in time */
-        WORKER_TIMED_OUT, /* deadline passed; if it was running, a WORKER_LATE follows */
+        WORKER_TIMED_OUT, /* deadline passed while it ran: a WORKER_LATE follows */
+        WORKER_EXPIRED,   /* deadline passed before a thread took it: it never ran, nothing follows */
         WORKER_LATE,      /* a timed-out job's thread finally returned */
         WORKER_CANCELLED, /* never ran: the pool is shutting down */
 } WorkerStatus;
@@ -28,8 +30,9 @@ typedef enum WorkerStatus {
 /* Runs in a worker thread. 'cancel' becomes true on shutdown or timeout;
  * long jobs should check it between steps. */
 typedef void (*worker_fn)(void *arg, const atomic_bool *cancel);
-/* Runs in the event loop. Called once with DONE, TIMED_OUT or CANCELLED,
- * and a second time with LATE for a job that timed out while running. */
+/* Runs in the event loop. Called once with DONE, TIMED_OUT, EXPIRED or
+ * CANCELLED, and a second time with LATE for a job that timed out while
+ * running (and only then). */
 typedef void (*worker_done_fn)(void *arg, WorkerStatus status);
 
 int worker_pool_new(sd_event *e, unsigned n_threads, WorkerPool **ret);

@@ -1,6 +1,7 @@
 /* test-worker: the pool under a job that outlives its deadline: the
  * timeout is reported at once, the pool keeps its capacity, and the late
- * completion still arrives. */
+ * completion still arrives; a job whose deadline passes in the queue
+ * expires, never runs, and nothing follows. */
 #include <unistd.h>
 
 #include "../tap.h"
@@ -10,10 +11,12 @@ struct rec {
         WorkerStatus seen[4];
         unsigned n;
         unsigned sleep_ms;
+        bool ran;
 };
 
 static void work(void *arg, const atomic_bool *cancel) {
         struct rec *r = arg;
+        r->ran = true;
         usleep(r->sleep_ms * 1000);
 }
 
@@ -51,6 +54,20 @@ int main(void) {
         ok(slow.n == 2 && slow.seen[1] == WORKER_LATE, "its late completion arrives");
         is_int(worker_pool_stuck(p), 0, "no thread stuck any more");
 
+        {
+                struct rec busy = { .sleep_ms = 1500 }, behind = { .sleep_ms = 10 };
+
+                ok(worker_submit(p, work, done, &busy, 5000 * 1000) == 0 &&
+                           worker_submit(p, work, done, &behind, 100 * 1000) == 0,
+                   "a job queued behind a long one, with a 100 ms deadline");
+                run_for(e, 300);
+                ok(behind.n == 1 && behind.seen[0] == WORKER_EXPIRED && busy.n == 0,
+                   "its deadline passes while it waits: expired, the long one still running");
+                run_for(e, 1600);
+                ok(behind.n == 1 && !behind.ran, "nothing follows, and it never ran");
+                ok(busy.n == 1 && busy.seen[0] == WORKER_DONE, "the long one completes");
+                is_int(worker_pool_stuck(p), 0, "no thread written off for it");
+        }
         ok(worker_submit(p, work, done, &queued, 2000 * 1000) == 0, "a job submitted before shutdown");
         worker_pool_free(p);
         ok(queued.n == 1 && (queued.seen[0] == WORKER_DONE || queued.seen[0] == WORKER_CANCELLED),
