@@ -52,6 +52,8 @@ void log_set_sink(LogSink s) {
         sink = s;
 }
 
+static int log_emit(int level, int error, const char *field, const char *value, const char *fmt, va_list ap)
+        _printf_(5, 0);
 static int log_emit(int level, int error, const char *field, const char *value, const char *fmt, va_list ap) {
         int saved = errno;
         char buf[2048], safe[2048];

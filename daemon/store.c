@@ -964,8 +964,8 @@ static int replay_journal(Store *s, const uint8_t *p, size_t len, uint64_t after
                 return r;
         while (c.off < c.len) {
                 size_t start = c.off;
-                struct cur payload;
-                uint64_t seq;
+                struct cur payload = {};
+                uint64_t seq = 0;
 
                 r = journal_next_block(&c, &seq, &payload, ret_problem);
                 if (r < 0)
