@@ -328,6 +328,7 @@ static int write_temp(const char *text, size_t len, char *path_template) {
  * the old one does not have: problems the edit would add. */
 static int verify_with_findmnt(const char *old, size_t old_len, const char *new, size_t new_len, char **ret_new_issues) {
         char a[] = "/tmp/atimectl-fstab-old.XXXXXX", b[] = "/tmp/atimectl-fstab-new.XXXXXX";
+        char findmnt[] = "findmnt", verify[] = "--verify", tab_file[] = "--tab-file";
         _cleanup_free_ char *out_a = NULL, *out_b = NULL;
         _cleanup_strv_free_ char **la = NULL, **lb = NULL, **added = NULL;
         int r;
@@ -337,10 +338,9 @@ static int verify_with_findmnt(const char *old, size_t old_len, const char *new,
                 unlink(a);
                 return -EIO;
         }
-        r = run_capture((char *[]) { (char *) "findmnt", (char *) "--verify", (char *) "--tab-file", a, NULL }, &out_a);
+        r = run_capture((char *[]) { findmnt, verify, tab_file, a, NULL }, &out_a);
         if (r >= 0)
-                r = run_capture((char *[]) { (char *) "findmnt", (char *) "--verify", (char *) "--tab-file", b, NULL },
-                                &out_b);
+                r = run_capture((char *[]) { findmnt, verify, tab_file, b, NULL }, &out_b);
         unlink(a);
         unlink(b);
         if (r == 127)
@@ -371,7 +371,8 @@ static int verify_with_libmount(const char *old, size_t old_len, const char *new
                 struct libmnt_table *tb = mnt_new_table();
                 struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
                 struct libmnt_fs *fs;
-                FILE *f = lens[i] ? fmemopen((void *) texts[i], lens[i], "r") : NULL;
+                _cleanup_free_ char *copy = lens[i] ? memdup_str(texts[i], lens[i]) : NULL;
+                FILE *f = copy ? fmemopen(copy, lens[i], "r") : NULL;
                 int n = 0;
 
                 if (tb && it && (f || lens[i] == 0) && (!f || mnt_table_parse_stream(tb, f, "fstab") == 0)) {

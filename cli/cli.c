@@ -377,8 +377,12 @@ static const char *fstab_atime(const char *opts) {
         const char *r = "relatime";
         char *name, *value;
         size_t nsz, vsz;
-        char *o = (char *) (opts ? opts : "");
+        /* libmount's iterator takes a char **, though it never writes. */
+        _cleanup_free_ char *copy = strdup(opts ? opts : "");
+        char *o = copy;
 
+        if (!copy)
+                return r;
         while (mnt_optstr_next_option(&o, &name, &nsz, &value, &vsz) == 0) {
                 if (nsz == 7 && strncmp(name, "noatime", 7) == 0)
                         r = "noatime";

@@ -333,9 +333,8 @@ static void format_need(const void *src, char *buf, size_t len) {
 static void done_costs(void *dest) {
         struct config_costs *c = dest;
 
-        for (size_t i = 0; i < c->n; i++)
-                free((char *) c->v[i].fstype); /* owned: see parse_costs() */
         free(c->v);
+        strv_free(c->names);
         *c = (struct config_costs) {};
 }
 
@@ -352,8 +351,11 @@ static int parse_costs(_unused_ const struct config_item *it, const char *value,
                 return r;
         n = strv_length(l);
         costs.v = calloc(n ? n : 1, sizeof *costs.v);
-        if (!costs.v)
+        costs.names = calloc(n + 1, sizeof *costs.names);
+        if (!costs.v || !costs.names) {
+                done_costs(&costs);
                 return -ENOMEM;
+        }
         for (; costs.n < n; costs.n++) {
                 struct atime_cost *c = &costs.v[costs.n];
                 char buf[256];
@@ -363,11 +365,12 @@ static int parse_costs(_unused_ const struct config_item *it, const char *value,
                         return bad(ret_why, "expected fstype:usec:KiB[:lazytime usec] per filesystem type, such as "
                                             "ext4:1.46:0.5");
                 }
-                c->fstype = strdup(c->fstype);
-                if (!c->fstype) {
+                costs.names[costs.n] = strdup(c->fstype);
+                if (!costs.names[costs.n]) {
                         done_costs(&costs);
                         return -ENOMEM;
                 }
+                c->fstype = costs.names[costs.n];
         }
         done_costs(dest);
         *(struct config_costs *) dest = costs;

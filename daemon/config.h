@@ -29,7 +29,8 @@ struct mount_config {
 /* [advisor] costs: overrides of the advisor's built-in cost table, in file
  * order (the first whose fstype glob matches wins). */
 struct config_costs {
-        struct atime_cost *v; /* each fstype owned here */
+        struct atime_cost *v; /* each fstype points into 'names' */
+        char **names;         /* owned: v[i].fstype's storage */
         size_t n;
 };
 

@@ -23,8 +23,8 @@ static const struct {
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        static char *const targets[] = { (char *) "/", (char *) "/tmp", (char *) "/var", (char *) "/var/tmp",
-                                         (char *) "/home", NULL };
+        static char t_root[] = "/", t_tmp[] = "/tmp", t_var[] = "/var", t_vartmp[] = "/var/tmp", t_home[] = "/home";
+        static char *const targets[] = { t_root, t_tmp, t_var, t_vartmp, t_home, NULL };
         Consumers *c = NULL;
         unsigned which;
 

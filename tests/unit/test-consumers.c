@@ -9,7 +9,11 @@
 #include "strv.h"
 
 /* Mount lists are built from literals the code never writes to. */
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wincompatible-pointer-types-discards-qualifiers"
+#else
 #pragma GCC diagnostic ignored "-Wdiscarded-qualifiers"
+#endif
 
 static Consumers *parse(int (*fn)(Consumers *, const char *, const char *, size_t), const char *text) {
         Consumers *c = NULL;

@@ -235,7 +235,8 @@ static int ignore_parse_error(struct libmnt_table *tb, const char *filename, int
 /* libmount reads the same entries (source, target, type) from the input and the result. */
 static bool libmount_agrees(const char *a, size_t alen, const char *b, size_t blen) {
         struct libmnt_table *ta = mnt_new_table(), *tb = mnt_new_table();
-        FILE *fa = fmemopen((void *) a, alen ?: 1, "r"), *fb = fmemopen((void *) b, blen ?: 1, "r");
+        _cleanup_free_ char *ca = memdup_str(a, alen), *cb = memdup_str(b, blen);
+        FILE *fa = ca ? fmemopen(ca, alen ?: 1, "r") : NULL, *fb = cb ? fmemopen(cb, blen ?: 1, "r") : NULL;
         struct libmnt_iter *ia = mnt_new_iter(MNT_ITER_FORWARD), *ib = mnt_new_iter(MNT_ITER_FORWARD);
         struct libmnt_fs *xa, *xb;
         bool same = false;

@@ -7,7 +7,11 @@
 #include <unistd.h>
 
 /* Fixtures below are built from string literals the code never writes to. */
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wincompatible-pointer-types-discards-qualifiers"
+#else
 #pragma GCC diagnostic ignored "-Wdiscarded-qualifiers"
+#endif
 
 #include "mounts.h"
 #include "strv.h"
