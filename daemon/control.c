@@ -446,68 +446,61 @@ static const char *admission_refusal(const ControlServer *srv, const ControlPeer
         return NULL;
 }
 
-/* Accepts one connection: 1 if there may be more waiting, 0 if not (or the
- * socket is paused). */
-static int accept_one(ControlServer *srv, int lfd) {
+/* What to do when accept4() failed: 1 to try again, 0 to stop for this
+ * wakeup. Out of descriptors or memory, the socket stays readable: pause
+ * instead of spinning. */
+static int accept_failed(ControlServer *srv, int error) {
+        uint64_t now;
+
+        if (error == EINTR || error == ECONNABORTED)
+                return 1;
+        if (error == EAGAIN)
+                return 0;
+        if (error != EMFILE && error != ENFILE && error != ENOBUFS && error != ENOMEM)
+                return log_error_errno(error, "Failed to accept control connection: %m"), 0;
+        log_warning_errno(error, "Cannot accept control connection, pausing: %m");
+        (void) sd_event_source_set_enabled(srv->listen_source, SD_EVENT_OFF);
+        (void) sd_event_now(srv->event, CLOCK_MONOTONIC, &now);
+        (void) sd_event_source_set_time(srv->accept_retry, now + ACCEPT_RETRY_USEC);
+        (void) sd_event_source_set_enabled(srv->accept_retry, SD_EVENT_ONESHOT);
+        return 0;
+}
+
+/* Who is on the other end of 'fd', from the kernel (SO_PEERCRED,
+ * SO_PEERGROUPS), and whether that peer is privileged. */
+static int identify_peer(const ControlServer *srv, int fd, ControlPeer *ret, bool *ret_privileged) {
         struct ucred cred;
         socklen_t clen = sizeof cred, glen;
         ControlPeer peer;
-        const char *refusal;
-        bool privileged;
-        Client *c;
-        int fd, r;
 
-        fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) {
-                if (errno == EINTR || errno == ECONNABORTED)
-                        return 1;
-                if (errno == EAGAIN)
-                        return 0;
-                if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-                        uint64_t now;
-
-                        /* The socket stays readable: pause instead of spinning. */
-                        log_warning_errno(errno, "Cannot accept control connection, pausing: %m");
-                        (void) sd_event_source_set_enabled(srv->listen_source, SD_EVENT_OFF);
-                        (void) sd_event_now(srv->event, CLOCK_MONOTONIC, &now);
-                        (void) sd_event_source_set_time(srv->accept_retry, now + ACCEPT_RETRY_USEC);
-                        (void) sd_event_source_set_enabled(srv->accept_retry, SD_EVENT_ONESHOT);
-                        return 0;
-                }
-                return log_error_errno(errno, "Failed to accept control connection: %m"), 0;
-        }
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
-                log_warning_errno(errno, "Failed to get peer credentials: %m");
-                safe_close(fd);
-                return 1;
-        }
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0)
+                return -errno;
         peer = (ControlPeer) { .pid = cred.pid, .uid = cred.uid, .gid = cred.gid };
         glen = sizeof peer.groups;
         /* A peer in more than CONTROL_PEER_GROUPS_MAX groups is judged by
          * its primary one. */
         if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, peer.groups, &glen) >= 0)
                 peer.n_groups = glen / sizeof(gid_t);
-        privileged = peer.uid == 0 ||
-                     (srv->limits.privileged_gid != (gid_t) -1 && control_peer_in_group(&peer, srv->limits.privileged_gid));
+        *ret_privileged = peer.uid == 0 || (srv->limits.privileged_gid != (gid_t) -1 &&
+                                            control_peer_in_group(&peer, srv->limits.privileged_gid));
+        *ret = peer;
+        return 0;
+}
 
-        refusal = admission_refusal(srv, &peer, privileged);
-        if (refusal) {
-                log_ratelimit_full(&srv->refused_log, LOG_WARNING,
-                                   "Refusing control connection from uid %u (pid " PID_FMT "): %s; %u clients already connected",
-                                   (unsigned) peer.uid, peer.pid, refusal, srv->n_clients);
-                reject_client(fd, ERROR_TOO_MANY_CLIENTS, refusal);
-                return 1;
-        }
+/* A client for an admitted connection, linked into the server and watched
+ * for input and idleness. Takes 'fd' whatever happens. */
+static int client_add(ControlServer *srv, int fd, const ControlPeer *peer, bool privileged) {
+        Client *c = calloc(1, sizeof *c);
+        int r;
 
-        c = calloc(1, sizeof *c);
         if (!c) {
                 safe_close(fd);
-                return log_oom(), 0;
+                return -ENOMEM;
         }
         *c = (Client) {
                 .server = srv,
                 .fd = fd,
-                .peer = peer,
+                .peer = *peer,
                 .privileged = privileged,
                 .next = srv->clients,
         };
@@ -523,11 +516,43 @@ static int accept_one(ControlServer *srv, int lfd) {
                 r = sd_event_add_time_relative(srv->event, &c->idle, CLOCK_MONOTONIC, srv->limits.idle_timeout_usec, 0,
                                                on_client_idle, c);
         if (r < 0) {
-                log_error_errno(r, "Failed to watch control connection: %m");
                 client_free(c);
-                return 0;
+                return r;
         }
         (void) sd_event_source_set_description(c->io, "control-client");
+        return 0;
+}
+
+/* Accepts one connection: 1 if there may be more waiting, 0 if not (or the
+ * socket is paused). */
+static int accept_one(ControlServer *srv, int lfd) {
+        ControlPeer peer = {};
+        const char *refusal;
+        bool privileged = false;
+        int fd, r;
+
+        fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+                return accept_failed(srv, errno);
+        r = identify_peer(srv, fd, &peer, &privileged);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to get peer credentials: %m");
+                safe_close(fd);
+                return 1;
+        }
+        refusal = admission_refusal(srv, &peer, privileged);
+        if (refusal) {
+                log_ratelimit_full(&srv->refused_log, LOG_WARNING,
+                                   "Refusing control connection from uid %u (pid " PID_FMT "): %s; %u clients already connected",
+                                   (unsigned) peer.uid, peer.pid, refusal, srv->n_clients);
+                reject_client(fd, ERROR_TOO_MANY_CLIENTS, refusal);
+                return 1;
+        }
+        r = client_add(srv, fd, &peer, privileged);
+        if (r == -ENOMEM)
+                return log_oom(), 0;
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch control connection: %m"), 0;
         return 1;
 }
 

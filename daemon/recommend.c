@@ -42,14 +42,105 @@ static void summarise(const MountHistory *h, int64_t now, int64_t window, double
         in->observed_s = n * interval_s;
 }
 
+/* What software on mount 'i' reads atime: the configuration's word, then
+ * each consumer found on it ('owner' maps consumers to mounts). */
+static void add_needs(const Manager *m, const ssize_t *owner, size_t i, const struct mount_config *mc,
+                      struct recommendation *r) {
+        size_t nc = m->consumers ? m->consumers->n : 0;
+
+        if (mc && mc->needs_atime > NEED_NONE) {
+                r->in.need = mc->needs_atime;
+                r->in.need_why = "the configuration says software here reads atime ([mount:PATH] needs_atime)";
+        }
+        for (size_t c = 0; c < nc; c++) {
+                const struct consumer *x = &m->consumers->v[c];
+
+                if (owner[c] != (ssize_t) i)
+                        continue;
+                if (r->n_consumers < ELEMENTSOF(r->consumers))
+                        r->consumers[r->n_consumers++] = x;
+                if (x->need > r->in.need) {
+                        r->in.need = x->need;
+                        r->in.need_why = x->why;
+                }
+        }
+}
+
+/* The activity the advice rests on: the history over the window, else the
+ * last interval for what it is worth; and how many updates reach the disk,
+ * from the last interval. */
+static void add_activity(const Manager *m, const TrackedMount *tm, int64_t now, struct recommendation *r) {
+        double interval_s = (double) m->config->sampler_interval_usec / 1e6;
+        _cleanup_free_ char *key = NULL;
+        struct activity a;
+
+        if (m->store && (key = tracker_mount_key(tm))) {
+                const MountHistory *h = store_find(m->store, key);
+
+                if (h)
+                        summarise(h, now, (int64_t) r->window_s, interval_s, &r->in);
+        }
+        if (!tracker_mount_activity(tm, &a) || a.seconds <= 0)
+                return;
+        if (a.updates.per_min > 0)
+                r->in.writeback_ratio = a.writebacks_per_min / a.updates.per_min;
+        if (r->in.have_activity)
+                return;
+        r->in.have_activity = true;
+        r->in.per_min = r->in.peak_per_min = a.updates.per_min;
+        r->in.lo_per_min = a.updates.lo;
+        r->in.hi_per_min = a.updates.hi;
+        r->in.observed_s = a.seconds;
+}
+
+/* The advisor's input for one tracked mount, and its advice. */
+static void recommend_one(const Manager *m, const MountEntry *e, const TrackedMount *tm, const ssize_t *owner,
+                          size_t i, int64_t now, const struct advisor_params *params, struct recommendation *r) {
+        const struct mount_config *mc = config_find_mount(m->config, e->target);
+
+        *r = (struct recommendation) {
+                .tm = tm,
+                .window_s = (double) m->config->advice_window_usec / 1e6,
+                .in = {
+                        .target = e->target,
+                        .fstype = e->fstype,
+                        .policy = e->policy,
+                        .probe_verified = tm->probe.have && tm->probe.result.verified,
+                        .probe_effective = tm->probe.result.effective,
+                        .ignore = mc && mc->ignore,
+                        .population = tracker_mount_population(tm),
+                },
+        };
+        add_needs(m, owner, i, mc, r);
+        add_activity(m, tm, now, r);
+        advisor_advise(&r->in, params, &r->advice);
+}
+
+/* Which mount of the table each consumer is on (-1: none), once for all
+ * mounts. */
+static ssize_t *consumer_owners(const Manager *m) {
+        const MountTable *t = m->mounts;
+        size_t nc = m->consumers ? m->consumers->n : 0, nt = t ? t->n : 0;
+        _cleanup_free_ char **targets = calloc(nt + 1, sizeof *targets);
+        ssize_t *owner = calloc(nc ? nc : 1, sizeof *owner);
+
+        if (!targets || !owner) {
+                free(owner);
+                return NULL;
+        }
+        for (size_t i = 0; i < nt; i++)
+                targets[i] = t->entries[i].target;
+        for (size_t c = 0; c < nc; c++)
+                owner[c] = consumers_owner(m->consumers, c, targets, nt);
+        return owner;
+}
+
 int recommend(const Manager *m, const char *target, struct recommendation **ret, size_t *ret_n) {
         const MountTable *t = m->mounts;
-        _cleanup_free_ char **targets = NULL;
+        size_t nt = t ? t->n : 0, n = 0;
         _cleanup_free_ ssize_t *owner = NULL;
         struct recommendation *v;
-        size_t n = 0, nc = m->consumers ? m->consumers->n : 0;
         int64_t now = (int64_t) time(NULL);
-        double interval_s = (double) m->config->sampler_interval_usec / 1e6;
         struct advisor_params params = {
                 .noatime_threshold = m->config->noatime_threshold,
                 .min_saving = m->config->min_saving,
@@ -58,84 +149,19 @@ int recommend(const Manager *m, const char *target, struct recommendation **ret,
         };
 
         assert(ret && ret_n);
-        v = calloc(t && t->n ? t->n : 1, sizeof *v);
-        targets = calloc(t && t->n ? t->n + 1 : 1, sizeof *targets);
-        owner = calloc(nc ? nc : 1, sizeof *owner);
-        if (!v || !targets || !owner) {
+        v = calloc(nt ? nt : 1, sizeof *v);
+        owner = consumer_owners(m);
+        if (!v || !owner) {
                 free(v);
                 return -ENOMEM;
         }
-        for (size_t i = 0; t && i < t->n; i++)
-                targets[i] = t->entries[i].target;
-        /* Which mount each consumer is on, once for all mounts. */
-        for (size_t c = 0; c < nc; c++)
-                owner[c] = consumers_owner(m->consumers, c, targets, t ? t->n : 0);
-
-        for (size_t i = 0; t && i < t->n; i++) {
+        for (size_t i = 0; i < nt; i++) {
                 const MountEntry *e = &t->entries[i];
                 const TrackedMount *tm = tracker_find(m->tracker, e->id);
-                const struct mount_config *mc = config_find_mount(m->config, e->target);
-                struct recommendation *r = &v[n];
-                _cleanup_free_ char *key = NULL;
 
-                if (target && !streq(target, e->target))
+                if ((target && !streq(target, e->target)) || !tm)
                         continue;
-                if (!tm)
-                        continue;
-                *r = (struct recommendation) {
-                        .tm = tm,
-                        .window_s = (double) m->config->advice_window_usec / 1e6,
-                        .in = {
-                                .target = e->target,
-                                .fstype = e->fstype,
-                                .policy = e->policy,
-                                .probe_verified = tm->probe.have && tm->probe.result.verified,
-                                .probe_effective = tm->probe.result.effective,
-                                .ignore = mc && mc->ignore,
-                                .population = tracker_mount_population(tm),
-                        },
-                };
-                if (mc && mc->needs_atime > NEED_NONE) {
-                        r->in.need = mc->needs_atime;
-                        r->in.need_why = "the configuration says software here reads atime ([mount:PATH] needs_atime)";
-                }
-                for (size_t c = 0; c < nc; c++) {
-                        const struct consumer *x = &m->consumers->v[c];
-
-                        if (owner[c] != (ssize_t) i)
-                                continue;
-                        if (r->n_consumers < ELEMENTSOF(r->consumers))
-                                r->consumers[r->n_consumers++] = x;
-                        if (x->need > r->in.need) {
-                                r->in.need = x->need;
-                                r->in.need_why = x->why;
-                        }
-                }
-                if (m->store && (key = tracker_mount_key(tm))) {
-                        const MountHistory *h = store_find(m->store, key);
-
-                        if (h)
-                                summarise(h, now, (int64_t) r->window_s, interval_s, &r->in);
-                }
-                {
-                        struct activity a;
-
-                        if (tracker_mount_activity(tm, &a) && a.seconds > 0) {
-                                /* How many of the updates reach the disk: from the last interval. */
-                                if (a.updates.per_min > 0)
-                                        r->in.writeback_ratio = a.writebacks_per_min / a.updates.per_min;
-                                if (!r->in.have_activity) {
-                                        /* No history yet: the last interval, for what it is worth. */
-                                        r->in.have_activity = true;
-                                        r->in.per_min = r->in.peak_per_min = a.updates.per_min;
-                                        r->in.lo_per_min = a.updates.lo;
-                                        r->in.hi_per_min = a.updates.hi;
-                                        r->in.observed_s = a.seconds;
-                                }
-                        }
-                }
-                advisor_advise(&r->in, &params, &r->advice);
-                n++;
+                recommend_one(m, e, tm, owner, i, now, &params, &v[n++]);
         }
         if (target && n == 0) {
                 free(v);
