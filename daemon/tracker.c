@@ -677,11 +677,13 @@ static void fs_timed_out(Filesystem *fs, const struct fs_job *j, uint64_t now) {
         fs->stalled = true;
         fs->failures++;
         fs->retry_at = now + backoff(fs->failures);
-        if (!fs->orphaned)
-                log_warning("%s: %s timed out; filesystem marked stalled, retrying in %llus",
-                            fs->n_mounts ? fs->mounts[0]->entry->target : "?",
-                            j->kind == FS_JOB_WALK ? "sample walk" : j->kind == FS_JOB_FINE ? "fine sweep" : "sample sweep",
-                            (unsigned long long) (backoff(fs->failures) / USEC_PER_SEC));
+        if (!fs->orphaned) {
+                const char *target = fs->n_mounts ? fs->mounts[0]->entry->target : "?";
+
+                log_mount_warning(target, "%s: %s timed out; filesystem marked stalled, retrying in %llus", target,
+                                  j->kind == FS_JOB_WALK ? "sample walk" : j->kind == FS_JOB_FINE ? "fine sweep" : "sample sweep",
+                                  (unsigned long long) (backoff(fs->failures) / USEC_PER_SEC));
+        }
         if (t->walking == fs) {
                 t->walking = NULL; /* let the other filesystems walk meanwhile */
                 t->tick_budget = 0;
@@ -693,8 +695,8 @@ static void fs_timed_out(Filesystem *fs, const struct fs_job *j, uint64_t now) {
 static void fs_identified(Filesystem *fs, struct fs_job *j) {
         fs->identified = true;
         fs->uuid = TAKE_PTR(j->uuid);
-        if (j->r < 0 && j->r != -ENODATA)
-                log_debug_errno(j->r, "%s: no filesystem UUID: %m", j->devname);
+        if (j->r < 0 && j->r != -ENODATA && fs->n_mounts)
+                log_mount_full(LOG_DEBUG, j->r, fs->mounts[0]->entry->target, "%s: no filesystem UUID: %m", j->devname);
 }
 
 /* What a walk or sweep's outcome says of the filesystem's health. */
