@@ -80,9 +80,11 @@ is "completion: -o columns, comma lists" "$(comp atimectl status -o TARGET,FS)" 
 is "completion: --socket given on the line" "$(PATH=$top_builddir:$PATH bash -c '. "$1"; COMP_WORDS=(atimectl -s "$2" status ""); COMP_CWORD=4; _atimectl; echo ${#COMPREPLY[@]}' x "$top_srcdir/completion/atimectl" $T/sock)" "3"
 
 # --- 3. output that fits: 80 columns, in a real terminal too
-# Deterministic values: wait until every mount has been probed and measured.
-check "every mount probed and measured" wait_until 30 sh -c \
-        "[ \"\$($ATIMECTL --socket $T/sock --json status | jq '[.mounts[] | select(.probe != null and .activity != null)] | length')\" = 3 ]"
+# Deterministic values: wait until every mount has been probed, measured
+# and has history for its sparkline (a mount's samples are recorded once it
+# has been seen at two ticks, which can come after its first figure).
+check "every mount probed, measured and in history" wait_until 30 sh -c \
+        "[ \"\$($ATIMECTL --socket $T/sock call io.atimed.GetStatus '{\"history_s\":3600}' | jq '[.mounts[] | select(.probe != null and .activity != null and ((.history // []) | length) > 0)] | length')\" = 3 ]"
 # What varies: the sparkline's cells (how long the daemon has run) and the
 # length of the last interval in the legend (a sweep that comes too soon
 # after a late one is skipped, so a 1 s interval can measure 2 s).
