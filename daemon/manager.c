@@ -399,7 +399,7 @@ static struct stats_sample policy_sample(const TrackedMount *tm, int64_t t) {
 }
 
 static void history_record(Manager *m, const TrackedMount *tm, MountNotes *n, const struct stats_sample *s) {
-        _cleanup_free_ char *key = tracker_mount_key(tm);
+        const char *key = tracker_mount_key(tm);
         int r;
 
         if (!key)

@@ -254,7 +254,7 @@ static const MountHistory *history_of(Manager *m, const char *target) {
 
         if (e) {
                 const TrackedMount *tm = tracker_find(m->tracker, e->id);
-                _cleanup_free_ char *key = tm ? tracker_mount_key(tm) : NULL;
+                const char *key = tm ? tracker_mount_key(tm) : NULL;
 
                 if (key)
                         return store_find(m->store, key);
@@ -506,7 +506,7 @@ static json_object *no_history_yet(Manager *m, const char *target) {
         _cleanup_json_ json_object *p = json_object_new_object();
         const MountEntry *e = mount_table_find_target(m->mounts, target);
         const TrackedMount *tm = e ? tracker_find(m->tracker, e->id) : NULL;
-        _cleanup_free_ char *key = tm ? tracker_mount_key(tm) : NULL;
+        const char *key = tm ? tracker_mount_key(tm) : NULL;
         int64_t now = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
         const char *why;
 

@@ -71,7 +71,7 @@ static void add_needs(const Manager *m, const ssize_t *owner, size_t i, const st
  * from the last interval. */
 static void add_activity(const Manager *m, const TrackedMount *tm, int64_t now, struct recommendation *r) {
         double interval_s = (double) m->config->sampler_interval_usec / 1e6;
-        _cleanup_free_ char *key = NULL;
+        const char *key;
         struct activity a;
 
         if (m->store && (key = tracker_mount_key(tm))) {

@@ -262,13 +262,27 @@ void tracker_set_hooks(Tracker *t, const TrackerHooks *hooks) {
         t->hooks = *hooks;
 }
 
-char *tracker_mount_key(const TrackedMount *m) {
-        const MountEntry *e = m->entry;
-        char *key;
+const char *tracker_mount_key(const TrackedMount *m) {
+        return m->key;
+}
 
-        if (!m->fs || !m->fs->identified)
-                return NULL;
-        return store_key_format(m->fs->uuid, e->source, e->fstype, e->root, e->target, &key) < 0 ? NULL : key;
+/* The mount's key from its entry and its filesystem's identity, or none
+ * while that is not known (or without memory: asked again at the next
+ * change of the table). */
+static void mount_set_key(TrackedMount *m) {
+        const MountEntry *e = m->entry;
+
+        free(m->key);
+        m->key = NULL;
+        if (m->fs && m->fs->identified)
+                (void) store_key_format(m->fs->uuid, e->source, e->fstype, e->root, e->target, &m->key);
+}
+
+static void mount_free(TrackedMount *m) {
+        if (!m)
+                return;
+        free(m->key);
+        free(m);
 }
 
 uint64_t tracker_generation(const Tracker *t) {
@@ -695,6 +709,8 @@ static void fs_timed_out(Filesystem *fs, const struct fs_job *j, uint64_t now) {
 static void fs_identified(Filesystem *fs, struct fs_job *j) {
         fs->identified = true;
         fs->uuid = TAKE_PTR(j->uuid);
+        for (size_t i = 0; i < fs->n_mounts; i++)
+                mount_set_key(fs->mounts[i]);
         if (j->r < 0 && j->r != -ENODATA && fs->n_mounts)
                 log_mount_full(LOG_DEBUG, j->r, fs->mounts[0]->entry->target, "%s: no filesystem UUID: %m", j->devname);
 }
@@ -1228,7 +1244,7 @@ static TrackedMount *mount_for_entry(TrackedMount **old, size_t n_old, size_t *c
         TrackedMount *m;
 
         while (*cursor < n_old && old[*cursor]->id < e->id) {
-                free(old[*cursor]);
+                mount_free(old[*cursor]);
                 old[(*cursor)++] = NULL;
         }
         if (*cursor < n_old && old[*cursor]->id == e->id) {
@@ -1264,12 +1280,12 @@ static int update_mounts(Tracker *t, const MountTable *table, uint64_t now) {
                 mounts[i] = mount_for_entry(t->mounts, t->n_mounts, &cursor, &table->entries[i], now);
                 if (!mounts[i]) {
                         for (size_t k = 0; k < i; k++)
-                                free(mounts[k]);
+                                mount_free(mounts[k]);
                         return -ENOMEM;
                 }
         }
         for (; cursor < t->n_mounts; cursor++)
-                free(t->mounts[cursor]);
+                mount_free(t->mounts[cursor]);
         free(t->mounts);
         t->mounts = TAKE_PTR(mounts);
         t->n_mounts = table->n;
@@ -1308,6 +1324,7 @@ static int fs_set_mounts(Filesystem *fs, TrackedMount *const *mounts, size_t n) 
         for (size_t i = 0; i < n; i++) {
                 assert(mounts[i]->entry->devno == fs->devno);
                 mounts[i]->fs = fs;
+                mount_set_key(mounts[i]); /* its entry may have moved (mount --move) */
         }
         free(fs->mounts);
         fs->mounts = list;
@@ -1467,7 +1484,7 @@ Tracker *tracker_free(Tracker *t) {
                         fs_free(t->fss[i]);
         free(t->fss);
         for (size_t i = 0; i < t->n_mounts; i++)
-                free(t->mounts[i]);
+                mount_free(t->mounts[i]);
         free(t->mounts);
         sd_event_unref(t->event);
         free(t);

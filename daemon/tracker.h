@@ -53,6 +53,7 @@ typedef struct TrackedMount {
         Filesystem *fs;          /* opaque: see the tracker_mount_*() accessors */
         struct probe_state probe;
         struct activity activity;
+        char *key; /* the tracker's: see tracker_mount_key() */
 } TrackedMount;
 
 /* 'pool' is the caller's and must outlive the tracker's jobs: call
@@ -119,8 +120,10 @@ unsigned tracker_stuck_threads(const Tracker *t);
 /* A key for the mount's history that survives restarts, reboots and
  * remounts: its filesystem's UUID (or, without one, its source and type),
  * its root in the filesystem, and its mount point (store_key_format()).
- * NULL until the UUID lookup is done, or without memory; free() it. */
-char *tracker_mount_key(const TrackedMount *m);
+ * NULL until the UUID lookup is done, or without memory. The tracker owns
+ * it and formats it once, when the filesystem is identified or the table
+ * changes: it is asked for per mount at every tick. */
+const char *tracker_mount_key(const TrackedMount *m);
 
 /* Where measurements go as they are made: 'tick' once per sampler interval
  * for every mount (t: Unix seconds, at the middle of the interval's bucket),

@@ -98,7 +98,7 @@ static void test_with_tracker_and_store(Manager *m) {
         char dir[] = "/tmp/test-methods-XXXXXX";
         const MountEntry *e = mount_table_find_target(m->mounts, "/srv/ndir");
         const TrackedMount *tm;
-        _cleanup_free_ char *key = NULL;
+        const char *key = NULL;
         struct stats_sample s;
         bool ready;
 

@@ -22,7 +22,7 @@ static const struct recommendation *find(const struct recommendation *v, size_t 
 static bool add_history(Manager *m, const char *target, float per_min) {
         const MountEntry *e = mount_table_find_target(m->mounts, target);
         const TrackedMount *tm = e ? tracker_find(m->tracker, e->id) : NULL;
-        _cleanup_free_ char *key = tm ? tracker_mount_key(tm) : NULL;
+        const char *key = tm ? tracker_mount_key(tm) : NULL;
         int64_t now = (int64_t) time(NULL), res = m->config->rings.spec[0].resolution;
 
         if (!key)
