@@ -233,22 +233,14 @@ static void manager_schedule_trim(Manager *m) {
         (void) sd_event_source_set_enabled(m->trim_timer, SD_EVENT_ONESHOT);
 }
 
-/* Re-reads the mount table; unless forced (the filter changed), a table
- * that reads as it did last time is not parsed again. */
-static int rescan_mounts(Manager *m, bool force) {
-        _cleanup_(mount_table_freep) MountTable *t = NULL;
+/* A new mount table in force: the manager's notes, the log of what
+ * changed, the tracker. Takes t. */
+static int apply_table(Manager *m, MountTable *t) {
+        _cleanup_(mount_table_freep) MountTable *table = t;
         MountNotes *notes;
-        struct mount_filter f;
         bool initial = !m->mounts;
         int r;
 
-        filter_from_config(m->config, &f);
-        r = mount_table_load_changed(m->config->mountinfo_path, &f, force ? NULL : m->mounts, &t);
-        if (r < 0)
-                return log_error_errno(r, "Failed to read mount table %s, keeping the previous one: %m",
-                                       m->config->mountinfo_path);
-        if (!t)
-                return 0; /* unchanged */
         m->generation++;
         if (t->n_bad_lines > 0)
                 log_warning("%s: skipped %u malformed line(s)", m->config->mountinfo_path, t->n_bad_lines);
@@ -264,7 +256,7 @@ static int rescan_mounts(Manager *m, bool force) {
                 /* The tracker may point into either table now: keep both and
                  * let the service manager restart us. */
                 log_error_errno(r, "Failed to update mount state: %m");
-                TAKE_PTR(t);
+                TAKE_PTR(table);
                 free(notes);
                 return sd_event_exit(m->event, r);
         }
@@ -272,19 +264,131 @@ static int rescan_mounts(Manager *m, bool force) {
         m->notes = notes;
         m->n_notes = t->n;
         mount_table_free(m->mounts);
-        m->mounts = TAKE_PTR(t);
+        m->mounts = TAKE_PTR(table);
         manager_schedule_trim(m);
         if (m->ready)
                 manager_notify_status(m);
         return 0;
 }
 
+static int table_read_failed(Manager *m, int r) {
+        return log_error_errno(r, "Failed to read mount table %s, keeping the previous one: %m",
+                               m->config->mountinfo_path);
+}
+
+/* Re-reads the mount table here and now (at start and reload); unless
+ * forced (the filter changed), a table that reads as it did last time is
+ * not parsed again. */
+static int rescan_mounts(Manager *m, bool force) {
+        MountTable *t = NULL;
+        struct mount_filter f;
+        int r;
+
+        filter_from_config(m->config, &f);
+        r = mount_table_load_changed(m->config->mountinfo_path, &f, force ? NULL : m->mounts, &t);
+        if (r < 0)
+                return table_read_failed(m, r);
+        return t ? apply_table(m, t) : 0; /* NULL: unchanged */
+}
+
 int manager_rescan_mounts(Manager *m) {
         return rescan_mounts(m, true);
 }
 
+/* Every other read of the table, the frequent ones (each tick, each mount
+ * event, every few seconds), runs in a worker: the kernel formats the
+ * whole file for each read, which at 5,000 mounts was a quarter of the
+ * event loop's time at a 1 s interval, and a read can wait on the kernel's
+ * namespace lock. The text comes back to the loop, which parses it only
+ * if it differs from the table's. One read at a time: a request meanwhile
+ * is served by one more read when it is back. */
+typedef struct TableRead {
+        Manager *m;
+        char *path;
+        char *text;
+        size_t len;
+        int r;
+} TableRead;
+
+static void table_read_free(TableRead *j) {
+        free(j->path);
+        free(j->text);
+        free(j);
+}
+
+static void table_read_work(void *arg, const atomic_bool *cancel) {
+        TableRead *j = arg;
+
+        j->r = mount_table_read(j->path, &j->text, &j->len);
+}
+
+static void rescan_mounts_async(Manager *m);
+
+static void table_read_done(void *arg, WorkerStatus status) {
+        TableRead *j = arg;
+        Manager *m = j->m;
+        struct mount_filter f;
+        MountTable *t = NULL;
+        int r;
+
+        if (status == WORKER_TIMED_OUT) {
+                /* Held until it returns (WORKER_LATE): one stuck read, not one per tick. */
+                if (m)
+                        log_warning("Reading %s did not return in time; the mount table stays as it was until it does.",
+                                    m->config->mountinfo_path);
+                return;
+        }
+        if (!m || status == WORKER_CANCELLED) { /* the manager is going away */
+                if (m)
+                        m->table_read = NULL;
+                table_read_free(j);
+                return;
+        }
+        m->table_read = NULL;
+        if (status == WORKER_EXPIRED)
+                r = -ETIME;
+        else if (j->r < 0)
+                r = j->r;
+        else if (mount_table_text_equal(m->mounts, j->text, j->len))
+                r = 0; /* as it was: nothing to parse */
+        else {
+                filter_from_config(m->config, &f);
+                r = mount_table_parse(TAKE_PTR(j->text), j->len, m->config->mountinfo_path, &f, &t);
+        }
+        table_read_free(j);
+        if (r < 0)
+                (void) table_read_failed(m, r);
+        else if (t)
+                (void) apply_table(m, t);
+        if (m->table_read_again) {
+                m->table_read_again = false;
+                rescan_mounts_async(m);
+        }
+}
+
+static void rescan_mounts_async(Manager *m) {
+        TableRead *j;
+
+        if (m->table_read) {
+                m->table_read_again = true;
+                return;
+        }
+        j = calloc(1, sizeof *j);
+        if (j) {
+                *j = (TableRead) { .m = m, .path = strdup(m->config->mountinfo_path) };
+                if (j->path && worker_submit(m->pool, table_read_work, table_read_done, j,
+                                             m->config->sampler_timeout_usec) >= 0) {
+                        m->table_read = j;
+                        return;
+                }
+                table_read_free(j);
+        }
+        /* No memory, or the pool is full of stuck threads: here, then. */
+        (void) rescan_mounts(m, false);
+}
+
 static void on_mounts_changed(void *userdata) {
-        (void) rescan_mounts(userdata, false);
+        rescan_mounts_async(userdata);
 }
 
 /* The table is read again every few seconds besides: a change whose
@@ -295,7 +399,7 @@ static void on_mounts_changed(void *userdata) {
 
 static int on_mounts_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         (void) sd_event_source_set_time(s, usec + MOUNTS_RECHECK_USEC);
-        (void) rescan_mounts(userdata, false);
+        rescan_mounts_async(userdata);
         return 0;
 }
 
@@ -800,7 +904,7 @@ static void on_tick_done(void *userdata) {
         _cleanup_free_ struct recommendation *v = NULL;
         size_t n = 0;
 
-        (void) rescan_mounts(m, false); /* parsed only if it reads differently */
+        rescan_mounts_async(m); /* parsed only if it reads differently */
         if (recommend(m, NULL, &v, &n) < 0)
                 return;
         for (size_t i = 0; i < n; i++) {
@@ -1121,6 +1225,8 @@ Manager *manager_free(Manager *m) {
         control_server_free(m->control);
         methods_status_cache_free(m->status_cache);
         tracker_shutdown(m->tracker);
+        if (m->table_read)
+                m->table_read->m = NULL; /* what comes back now is not applied */
         worker_pool_free(m->pool);
         /* Stopped on purpose: no stale figures left for node_exporter to
          * serve (after a crash, atimed_last_export_timestamp_seconds says

@@ -39,6 +39,8 @@ typedef struct Manager {
         Consumers *consumers;       /* the last scan's; NULL before the first */
         sd_event_source *consumers_timer;
         sd_event_source *mounts_timer; /* the mount table read again now and then */
+        struct TableRead *table_read;  /* a read of it out in a worker (manager.c) */
+        bool table_read_again;         /* asked for again while that was out */
         bool consumers_scanning;
         sd_event_source *flush_timer;
         struct FlushJob *flushing; /* a history write out in a worker */

@@ -315,23 +315,37 @@ static int parse_text(char *text, size_t len, const char *path, const struct mou
         return 0;
 }
 
+int mount_table_read(const char *path, char **ret_text, size_t *ret_len) {
+        return read_full_file(path, MOUNT_TABLE_TEXT_MAX, ret_text, ret_len);
+}
+
+bool mount_table_text_equal(const MountTable *t, const char *text, size_t len) {
+        return t && t->text && t->text_len == len && memcmp(t->text, text, len) == 0;
+}
+
+int mount_table_parse(char *text, size_t len, const char *path, const struct mount_filter *filter, MountTable **ret) {
+        int r = parse_text(text, len, path, filter, ret);
+
+        if (r < 0)
+                free(text);
+        return r; /* else the table's now */
+}
+
 int mount_table_load_changed(const char *path, const struct mount_filter *filter, const MountTable *old,
                              MountTable **ret) {
-        _cleanup_free_ char *text = NULL;
+        char *text = NULL;
         size_t len = 0;
         int r;
 
-        r = read_full_file(path, MOUNT_TABLE_TEXT_MAX, &text, &len);
+        r = mount_table_read(path, &text, &len);
         if (r < 0)
                 return r;
-        if (old && old->text && old->text_len == len && memcmp(old->text, text, len) == 0) {
+        if (mount_table_text_equal(old, text, len)) {
+                free(text);
                 *ret = NULL;
                 return 0;
         }
-        r = parse_text(text, len, path, filter, ret);
-        if (r >= 0)
-                TAKE_PTR(text); /* the table's now */
-        return r;
+        return mount_table_parse(text, len, path, filter, ret);
 }
 
 int mount_table_load(const char *path, const struct mount_filter *filter, MountTable **ret) {

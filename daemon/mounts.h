@@ -83,6 +83,13 @@ int mount_table_load(const char *path, const struct mount_filter *filter, MountT
  * with the same filter): then *ret is NULL. */
 int mount_table_load_changed(const char *path, const struct mount_filter *filter, const MountTable *old,
                              MountTable **ret);
+/* The two halves of that, for a caller that reads in one thread and parses
+ * in another: the file's text as read (what mount_table_load_changed()
+ * compares), and its parse, which takes 'text' (freed on failure too). 'path'
+ * only names the file in the table. */
+int mount_table_read(const char *path, char **ret_text, size_t *ret_len);
+bool mount_table_text_equal(const MountTable *t, const char *text, size_t len);
+int mount_table_parse(char *text, size_t len, const char *path, const struct mount_filter *filter, MountTable **ret);
 MountTable *mount_table_free(MountTable *t);
 DEFINE_FREE_FUNC(MountTable, mount_table_free);
 
