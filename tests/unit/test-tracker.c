@@ -276,10 +276,12 @@ static void test_backoff(void) {
         Rig r;
 
         tight->walk_rate = loose->walk_rate = 10000000;
-        /* Walking 30000 entries takes longer, while a thread takes the job
-         * well within it: a job that times out still queued never comes
-         * back (see the commit that added this test). */
-        tight->sampler_timeout_usec = 50 * USEC_PER_MSEC;
+        /* Walking 100,000 entries takes longer (some 200 ms without
+         * sanitizers on a fast machine), while a thread takes the job well
+         * within it even on a loaded one: a job that times out still
+         * queued never comes back (see the commit that added this test).
+         * With 30,000 entries and 50 ms, one run in a few failed here. */
+        tight->sampler_timeout_usec = 100 * USEC_PER_MSEC;
         ok(rig_start(&r, tight, "stall") == 0 && r.table->n == 1, "back-off: one mount tracked");
         ok(run_until(r.event, r.tracker, r.table, stalled, "stall", 5000), "back-off: the walk times out: stalled");
         ok(run_until(r.event, r.tracker, r.table, no_thread_stuck, NULL, 10000), "back-off: its thread comes back");
@@ -308,7 +310,7 @@ int main(void) {
                 return 0;
         }
         log_set_max_level(getenv("TEST_DEBUG") ? LOG_DEBUG : LOG_ERR);
-        ready = make_mount("walk", 500) == 0 && make_mount("stall", 30000) == 0;
+        ready = make_mount("walk", 500) == 0 && make_mount("stall", 100000) == 0;
         for (size_t i = 0; i < ELEMENTSOF(mounts); i++)
                 ready = ready && make_mount(mounts[i], 3) == 0;
         ok(ready, "tmpfs mounts made under %s", base);
