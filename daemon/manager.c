@@ -34,7 +34,6 @@
 #include "varlink.h"
 
 static void manager_scan_consumers(Manager *m);
-static void on_tick_done(void *userdata);
 
 int manager_read_config(const char *config_path, const char *override_socket, const char *override_state_dir,
                         struct config **ret, char ***ret_errors) {
@@ -82,6 +81,12 @@ static void limits_from_config(const struct config *c, struct control_limits *l)
  * to be announced; and, since a mount's first samples wait until it has been
  * there a whole sampler interval (so churn leaves no history), those held.
  * One per entry of m->mounts, sorted by the mount id the tracker uses too. */
+static void on_tick(int64_t t, void *userdata);
+static void pass_complete(Manager *m);
+static int64_t pass_tick(const Manager *m);
+static int tick_pass_new(Manager *m);
+static void tick_pass_free(struct TickPass *p);
+
 typedef struct MountNotes {
         int id;
         struct {
@@ -93,6 +98,7 @@ typedef struct MountNotes {
                 unsigned n_held;
                 struct stats_sample held[4];
                 bool refused; /* its key could not be stored: said once */
+                int64_t tick_t; /* the last tick whose sample is recorded */
         } history;
 } MountNotes;
 
@@ -139,7 +145,10 @@ static int notes_for_table(const Manager *m, const MountTable *table, MountNotes
                 if (j < m->n_notes && m->notes[j].id == id)
                         v[i] = m->notes[j];
                 else
-                        v[i] = (MountNotes) { .id = id };
+                        /* New since the tick a pass is out for: its first
+                         * tick is the next one, as it would have been had
+                         * the pass been done at once. */
+                        v[i] = (MountNotes) { .id = id, .history.tick_t = pass_tick(m) };
         }
         *ret = v;
         return 0;
@@ -423,6 +432,7 @@ static int manager_reload(Manager *m) {
         struct control_limits lim;
         int r;
 
+        pass_complete(m); /* it holds the configuration's costs */
         m->generation++;
         (void) sd_notifyf(0, "RELOADING=1\nSTATUS=Reloading configuration\nMONOTONIC_USEC=%llu",
                           (unsigned long long) now_usec(CLOCK_MONOTONIC));
@@ -536,14 +546,20 @@ static void history_add_sample(Manager *m, const TrackedMount *tm, const struct 
         history_record(m, tm, n, s);
 }
 
-static void on_tick(const TrackedMount *tm, int64_t t, void *userdata) {
-        Manager *m = userdata;
+/* Mount tm's sample of the tick at t, once (the tick pass, or an
+ * activity that comes before the pass reached it). */
+static void tick_sample(Manager *m, const TrackedMount *tm, int64_t t) {
         struct stats_sample s = policy_sample(tm, t);
         MountNotes *n = manager_notes(m, tm->id);
         struct device_rate rate;
 
-        if (n && n->history.ticks < HISTORY_SETTLE_TICKS)
-                n->history.ticks++;
+        if (n) {
+                if (n->history.tick_t == t)
+                        return;
+                n->history.tick_t = t;
+                if (n->history.ticks < HISTORY_SETTLE_TICKS)
+                        n->history.ticks++;
+        }
 
         if (tracker_mount_device_rate(tm, &rate)) {
                 s.has_device = true;
@@ -554,6 +570,8 @@ static void on_tick(const TrackedMount *tm, int64_t t, void *userdata) {
                 s.has_activity = true; /* exactly zero, measured by construction */
         history_add_sample(m, tm, &s);
 }
+
+static void tick_catch_up(Manager *m, const TrackedMount *tm);
 
 static void on_activity(const TrackedMount *tm, const struct activity *a, void *userdata) {
         Manager *m = userdata;
@@ -567,6 +585,8 @@ static void on_activity(const TrackedMount *tm, const struct activity *a, void *
                 .hi = (float) a->updates.hi,
         };
 
+        /* The tick's sample first, as if the pass had been through. */
+        tick_catch_up(m, tm);
         /* The counter of atime updates: the interval's rate times its length. */
         status_activity_updates(a, &per_min, &lo, &hi);
         if (status_counters_add(m->counters, tm->entry->target, per_min * a->seconds / 60.0) < 0)
@@ -695,9 +715,11 @@ static int manager_start_store(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the flush timer: %m");
         (void) sd_event_source_set_enabled(m->flush_timer, SD_EVENT_ON);
+        r = tick_pass_new(m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the tick pass: %m");
         tracker_set_hooks(m->tracker, &(TrackerHooks) {
                                               .tick = on_tick,
-                                              .tick_done = on_tick_done,
                                               .activity = on_activity,
                                               .userdata = m,
                                       });
@@ -846,28 +868,6 @@ static void announce(const struct recommendation *r, int previous) {
                                        "ATIMED_SAVING_KIB_PER_S=%.1f", a->saving_kib_per_s, NULL);
 }
 
-/* ---------------------------------------------------------------- textfile export */
-
-/* A snapshot of everything, with the advice of this tick (v, n), written
- * out in a worker (export.c). */
-static void manager_export(Manager *m, const struct recommendation *v, size_t n) {
-        ExportTiming t;
-        Report *rep;
-        int r;
-
-        if (!m->config->textfile)
-                return;
-        export_timing_start(&t);
-        r = status_report_advised(m, v, n, &rep);
-        if (r < 0)
-                return (void) log_oom();
-        export_timing_stop(&t);
-        r = exporter_submit(m->exporter, rep, &t, m->config->textfile,
-                            m->config->textfile_mode, m->config->sampler_timeout_usec);
-        if (r < 0 && r != -EBUSY)
-                log_warning_errno(r, "Cannot export to %s: %m", m->config->textfile);
-}
-
 /* Advice must hold this many sampler intervals before it is announced: a
  * rate hovering around the threshold must not fill the journal. */
 #define ADVICE_STABLE_TICKS 3
@@ -895,27 +895,199 @@ static void advice_settle(Manager *m, MountNotes *n, const struct recommendation
         n->advice.pending = 0;
 }
 
-/* Once per sampler interval: announce every mount whose advice changed and
- * has held. The first advice for a mount is settled silently. Re-reading the
+/* ---------------------------------------------------------------- the tick pass */
+
+/* Once per sampler interval, for every mount: the tick's sample in its
+ * history, its advice (announced once it has held), and its part of the
+ * textfile's report. At thousands of mounts that is tens of milliseconds,
+ * and a request behind it would wait as long: the pass runs in slices of
+ * TICK_SLICE_USEC from a defer source of idle priority, so that requests,
+ * timers and completions come first between slices. A new table restarts
+ * it from the first mount (samples already taken are not taken again); a
+ * tick or a reload that comes while one is out finishes it first. */
+#define TICK_SLICE_USEC 1000
+
+typedef struct TickPass {
+        sd_event_source *defer; /* enabled while a pass is out */
+        bool active;
+        int64_t t;           /* the tick: Unix seconds */
+        uint64_t generation; /* the table's that 'next' and 'rec' index */
+        size_t next;         /* the next entry of m->mounts */
+        Recommender *rec;
+        Report *report;      /* for the textfile, if there is one */
+        ExportTiming loop;   /* what the report took on the loop, summed over slices */
+} TickPass;
+
+static void pass_reset(TickPass *p) {
+        p->rec = recommender_free(p->rec);
+        p->report = report_free(p->report);
+        p->loop = (ExportTiming) {};
+        p->next = 0;
+}
+
+/* From the first mount of the table as it is now. */
+static int pass_restart(Manager *m, TickPass *p) {
+        int r;
+
+        pass_reset(p);
+        p->generation = m->generation;
+        r = recommender_new(m, &p->rec);
+        if (r >= 0 && m->config->textfile && !m->stopping)
+                r = status_report_begin(m, true, m->mounts ? m->mounts->n : 0, &p->report);
+        return r;
+}
+
+/* Entry i of the table: its sample and its advice (false: not tracked). */
+static bool pass_advise(Manager *m, TickPass *p, size_t i, struct recommendation *ret) {
+        const MountEntry *e = &m->mounts->entries[i];
+        const TrackedMount *tm = tracker_find(m->tracker, e->id);
+        MountNotes *n = manager_notes(m, e->id);
+
+        if (!tm)
+                return false;
+        tick_sample(m, tm, p->t);
+        if (!recommender_advise(p->rec, i, ret))
+                return false;
+        if (n)
+                advice_settle(m, n, ret);
+        return true;
+}
+
+/* Mounts are taken a batch at a time: their samples and advice, then
+ * their part of the report, timed as one block (the export's figure on
+ * the loop) rather than reading two clocks per mount. */
+#define PASS_BATCH 16 /* 16 recommendations: 20 KiB of stack */
+
+static int pass_batch(Manager *m, TickPass *p) {
+        struct recommendation rec[PASS_BATCH];
+        bool advised[PASS_BATCH];
+        size_t first = p->next, n = MIN((size_t) PASS_BATCH, m->mounts->n - first);
+        ExportTiming tt;
+        int r = 0;
+
+        for (size_t k = 0; k < n; k++)
+                advised[k] = pass_advise(m, p, first + k, &rec[k]);
+        p->next += n;
+        if (!p->report)
+                return 0;
+        export_timing_start(&tt);
+        for (size_t k = 0; k < n && r >= 0; k++) {
+                const MountEntry *e = &m->mounts->entries[first + k];
+
+                r = status_report_add(m, p->report, e, tracker_find(m->tracker, e->id), advised[k] ? &rec[k] : NULL);
+        }
+        export_timing_stop(&tt);
+        p->loop.wall_usec += tt.wall_usec;
+        p->loop.cpu_usec += tt.cpu_usec;
+        return r;
+}
+
+/* The pass is through every mount: counters of mounts gone forgotten, the
+ * report to the exporter's worker. */
+static void pass_finish(Manager *m, TickPass *p) {
+        int r;
+
+        status_counters_prune(m->counters, m->mounts);
+        if (p->report) {
+                r = exporter_submit(m->exporter, TAKE_PTR(p->report), &p->loop, m->config->textfile,
+                                    m->config->textfile_mode, m->config->sampler_timeout_usec);
+                if (r < 0 && r != -EBUSY)
+                        log_warning_errno(r, "Cannot export to %s: %m", m->config->textfile);
+        }
+        pass_reset(p);
+        p->active = false;
+        (void) sd_event_source_set_enabled(p->defer, SD_EVENT_OFF);
+        manager_trim_if_worth_it(m);
+}
+
+/* Mounts until 'budget' usec have passed (UINT64_MAX: all of them); the
+ * pass finishes after the last. */
+static void pass_run(Manager *m, uint64_t budget) {
+        TickPass *p = m->tick;
+        uint64_t start = now_usec(CLOCK_MONOTONIC);
+        int r = 0;
+
+        if (!p->active)
+                return;
+        if (p->generation != m->generation || !p->rec)
+                r = pass_restart(m, p);
+        while (r >= 0 && m->mounts && p->next < m->mounts->n) {
+                r = pass_batch(m, p);
+                if (budget != UINT64_MAX && now_usec(CLOCK_MONOTONIC) - start >= budget)
+                        return; /* the next slice goes on from here */
+        }
+        if (r < 0) {
+                log_oom();
+                p->report = report_free(p->report); /* no export this tick */
+        }
+        pass_finish(m, p);
+}
+
+static int on_pass_slice(sd_event_source *s, void *userdata) {
+        pass_run(userdata, TICK_SLICE_USEC);
+        return 0;
+}
+
+/* Whatever is left of a pass, now (a new tick, a reload, the way out: no
+ * export then, the textfile is removed at a clean stop). */
+static void pass_complete(Manager *m) {
+        if (!m->tick || !m->tick->active)
+                return;
+        if (m->stopping)
+                m->tick->report = report_free(m->tick->report);
+        pass_run(m, UINT64_MAX);
+}
+
+static int64_t pass_tick(const Manager *m) {
+        return m->tick && m->tick->active ? m->tick->t : 0;
+}
+
+static void tick_catch_up(Manager *m, const TrackedMount *tm) {
+        if (m->tick && m->tick->active)
+                tick_sample(m, tm, m->tick->t);
+}
+
+/* The tracker's tick: a pass over every mount begins. Re-reading the
  * mount table here too catches what raises no mount event (a superblock
  * reconfigured through fsconfig(2), like lazytime). */
-static void on_tick_done(void *userdata) {
+static void on_tick(int64_t t, void *userdata) {
         Manager *m = userdata;
-        _cleanup_free_ struct recommendation *v = NULL;
-        size_t n = 0;
+        TickPass *p = m->tick;
 
+        pass_complete(m);
         rescan_mounts_async(m); /* parsed only if it reads differently */
-        if (recommend(m, NULL, &v, &n) < 0)
-                return;
-        for (size_t i = 0; i < n; i++) {
-                MountNotes *notes = manager_notes(m, v[i].tm->id);
+        p->active = true;
+        p->t = t;
+        p->rec = recommender_free(p->rec); /* from the first mount */
+        (void) sd_event_source_set_enabled(p->defer, SD_EVENT_ON);
+}
 
-                if (notes)
-                        advice_settle(m, notes, &v[i]);
+static int tick_pass_new(Manager *m) {
+        TickPass *p = calloc(1, sizeof *p);
+        int r;
+
+        if (!p)
+                return -ENOMEM;
+        r = sd_event_add_defer(m->event, &p->defer, on_pass_slice, m);
+        if (r >= 0)
+                r = sd_event_source_set_priority(p->defer, SD_EVENT_PRIORITY_IDLE);
+        if (r < 0) {
+                sd_event_source_disable_unref(p->defer);
+                free(p);
+                return r;
         }
-        status_counters_prune(m->counters, m->mounts);
-        manager_export(m, v, n);
-        manager_trim_if_worth_it(m);
+        (void) sd_event_source_set_enabled(p->defer, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(p->defer, "tick-pass");
+        m->tick = p;
+        return 0;
+}
+
+static void tick_pass_free(TickPass *p) {
+        if (!p)
+                return;
+        pass_reset(p);
+        sd_event_source_disable_unref(p->defer);
+        free(p);
 }
 
 static int on_flush_exit_wait(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -931,6 +1103,7 @@ static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, v
         log_info("Received %s, shutting down.", strsignal((int) si->ssi_signo));
         m->stopping = true;
         (void) sd_notify(0, "STOPPING=1\nSTATUS=Shutting down");
+        pass_complete(m); /* the tick's samples, in the last flush */
         if (m->flushing) {
                 /* The last snapshot follows the write that is out, if it
                  * comes back in time. */
@@ -1224,6 +1397,7 @@ Manager *manager_free(Manager *m) {
          * whose last completions may still answer them. */
         control_server_free(m->control);
         methods_status_cache_free(m->status_cache);
+        tick_pass_free(m->tick);
         tracker_shutdown(m->tracker);
         if (m->table_read)
                 m->table_read->m = NULL; /* what comes back now is not applied */

@@ -52,6 +52,7 @@ typedef struct Manager {
         struct StatusCache *status_cache; /* methods.c's */
         struct StatusCounters *counters;  /* status.c's: atime updates since start */
         struct Exporter *exporter;        /* the textfile's writer */
+        struct TickPass *tick;            /* each tick's work for every mount, in slices (manager.c) */
         bool stopping;                    /* a signal asked us to stop: clean up on the way out */
         ControlServer *control;
         char *bound_socket; /* the path we bound and remove at exit; NULL if socket-activated */

@@ -135,33 +135,78 @@ static ssize_t *consumer_owners(const Manager *m) {
         return owner;
 }
 
-int recommend(const Manager *m, const char *target, struct recommendation **ret, size_t *ret_n) {
-        const MountTable *t = m->mounts;
-        size_t nt = t ? t->n : 0, n = 0;
-        _cleanup_free_ ssize_t *owner = NULL;
-        struct recommendation *v;
-        int64_t now = (int64_t) time(NULL);
-        struct advisor_params params = {
-                .noatime_threshold = m->config->noatime_threshold,
-                .min_saving = m->config->min_saving,
-                .costs = m->config->costs.v,
-                .n_costs = m->config->costs.n,
-        };
+struct Recommender {
+        const Manager *m;
+        const MountTable *table; /* the one 'owner' indexes */
+        ssize_t *owner;
+        int64_t now;
+        struct advisor_params params;
+};
 
-        assert(ret && ret_n);
-        v = calloc(nt ? nt : 1, sizeof *v);
-        owner = consumer_owners(m);
-        if (!v || !owner) {
-                free(v);
+int recommender_new(const Manager *m, Recommender **ret) {
+        Recommender *r = calloc(1, sizeof *r);
+
+        assert(m && ret);
+        if (!r)
+                return -ENOMEM;
+        *r = (Recommender) {
+                .m = m,
+                .table = m->mounts,
+                .owner = consumer_owners(m),
+                .now = (int64_t) time(NULL),
+                .params = {
+                        .noatime_threshold = m->config->noatime_threshold,
+                        .min_saving = m->config->min_saving,
+                        .costs = m->config->costs.v,
+                        .n_costs = m->config->costs.n,
+                },
+        };
+        if (!r->owner) {
+                free(r);
                 return -ENOMEM;
         }
-        for (size_t i = 0; i < nt; i++) {
-                const MountEntry *e = &t->entries[i];
-                const TrackedMount *tm = tracker_find(m->tracker, e->id);
+        *ret = r;
+        return 0;
+}
 
-                if ((target && !streq(target, e->target)) || !tm)
+Recommender *recommender_free(Recommender *r) {
+        if (r) {
+                free(r->owner);
+                free(r);
+        }
+        return NULL;
+}
+
+bool recommender_advise(Recommender *r, size_t i, struct recommendation *ret) {
+        const MountTable *t = r->m->mounts;
+        const TrackedMount *tm;
+
+        assert(t == r->table && i < t->n);
+        tm = tracker_find(r->m->tracker, t->entries[i].id);
+        if (!tm)
+                return false;
+        recommend_one(r->m, &t->entries[i], tm, r->owner, i, r->now, &r->params, ret);
+        return true;
+}
+
+int recommend(const Manager *m, const char *target, struct recommendation **ret, size_t *ret_n) {
+        _cleanup_(recommender_freep) Recommender *rec = NULL;
+        size_t nt = m->mounts ? m->mounts->n : 0, n = 0;
+        struct recommendation *v;
+        int r;
+
+        assert(ret && ret_n);
+        r = recommender_new(m, &rec);
+        if (r < 0)
+                return r;
+        v = calloc(nt ? nt : 1, sizeof *v);
+        if (!v)
+                return -ENOMEM;
+        for (size_t i = 0; i < nt; i++) {
+                if (target && !streq(target, m->mounts->entries[i].target))
                         continue;
-                recommend_one(m, e, tm, owner, i, now, &params, &v[n++]);
+                if (recommender_advise(rec, i, &v[n]))
+                        n++;
         }
         if (target && n == 0) {
                 free(v);

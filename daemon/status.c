@@ -165,6 +165,34 @@ static void fill_daemon(Manager *m, Report *r) {
         r->advice_changes = (int64_t) m->advice_changes;
 }
 
+int status_report_begin(Manager *m, bool with_advice, size_t n_mounts, Report **ret) {
+        _cleanup_(report_freep) Report *r = NULL;
+        int q;
+
+        q = report_new(&r);
+        if (q < 0)
+                return q;
+        q = report_reserve(r, n_mounts);
+        if (q < 0)
+                return q;
+        r->have_advice = with_advice;
+        fill_daemon(m, r);
+        *ret = TAKE_PTR(r);
+        return 0;
+}
+
+int status_report_add(Manager *m, Report *r, const MountEntry *e, const TrackedMount *tm,
+                      const struct recommendation *rec) {
+        ReportMount *rm = report_add_mount(r);
+
+        if (!rm)
+                return -ENOMEM;
+        fill_mount(m, r, rm, e, tm);
+        if (rec)
+                fill_advice(r, &rm->advice, rec);
+        return r->oom ? -ENOMEM : 0;
+}
+
 /* Mounts and advice paired in one pass: recommend() lists the tracked
  * mounts in the table's order. */
 static int build(Manager *m, const char *target, const struct recommendation *v, size_t n, bool with_advice,
@@ -174,34 +202,26 @@ static int build(Manager *m, const char *target, const struct recommendation *v,
         bool found = false;
         int q;
 
-        q = report_new(&r);
+        q = status_report_begin(m, with_advice, target || !m->mounts ? 1 : m->mounts->n, &r);
         if (q < 0)
                 return q;
-        q = report_reserve(r, target || !m->mounts ? 1 : m->mounts->n);
-        if (q < 0)
-                return q;
-        r->have_advice = with_advice;
-        fill_daemon(m, r);
         for (size_t i = 0; m->mounts && i < m->mounts->n; i++) {
                 const MountEntry *e = &m->mounts->entries[i];
                 const TrackedMount *tm;
-                ReportMount *rm;
+                const struct recommendation *rec = NULL;
 
                 if (target && !streq(target, e->target))
                         continue;
                 found = true;
                 tm = tracker_find(m->tracker, e->id);
-                rm = report_add_mount(r);
-                if (!rm)
-                        return -ENOMEM;
-                fill_mount(m, r, rm, e, tm);
                 if (tm && k < n && v[k].tm == tm)
-                        fill_advice(r, &rm->advice, &v[k++]);
+                        rec = &v[k++];
+                q = status_report_add(m, r, e, tm, rec);
+                if (q < 0)
+                        return q;
         }
         if (target && !found)
                 return -ENOENT;
-        if (r->oom)
-                return -ENOMEM;
         *ret = TAKE_PTR(r);
         return 0;
 }
@@ -217,10 +237,6 @@ int status_report(Manager *m, const char *target, bool with_advice, Report **ret
                         return q;
         }
         return build(m, target, v, n, with_advice, ret);
-}
-
-int status_report_advised(Manager *m, const struct recommendation *v, size_t n, Report **ret) {
-        return build(m, NULL, v, n, true, ret);
 }
 
 /* ---------------------------------------------------------------- counters */

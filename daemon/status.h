@@ -11,9 +11,14 @@
  * there), with its advice if 'with_advice': mounts and advice paired in one
  * pass. The Report owns copies of everything: it may go to another thread. */
 int status_report(Manager *m, const char *target, bool with_advice, Report **ret);
-/* The same for every mount, with the advice recommend() just gave (v, n). */
+/* The same a mount at a time, for a caller that spreads the work over
+ * several turns of the event loop: a report with the daemon's figures and
+ * room for n_mounts, then each mount of the manager's table (its tracker
+ * state 'tm' and advice 'rec' may be NULL). */
 struct recommendation;
-int status_report_advised(Manager *m, const struct recommendation *v, size_t n, Report **ret);
+int status_report_begin(Manager *m, bool with_advice, size_t n_mounts, Report **ret);
+int status_report_add(Manager *m, Report *r, const MountEntry *e, const TrackedMount *tm,
+                      const struct recommendation *rec);
 
 /* A probe's outcome as the report holds it; its strings are borrowed from
  * 'pr' and from static tables. 'e' may be NULL. */

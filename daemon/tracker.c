@@ -1197,10 +1197,7 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         (void) sd_event_source_set_time(s, timer_time(t, next_sweep(t)));
         update_devices(t, false);
         if (t->hooks.tick)
-                for (size_t i = 0; i < t->n_mounts; i++)
-                        t->hooks.tick(t->mounts[i], now_s, t->hooks.userdata);
-        if (t->hooks.tick_done)
-                t->hooks.tick_done(t->hooks.userdata);
+                t->hooks.tick(now_s, t->hooks.userdata);
         for (size_t i = 0; i < t->n_fss; i++)
                 if (fs_needs_sampling(t->fss[i]))
                         t->maybe_sweeps = t->fss[i]->sweep_pending = true;

@@ -126,11 +126,11 @@ unsigned tracker_stuck_threads(const Tracker *t);
 const char *tracker_mount_key(const TrackedMount *m);
 
 /* Where measurements go as they are made: 'tick' once per sampler interval
- * for every mount (t: Unix seconds, at the middle of the interval's bucket),
+ * (t: Unix seconds, at the middle of the interval's bucket; the device
+ * rates are new then), before that interval's sweeps are submitted;
  * 'activity' for every mount whose filesystem's sweep finished. */
 typedef struct TrackerHooks {
-        void (*tick)(const TrackedMount *m, int64_t t, void *userdata);
-        void (*tick_done)(void *userdata); /* after every mount's tick */
+        void (*tick)(int64_t t, void *userdata);
         void (*activity)(const TrackedMount *m, const struct activity *a, void *userdata);
         void *userdata;
 } TrackerHooks;
