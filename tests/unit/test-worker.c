@@ -1,7 +1,8 @@
 /* test-worker: the pool under a job that outlives its deadline: the
  * timeout is reported at once, the pool keeps its capacity, and the late
  * completion still arrives; a job whose deadline passes in the queue
- * expires, never runs, and nothing follows. */
+ * expires, never runs, and nothing follows; completions of many jobs at
+ * once are each delivered once. */
 #include <unistd.h>
 
 #include "../tap.h"
@@ -67,6 +68,27 @@ int main(void) {
                 ok(behind.n == 1 && !behind.ran, "nothing follows, and it never ran");
                 ok(busy.n == 1 && busy.seen[0] == WORKER_DONE, "the long one completes");
                 is_int(worker_pool_stuck(p), 0, "no thread written off for it");
+        }
+        {
+                /* Completions coalesce (one wakeup of the loop per list of
+                 * finished jobs): many quick jobs on several threads, each
+                 * completed once, none lost. */
+                WorkerPool *four = NULL;
+                struct rec many[200] = {};
+                unsigned once = 0, submitted = 0;
+
+                ok(worker_pool_new(e, 4, &four) == 0, "a pool of four threads");
+                for (size_t i = 0; i < ELEMENTSOF(many); i++)
+                        submitted += worker_submit(four, work, done, &many[i], 10 * 1000 * 1000) == 0;
+                for (unsigned k = 0; k < 500 && once < ELEMENTSOF(many); k++) {
+                        (void) sd_event_run(e, 10 * 1000);
+                        once = 0;
+                        for (size_t i = 0; i < ELEMENTSOF(many); i++)
+                                once += many[i].n == 1 && many[i].seen[0] == WORKER_DONE;
+                }
+                is_int(submitted, ELEMENTSOF(many), "200 quick jobs submitted");
+                is_int(once, ELEMENTSOF(many), "each completed once, in the loop, none lost");
+                worker_pool_free(four);
         }
         ok(worker_submit(p, work, done, &queued, 2000 * 1000) == 0, "a job submitted before shutdown");
         worker_pool_free(p);
