@@ -56,11 +56,20 @@ static void format_progress(json_object *mnt, char *buf, size_t len) {
         snprintf(buf, len, "%s%s%s", stage, pct, when);
 }
 
+/* The mark after a figure: '*' where the kernel counted it, '!' where the
+ * sample and the kernel's count disagree (the legend says so). */
+static const char *activity_mark(json_object *a) {
+        if (get_bool(a, F_COUNTER_DISAGREES))
+                return "!";
+        return streq_ptr(get_str(a, F_FIGURE_SOURCE), "kernel_count") ? "*" : "";
+}
+
 /* "3000 (2870-3130)", "0", "walking 12% ~8m" before the first interval. */
 static void format_activity(json_object *mnt, char *buf, size_t len) {
         json_object *a, *ci;
         double v, lo, hi;
         char b1[16], b2[16], b3[16];
+        const char *mark;
 
         if (get_bool(mnt, F_STALLED)) {
                 snprintf(buf, len, "stalled");
@@ -71,8 +80,9 @@ static void format_activity(json_object *mnt, char *buf, size_t len) {
                 format_progress(mnt, buf, len);
                 return;
         }
+        mark = activity_mark(a);
         if (!json_object_object_get_ex(a, F_UPDATES_CI95, &ci) || json_object_array_length(ci) != 2) {
-                snprintf(buf, len, "%s", chart_format_count(b1, sizeof b1, v));
+                snprintf(buf, len, "%s%s", chart_format_count(b1, sizeof b1, v), mark);
                 return;
         }
         lo = json_object_get_double(json_object_array_get_idx(ci, 0));
@@ -81,9 +91,9 @@ static void format_activity(json_object *mnt, char *buf, size_t len) {
         chart_format_count(b2, sizeof b2, lo);
         chart_format_count(b3, sizeof b3, hi);
         if (streq(b2, b3))
-                snprintf(buf, len, "%s", b1); /* nothing uncertain at this precision */
+                snprintf(buf, len, "%s%s", b1, mark); /* nothing uncertain at this precision */
         else
-                snprintf(buf, len, "%s (%s-%s)", b1, b2, b3);
+                snprintf(buf, len, "%s%s (%s-%s)", b1, mark, b2, b3);
 }
 
 /* "ok", "MISMATCH: noatime", "unverified", "-" before the first probe. */
@@ -244,6 +254,7 @@ static int parse_columns(const char *list, size_t *ret, size_t *ret_n) {
 /* What the legend under the status table counts. */
 struct status_counts {
         unsigned strict, rel, noat, stalled;
+        unsigned kernel, disagree; /* figures marked '*' and '!' */
         double interval; /* the longest measuring interval, seconds */
 };
 
@@ -286,7 +297,7 @@ static int status_table(const size_t *cols, size_t n_cols, bool unicode, Table *
 static int status_add_row(Table *t, json_object *mnt, double scale, bool unicode, struct status_counts *c) {
         const char *atime = get_str(mnt, F_ATIME);
         char policy[96], probe[64], activity[64], dev[64], io[64], spark[128];
-        json_object *a;
+        json_object *a = NULL;
         double s;
 
         format_policy(mnt, policy, sizeof policy);
@@ -303,6 +314,10 @@ static int status_add_row(Table *t, json_object *mnt, double scale, bool unicode
         c->stalled += get_bool(mnt, F_STALLED);
         if (json_object_object_get_ex(mnt, F_ACTIVITY, &a) && get_double(a, F_INTERVAL_S, &s) && s > c->interval)
                 c->interval = s;
+        if (a && json_object_is_type(a, json_type_object)) {
+                c->kernel += streq(activity_mark(a), "*");
+                c->disagree += streq(activity_mark(a), "!");
+        }
         return 0;
 }
 
@@ -319,6 +334,10 @@ static void status_legend(json_object *mounts, const struct status_counts *c, do
         printf(".\n");
         if (c->interval > 0)
                 printf("UPDATES/MIN: atime updates the kernel made per minute, last %.0fs.\n", c->interval);
+        if (c->kernel)
+                printf("*: counted by the kernel (the filesystem's transactions: it made nothing else).\n");
+        if (c->disagree)
+                printf("!: the sample and the kernel's count of transactions disagree: the figure is in doubt.\n");
         if (scale > 0)
                 printf("LAST-HOUR: one scale for all rows, full block = %s/min.\n", chart_format_count(b, sizeof b, scale));
         /* Live changes that the next mount would undo, or the reverse. */

@@ -117,6 +117,14 @@ PER_MIN(v_updates, updates_per_min)
 PER_MIN(v_updates_lo, updates_lo)
 PER_MIN(v_updates_hi, updates_hi)
 
+static bool v_transactions(const ReportMount *m, double *ret) {
+        *ret = (m->activity.counter_lo + m->activity.counter_hi) / 2 / 60.0;
+        return m->activity.have && m->activity.counter;
+}
+static bool v_disagrees(const ReportMount *m, double *ret) {
+        *ret = m->activity.disagrees;
+        return m->activity.have && m->activity.counter;
+}
 static bool v_updates_total(const ReportMount *m, double *ret) {
         *ret = m->atime_updates_total;
         return m->activity.have;
@@ -179,6 +187,12 @@ static const struct family mount_families[] = {
           "Upper bound of the 95% interval of atimed_atime_updates_per_second.", v_updates_hi },
         { "atimed_atime_updates_total", "counter",
           "Atime updates since atimed started: atimed_atime_updates_per_second integrated over time.", v_updates_total },
+        { "atimed_filesystem_transactions_per_second", "gauge",
+          "Metadata transactions the kernel counted on the mount's filesystem (xfs, ext4's journal), per second, over "
+          "the last measured interval: atime updates and every other change, all mounts of it together.",
+          v_transactions },
+        { "atimed_atime_updates_counter_disagrees", "gauge",
+          "1 if the sample's 95% interval and the kernel's count of transactions exclude each other.", v_disagrees },
         { "atimed_measurement_interval_seconds", "gauge", "The length of the interval the atime figures cover.",
           v_interval },
         { "atimed_device_writes_per_second", "gauge", "Write I/Os completed per second by the mount's block device.",
@@ -245,6 +259,23 @@ static void write_mount_info(FILE *f, const Report *r) {
         }
 }
 
+static void write_sources(FILE *f, const Report *r) {
+        header(f, "atimed_atime_updates_source", "gauge",
+               "What stands behind atimed_atime_updates_per_second (sample, sample_bounded, kernel_count) and the "
+               "kernel's counter read, as labels; always 1.");
+        for (size_t i = 0; i < r->n_mounts; i++) {
+                const ReportMount *m = &r->mounts[i];
+
+                if (!m->activity.have || !m->activity.source)
+                        continue;
+                fprintf(f, "atimed_atime_updates_source{");
+                label(f, "mountpoint", m->target, true);
+                label(f, "source", m->activity.source, false);
+                label(f, "counter", m->activity.counter ? m->activity.counter : "", false);
+                fprintf(f, "} 1\n");
+        }
+}
+
 static void write_recommendations(FILE *f, const Report *r) {
         header(f, "atimed_recommendation", "gauge",
                "The advice for a mount, as labels (action, recommended options, confidence); always 1.");
@@ -270,6 +301,7 @@ int metrics_write(FILE *f, const Report *r) {
         write_mount_info(f, r);
         for (size_t i = 0; i < ELEMENTSOF(mount_families); i++)
                 per_mount(f, r, &mount_families[i]);
+        write_sources(f, r);
         if (r->have_advice) {
                 write_recommendations(f, r);
                 for (size_t i = 0; i < ELEMENTSOF(advice_families); i++)

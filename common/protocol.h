@@ -102,6 +102,10 @@
 #define F_UPDATES_CI95 "updates_ci95"
 #define F_WRITEBACKS_PER_MIN "inode_writebacks_per_min"
 #define F_TICK_MS "tick_ms"
+#define F_FIGURE_SOURCE "figure_source"   /* activity_source_to_string() */
+#define F_KERNEL_COUNTER "kernel_counter" /* fs_counter_kind_to_string() */
+#define F_KERNEL_TRANSACTIONS_PER_MIN "kernel_transactions_per_min"
+#define F_COUNTER_DISAGREES "counter_disagrees"
 
 /* GetStatus: what a mount waits for until its first figure */
 #define F_PROGRESS "progress"

@@ -165,7 +165,12 @@ static json_object *activity_to_json(const ReportActivity *a) {
             add(o, F_POPULATION, json_object_new_int64((int64_t) a->population)) < 0 ||
             add(o, F_EXACT, json_object_new_boolean(a->exact)) < 0 ||
             add(o, F_SHARED, json_object_new_boolean(a->shared)) < 0 ||
-            add_nullable(o, F_AT, a->at ? json_object_new_int64(a->at) : NULL) < 0)
+            add_nullable(o, F_AT, a->at ? json_object_new_int64(a->at) : NULL) < 0 ||
+            add_nullable(o, F_FIGURE_SOURCE, a->source ? json_object_new_string(a->source) : NULL) < 0 ||
+            add_nullable(o, F_KERNEL_COUNTER, a->counter ? json_object_new_string(a->counter) : NULL) < 0 ||
+            add_nullable(o, F_KERNEL_TRANSACTIONS_PER_MIN,
+                         a->counter ? pair_rounded(a->counter_lo, a->counter_hi, 2) : NULL) < 0 ||
+            add(o, F_COUNTER_DISAGREES, json_object_new_boolean(a->disagrees)) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }
@@ -305,7 +310,7 @@ static void probe_from_json(Report *r, json_object *o, ReportProbe *p) {
         p->matches_table = member(o, F_MATCHES_TABLE, json_type_boolean) ? boolean(o, F_MATCHES_TABLE) : -1;
 }
 
-static void activity_from_json(json_object *o, ReportActivity *a) {
+static void activity_from_json(Report *r, json_object *o, ReportActivity *a) {
         a->have = number(o, F_ATIME_INODES_PER_MIN, &a->inodes_per_min) &&
                   pair(o, F_CI95, &a->inodes_lo, &a->inodes_hi);
         if (!a->have)
@@ -323,6 +328,11 @@ static void activity_from_json(json_object *o, ReportActivity *a) {
         a->exact = boolean(o, F_EXACT);
         a->shared = boolean(o, F_SHARED);
         a->at = integer(o, F_AT);
+        a->source = str(r, o, F_FIGURE_SOURCE);
+        a->counter = str(r, o, F_KERNEL_COUNTER);
+        if (!a->counter || !pair(o, F_KERNEL_TRANSACTIONS_PER_MIN, &a->counter_lo, &a->counter_hi))
+                a->counter = NULL;
+        a->disagrees = boolean(o, F_COUNTER_DISAGREES);
 }
 
 static int mount_from_json(Report *r, json_object *o) {
@@ -347,7 +357,7 @@ static int mount_from_json(Report *r, json_object *o) {
         (void) number(o, F_ATIME_UPDATES_TOTAL, &m->atime_updates_total);
         device_from_json(r, member(o, F_DEVICE, json_type_object), &m->device);
         probe_from_json(r, member(o, F_PROBE, json_type_object), &m->probe);
-        activity_from_json(member(o, F_ACTIVITY, json_type_object), &m->activity);
+        activity_from_json(r, member(o, F_ACTIVITY, json_type_object), &m->activity);
         return m->target ? 0 : -ENOMEM;
 }
 

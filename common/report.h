@@ -40,6 +40,10 @@ typedef struct ReportActivity {
         double updates_per_min, updates_lo, updates_hi;
         double writebacks_per_min; /* inode write-backs the updates cause */
         double tick_ms;            /* the timestamp tick updates were counted in */
+        const char *source;        /* what stands behind the updates figure; NULL: unknown */
+        const char *counter;       /* the kernel's count read; NULL: none */
+        double counter_lo, counter_hi; /* transactions per minute, whole filesystem */
+        bool disagrees;            /* sample and count exclude each other */
         double interval_s;
         uint64_t sample, population;
         bool exact, shared;

@@ -329,6 +329,19 @@ static void advise_without_consumers(struct advice *a, const struct advisor_inpu
         }
 }
 
+/* Advice measured from a figure the kernel's own count contradicts is
+ * no better than a guess until they agree again: say so. */
+static void doubt(struct advice *a, const struct advisor_input *in) {
+        char n1[32], n2[32], n3[32];
+
+        if (!in->counter_disagrees || a->basis != BASIS_MEASUREMENT)
+                return;
+        a->confidence = CONFIDENCE_LOW;
+        reason(a, "in doubt: the sample gives %s atime updates/min, the kernel counts %s-%s transactions/min on the filesystem",
+               num(n1, sizeof n1, in->per_min), num(n2, sizeof n2, in->counter_lo_per_min),
+               num(n3, sizeof n3, in->counter_hi_per_min));
+}
+
 /* A measured change that would save less than min_saving is not worth
  * making: keep the mount as it is, and say so. */
 static void apply_min_saving(struct advice *a, const struct advisor_input *in, const struct advisor_params *p) {
@@ -374,6 +387,7 @@ void advisor_advise(const struct advisor_input *in, const struct advisor_params 
                 if (in->have_activity && in->peak_per_min > in->per_min * 2 && in->peak_per_min >= p->noatime_threshold)
                         reason(&a, "peaks at %s updates/min", num(n1, sizeof n1, in->peak_per_min));
                 saving(&a, in, cost);
+                doubt(&a, in);
         }
         *ret = a;
 }

@@ -76,6 +76,8 @@ struct advisor_input {
         double writeback_ratio;       /* inode write-backs per update (0 to 1); 0: unknown, taken as 1 */
         double observed_s;            /* how long that mean covers */
         uint64_t population;          /* inodes in the filesystem */
+        bool counter_disagrees;       /* the last interval's sample and the kernel's count exclude each other */
+        double counter_lo_per_min, counter_hi_per_min; /* that count: the filesystem's transactions */
 };
 
 struct advisor_params {

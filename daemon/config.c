@@ -471,6 +471,7 @@ static const struct config_item config_items[] = {
 
         ITEM("device", "diskstats", path, diskstats_path, "/proc/diskstats", 0, 0),
         ITEM("device", "sysfs", path, sysfs_path, "/sys", 0, 0),
+        ITEM("device", "jbd2", path, jbd2_path, "/proc/fs/jbd2", 0, 0),
 
         ITEM("consumers", "tmpfiles_dirs", paths, tmpfiles_dirs, "/etc/tmpfiles.d /run/tmpfiles.d /usr/lib/tmpfiles.d", 0, 0),
         ITEM("consumers", "mail_spools", paths, mail_spools, "/var/mail /var/spool/mail", 0, 0),

@@ -81,6 +81,7 @@ struct config {
         /* [device] */
         char *diskstats_path;
         char *sysfs_path;
+        char *jbd2_path; /* ext4's journal statistics (fscounter.h) */
 
         /* [consumers] */
         char **tmpfiles_dirs;

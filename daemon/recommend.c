@@ -84,6 +84,9 @@ static void add_activity(const Manager *m, const TrackedMount *tm, int64_t now, 
                 return;
         if (a.updates.per_min > 0)
                 r->in.writeback_ratio = a.writebacks_per_min / a.updates.per_min;
+        r->in.counter_disagrees = a.disagrees;
+        r->in.counter_lo_per_min = a.counter_lo;
+        r->in.counter_hi_per_min = a.counter_hi;
         if (r->in.have_activity)
                 return;
         r->in.have_activity = true;

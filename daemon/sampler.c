@@ -554,11 +554,19 @@ int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budg
 
 /* Finds a sampled inode again as the walk found it: beneath the mount, no
  * symlink followed, no mount crossed. */
-static int statx_beneath(int rootfd, const char *rel, struct statx *stx) {
+static int statx_beneath(int rootfd, const char *rel, struct statx *stx, int64_t *when) {
         _cleanup_close_ int fd = open_beneath(rootfd, rel, O_PATH);
 
         if (fd < 0)
                 return -errno;
+        /* The look's time is taken before its statx, never after: the
+         * atime it reads is at least as new as this time, so every whole
+         * tick between that atime and this time is known to hold no
+         * update. A time taken after could lie ticks later on a busy host
+         * (the observer preempted between the two calls, at Nice=10 behind
+         * readers that use every CPU), and those ticks, which may hold
+         * updates the statx came too early to see, would count as empty. */
+        *when = now_coarse_ns();
         if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
                   STATX_ATIME | STATX_MTIME | STATX_CTIME | STATX_INO | STATX_MNT_ID, stx) < 0)
                 return -errno;
@@ -587,8 +595,9 @@ static int64_t tick_ns(const Sampler *s, const Reservoir *res) {
 
 /* statx()es one entry beneath the mount; false if it is gone (deleted,
  * replaced, or now under another mount). */
-static bool entry_stat(int rootfd, const struct sampler_place *pl, const SampleEntry *e, struct statx *stx) {
-        if (statx_beneath(rootfd, e->path, stx) < 0)
+static bool entry_stat(int rootfd, const struct sampler_place *pl, const SampleEntry *e, struct statx *stx,
+                       int64_t *when) {
+        if (statx_beneath(rootfd, e->path, stx, when) < 0)
                 return false;
         return stx->stx_ino == e->ino && (!(stx->stx_mask & STATX_MNT_ID) || stx->stx_mnt_id == (uint64_t) pl->mount_id);
 }
@@ -652,21 +661,24 @@ static int entry_look(Reservoir *res, SampleEntry *e, int rootfd, const struct s
                       bool defer) {
         struct gap g = { .m0 = e->seen_ns, .a0 = atime_ns(e), .mod0 = e->modified_ns };
         struct statx stx;
+        int64_t when;
 
-        if (!entry_stat(rootfd, pl, e, &stx)) {
+        if (!entry_stat(rootfd, pl, e, &stx, &when)) {
                 e->gone = true;
                 return -1;
         }
         if (!e->baseline) {
-                entry_record(res, e, &stx, now_coarse_ns());
+                entry_record(res, e, &stx, when);
                 e->interval_ns = e->seen_ns;
                 return 0;
         }
         if (e->looks < UINT16_MAX)
                 e->looks++;
-        g.m1 = now_coarse_ns();
+        g.m1 = when;
         g.a1 = (int64_t) stx.stx_atime.tv_sec * 1000000000 + stx.stx_atime.tv_nsec;
         g.mod1 = modified_ns(&stx);
+        if (g.mod1 != g.mod0)
+                e->modified = true;
         if (!defer)
                 credit_gap(e, &g, tick);
         entry_record(res, e, &stx, g.m1);
@@ -770,6 +782,7 @@ static void close_interval(Reservoir *res, const struct sampler_place *pl, struc
                 settle(e, tick);
                 if (e->changed)
                         for_each_writer(pl, writers, n_writers, e, add_changed);
+                out->modified += e->modified;
                 if (e->credit.n > 0) {
                         e->credit.writebacks = estimate_writebacks(e->credit.n, seconds, pl->commit_s);
                         update_totals_add(&out->updates, &e->credit, 1);
@@ -778,6 +791,7 @@ static void close_interval(Reservoir *res, const struct sampler_place *pl, struc
                 e->credit = (struct update_credit) {};
                 e->credit_stale = 0;
                 e->changed = false;
+                e->modified = false;
                 e->looks = 0;
                 e->interval_ns = e->seen_ns;
                 e->hot = e->moved ? HOT_INTERVALS : e->hot > 0 ? e->hot - 1 : 0;
@@ -843,16 +857,17 @@ static int baseline_entries(Reservoir *res, int rootfd, const struct sampler_pla
         for (size_t i = 0; i < res->n; i++) {
                 SampleEntry *e = &res->v[i];
                 struct statx stx;
+                int64_t when;
 
                 if (atomic_load(cancel))
                         return -ECANCELED;
                 if (e->gone)
                         continue;
-                if (!entry_stat(rootfd, pl, e, &stx)) {
+                if (!entry_stat(rootfd, pl, e, &stx, &when)) {
                         e->gone = true;
                         continue;
                 }
-                entry_record(res, e, &stx, now_coarse_ns());
+                entry_record(res, e, &stx, when);
                 e->interval_ns = e->seen_ns;
                 e->looks = 0;
         }
@@ -906,6 +921,13 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
         fd = open_place(pl, O_PATH);
         if (fd < 0)
                 return fd;
+        {
+                struct statfs sfs;
+
+                if (fstatfs(fd, &sfs) == 0)
+                        res = (struct sweep_result) { .have_statfs = true, .free_blocks = (uint64_t) sfs.f_bfree,
+                                                      .free_inodes = (uint64_t) sfs.f_ffree };
+        }
 
         for (size_t w = 0; w < n_writers; w++)
                 for (unsigned k = 0; k < _STRATUM_MAX; k++) {

@@ -39,6 +39,7 @@ typedef struct SampleEntry {
         int64_t interval_ns; /* the look that began this interval (CLOCK_REALTIME_COARSE) */
         bool moved;    /* its atime moved in this interval */
         bool changed;  /* the interval's sweep found it moved since the look before */
+        bool modified; /* its mtime or ctime moved in this interval */
         bool dir;      /* a directory (nodiratime mounts never write its atime) */
         uint8_t stratum; /* STRATUM_* */
         bool baseline; /* atime recorded by a sweep */
@@ -103,10 +104,13 @@ struct sweep_result {
         uint64_t changed;    /* of which the atime moved */
         uint64_t population;
         uint64_t gone;       /* sampled inodes no longer found */
+        uint64_t modified;   /* of those compared, the ones whose mtime or ctime moved */
         struct update_totals updates; /* credited over the interval, whole filesystem */
         uint64_t stratum_sample[_STRATUM_MAX];
         uint64_t stratum_population[_STRATUM_MAX];
         int64_t tick_ns;     /* the timestamp tick the updates were counted in */
+        bool have_statfs;    /* statfs() answered at the sweep: */
+        uint64_t free_blocks, free_inodes; /* nothing allocated or freed while they stay */
 };
 
 int sampler_new(unsigned k, uint64_t seed, Sampler **ret);

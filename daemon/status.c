@@ -94,6 +94,11 @@ static void fill_activity(ReportActivity *ra, const TrackedMount *tm) {
         status_activity_updates(&a, &ra->updates_per_min, &ra->updates_lo, &ra->updates_hi);
         ra->writebacks_per_min = a.writebacks_per_min;
         ra->tick_ms = (double) a.tick_ns / 1e6;
+        ra->source = activity_source_to_string(a.source);
+        ra->counter = a.counter != FS_COUNTER_NONE ? fs_counter_kind_to_string(a.counter) : NULL;
+        ra->counter_lo = a.counter_lo;
+        ra->counter_hi = a.counter_hi;
+        ra->disagrees = a.disagrees;
 }
 
 static void fill_progress(ReportProgress *rp, const TrackedMount *tm) {

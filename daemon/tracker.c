@@ -18,7 +18,15 @@
 
 #include "log.h"
 #include "store.h"
+#include "string-table.h"
 #include "time-util.h"
+
+static const char *const activity_source_table[_SOURCE_MAX] = {
+        [SOURCE_SAMPLE] = "sample",
+        [SOURCE_SAMPLE_BOUNDED] = "sample_bounded",
+        [SOURCE_KERNEL] = "kernel_count",
+};
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(activity_source, ActivitySource);
 
 #define BACKOFF_MIN_USEC (10 * USEC_PER_SEC)
 #define BACKOFF_MAX_USEC (3600 * USEC_PER_SEC)
@@ -60,6 +68,13 @@ struct Filesystem {
                 uint64_t walked, inodes;
                 uint64_t baseline_at; /* on the tracker's clock, usec; 0: no baseline */
         } seen;
+        struct {               /* the kernel's count of its transactions (fscounter.h) */
+                bool looked;       /* where it is kept was looked for */
+                FsCounterKind kind;
+                char *path;
+                struct fs_count prev; /* at the last sweep */
+        } counter;
+        bool probed;           /* a probe ran on one of its mounts since the last sweep */
         bool identified;       /* the UUID lookup is done (whatever it found) */
         char *uuid;            /* the filesystem's UUID, if it has one */
 };
@@ -131,6 +146,9 @@ struct fs_job {
         uint64_t at;  /* CLOCK_REALTIME usec when the sweep ran */
         uint64_t min_usec; /* the shortest interval the sweep measures */
         double commit_s;
+        FsCounterKind counter_kind; /* FS_JOB_SWEEP: the kernel's count, read as the sweep begins */
+        char *counter_path;
+        struct fs_count count;
         char *devname; /* FS_JOB_IDENTIFY: the block device */
         char *uuid;    /* and what it found */
 };
@@ -372,6 +390,8 @@ static void probe_done(void *arg, WorkerStatus status) {
         uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
         t->generation++;
+        if (m && m->fs && status != WORKER_CANCELLED)
+                m->fs->probed = true; /* its writes are no atime updates of anyone's */
         if (status != WORKER_LATE)
                 t->probe_jobs--;
         if (m && m->probe.job == j && status != WORKER_TIMED_OUT)
@@ -457,6 +477,8 @@ static int probe_submit(Tracker *t, TrackedMount *m, struct probe_waiter *waiter
         }
         m->probe.running = true;
         m->probe.job = j;
+        if (m->fs)
+                m->fs->probed = true;
         t->probe_jobs++;
         return 0;
 }
@@ -553,6 +575,7 @@ static void fs_free(Filesystem *fs) {
         if (!fs)
                 return;
         free(fs->uuid);
+        free(fs->counter.path);
         sampler_free(fs->sampler);
         free(fs->place_root);
         free(fs->mounts);
@@ -565,6 +588,7 @@ static void fs_job_free(struct fs_job *j) {
                 free(j->writer_roots[i]);
         free(j->writer_roots);
         free(j->devname);
+        free(j->counter_path);
         free(j->uuid);
         free(j->target);
         free(j->fs_root);
@@ -599,6 +623,10 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
         else if (j->kind == FS_JOB_FINE)
                 j->r = sampler_fine_sweep(j->fs->sampler, &pl, cancel);
         else {
+                /* The count is read where the interval's time is taken:
+                 * both measure the same stretch. */
+                if (j->counter_kind != FS_COUNTER_NONE)
+                        (void) fscounter_read(j->counter_kind, j->counter_path, &j->count);
                 j->r = sampler_sweep(j->fs->sampler, &pl, j->writers, j->n_writers, now_usec(CLOCK_MONOTONIC),
                                      j->min_usec, cancel, &j->res);
                 j->at = now_usec(CLOCK_REALTIME);
@@ -641,15 +669,88 @@ static int stratified_estimates(const struct sweep_result *res, const struct sam
         return any ? 0 : -EINVAL;
 }
 
+/* Whether the filesystem did nothing but atime updates over the interval
+ * that ended with 'res', as far as atimed can tell: no sampled inode's
+ * mtime or ctime moved, nothing was allocated or freed, and no probe of
+ * atimed's own wrote there. */
+static bool fs_only_atime(const Filesystem *fs, const struct sweep_result *prev, const struct sweep_result *res) {
+        return !fs->probed && res->modified == 0 && prev->have_statfs && res->have_statfs &&
+               prev->free_blocks == res->free_blocks && prev->free_inodes == res->free_inodes;
+}
+
+/* Sets a's updates to 'share' of the kernel's count [lo, hi] (per minute). */
+static void take_count(struct activity *a, double share, double lo, double hi) {
+        a->updates.per_min = share * (lo + hi) / 2;
+        a->updates.lo = share * lo;
+        a->updates.hi = share * hi;
+        a->writebacks_per_min = fmin(a->writebacks_per_min, a->updates.per_min);
+        a->source = SOURCE_KERNEL;
+}
+
+/* Caps a's updates at 'cap' (per minute): the filesystem made no more
+ * transactions than that, atime updates and all. */
+static void bound_by_count(struct activity *a, double scale, double cap) {
+        a->updates.per_min *= scale;
+        a->updates.hi = fmin(a->updates.hi, cap);
+        a->updates.lo = fmin(a->updates.lo, a->updates.per_min);
+        a->writebacks_per_min = fmin(a->writebacks_per_min, a->updates.per_min);
+        a->source = SOURCE_SAMPLE_BOUNDED;
+}
+
+/* The kernel's count of the filesystem's transactions over the interval,
+ * against the sample's figures for its n writers (acts): a bound on their
+ * sum always, the figure itself where the filesystem did nothing but atime
+ * updates. Under lazytime an atime update is no transaction until written
+ * back: the count bounds nothing there. */
+static void fs_apply_count(const Filesystem *fs, const struct fs_job *j, const struct fs_count *before,
+                           const struct sweep_result *prev, struct activity *acts, size_t n) {
+        double lo, hi, e = 0, elo = 0, ehi = 0, per_min = 60.0 / j->res.seconds;
+        bool lazy = fs->n_mounts > 0 && fs->mounts[0]->entry->policy.lazytime, pure;
+
+        if (!j->count.valid || lazy || !fscounter_delta(before, &j->count, &lo, &hi) || n == 0)
+                return;
+        lo *= per_min;
+        hi *= per_min;
+        for (size_t w = 0; w < n; w++) {
+                e += acts[w].updates.per_min;
+                elo += acts[w].updates.lo;
+                ehi += acts[w].updates.hi;
+        }
+        pure = fs_only_atime(fs, prev, &j->res);
+        for (size_t w = 0; w < n; w++) {
+                struct activity *a = &acts[w];
+
+                a->counter = j->counter_kind;
+                a->counter_lo = lo;
+                a->counter_hi = hi;
+                /* Beyond a tenth: a difference that changes no advice is
+                 * not worth a doubt. */
+                a->disagrees = elo > hi * 1.1 || (pure && lo > ehi * 1.1);
+                if (pure && e > 0)
+                        take_count(a, a->updates.per_min / e, lo, hi);
+                else if (pure && n == 1)
+                        take_count(a, 1, lo, hi);
+                else
+                        bound_by_count(a, e > hi ? hi / e : 1, hi);
+        }
+}
+
 static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
         Tracker *t = fs->tracker;
+        _cleanup_free_ struct activity *acts = NULL;
+        struct sweep_result prev = fs->last;
+
+        struct fs_count before = fs->counter.prev;
 
         fs->last = j->res;
+        fs->counter.prev = j->count; /* a count that could not be read starts again */
         if (!j->res.valid)
-                return;
+                goto done;
+        acts = calloc(MAX(j->n_writers, (size_t) 1), sizeof *acts);
+        if (!acts)
+                goto done;
         for (size_t w = 0; w < j->n_writers; w++) {
-                TrackedMount *m = find_mount(t, j->writer_ids[w]);
-                struct activity a = {
+                acts[w] = (struct activity) {
                         .have = true,
                         .seconds = j->res.seconds,
                         .sample = j->res.sample,
@@ -657,15 +758,21 @@ static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
                         .at = j->at,
                         .shared = j->n_writers > 1,
                 };
-
-                if (!m || m->fs != fs)
-                        continue;
-                if (stratified_estimates(&j->res, &j->writers[w], &a) < 0)
-                        continue;
-                m->activity = a;
-                if (t->hooks.activity)
-                        t->hooks.activity(m, &a, t->hooks.userdata);
+                if (stratified_estimates(&j->res, &j->writers[w], &acts[w]) < 0)
+                        acts[w].have = false;
         }
+        fs_apply_count(fs, j, &before, &prev, acts, j->n_writers);
+        for (size_t w = 0; w < j->n_writers; w++) {
+                TrackedMount *m = find_mount(t, j->writer_ids[w]);
+
+                if (!m || m->fs != fs || !acts[w].have)
+                        continue;
+                m->activity = acts[w];
+                if (t->hooks.activity)
+                        t->hooks.activity(m, &acts[w], t->hooks.userdata);
+        }
+done:
+        fs->probed = false;
 }
 
 /* What the progress report needs of the sampler, copied when its job is
@@ -827,6 +934,26 @@ static int fs_job_add_writers(struct fs_job *j, const Filesystem *fs) {
         return 0;
 }
 
+/* Where the kernel keeps the filesystem's count of transactions, looked
+ * for once (procfs and sysfs only: nothing that can hang). */
+static int fs_find_counter(Filesystem *fs, const TrackedMount *place) {
+        const struct config *c = fs->tracker->config;
+        int r;
+
+        if (fs->counter.looked)
+                return 0;
+        fs->counter.looked = true;
+        if (fs->device.kind == DEVICE_NONE)
+                return 0;
+        r = fscounter_find(c->sysfs_path, c->jbd2_path, place->entry->fstype, fs->device.name, &fs->counter.path);
+        if (r < 0)
+                return r;
+        fs->counter.kind = (FsCounterKind) r;
+        log_mount_debug(place->entry->target, "%s: the kernel's count of transactions: %s", place->entry->target,
+                        fs->counter.path ? fs->counter.path : "none");
+        return 0;
+}
+
 static int fs_submit(Filesystem *fs, FsJobKind kind) {
         Tracker *t = fs->tracker;
         const TrackedMount *place = fs_place(fs);
@@ -851,6 +978,14 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                 .min_usec = t->config->sampler_interval_usec / 10 * 9,
                 .commit_s = mount_commit_seconds(place->entry->fstype, place->entry->super_options),
         };
+        if (kind == FS_JOB_SWEEP && fs_find_counter(fs, place) == 0 && fs->counter.kind != FS_COUNTER_NONE) {
+                j->counter_kind = fs->counter.kind;
+                j->counter_path = strdup(fs->counter.path);
+                if (!j->counter_path) {
+                        fs_job_free(j);
+                        return -ENOMEM;
+                }
+        }
         if (!j->target || !j->fs_root || fs_job_add_writers(j, fs) < 0 ||
             (kind == FS_JOB_IDENTIFY && !(j->devname = strdup(fs->device.name)))) {
                 fs_job_free(j);

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "device.h"
 #include "estimate.h"
+#include "fscounter.h"
 #include "mounts.h"
 #include "probe.h"
 #include "sampler.h"
@@ -34,6 +35,16 @@ struct probe_state {
         struct probe_job *job; /* the job out, while running */
 };
 
+/* What stands behind a mount's atime updates figure (see fscounter.h). */
+typedef enum ActivitySource {
+        SOURCE_SAMPLE,         /* the statx sample alone: the kernel keeps no count here */
+        SOURCE_SAMPLE_BOUNDED, /* the sample, bounded by the kernel's count of the filesystem's transactions */
+        SOURCE_KERNEL,         /* the kernel's count: the filesystem made nothing but atime updates */
+        _SOURCE_MAX,
+} ActivitySource;
+
+const char *activity_source_to_string(ActivitySource s);
+
 struct activity {
         bool have;           /* a completed interval exists */
         struct estimate est; /* atime-written inodes per minute (distinct inodes per interval) */
@@ -45,6 +56,10 @@ struct activity {
         uint64_t population;
         uint64_t at;         /* CLOCK_REALTIME usec of the interval's end */
         bool shared;         /* other mounts of the filesystem also let atime be written */
+        ActivitySource source;
+        FsCounterKind counter; /* the kernel's count read over the interval; FS_COUNTER_NONE: none */
+        double counter_lo, counter_hi; /* the filesystem's transactions per minute, whole filesystem */
+        bool disagrees;      /* the sample and the kernel's count disagree beyond the sample's interval */
 };
 
 typedef struct TrackedMount {
