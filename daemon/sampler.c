@@ -45,6 +45,7 @@ struct Walk {
         SampleEntry *fresh;      /* the fresh stratum's, up to k / 4 */
         size_t n_fresh, alloc_fresh;
         uint64_t seen_fresh;
+        double inodes;           /* the names seen, each weighing 1/nlink */
         int64_t began_ns;        /* CLOCK_REALTIME_COARSE at the step that saw an entry */
         uint64_t seen;
         uint64_t skipped;
@@ -242,7 +243,8 @@ static int64_t now_coarse_ns(void) {
 /* Algorithm R over one stratum: the i-th inode offered takes a slot with
  * probability k/i. */
 static int stratum_offer(Sampler *s, SampleEntry **v, size_t *n, size_t *alloc, uint64_t seen, size_t k,
-                         const char *dir, const char *name, uint64_t ino, bool is_dir, uint8_t stratum) {
+                         const char *dir, const char *name, uint64_t ino, uint32_t nlink, bool is_dir,
+                         uint8_t stratum) {
         size_t slot;
         char *p;
 
@@ -273,22 +275,23 @@ static int stratum_offer(Sampler *s, SampleEntry **v, size_t *n, size_t *alloc, 
                 (*n)++;
         } else
                 free((*v)[slot].path);
-        (*v)[slot] = (SampleEntry) { .path = p, .ino = ino, .dir = is_dir, .stratum = stratum };
+        (*v)[slot] = (SampleEntry) { .path = p, .ino = ino, .nlink = nlink, .dir = is_dir, .stratum = stratum };
         return 0;
 }
 
 /* Offers an inode to its stratum's reservoir. 'dir' holds name, relative to
  * the walked mount; 'atime_ns' is 0 where unknown. */
-static int reservoir_offer(Sampler *s, Walk *w, const char *dir, const char *name, uint64_t ino, bool is_dir,
-                           int64_t atime_ns) {
+static int reservoir_offer(Sampler *s, Walk *w, const char *dir, const char *name, uint64_t ino, uint32_t nlink,
+                           bool is_dir, int64_t atime_ns) {
         w->seen++;
+        w->inodes += !is_dir && nlink > 1 ? 1.0 / nlink : 1.0;
         if (atime_ns > 0 && atime_ns > w->began_ns - FRESH_NS && atime_ns <= w->began_ns + FRESH_NS) {
                 w->seen_fresh++;
                 return stratum_offer(s, &w->fresh, &w->n_fresh, &w->alloc_fresh, w->seen_fresh, MAX(s->k / 4, 1u), dir,
-                                     name, ino, is_dir, STRATUM_FRESH);
+                                     name, ino, nlink, is_dir, STRATUM_FRESH);
         }
         return stratum_offer(s, &w->res, &w->n_res, &w->alloc_res, w->seen - w->seen_fresh, s->k, dir, name, ino,
-                             is_dir, STRATUM_REST);
+                             nlink, is_dir, STRATUM_REST);
 }
 
 
@@ -378,6 +381,7 @@ static int walk_entry(Sampler *s, Walk *w, int dfd, const struct linux_dirent64 
         size_t name_len = strlen(d->d_name);
         unsigned type = d->d_type;
         uint64_t ino = d->d_ino;
+        uint32_t nlink = 0;
         int64_t atime = 0;
         bool full;
 
@@ -390,12 +394,14 @@ static int walk_entry(Sampler *s, Walk *w, int dfd, const struct linux_dirent64 
                  * under it, statx what is on it. The atime sorts the inode
                  * into its stratum. */
                 if (statx(dfd, d->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
-                          STATX_TYPE | STATX_INO | STATX_MNT_ID | STATX_ATIME, &stx) < 0)
+                          STATX_TYPE | STATX_INO | STATX_MNT_ID | STATX_ATIME | STATX_NLINK, &stx) < 0)
                         return ENTRY_NEXT;
                 if ((stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id != mount_id)
                         return ENTRY_NEXT;
                 type = S_ISDIR(stx.stx_mode) ? DT_DIR : S_ISREG(stx.stx_mode) ? DT_REG : DT_UNKNOWN;
                 ino = stx.stx_ino;
+                if (stx.stx_mask & STATX_NLINK)
+                        nlink = stx.stx_nlink;
                 if (stx.stx_mask & STATX_ATIME)
                         atime = (int64_t) stx.stx_atime.tv_sec * 1000000000 + stx.stx_atime.tv_nsec;
         }
@@ -407,7 +413,7 @@ static int walk_entry(Sampler *s, Walk *w, int dfd, const struct linux_dirent64 
         full = type == DT_DIR && w->n_pending + name_len + 1 > WALK_PENDING_MAX;
         if (full && w->n_pending > l->pend)
                 return ENTRY_STOP_BEFORE;
-        if (reservoir_offer(s, w, w->path, d->d_name, ino, type == DT_DIR, atime) < 0)
+        if (reservoir_offer(s, w, w->path, d->d_name, ino, nlink, type == DT_DIR, atime) < 0)
                 return -ENOMEM;
         if (type == DT_DIR && push_pending(w, d->d_name) < 0)
                 return -ENOMEM;
@@ -478,7 +484,7 @@ static int walk_start(Sampler *s, int rootfd) {
         r = path_room(w, 64);
         if (r >= 0) {
                 strcpy(w->path, ".");
-                r = reservoir_offer(s, w, ".", ".", stx.stx_ino, true, 0);
+                r = reservoir_offer(s, w, ".", ".", stx.stx_ino, 1, true, 0);
         }
         if (r >= 0)
                 r = push_level(w, 1);
@@ -503,7 +509,7 @@ static int walk_finish(Sampler *s) {
                 }
                 if (w->n_fresh > 0)
                         memcpy(all + w->n_res, w->fresh, w->n_fresh * sizeof *all);
-                *res = (Reservoir) { .v = all, .n = w->n_res + w->n_fresh, .population = w->seen,
+                *res = (Reservoir) { .v = all, .n = w->n_res + w->n_fresh, .population = w->seen, .inodes = w->inodes,
                                      .stratum_population = { w->seen - w->seen_fresh, w->seen_fresh },
                                      .skipped = w->skipped };
                 free(w->fresh);
@@ -560,7 +566,7 @@ static int statx_beneath(int rootfd, const char *rel, struct statx *stx) {
         if (fd < 0)
                 return -errno;
         if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
-                  STATX_ATIME | STATX_MTIME | STATX_CTIME | STATX_INO | STATX_MNT_ID, stx) < 0)
+                  STATX_ATIME | STATX_MTIME | STATX_CTIME | STATX_INO | STATX_MNT_ID | STATX_NLINK, stx) < 0)
                 return -errno;
         return 0;
 }
@@ -609,6 +615,8 @@ static void entry_record(Reservoir *res, SampleEntry *e, const struct statx *stx
         e->atime_sec = stx->stx_atime.tv_sec;
         e->atime_nsec = stx->stx_atime.tv_nsec;
         e->modified_ns = modified_ns(stx);
+        if (stx->stx_mask & STATX_NLINK)
+                e->nlink = stx->stx_nlink;
         e->seen_ns = when;
         e->baseline = true;
         if (e->atime_nsec != 0)
@@ -710,12 +718,16 @@ static void for_each_writer(const struct sampler_place *pl, struct sampler_write
                         f(&writers[w], e, stale / (double) any + (writers[w].relatime ? 0 : (1 - stale) / (double) every));
 }
 
+double sampler_entry_weight(const SampleEntry *e) {
+        return !e->dir && e->nlink > 1 ? 1.0 / e->nlink : 1.0;
+}
+
 static void add_changed(struct sampler_writer *w, const SampleEntry *e, double share) {
-        w->changed[e->stratum] += share;
+        w->changed[e->stratum] += share * sampler_entry_weight(e);
 }
 
 static void add_updates(struct sampler_writer *w, const SampleEntry *e, double share) {
-        update_totals_add(&w->updates[e->stratum], &e->credit, share);
+        update_totals_add(&w->updates[e->stratum], &e->credit, share * sampler_entry_weight(e));
 }
 
 /* A gap whose credit waits for the looks after it. */
@@ -772,7 +784,7 @@ static void close_interval(Reservoir *res, const struct sampler_place *pl, struc
                         for_each_writer(pl, writers, n_writers, e, add_changed);
                 if (e->credit.n > 0) {
                         e->credit.writebacks = estimate_writebacks(e->credit.n, seconds, pl->commit_s);
-                        update_totals_add(&out->updates, &e->credit, 1);
+                        update_totals_add(&out->updates, &e->credit, sampler_entry_weight(e));
                         for_each_writer(pl, writers, n_writers, e, add_updates);
                 }
                 e->credit = (struct update_credit) {};
@@ -918,7 +930,7 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
                 if (r < 0)
                         return r;
                 res.valid = res.sample > 0;
-                res.population = s->current->population;
+                res.population = (uint64_t) llround(fmax(1, s->current->inodes));
                 memcpy(res.stratum_population, s->current->stratum_population, sizeof res.stratum_population);
                 compared = true;
         }

@@ -27,6 +27,7 @@
 typedef struct SampleEntry {
         char *path; /* relative to the mount walked */
         uint64_t ino;
+        uint32_t nlink; /* its inode's names (hard links) at the last look; 0: unknown */
         int64_t atime_sec;
         uint32_t atime_nsec;
         int64_t seen_ns; /* CLOCK_REALTIME_COARSE of the last look */
@@ -55,7 +56,8 @@ enum {
 typedef struct Reservoir {
         SampleEntry *v;
         size_t n;
-        uint64_t population; /* eligible inodes the walk saw */
+        uint64_t population; /* eligible entries (names) the walk saw */
+        double inodes;       /* of those, inodes: each name weighs 1/nlink (see sampler_entry_weight()) */
         uint64_t stratum_population[_STRATUM_MAX];
         uint64_t skipped;    /* directories the walk could not read without O_NOATIME */
         size_t n_hot;        /* entries with hot > 0 */
@@ -101,13 +103,21 @@ struct sweep_result {
         double seconds;      /* since the previous sweep */
         uint64_t sample;     /* inodes compared */
         uint64_t changed;    /* of which the atime moved */
-        uint64_t population;
+        uint64_t population; /* inodes: a file with n names counts once (not the stratum populations,
+                              * which count names) */
         uint64_t gone;       /* sampled inodes no longer found */
         struct update_totals updates; /* credited over the interval, whole filesystem */
         uint64_t stratum_sample[_STRATUM_MAX];
         uint64_t stratum_population[_STRATUM_MAX];
         int64_t tick_ns;     /* the timestamp tick the updates were counted in */
 };
+
+/* A sampled name's share of its inode: 1/nlink for a file with hard links,
+ * 1 otherwise. The walk offers every name, so an inode with n names is
+ * n times as likely to be drawn; each draw weighs 1/n, and every total of
+ * the sample (changes, updates, the population) counts each inode once,
+ * with no memory per inode. */
+double sampler_entry_weight(const SampleEntry *e);
 
 int sampler_new(unsigned k, uint64_t seed, Sampler **ret);
 Sampler *sampler_free(Sampler *s);

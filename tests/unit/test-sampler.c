@@ -167,6 +167,60 @@ static void make_many_subdirs(void) {
         }
 }
 
+/* One file with 10 names and 5 files of one name each, in a directory of
+ * their own: 10 inodes (the 6 files, 'hl' and the top... walked from 'hl'
+ * as the mount's root: 6 files + 'hl' = 7 inodes, 16 names). A read of the
+ * linked file through one of its names is one inode changed, not 10. */
+static void hard_links(const struct sampler_place *top) {
+        struct sampler_place pl = *top;
+        struct sampler_writer w = { .fs_root = "/" };
+        struct sweep_result res;
+        char p[512], q[512], buf[4];
+        Sampler *s = NULL;
+        unsigned steps;
+        int fd;
+
+        snprintf(p, sizeof p, "%s/hl", root);
+        mkdir(p, 0755);
+        snprintf(p, sizeof p, "%s/hl/f", root);
+        fd = open(p, O_CREAT | O_WRONLY, 0644);
+        if (fd >= 0) {
+                (void) !write(fd, "x\n", 2);
+                close(fd);
+        }
+        for (int i = 1; i < 10; i++) {
+                snprintf(q, sizeof q, "%s/hl/l%d", root, i);
+                link(p, q);
+        }
+        for (int i = 0; i < 5; i++) {
+                snprintf(q, sizeof q, "%s/hl/o%d", root, i);
+                close(open(q, O_CREAT | O_WRONLY, 0644));
+        }
+        snprintf(q, sizeof q, "%s/hl", root);
+        pl.target = q;
+        /* An atime older than the ctime: the first read writes it again,
+         * even on a relatime mount. */
+        touch_atime("hl/f", 1000);
+        ok(sampler_new(1000, 7, &s) == 0 && walk_all(s, &pl, 1000, &steps) == 1 && s->next->population == 16 &&
+                   near(s->next->inodes, 7),
+           "hard links: 16 names walked, 7 inodes");
+        ok(sampler_sweep(s, &pl, &w, 1, 1000000, 0, &no_cancel, &res) == 0, "hard links: a baseline");
+        fd = open(p, O_RDONLY);
+        ok(fd >= 0 && read(fd, buf, 1) == 1, "hard links: the file read once through one name");
+        if (fd >= 0)
+                close(fd);
+        is_int(sampler_sweep(s, &pl, &w, 1, 61000000, 0, &no_cancel, &res), 0, "hard links: swept");
+        ok(res.valid && res.changed == 10 &&
+                   res.population == 7 && near(w.changed[STRATUM_REST] + w.changed[STRATUM_FRESH], 1) &&
+                   near(res.updates.changed, 1) && res.updates.n >= 1 - 1e-9 && res.updates.n < 1.5,
+           "hard links: 10 names moved, one inode changed (%.3f), %.3f updates, population %llu",
+           w.changed[STRATUM_REST] + w.changed[STRATUM_FRESH], res.updates.n, (unsigned long long) res.population);
+        sampler_free(s);
+        snprintf(p, sizeof p, "rm -rf '%s/hl'", root);
+        if (system(p) != 0)
+                printf("# could not remove %s/hl\n", root);
+}
+
 int main(void) {
         struct sampler_place pl;
         struct statx stx;
@@ -317,6 +371,8 @@ int main(void) {
         ok(atime_of(".") == 1000 && atime_of("d0") == 1000 && atime_of("d0/sub") == 1000,
            "without openat2: no directory's atime changed");
         sampler_free(s);
+
+        hard_links(&pl);
 
         pl.mount_id += 1000;
         ok(sampler_new(10, 1, &s) == 0 && sampler_walk_step(s, &pl, &(uint64_t) { 100 }, &no_cancel) == -ESTALE,
