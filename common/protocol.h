@@ -102,6 +102,9 @@
 #define F_UPDATES_CI95 "updates_ci95"
 #define F_WRITEBACKS_PER_MIN "inode_writebacks_per_min"
 #define F_TICK_MS "tick_ms"
+/* Atimes set by utimensat()/futimens() (touch -a, cp -p, rsync), per
+ * minute: no mount option saves them, so no other figure counts them. */
+#define F_ATIME_SETS_PER_MIN "atime_sets_per_min"
 
 /* GetStatus: what a mount waits for until its first figure */
 #define F_PROGRESS "progress"

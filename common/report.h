@@ -40,6 +40,7 @@ typedef struct ReportActivity {
         double updates_per_min, updates_lo, updates_hi;
         double writebacks_per_min; /* inode write-backs the updates cause */
         double tick_ms;            /* the timestamp tick updates were counted in */
+        double sets_per_min;       /* atimes set, not read (in no other figure) */
         double interval_s;
         uint64_t sample, population;
         bool exact, shared;

@@ -615,6 +615,9 @@ static void entry_record(Reservoir *res, SampleEntry *e, const struct statx *stx
         e->atime_sec = stx->stx_atime.tv_sec;
         e->atime_nsec = stx->stx_atime.tv_nsec;
         e->modified_ns = modified_ns(stx);
+        e->ctime_ns = stx->stx_mask & STATX_CTIME
+                              ? (int64_t) stx->stx_ctime.tv_sec * 1000000000 + stx->stx_ctime.tv_nsec
+                              : 0;
         if (stx->stx_mask & STATX_NLINK)
                 e->nlink = stx->stx_nlink;
         e->seen_ns = when;
@@ -643,6 +646,26 @@ struct gap {
         int64_t m0, a0, mod0, m1, a1, mod1;
 };
 
+/* Whether the atime that moved between two looks was set (utimensat(),
+ * futimens()) rather than written by a read. Setting an atime sets the
+ * ctime to now, and the atime to that same now or to the time asked for;
+ * a read writes an atime of now, after any change of the inode (or in the
+ * same tick). So a ctime that moved in the gap to a time not older than
+ * the new atime, or an atime ahead of the clock, is a set. On a relatime
+ * mount a read after a write writes an atime newer than that write's
+ * ctime: a read. Kept apart from estimate.c's plausible_update(), which
+ * still takes an implausible atime without a ctime to tell (a clock
+ * stepped back) as one update. */
+static atomic_bool sets_as_reads;
+
+void sampler_take_sets_as_reads(bool b) {
+        atomic_store(&sets_as_reads, b);
+}
+
+static bool atime_was_set(int64_t c0, int64_t c1, int64_t a0, int64_t a1, int64_t m1, int64_t tick) {
+        return !atomic_load(&sets_as_reads) && a1 != a0 && c0 > 0 && c1 > 0 && c1 != c0 && (a1 <= c1 || a1 > m1 + tick);
+}
+
 /* Credits a gap's updates to the entry, then learns its rate from it. */
 static void credit_gap(SampleEntry *e, const struct gap *g, int64_t tick) {
         double before = e->credit.n;
@@ -655,10 +678,12 @@ static void credit_gap(SampleEntry *e, const struct gap *g, int64_t tick) {
 /* One look at an entry after the last: credits the updates in between to
  * the entry and learns its rate from them (unless 'defer': the caller
  * credits that gap later, once the looks after it are in). Returns 1 if the
- * atime moved, 0 if not, -1 if the entry is gone. */
+ * atime moved, 0 if not, 2 if it was set (atime_was_set(): nothing
+ * credited or learnt), -1 if the entry is gone. */
 static int entry_look(Reservoir *res, SampleEntry *e, int rootfd, const struct sampler_place *pl, int64_t tick,
                       bool defer) {
         struct gap g = { .m0 = e->seen_ns, .a0 = atime_ns(e), .mod0 = e->modified_ns };
+        int64_t c0 = e->ctime_ns;
         struct statx stx;
 
         if (!entry_stat(rootfd, pl, e, &stx)) {
@@ -675,9 +700,13 @@ static int entry_look(Reservoir *res, SampleEntry *e, int rootfd, const struct s
         g.m1 = now_coarse_ns();
         g.a1 = (int64_t) stx.stx_atime.tv_sec * 1000000000 + stx.stx_atime.tv_nsec;
         g.mod1 = modified_ns(&stx);
+        entry_record(res, e, &stx, g.m1);
+        if (atime_was_set(c0, e->ctime_ns, g.a0, g.a1, g.m1, tick)) {
+                e->set = true;
+                return 2;
+        }
         if (!defer)
                 credit_gap(e, &g, tick);
-        entry_record(res, e, &stx, g.m1);
         if (g.a1 == g.a0)
                 return 0;
         e->moved = true;
@@ -780,6 +809,8 @@ static void close_interval(Reservoir *res, const struct sampler_place *pl, struc
                 if (e->gone)
                         continue;
                 settle(e, tick);
+                if (e->set)
+                        out->sets[e->stratum] += sampler_entry_weight(e);
                 if (e->changed)
                         for_each_writer(pl, writers, n_writers, e, add_changed);
                 if (e->credit.n > 0) {
@@ -790,6 +821,7 @@ static void close_interval(Reservoir *res, const struct sampler_place *pl, struc
                 e->credit = (struct update_credit) {};
                 e->credit_stale = 0;
                 e->changed = false;
+                e->set = false;
                 e->looks = 0;
                 e->interval_ns = e->seen_ns;
                 e->hot = e->moved ? HOT_INTERVALS : e->hot > 0 ? e->hot - 1 : 0;
@@ -826,6 +858,8 @@ static int sweep_entries(Sampler *s, Reservoir *res, int rootfd, const struct sa
                 }
                 out->sample++;
                 out->stratum_sample[e->stratum]++;
+                if (r == 2)
+                        continue;
                 if (r == 0) {
                         if (!was_hot)
                                 estimate_learn(&e->rate, g.g.m0, g.g.a0, e->seen_ns, atime_ns(e), tick);

@@ -635,6 +635,7 @@ static int stratified_estimates(const struct sweep_result *res, const struct sam
                         return -EINVAL;
                 estimate_add(&a->updates, &e);
                 a->writebacks_per_min += estimate_per_min(w->updates[k].writebacks, n, pop, res->seconds);
+                a->sets_per_min += estimate_per_min(res->sets[k], n, pop, res->seconds);
                 any = true;
         }
         a->tick_ns = res->tick_ns;

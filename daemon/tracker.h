@@ -39,6 +39,7 @@ struct activity {
         struct estimate est; /* atime-written inodes per minute (distinct inodes per interval) */
         struct estimate updates; /* atime updates per minute: what the kernel writes */
         double writebacks_per_min; /* of those, inode write-backs (estimate_writebacks()) */
+        double sets_per_min; /* atimes set by utimensat() on the filesystem, in no other figure */
         int64_t tick_ns;     /* the timestamp tick updates were counted in */
         double seconds;      /* the interval's length */
         uint64_t sample;     /* inodes compared */
