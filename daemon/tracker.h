@@ -109,6 +109,9 @@ uint64_t tracker_mount_population(const TrackedMount *m);
 /* Whether a mount lets atime be written at all (not noatime, not ro). */
 bool tracker_mount_writes_atime(const TrackedMount *m);
 bool tracker_mount_stalled(const TrackedMount *m);
+/* A mount a user other than root made and serves (FUSE user_id=): its jobs
+ * get a bounded share of the workers, its history gives way first. */
+bool tracker_mount_is_users(const MountEntry *e);
 
 /* Probes the mount now and calls cb with the result (also when it is read
  * only, stalled, or times out). cb may be called before this returns. */
