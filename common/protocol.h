@@ -106,6 +106,9 @@
 #define F_KERNEL_COUNTER "kernel_counter" /* fs_counter_kind_to_string() */
 #define F_KERNEL_TRANSACTIONS_PER_MIN "kernel_transactions_per_min"
 #define F_COUNTER_DISAGREES "counter_disagrees"
+/* Atimes set by utimensat()/futimens() (touch -a, cp -p, rsync), per
+ * minute: no mount option saves them, so no other figure counts them. */
+#define F_ATIME_SETS_PER_MIN "atime_sets_per_min"
 
 /* GetStatus: what a mount waits for until its first figure */
 #define F_PROGRESS "progress"

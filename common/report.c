@@ -158,6 +158,7 @@ static json_object *activity_to_json(const ReportActivity *a) {
             add(o, F_UPDATES_CI95, pair_rounded(a->updates_lo, a->updates_hi, 2)) < 0 ||
             add(o, F_WRITEBACKS_PER_MIN, report_json_rounded(a->writebacks_per_min, 2)) < 0 ||
             add(o, F_TICK_MS, report_json_rounded(a->tick_ms, 3)) < 0 ||
+            add(o, F_ATIME_SETS_PER_MIN, report_json_rounded(a->sets_per_min, 2)) < 0 ||
             add(o, F_ATIME_INODES_PER_MIN, report_json_rounded(a->inodes_per_min, 2)) < 0 ||
             add(o, F_CI95, pair_rounded(a->inodes_lo, a->inodes_hi, 2)) < 0 ||
             add(o, F_INTERVAL_S, report_json_rounded(a->interval_s, 3)) < 0 ||
@@ -323,6 +324,7 @@ static void activity_from_json(Report *r, json_object *o, ReportActivity *a) {
                 a->updates_hi = a->inodes_hi;
         }
         (void) number(o, F_INTERVAL_S, &a->interval_s);
+        (void) number(o, F_ATIME_SETS_PER_MIN, &a->sets_per_min);
         a->sample = (uint64_t) integer(o, F_SAMPLE_SIZE);
         a->population = (uint64_t) integer(o, F_POPULATION);
         a->exact = boolean(o, F_EXACT);

@@ -44,6 +44,7 @@ typedef struct ReportActivity {
         const char *counter;       /* the kernel's count read; NULL: none */
         double counter_lo, counter_hi; /* transactions per minute, whole filesystem */
         bool disagrees;            /* sample and count exclude each other */
+        double sets_per_min;       /* atimes set, not read (in no other figure) */
         double interval_s;
         uint64_t sample, population;
         bool exact, shared;

@@ -45,6 +45,7 @@ struct Walk {
         SampleEntry *fresh;      /* the fresh stratum's, up to k / 4 */
         size_t n_fresh, alloc_fresh;
         uint64_t seen_fresh;
+        double inodes;           /* the names seen, each weighing 1/nlink */
         int64_t began_ns;        /* CLOCK_REALTIME_COARSE at the step that saw an entry */
         uint64_t seen;
         uint64_t skipped;
@@ -242,7 +243,8 @@ static int64_t now_coarse_ns(void) {
 /* Algorithm R over one stratum: the i-th inode offered takes a slot with
  * probability k/i. */
 static int stratum_offer(Sampler *s, SampleEntry **v, size_t *n, size_t *alloc, uint64_t seen, size_t k,
-                         const char *dir, const char *name, uint64_t ino, bool is_dir, uint8_t stratum) {
+                         const char *dir, const char *name, uint64_t ino, uint32_t nlink, bool is_dir,
+                         uint8_t stratum) {
         size_t slot;
         char *p;
 
@@ -273,22 +275,23 @@ static int stratum_offer(Sampler *s, SampleEntry **v, size_t *n, size_t *alloc, 
                 (*n)++;
         } else
                 free((*v)[slot].path);
-        (*v)[slot] = (SampleEntry) { .path = p, .ino = ino, .dir = is_dir, .stratum = stratum };
+        (*v)[slot] = (SampleEntry) { .path = p, .ino = ino, .nlink = nlink, .dir = is_dir, .stratum = stratum };
         return 0;
 }
 
 /* Offers an inode to its stratum's reservoir. 'dir' holds name, relative to
  * the walked mount; 'atime_ns' is 0 where unknown. */
-static int reservoir_offer(Sampler *s, Walk *w, const char *dir, const char *name, uint64_t ino, bool is_dir,
-                           int64_t atime_ns) {
+static int reservoir_offer(Sampler *s, Walk *w, const char *dir, const char *name, uint64_t ino, uint32_t nlink,
+                           bool is_dir, int64_t atime_ns) {
         w->seen++;
+        w->inodes += !is_dir && nlink > 1 ? 1.0 / nlink : 1.0;
         if (atime_ns > 0 && atime_ns > w->began_ns - FRESH_NS && atime_ns <= w->began_ns + FRESH_NS) {
                 w->seen_fresh++;
                 return stratum_offer(s, &w->fresh, &w->n_fresh, &w->alloc_fresh, w->seen_fresh, MAX(s->k / 4, 1u), dir,
-                                     name, ino, is_dir, STRATUM_FRESH);
+                                     name, ino, nlink, is_dir, STRATUM_FRESH);
         }
         return stratum_offer(s, &w->res, &w->n_res, &w->alloc_res, w->seen - w->seen_fresh, s->k, dir, name, ino,
-                             is_dir, STRATUM_REST);
+                             nlink, is_dir, STRATUM_REST);
 }
 
 
@@ -378,6 +381,7 @@ static int walk_entry(Sampler *s, Walk *w, int dfd, const struct linux_dirent64 
         size_t name_len = strlen(d->d_name);
         unsigned type = d->d_type;
         uint64_t ino = d->d_ino;
+        uint32_t nlink = 0;
         int64_t atime = 0;
         bool full;
 
@@ -390,12 +394,14 @@ static int walk_entry(Sampler *s, Walk *w, int dfd, const struct linux_dirent64 
                  * under it, statx what is on it. The atime sorts the inode
                  * into its stratum. */
                 if (statx(dfd, d->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
-                          STATX_TYPE | STATX_INO | STATX_MNT_ID | STATX_ATIME, &stx) < 0)
+                          STATX_TYPE | STATX_INO | STATX_MNT_ID | STATX_ATIME | STATX_NLINK, &stx) < 0)
                         return ENTRY_NEXT;
                 if ((stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id != mount_id)
                         return ENTRY_NEXT;
                 type = S_ISDIR(stx.stx_mode) ? DT_DIR : S_ISREG(stx.stx_mode) ? DT_REG : DT_UNKNOWN;
                 ino = stx.stx_ino;
+                if (stx.stx_mask & STATX_NLINK)
+                        nlink = stx.stx_nlink;
                 if (stx.stx_mask & STATX_ATIME)
                         atime = (int64_t) stx.stx_atime.tv_sec * 1000000000 + stx.stx_atime.tv_nsec;
         }
@@ -407,7 +413,7 @@ static int walk_entry(Sampler *s, Walk *w, int dfd, const struct linux_dirent64 
         full = type == DT_DIR && w->n_pending + name_len + 1 > WALK_PENDING_MAX;
         if (full && w->n_pending > l->pend)
                 return ENTRY_STOP_BEFORE;
-        if (reservoir_offer(s, w, w->path, d->d_name, ino, type == DT_DIR, atime) < 0)
+        if (reservoir_offer(s, w, w->path, d->d_name, ino, nlink, type == DT_DIR, atime) < 0)
                 return -ENOMEM;
         if (type == DT_DIR && push_pending(w, d->d_name) < 0)
                 return -ENOMEM;
@@ -478,7 +484,7 @@ static int walk_start(Sampler *s, int rootfd) {
         r = path_room(w, 64);
         if (r >= 0) {
                 strcpy(w->path, ".");
-                r = reservoir_offer(s, w, ".", ".", stx.stx_ino, true, 0);
+                r = reservoir_offer(s, w, ".", ".", stx.stx_ino, 1, true, 0);
         }
         if (r >= 0)
                 r = push_level(w, 1);
@@ -503,7 +509,7 @@ static int walk_finish(Sampler *s) {
                 }
                 if (w->n_fresh > 0)
                         memcpy(all + w->n_res, w->fresh, w->n_fresh * sizeof *all);
-                *res = (Reservoir) { .v = all, .n = w->n_res + w->n_fresh, .population = w->seen,
+                *res = (Reservoir) { .v = all, .n = w->n_res + w->n_fresh, .population = w->seen, .inodes = w->inodes,
                                      .stratum_population = { w->seen - w->seen_fresh, w->seen_fresh },
                                      .skipped = w->skipped };
                 free(w->fresh);
@@ -568,7 +574,7 @@ static int statx_beneath(int rootfd, const char *rel, struct statx *stx, int64_t
          * updates the statx came too early to see, would count as empty. */
         *when = now_coarse_ns();
         if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
-                  STATX_ATIME | STATX_MTIME | STATX_CTIME | STATX_INO | STATX_MNT_ID, stx) < 0)
+                  STATX_ATIME | STATX_MTIME | STATX_CTIME | STATX_INO | STATX_MNT_ID | STATX_NLINK, stx) < 0)
                 return -errno;
         return 0;
 }
@@ -618,6 +624,11 @@ static void entry_record(Reservoir *res, SampleEntry *e, const struct statx *stx
         e->atime_sec = stx->stx_atime.tv_sec;
         e->atime_nsec = stx->stx_atime.tv_nsec;
         e->modified_ns = modified_ns(stx);
+        e->ctime_ns = stx->stx_mask & STATX_CTIME
+                              ? (int64_t) stx->stx_ctime.tv_sec * 1000000000 + stx->stx_ctime.tv_nsec
+                              : 0;
+        if (stx->stx_mask & STATX_NLINK)
+                e->nlink = stx->stx_nlink;
         e->seen_ns = when;
         e->baseline = true;
         if (e->atime_nsec != 0)
@@ -644,6 +655,26 @@ struct gap {
         int64_t m0, a0, mod0, m1, a1, mod1;
 };
 
+/* Whether the atime that moved between two looks was set (utimensat(),
+ * futimens()) rather than written by a read. Setting an atime sets the
+ * ctime to now, and the atime to that same now or to the time asked for;
+ * a read writes an atime of now, after any change of the inode (or in the
+ * same tick). So a ctime that moved in the gap to a time not older than
+ * the new atime, or an atime ahead of the clock, is a set. On a relatime
+ * mount a read after a write writes an atime newer than that write's
+ * ctime: a read. Kept apart from estimate.c's plausible_update(), which
+ * still takes an implausible atime without a ctime to tell (a clock
+ * stepped back) as one update. */
+static atomic_bool sets_as_reads;
+
+void sampler_take_sets_as_reads(bool b) {
+        atomic_store(&sets_as_reads, b);
+}
+
+static bool atime_was_set(int64_t c0, int64_t c1, int64_t a0, int64_t a1, int64_t m1, int64_t tick) {
+        return !atomic_load(&sets_as_reads) && a1 != a0 && c0 > 0 && c1 > 0 && c1 != c0 && (a1 <= c1 || a1 > m1 + tick);
+}
+
 /* Credits a gap's updates to the entry, then learns its rate from it. */
 static void credit_gap(SampleEntry *e, const struct gap *g, int64_t tick) {
         double before = e->credit.n;
@@ -656,10 +687,12 @@ static void credit_gap(SampleEntry *e, const struct gap *g, int64_t tick) {
 /* One look at an entry after the last: credits the updates in between to
  * the entry and learns its rate from them (unless 'defer': the caller
  * credits that gap later, once the looks after it are in). Returns 1 if the
- * atime moved, 0 if not, -1 if the entry is gone. */
+ * atime moved, 0 if not, 2 if it was set (atime_was_set(): nothing
+ * credited or learnt), -1 if the entry is gone. */
 static int entry_look(Reservoir *res, SampleEntry *e, int rootfd, const struct sampler_place *pl, int64_t tick,
                       bool defer) {
         struct gap g = { .m0 = e->seen_ns, .a0 = atime_ns(e), .mod0 = e->modified_ns };
+        int64_t c0 = e->ctime_ns;
         struct statx stx;
         int64_t when;
 
@@ -679,9 +712,13 @@ static int entry_look(Reservoir *res, SampleEntry *e, int rootfd, const struct s
         g.mod1 = modified_ns(&stx);
         if (g.mod1 != g.mod0)
                 e->modified = true;
+        entry_record(res, e, &stx, g.m1);
+        if (atime_was_set(c0, e->ctime_ns, g.a0, g.a1, g.m1, tick)) {
+                e->set = true;
+                return 2;
+        }
         if (!defer)
                 credit_gap(e, &g, tick);
-        entry_record(res, e, &stx, g.m1);
         if (g.a1 == g.a0)
                 return 0;
         e->moved = true;
@@ -722,12 +759,16 @@ static void for_each_writer(const struct sampler_place *pl, struct sampler_write
                         f(&writers[w], e, stale / (double) any + (writers[w].relatime ? 0 : (1 - stale) / (double) every));
 }
 
+double sampler_entry_weight(const SampleEntry *e) {
+        return !e->dir && e->nlink > 1 ? 1.0 / e->nlink : 1.0;
+}
+
 static void add_changed(struct sampler_writer *w, const SampleEntry *e, double share) {
-        w->changed[e->stratum] += share;
+        w->changed[e->stratum] += share * sampler_entry_weight(e);
 }
 
 static void add_updates(struct sampler_writer *w, const SampleEntry *e, double share) {
-        update_totals_add(&w->updates[e->stratum], &e->credit, share);
+        update_totals_add(&w->updates[e->stratum], &e->credit, share * sampler_entry_weight(e));
 }
 
 /* A gap whose credit waits for the looks after it. */
@@ -780,18 +821,21 @@ static void close_interval(Reservoir *res, const struct sampler_place *pl, struc
                 if (e->gone)
                         continue;
                 settle(e, tick);
+                if (e->set)
+                        out->sets[e->stratum] += sampler_entry_weight(e);
                 if (e->changed)
                         for_each_writer(pl, writers, n_writers, e, add_changed);
                 out->modified += e->modified;
                 if (e->credit.n > 0) {
                         e->credit.writebacks = estimate_writebacks(e->credit.n, seconds, pl->commit_s);
-                        update_totals_add(&out->updates, &e->credit, 1);
+                        update_totals_add(&out->updates, &e->credit, sampler_entry_weight(e));
                         for_each_writer(pl, writers, n_writers, e, add_updates);
                 }
                 e->credit = (struct update_credit) {};
                 e->credit_stale = 0;
                 e->changed = false;
                 e->modified = false;
+                e->set = false;
                 e->looks = 0;
                 e->interval_ns = e->seen_ns;
                 e->hot = e->moved ? HOT_INTERVALS : e->hot > 0 ? e->hot - 1 : 0;
@@ -828,6 +872,8 @@ static int sweep_entries(Sampler *s, Reservoir *res, int rootfd, const struct sa
                 }
                 out->sample++;
                 out->stratum_sample[e->stratum]++;
+                if (r == 2)
+                        continue;
                 if (r == 0) {
                         if (!was_hot)
                                 estimate_learn(&e->rate, g.g.m0, g.g.a0, e->seen_ns, atime_ns(e), tick);
@@ -940,7 +986,7 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
                 if (r < 0)
                         return r;
                 res.valid = res.sample > 0;
-                res.population = s->current->population;
+                res.population = (uint64_t) llround(fmax(1, s->current->inodes));
                 memcpy(res.stratum_population, s->current->stratum_population, sizeof res.stratum_population);
                 compared = true;
         }

@@ -27,10 +27,12 @@
 typedef struct SampleEntry {
         char *path; /* relative to the mount walked */
         uint64_t ino;
+        uint32_t nlink; /* its inode's names (hard links) at the last look; 0: unknown */
         int64_t atime_sec;
         uint32_t atime_nsec;
         int64_t seen_ns; /* CLOCK_REALTIME_COARSE of the last look */
         int64_t modified_ns; /* the later of mtime and ctime at the last look */
+        int64_t ctime_ns;    /* the ctime at the last look; 0: unknown */
         struct inode_rate rate;
         struct update_credit credit; /* updates credited to this interval */
         double credit_stale;  /* of credit.n, the updates of a stale atime (see stale_updates()) */
@@ -40,6 +42,7 @@ typedef struct SampleEntry {
         bool moved;    /* its atime moved in this interval */
         bool changed;  /* the interval's sweep found it moved since the look before */
         bool modified; /* its mtime or ctime moved in this interval */
+        bool set;      /* a look in this interval found its atime set, not read (see sampler_sweep()) */
         bool dir;      /* a directory (nodiratime mounts never write its atime) */
         uint8_t stratum; /* STRATUM_* */
         bool baseline; /* atime recorded by a sweep */
@@ -56,7 +59,8 @@ enum {
 typedef struct Reservoir {
         SampleEntry *v;
         size_t n;
-        uint64_t population; /* eligible inodes the walk saw */
+        uint64_t population; /* eligible entries (names) the walk saw */
+        double inodes;       /* of those, inodes: each name weighs 1/nlink (see sampler_entry_weight()) */
         uint64_t stratum_population[_STRATUM_MAX];
         uint64_t skipped;    /* directories the walk could not read without O_NOATIME */
         size_t n_hot;        /* entries with hot > 0 */
@@ -102,7 +106,9 @@ struct sweep_result {
         double seconds;      /* since the previous sweep */
         uint64_t sample;     /* inodes compared */
         uint64_t changed;    /* of which the atime moved */
-        uint64_t population;
+        double sets[_STRATUM_MAX]; /* of the sample, inodes whose atime was set (utimensat), weighted */
+        uint64_t population; /* inodes: a file with n names counts once (not the stratum populations,
+                              * which count names) */
         uint64_t gone;       /* sampled inodes no longer found */
         uint64_t modified;   /* of those compared, the ones whose mtime or ctime moved */
         struct update_totals updates; /* credited over the interval, whole filesystem */
@@ -112,6 +118,13 @@ struct sweep_result {
         bool have_statfs;    /* statfs() answered at the sweep: */
         uint64_t free_blocks, free_inodes; /* nothing allocated or freed while they stay */
 };
+
+/* A sampled name's share of its inode: 1/nlink for a file with hard links,
+ * 1 otherwise. The walk offers every name, so an inode with n names is
+ * n times as likely to be drawn; each draw weighs 1/n, and every total of
+ * the sample (changes, updates, the population) counts each inode once,
+ * with no memory per inode. */
+double sampler_entry_weight(const SampleEntry *e);
 
 int sampler_new(unsigned k, uint64_t seed, Sampler **ret);
 Sampler *sampler_free(Sampler *s);
@@ -124,12 +137,20 @@ DEFINE_FREE_FUNC(Sampler, sampler_free);
 int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budget, const atomic_bool *cancel);
 /* Walks as on a kernel without openat2() (before 5.6): for tests. */
 void sampler_disable_openat2(void);
+/* Takes atimes set by utimensat() as written by reads: for tests that
+ * stand for reads so. */
+void sampler_take_sets_as_reads(bool b);
 uint64_t sampler_walk_seen(const Sampler *s);
 /* The inodes in use when the walk began, by statfs(); 0: unknown. */
 uint64_t sampler_walk_inodes_hint(const Sampler *s);
 
 /* Compares the reservoir with the previous sweep, then swaps in a finished
- * walk's reservoir. An interval shorter than min_usec is not measured: the
+ * walk's reservoir. An atime that moved together with the ctime and is not
+ * newer than the new ctime (or is ahead of the clock) was set by
+ * utimensat()/futimens() (touch -a, cp -p, tar, rsync, a restore), not
+ * written by a read: no mount option would save it, so it is left out of
+ * every figure and counted in 'sets' instead. (A read in the same tick as
+ * a change of the inode looks the same, and is counted as a set.) An interval shorter than min_usec is not measured: the
  * sweep waits for the next one (the reservoir keeps its baseline). Returns
  * 0, -EAGAIN if there is nothing to sweep yet, -ECANCELED, or -errno
  * (-ESTALE as above). Blocking (about a quarter of a second more when

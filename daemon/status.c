@@ -93,6 +93,7 @@ static void fill_activity(ReportActivity *ra, const TrackedMount *tm) {
         };
         status_activity_updates(&a, &ra->updates_per_min, &ra->updates_lo, &ra->updates_hi);
         ra->writebacks_per_min = a.writebacks_per_min;
+        ra->sets_per_min = a.sets_per_min;
         ra->tick_ms = (double) a.tick_ns / 1e6;
         ra->source = activity_source_to_string(a.source);
         ra->counter = a.counter != FS_COUNTER_NONE ? fs_counter_kind_to_string(a.counter) : NULL;

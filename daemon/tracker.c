@@ -39,6 +39,10 @@ DEFINE_STRING_TABLE_LOOKUP_TO_STRING(activity_source, ActivitySource);
 #define WALK_REFRESH_MIN_USEC (60 * USEC_PER_SEC)
 /* How often inodes that moved lately are looked at again (sampler.h). */
 #define FINE_SWEEP_USEC USEC_PER_SEC
+/* Jobs on untrusted filesystems (mount_is_users(), stalled ones) out at
+ * once: they run in the pool's bounded class (worker_submit_bounded()),
+ * one at a time, so one out never waits there behind another. */
+#define BOUNDED_JOBS_MAX 1
 
 /* A filesystem the tracked mounts are on, by device number: the tracker's
  * alone (others ask through the tracker_mount_*() accessors). */
@@ -53,6 +57,8 @@ struct Filesystem {
         bool sweep_pending;    /* a sweep is due as soon as it is not busy */
         bool stalled;
         unsigned failures;
+        bool failing;          /* the last walk or sweep failed (not timed out): backing off */
+        unsigned fail_count;   /* failures in a row, for the log line when it ends */
         uint64_t retry_at;     /* CLOCK_MONOTONIC usec; 0: now */
         uint64_t next_walk;    /* a refresh walk is due; 0: not scheduled */
         uint64_t walk_started; /* CLOCK_MONOTONIC usec the current walk began */
@@ -95,6 +101,8 @@ struct Tracker {
         size_t walk_cursor;  /* round robin: where the next walk step looks first */
         unsigned fs_jobs;    /* walk and sweep jobs out, stuck ones excluded */
         unsigned probe_jobs; /* probe jobs out, stuck ones excluded */
+        unsigned bounded_jobs; /* jobs out in the pool's bounded class, stuck ones excluded */
+        LogRatelimit fail_log; /* failures starting and ending: mount churn must not flood the log */
         uint64_t last_walk_step; /* CLOCK_MONOTONIC usec: when the current tick began */
         uint64_t tick_budget;    /* walk entries left to this tick */
         size_t sweep_cursor;     /* round robin: where the next sweep is looked for */
@@ -116,6 +124,7 @@ struct probe_waiter {
 
 struct probe_job {
         Tracker *tracker;
+        bool bounded;       /* submitted in the pool's bounded class */
         int mount_id;
         char *target;
         char *dir;          /* where to probe first; NULL: the mount point */
@@ -133,6 +142,7 @@ typedef enum FsJobKind {
 struct fs_job {
         Filesystem *fs;
         FsJobKind kind;
+        bool bounded;  /* submitted in the pool's bounded class */
         char *target;
         char *fs_root;
         int mount_id;
@@ -197,6 +207,44 @@ static bool fs_needs_sampling(const Filesystem *fs) {
                 if (tracker_mount_writes_atime(fs->mounts[i]))
                         return true;
         return false;
+}
+
+/* A mount some user other than root made and serves: FUSE's user_id=
+ * (fusermount with user_allow_other lets it be seen by all). What it does
+ * is that user's: its jobs get a bounded share of the workers, and its
+ * history gives way to the system's. */
+bool tracker_mount_is_users(const MountEntry *e) {
+        const char *o;
+
+        if (!e->fstype || !startswith(e->fstype, "fuse") || !e->super_options)
+                return false;
+        for (o = e->super_options; (o = strstr(o, "user_id=")); o += 8)
+                if (o == e->super_options || o[-1] == ',')
+                        return strtoul(o + 8, NULL, 10) != 0;
+        return false;
+}
+
+static bool fs_bounded(const Filesystem *fs) {
+        if (fs->stalled)
+                return true; /* it keeps timing out */
+        for (size_t i = 0; i < fs->n_mounts; i++)
+                if (tracker_mount_is_users(fs->mounts[i]->entry))
+                        return true;
+        return false;
+}
+
+static bool mount_bounded(const TrackedMount *m) {
+        return m->probe.stalled || tracker_mount_is_users(m->entry) || (m->fs && fs_bounded(m->fs));
+}
+
+/* Submits a job in the class its filesystem deserves; the caller counts
+ * it as *bounded says. */
+static int submit_job(Tracker *t, bool bounded, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout) {
+        if (!bounded)
+                return worker_submit(t->pool, fn, done, arg, timeout);
+        if (t->bounded_jobs >= BOUNDED_JOBS_MAX)
+                return -EBUSY;
+        return worker_submit_bounded(t->pool, fn, done, arg, timeout);
 }
 
 bool tracker_mount_stalled(const TrackedMount *m) {
@@ -392,8 +440,12 @@ static void probe_done(void *arg, WorkerStatus status) {
         t->generation++;
         if (m && m->fs && status != WORKER_CANCELLED)
                 m->fs->probed = true; /* its writes are no atime updates of anyone's */
-        if (status != WORKER_LATE)
-                t->probe_jobs--;
+        if (status != WORKER_LATE) {
+                if (j->bounded)
+                        t->bounded_jobs--;
+                else
+                        t->probe_jobs--;
+        }
         if (m && m->probe.job == j && status != WORKER_TIMED_OUT)
                 m->probe.job = NULL;
 
@@ -469,7 +521,8 @@ static int probe_submit(Tracker *t, TrackedMount *m, struct probe_waiter *waiter
                 return -ENOMEM;
         }
         j->waiters = waiter;
-        r = worker_submit(t->pool, probe_work, probe_done, j, t->config->probe_timeout_usec);
+        j->bounded = mount_bounded(m);
+        r = submit_job(t, j->bounded, probe_work, probe_done, j, t->config->probe_timeout_usec);
         if (r < 0) {
                 j->waiters = NULL;
                 probe_job_free(j);
@@ -479,7 +532,10 @@ static int probe_submit(Tracker *t, TrackedMount *m, struct probe_waiter *waiter
         m->probe.job = j;
         if (m->fs)
                 m->fs->probed = true;
-        t->probe_jobs++;
+        if (j->bounded)
+                t->bounded_jobs++;
+        else
+                t->probe_jobs++;
         return 0;
 }
 
@@ -663,6 +719,7 @@ static int stratified_estimates(const struct sweep_result *res, const struct sam
                         return -EINVAL;
                 estimate_add(&a->updates, &e);
                 a->writebacks_per_min += estimate_per_min(w->updates[k].writebacks, n, pop, res->seconds);
+                a->sets_per_min += estimate_per_min(res->sets[k], n, pop, res->seconds);
                 any = true;
         }
         a->tick_ns = res->tick_ns;
@@ -822,19 +879,43 @@ static void fs_identified(Filesystem *fs, struct fs_job *j) {
                 log_mount_full(LOG_DEBUG, j->r, fs->mounts[0]->entry->target, "%s: no filesystem UUID: %m", j->devname);
 }
 
+/* A walk or sweep failed: the filesystem backs off as a stalled one does,
+ * and costs no walk budget meanwhile. Said once when it starts and once
+ * when it ends, never per attempt; and, as anyone can make mounts that
+ * fail (a FUSE mount root may not enter), through a rate limit. */
+static void fs_failed(Filesystem *fs, const struct fs_job *j, uint64_t now) {
+        Tracker *t = fs->tracker;
+        int level = j->r == -ESTALE || j->r == -ENOENT ? LOG_DEBUG : LOG_WARNING;
+
+        fs->failures++;
+        fs->retry_at = now + backoff(fs->failures);
+        if (fs->fail_count++ > 0)
+                return;
+        fs->failing = true;
+        /* The mount went away under us (ESTALE, ENOENT): the next table
+         * update will say; until then it backs off like any other. */
+        if (level <= log_get_max_level() && log_ratelimit_test(&t->fail_log, level))
+                log_mount_full(level, j->r, j->target, "%s: sampling failed: %m; retrying in %llus, backing off to an hour",
+                               j->target, (unsigned long long) (backoff(fs->failures) / USEC_PER_SEC));
+}
+
 /* What a walk or sweep's outcome says of the filesystem's health. */
-static void fs_note_outcome(Filesystem *fs, const struct fs_job *j) {
-        if (j->r == -ESTALE || j->r == -ENOENT) {
-                /* The mount went away under us: the next table update will say. */
-                log_mount_debug(j->target, "%s: mount changed during a sample job", j->target);
-        } else if (j->r < 0 && j->r != -ECANCELED && j->r != -EAGAIN)
-                log_mount_warning_errno(j->target, j->r, "%s: sampling failed: %m", j->target);
-        else {
-                if (fs->stalled)
-                        log_mount_info(j->target, "%s: filesystem answers again", j->target);
-                fs->stalled = false;
-                fs->failures = 0;
+static void fs_note_outcome(Filesystem *fs, const struct fs_job *j, uint64_t now) {
+        Tracker *t = fs->tracker;
+
+        if (j->r < 0 && j->r != -ECANCELED && j->r != -EAGAIN) {
+                fs_failed(fs, j, now);
+                return;
         }
+        if (fs->stalled)
+                log_mount_info(j->target, "%s: filesystem answers again", j->target);
+        if (fs->failing && log_ratelimit_test(&t->fail_log, LOG_INFO))
+                log_mount_info(j->target, "%s: sampling works again after %u failed attempt%s", j->target, fs->fail_count,
+                               fs->fail_count == 1 ? "" : "s");
+        fs->stalled = false;
+        fs->failing = false;
+        fs->fail_count = 0;
+        fs->failures = 0;
 }
 
 /* A walk that finished a new reservoir: sweep it at once for its baseline
@@ -863,8 +944,12 @@ static void fs_done(void *arg, WorkerStatus status) {
         assert(fs->busy);
         if (j->kind != FS_JOB_FINE || status != WORKER_DONE)
                 t->generation++; /* a fine sweep changes nothing shown until the next sweep */
-        if (status != WORKER_LATE)
-                t->fs_jobs--;
+        if (status != WORKER_LATE) {
+                if (j->bounded)
+                        t->bounded_jobs--;
+                else
+                        t->fs_jobs--;
+        }
         if (j->kind == FS_JOB_WALK)
                 t->walks_changed = true;
 
@@ -890,7 +975,7 @@ static void fs_done(void *arg, WorkerStatus status) {
                 if (j->kind == FS_JOB_IDENTIFY)
                         fs_identified(fs, j);
                 else
-                        fs_note_outcome(fs, j);
+                        fs_note_outcome(fs, j, now);
                 if (j->kind == FS_JOB_WALK && j->r == 1)
                         fs_walk_done(fs, j, now);
                 else if (j->kind == FS_JOB_SWEEP && j->r >= 0)
@@ -991,13 +1076,17 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                 fs_job_free(j);
                 return -ENOMEM;
         }
-        r = worker_submit(t->pool, fs_work, fs_done, j, t->config->sampler_timeout_usec);
+        j->bounded = fs_bounded(fs);
+        r = submit_job(t, j->bounded, fs_work, fs_done, j, t->config->sampler_timeout_usec);
         if (r < 0) {
                 fs_job_free(j);
                 return r;
         }
         fs->busy = true;
-        t->fs_jobs++;
+        if (j->bounded)
+                t->bounded_jobs++;
+        else
+                t->fs_jobs++;
         if (kind == FS_JOB_SWEEP)
                 fs->sweep_pending = false;
         return 0;
@@ -1041,7 +1130,7 @@ static bool fs_walk_due(const Filesystem *fs, uint64_t now) {
 }
 
 static bool fs_can_run(const Filesystem *fs, uint64_t now) {
-        return !fs->busy && !fs->orphaned && (!fs->stalled || fs->retry_at <= now);
+        return !fs->busy && !fs->orphaned && (!(fs->stalled || fs->failing) || fs->retry_at <= now);
 }
 
 /* Who each filesystem is comes first: history is keyed by it. */
@@ -1080,7 +1169,7 @@ static void kick_sweeps(Tracker *t, uint64_t now) {
                         continue;
                 }
                 if (!fs_can_run(fs, now)) {
-                        if (fs->stalled)
+                        if (fs->stalled || fs->failing)
                                 fs->sweep_pending = false; /* retried at a tick after its back-off */
                         else
                                 left = true; /* a walk step is out: when it is back */
@@ -1572,6 +1661,9 @@ int tracker_new(sd_event *e, WorkerPool *pool, const struct config *config, Trac
         t->event = sd_event_ref(e);
         t->config = config;
         t->pool = pool;
+        /* Failures starting or ending: 20 lines a minute at most, whatever
+         * the mount churn (the rest are counted in a "Suppressed" line). */
+        t->fail_log = (LogRatelimit) LOG_RATELIMIT_INIT(60 * USEC_PER_SEC, 20);
         r = sd_event_add_time(e, &t->sweep_timer, CLOCK_MONOTONIC, next_sweep(t),
                               MIN(config->sampler_interval_usec / 100, USEC_PER_SEC / 10), on_sweep_timer, t);
         if (r < 0)

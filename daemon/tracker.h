@@ -50,6 +50,7 @@ struct activity {
         struct estimate est; /* atime-written inodes per minute (distinct inodes per interval) */
         struct estimate updates; /* atime updates per minute: what the kernel writes */
         double writebacks_per_min; /* of those, inode write-backs (estimate_writebacks()) */
+        double sets_per_min; /* atimes set by utimensat() on the filesystem, in no other figure */
         int64_t tick_ns;     /* the timestamp tick updates were counted in */
         double seconds;      /* the interval's length */
         uint64_t sample;     /* inodes compared */
@@ -123,6 +124,9 @@ uint64_t tracker_mount_population(const TrackedMount *m);
 /* Whether a mount lets atime be written at all (not noatime, not ro). */
 bool tracker_mount_writes_atime(const TrackedMount *m);
 bool tracker_mount_stalled(const TrackedMount *m);
+/* A mount a user other than root made and serves (FUSE user_id=): its jobs
+ * get a bounded share of the workers, its history gives way first. */
+bool tracker_mount_is_users(const MountEntry *e);
 
 /* Probes the mount now and calls cb with the result (also when it is read
  * only, stalled, or times out). cb may be called before this returns. */

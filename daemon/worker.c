@@ -29,6 +29,7 @@ struct WorkerJob {
         sd_event_source *timer;
         JobState state;
         bool timed_out;
+        bool bounded;   /* worker_submit_bounded()'s */
         atomic_bool cancel;
 };
 
@@ -51,6 +52,8 @@ struct WorkerPool {
         unsigned threads;      /* threads alive, stuck ones included */
         unsigned stuck;        /* threads running a timed-out job */
         unsigned running;      /* jobs being run (stuck ones included) */
+        unsigned bounded_running; /* bounded jobs being run, stuck ones excluded */
+        unsigned bounded_stuck;   /* threads stuck on a bounded job */
         WorkerThread *exited;  /* threads that left their loop, to be joined */
         bool shutdown;
 };
@@ -80,6 +83,30 @@ static void join_exited(WorkerPool *p) {
         }
 }
 
+/* Whether a bounded job may start now: none running, and with two threads
+ * or more, one of them left for the rest. */
+static bool bounded_may_run(const WorkerPool *p) {
+        return p->bounded_running == 0;
+}
+
+/* Takes the first queued job that may run now, or NULL. */
+static WorkerJob *take_job_locked(WorkerPool *p) {
+        WorkerJob *prev = NULL;
+
+        for (WorkerJob *j = p->queue_head; j; prev = j, j = j->next) {
+                if (j->bounded && !bounded_may_run(p))
+                        continue;
+                if (prev)
+                        prev->next = j->next;
+                else
+                        p->queue_head = j->next;
+                if (p->queue_tail == j)
+                        p->queue_tail = prev;
+                return j;
+        }
+        return NULL;
+}
+
 static void *thread_main(void *userdata) {
         WorkerThread *self = userdata;
         WorkerPool *p = self->pool;
@@ -89,22 +116,24 @@ static void *thread_main(void *userdata) {
         for (;;) {
                 WorkerJob *j;
 
-                while (!p->queue_head && !p->shutdown)
+                while (!(j = take_job_locked(p)) && !p->shutdown)
                         pthread_cond_wait(&p->wake, &p->lock);
-                if (p->shutdown && !p->queue_head)
-                        break;
-                j = p->queue_head;
-                p->queue_head = j->next;
-                if (!p->queue_head)
-                        p->queue_tail = NULL;
+                if (!j)
+                        break; /* shutting down, nothing left to run */
                 j->state = JOB_RUNNING;
                 p->running++;
+                p->bounded_running += j->bounded;
                 pthread_mutex_unlock(&p->lock);
 
                 j->fn(j->arg, &j->cancel);
 
                 pthread_mutex_lock(&p->lock);
                 p->running--;
+                if (j->bounded && !j->timed_out) {
+                        p->bounded_running--;
+                        if (p->queue_head)
+                                pthread_cond_signal(&p->wake); /* a bounded job may wait for this one */
+                }
                 j->state = JOB_FINISHED;
                 /* The loop takes the whole list at each wakeup: only the
                  * first job of a list needs to wake it (a syscall and an
@@ -115,6 +144,7 @@ static void *thread_main(void *userdata) {
                 p->finished = j;
                 if (j->timed_out) {
                         p->stuck--;
+                        p->bounded_stuck -= j->bounded;
                         /* A replacement took this thread's place. */
                         if (p->threads - p->stuck > p->target || p->shutdown)
                                 break;
@@ -211,6 +241,12 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         j->timed_out = true;
         atomic_store(&j->cancel, true);
         p->stuck++;
+        if (j->bounded) {
+                p->bounded_running--;
+                p->bounded_stuck++;
+                if (p->queue_head)
+                        pthread_cond_signal(&p->wake);
+        }
         if (p->threads - p->stuck < p->target && p->stuck <= WORKER_MAX_STUCK) {
                 int r = spawn_thread_locked(p);
                 if (r < 0)
@@ -222,13 +258,23 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-int worker_submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec) {
-        WorkerJob *j = calloc(1, sizeof *j);
+static int submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec, bool bounded) {
+        WorkerJob *j;
         int r;
 
+        if (bounded) {
+                bool full;
+
+                pthread_mutex_lock(&p->lock);
+                full = p->bounded_stuck >= WORKER_BOUNDED_STUCK;
+                pthread_mutex_unlock(&p->lock);
+                if (full)
+                        return -EBUSY;
+        }
+        j = calloc(1, sizeof *j);
         if (!j)
                 return -ENOMEM;
-        *j = (WorkerJob) { .pool = p, .fn = fn, .done = done, .arg = arg, .state = JOB_QUEUED };
+        *j = (WorkerJob) { .pool = p, .fn = fn, .done = done, .arg = arg, .state = JOB_QUEUED, .bounded = bounded };
         atomic_init(&j->cancel, false);
         /* A deadline a tenth late is fine; coalescing wakeups is welcome. */
         r = sd_event_add_time_relative(p->event, &j->timer, CLOCK_MONOTONIC, timeout_usec,
@@ -248,6 +294,18 @@ int worker_submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, u
          * only wait for it again. */
         pthread_cond_signal(&p->wake);
         return 0;
+}
+
+int worker_submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec) {
+        return submit(p, fn, done, arg, timeout_usec, false);
+}
+
+int worker_submit_bounded(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec) {
+        return submit(p, fn, done, arg, timeout_usec, true);
+}
+
+unsigned worker_pool_bounded_stuck(const WorkerPool *p) {
+        return p ? p->bounded_stuck : 0;
 }
 
 unsigned worker_pool_stuck(const WorkerPool *p) {

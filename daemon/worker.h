@@ -43,5 +43,16 @@ DEFINE_FREE_FUNC(WorkerPool, worker_pool_free);
 
 int worker_submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec);
 
+/* Jobs on filesystems the pool must not be given to (mounts users own,
+ * mounts that keep timing out): one of them runs at a time, on one of the
+ * pool's threads when it has two or more, so the others stay free for
+ * everyone else's jobs; and at most WORKER_BOUNDED_STUCK threads are ever
+ * stuck on them: while that many are, submitting one fails with -EBUSY
+ * (try again later), so no number of hung mounts exhausts the threads. */
+#define WORKER_BOUNDED_STUCK 4
+int worker_submit_bounded(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec);
+/* Threads stuck on bounded jobs. */
+unsigned worker_pool_bounded_stuck(const WorkerPool *p);
+
 /* Threads currently stuck past a deadline. */
 unsigned worker_pool_stuck(const WorkerPool *p);

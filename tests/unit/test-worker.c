@@ -3,6 +3,7 @@
  * completion still arrives; a job whose deadline passes in the queue
  * expires, never runs, and nothing follows; completions of many jobs at
  * once are each delivered once. */
+#include <errno.h>
 #include <unistd.h>
 
 #include "../tap.h"
@@ -91,6 +92,40 @@ int main(void) {
                 worker_pool_free(four);
         }
         ok(worker_submit(p, work, done, &queued, 2000 * 1000) == 0, "a job submitted before shutdown");
+        /* The bounded class: one runs at a time, beside ordinary jobs, and
+         * its hung jobs take at most WORKER_BOUNDED_STUCK threads. */
+        {
+                struct rec hung[WORKER_BOUNDED_STUCK + 1], other = { .sleep_ms = 10 }, plain = { .sleep_ms = 10 },
+                           last = { .sleep_ms = 10 };
+                WorkerPool *two = NULL;
+
+                ok(worker_pool_new(e, 2, &two) == 0, "a pool of two threads");
+
+                for (unsigned i = 0; i <= WORKER_BOUNDED_STUCK; i++)
+                        hung[i] = (struct rec) { .sleep_ms = 1500 };
+                ok(worker_submit_bounded(two, work, done, &hung[0], 100 * 1000) == 0 &&
+                           worker_submit_bounded(two, work, done, &other, 60 * 1000) == 0,
+                   "two bounded jobs queued");
+                ok(worker_submit(two, work, done, &plain, 2000 * 1000) == 0, "an ordinary job behind them");
+                run_for(e, 80);
+                ok(hung[0].ran && !other.ran, "one bounded job runs at a time");
+                ok(plain.n == 1 && plain.seen[0] == WORKER_DONE, "the ordinary one runs beside it");
+                run_for(e, 100);
+                ok(other.n == 1 && other.seen[0] == WORKER_EXPIRED, "the second bounded one waited, and expired");
+                for (unsigned i = 1; i < WORKER_BOUNDED_STUCK; i++) {
+                        (void) worker_submit_bounded(two, work, done, &hung[i], 100 * 1000);
+                        run_for(e, 150);
+                }
+                is_int(worker_pool_bounded_stuck(two), WORKER_BOUNDED_STUCK, "hung bounded jobs: stuck threads");
+                is_int(worker_submit_bounded(two, work, done, &hung[WORKER_BOUNDED_STUCK], 100 * 1000), -EBUSY,
+                       "with that many stuck, a bounded job is refused");
+                ok(worker_submit(two, work, done, &last, 2000 * 1000) == 0, "an ordinary one is not");
+                run_for(e, 100);
+                ok(last.n == 1 && last.seen[0] == WORKER_DONE, "and runs at once");
+                run_for(e, 1800);
+                is_int(worker_pool_bounded_stuck(two), 0, "once they come back, none stuck");
+                worker_pool_free(two);
+        }
         worker_pool_free(p);
         ok(queued.n == 1 && (queued.seen[0] == WORKER_DONE || queued.seen[0] == WORKER_CANCELLED),
            "shutdown completes or cancels it, never loses it");

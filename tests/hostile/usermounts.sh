@@ -1,0 +1,89 @@
+#!/bin/bash
+# usermounts.sh: user FUSE mounts cannot take the workers nor flood the
+# log. Inside this test's namespace /dev/fuse is a 0666 node and fuse.conf
+# has user_allow_other (as on many hosts). User nobody makes 100 bindfs
+# mounts others may enter and stops their daemons (SIGSTOP: every access
+# hangs), and 60 more with --no-allow-other (root gets EACCES). A root
+# tmpfs must still be measured every interval, the threads stuck on the
+# hung mounts stay within the bound, and the failing mounts cost a few log
+# lines, not one per attempt.
+. "$top_srcdir/tests/integration/lib.sh"
+enter_namespace
+command -v bindfs >/dev/null || skip_all "bindfs is not installed"
+command -v setpriv >/dev/null || skip_all "needs setpriv"
+M=$T/mnt
+N=100
+NC=60
+IV=2
+
+# A fuse device anyone may open, and user_allow_other, in this namespace.
+mknod -m 0666 $T/fuse c 10 229 || bail "mknod"
+mount --bind $T/fuse /dev/fuse || bail "bind /dev/fuse"
+printf 'user_allow_other\nmount_max = 1000\n' >$T/fuse.conf
+mount --bind $T/fuse.conf /etc/fuse.conf || bail "bind fuse.conf"
+
+mkdir -p $M/real $M/u
+mount -t tmpfs -o strictatime tmpfs $M/real || bail "mount real"
+for i in $(seq 1 20); do echo x >$M/real/f$i; done
+chmod 0755 $T $M
+chmod 1777 $M/u
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+as_nobody sh -c "mkdir -p $M/u/src && echo y >$M/u/src/f && for i in \$(seq 1 $N); do
+        mkdir -p $M/u/open\$i && bindfs -o allow_other $M/u/src $M/u/open\$i || exit 1
+done && for i in \$(seq 1 $NC); do
+        mkdir -p $M/u/closed\$i && bindfs --no-allow-other $M/u/src $M/u/closed\$i || exit 1
+done" || bail "nobody could not make the bindfs mounts"
+# (mounted through fusermount, their type is plain "fuse")
+is "nobody's mounts" "$(grep -c " - fuse .*user_id=65534" /proc/self/mountinfo)" "$((N + NC))"
+
+FUSE_PIDS=$(pgrep -u nobody -f "bindfs -o allow_other $M/u/src" | tr '\n' ' ')
+resume() { [ -n "${FUSE_PIDS// /}" ] && kill -CONT $FUSE_PIDS 2>/dev/null; }
+trap 'resume; cleanup' EXIT
+
+cat >"$T/atimed.conf" <<CONF
+[daemon]
+worker_threads = 2
+[mounts]
+include_fstypes = tmpfs fuse
+exclude_paths = [/] [/]dev[/]* [/]run [/]run/* [/]${T#/}
+[probe]
+timeout = 1s
+[sampler]
+interval = ${IV}s
+timeout = 1s
+walk_rate = 100000
+CONF
+kill -STOP $FUSE_PIDS
+diag "stopped $(echo $FUSE_PIDS | wc -w) bindfs daemons"
+start_daemon
+check "the real tmpfs gets a figure" wait_until 30 sh -c "[ -n \"\$($ATIMECTL --socket $T/sock --json status | jq -r --arg t $M/real '.mounts[] | select(.target == \$t) | .activity.at // empty')\" ]"
+
+# Readers keep the real mount busy; every interval for 30 s must bring
+# a new figure (a gap of three intervals at most).
+( while :; do cat $M/real/f* >/dev/null; sleep 0.2; done ) &
+READER=$!
+ats=() maxstuck=0 i=0
+while [ $i -lt 60 ]; do
+        s=$(ctl --json status)
+        ats+=("$(printf '%s' "$s" | jq -r --arg t $M/real '.mounts[] | select(.target == $t) | .activity.at // 0')")
+        st=$(printf '%s' "$s" | jq -r '.stuck_threads')
+        [ "$st" -gt "$maxstuck" ] && maxstuck=$st
+        sleep 0.5
+        i=$((i + 1))
+done
+kill $READER
+wait $READER 2>/dev/null
+distinct=$(printf '%s\n' "${ats[@]}" | sort -u | wc -l)
+gap=$(printf '%s\n' "${ats[@]}" | sort -un | awk 'NR > 1 && $1 - p > g { g = $1 - p } { p = $1 } END { print g + 0 }')
+diag "real mount: $distinct distinct intervals in 30 s, longest gap ${gap} s; stuck threads at most $maxstuck"
+check "the real mount is measured all along ($distinct intervals of ${IV} s in 30 s)" test "$distinct" -ge 10
+check "no gap over three intervals (${gap} s)" test "$gap" -le $((3 * IV))
+check "stuck threads stay bounded ($maxstuck <= 4)" test "$maxstuck" -le 4
+fails=$(grep -c "sampling failed" $T/atimed.log)
+diag "'sampling failed' lines: $fails"
+check "the $NC denied mounts cost bounded log lines ($fails <= 25 in about 40 s)" test "$fails" -le 25
+resume
+check "once bindfs runs again, a hung mount is measured" wait_until 120 sh -c "[ -n \"\$($ATIMECTL --socket $T/sock --json status | jq -r --arg t $M/u/open1 '.mounts[] | select(.target == \$t) | .activity.at // empty')\" ]"
+stop_daemon
+is "SIGTERM: exit 0" "$STOP_STATUS" "0"
+done_testing
