@@ -25,7 +25,7 @@ BUILD_DEPS=(build-essential autoconf automake libtool pkg-config debhelper dpkg-
 # clang for the libFuzzer targets, git and lintian for the package test,
 # tmux for the terminal test.
 TEST_DEPS=(jq curl python3 iproute2 tmux e2fsprogs xfsprogs util-linux mount systemd bindfs fuse3 prometheus
-        prometheus-node-exporter valgrind clang libclang-rt-dev git lintian)
+        prometheus-node-exporter valgrind clang libclang-rt-dev git lintian apache2 apache2-utils)
 
 if [ "$(id -u)" -ne 0 ]; then
         echo "quickstart.sh: run as root (sudo ./quickstart.sh): it installs packages and starts a service." >&2

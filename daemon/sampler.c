@@ -781,7 +781,9 @@ struct deferred {
  * times, then credits their gap over the interval from the rate those looks
  * found: the past said nothing of a rate that has just begun. */
 static int burst(Reservoir *res, int rootfd, const struct sampler_place *pl, int64_t tick, struct deferred *d,
-                 size_t n, const atomic_bool *cancel) {
+                 size_t n, const atomic_bool *cancel, struct sweep_result *out) {
+        _cleanup_free_ uint8_t *moves = n > 0 ? calloc(n, 1) : NULL;
+
         for (unsigned k = 0; k < BURST_LOOKS && n > 0; k++) {
                 struct timespec ts = { 0, BURST_SPACING_NS };
 
@@ -789,11 +791,16 @@ static int burst(Reservoir *res, int rootfd, const struct sampler_place *pl, int
                         return -ECANCELED;
                 (void) nanosleep(&ts, NULL);
                 for (size_t i = 0; i < n; i++)
-                        if (!d[i].e->gone)
-                                (void) entry_look(res, d[i].e, rootfd, pl, tick, false);
+                        if (!d[i].e->gone && entry_look(res, d[i].e, rootfd, pl, tick, false) == 1 && moves)
+                                moves[i]++;
         }
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
                 credit_gap(d[i].e, &d[i].g, tick);
+                /* Read again within a few looks: a file that turned hot
+                 * after the walk, and as the sample drew it from the rest,
+                 * others like it may have turned hot where no look sees. */
+                out->woke_hot += moves && moves[i] >= 2;
+        }
         return 0;
 }
 
@@ -890,7 +897,7 @@ static int sweep_entries(Sampler *s, Reservoir *res, int rootfd, const struct sa
                 g.g.mod1 = e->modified_ns;
                 d[n_d++] = g;
         }
-        r = burst(res, rootfd, pl, tick, d, n_d, cancel);
+        r = burst(res, rootfd, pl, tick, d, n_d, cancel, out);
         if (r < 0)
                 return r;
         close_interval(res, pl, writers, n_writers, seconds, tick, out);

@@ -111,6 +111,7 @@ struct sweep_result {
                               * which count names) */
         uint64_t gone;       /* sampled inodes no longer found */
         uint64_t modified;   /* of those compared, the ones whose mtime or ctime moved */
+        uint64_t woke_hot;   /* idle inodes found read again and again: others may have turned hot unseen */
         struct update_totals updates; /* credited over the interval, whole filesystem */
         uint64_t stratum_sample[_STRATUM_MAX];
         uint64_t stratum_population[_STRATUM_MAX];

@@ -766,6 +766,16 @@ static void fs_apply_count(const Filesystem *fs, const struct fs_job *j, const s
 
         if (!j->count.valid || lazy || !fscounter_delta(before, &j->count, &lo, &hi) || n == 0)
                 return;
+        if (j->counter_kind == FS_COUNTER_JBD2) {
+                /* The journal counts a handle when its transaction commits,
+                 * every commit_s or so: the handles counted between two
+                 * readings were made over a stretch as much as a commit
+                 * period longer or shorter than the interval. */
+                double slack = (lo + hi) / 2 * fmin(1, j->commit_s / j->res.seconds);
+
+                lo = fmax(0, lo - slack);
+                hi += slack;
+        }
         lo *= per_min;
         hi *= per_min;
         for (size_t w = 0; w < n; w++) {
@@ -830,6 +840,22 @@ static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
         }
 done:
         fs->probed = false;
+}
+
+/* Files that turned hot since the walk join the fresh stratum at the next
+ * walk: when a sweep finds some (drawn from the rest, so that others like
+ * them may be hot unseen), the next walk comes after two intervals rather
+ * than at its usual refresh. Walks stay within walk_rate all the same. */
+static void fs_rewalk_if_woke(Filesystem *fs, const struct sweep_result *res, uint64_t now) {
+        uint64_t soonest = fs->walk_started + MAX(2 * fs->tracker->config->sampler_interval_usec, 20 * USEC_PER_SEC);
+
+        if (res->woke_hot == 0 || !fs->sampler || fs->sampler->walk || fs->sampler->next || fs->next_walk == 0)
+                return;
+        soonest = MAX(soonest, now);
+        if (soonest < fs->next_walk) {
+                fs->next_walk = soonest;
+                fs->tracker->walks_changed = true;
+        }
 }
 
 /* What the progress report needs of the sampler, copied when its job is
@@ -978,8 +1004,10 @@ static void fs_done(void *arg, WorkerStatus status) {
                         fs_note_outcome(fs, j, now);
                 if (j->kind == FS_JOB_WALK && j->r == 1)
                         fs_walk_done(fs, j, now);
-                else if (j->kind == FS_JOB_SWEEP && j->r >= 0)
+                else if (j->kind == FS_JOB_SWEEP && j->r >= 0) {
                         fs_apply_sweep(fs, j);
+                        fs_rewalk_if_woke(fs, &j->res, now);
+                }
                 if (j->kind == FS_JOB_WALK || j->kind == FS_JOB_SWEEP)
                         fs_note_progress(fs);
         }
