@@ -23,8 +23,9 @@ BUILD_DEPS=(build-essential autoconf automake libtool pkg-config debhelper dpkg-
 # own tools, jq to read JSON replies, bindfs for a FUSE mount to stop,
 # Prometheus and node_exporter to scrape the metrics, valgrind for leaks,
 # clang for the libFuzzer targets, git and lintian for the package test,
-# tmux for the terminal test.
-TEST_DEPS=(jq curl python3 iproute2 tmux e2fsprogs xfsprogs util-linux mount systemd bindfs fuse3 prometheus
+# tmux for the terminal test, varlink-go to parse the served Varlink
+# interfaces, apache2 and ab for the seed's own busy-host experiment.
+TEST_DEPS=(jq curl python3 iproute2 tmux varlink-go e2fsprogs xfsprogs util-linux mount systemd bindfs fuse3 prometheus
         prometheus-node-exporter valgrind clang libclang-rt-dev git lintian apache2 apache2-utils)
 
 if [ "$(id -u)" -ne 0 ]; then
