@@ -735,9 +735,9 @@ static bool fs_only_atime(const Filesystem *fs, const struct sweep_result *prev,
                prev->free_blocks == res->free_blocks && prev->free_inodes == res->free_inodes;
 }
 
-/* Sets a's updates to 'share' of the kernel's count [lo, hi] (per minute). */
-static void take_count(struct activity *a, double share, double lo, double hi) {
-        a->updates.per_min = share * (lo + hi) / 2;
+/* Sets a's updates to 'share' of the kernel's count, within [lo, hi] (per minute). */
+static void take_count(struct activity *a, double share, double count, double lo, double hi) {
+        a->updates.per_min = share * count;
         a->updates.lo = share * lo;
         a->updates.hi = share * hi;
         a->writebacks_per_min = fmin(a->writebacks_per_min, a->updates.per_min);
@@ -762,19 +762,30 @@ static void bound_by_count(struct activity *a, double scale, double cap) {
 static void fs_apply_count(const Filesystem *fs, const struct fs_job *j, const struct fs_count *before,
                            const struct sweep_result *prev, struct activity *acts, size_t n) {
         double lo, hi, e = 0, elo = 0, ehi = 0, per_min = 60.0 / j->res.seconds;
-        bool lazy = fs->n_mounts > 0 && fs->mounts[0]->entry->policy.lazytime, pure;
+        bool lazy = fs->n_mounts > 0 && fs->mounts[0]->entry->policy.lazytime, pure, exact_enough = true;
+        double count;
 
         if (!j->count.valid || lazy || !fscounter_delta(before, &j->count, &lo, &hi) || n == 0)
                 return;
+        count = (lo + hi) / 2 * per_min;
         if (j->counter_kind == FS_COUNTER_JBD2) {
                 /* The journal counts a handle when its transaction commits,
                  * every commit_s or so: the handles counted between two
                  * readings were made over a stretch as much as a commit
                  * period longer or shorter than the interval. */
-                double slack = (lo + hi) / 2 * fmin(1, j->commit_s / j->res.seconds);
+                double s = j->res.seconds, p = j->commit_s;
 
-                lo = fmax(0, lo - slack);
-                hi += slack;
+                lo *= s / (s + p);
+                hi *= s / fmax(s - p, s / 2);
+                /* Over an interval of a few commits that is too coarse to
+                 * be the figure: a bound only. */
+                if (s < 6 * p - 0.5)
+                        exact_enough = false;
+        } else {
+                /* Exact, but read just before the interval's clock by a
+                 * thread that may wait its turn on a busy host. */
+                lo *= 0.98;
+                hi *= 1.02;
         }
         lo *= per_min;
         hi *= per_min;
@@ -783,7 +794,7 @@ static void fs_apply_count(const Filesystem *fs, const struct fs_job *j, const s
                 elo += acts[w].updates.lo;
                 ehi += acts[w].updates.hi;
         }
-        pure = fs_only_atime(fs, prev, &j->res);
+        pure = exact_enough && fs_only_atime(fs, prev, &j->res);
         for (size_t w = 0; w < n; w++) {
                 struct activity *a = &acts[w];
 
@@ -794,9 +805,9 @@ static void fs_apply_count(const Filesystem *fs, const struct fs_job *j, const s
                  * not worth a doubt. */
                 a->disagrees = elo > hi * 1.1 || (pure && lo > ehi * 1.1);
                 if (pure && e > 0)
-                        take_count(a, a->updates.per_min / e, lo, hi);
+                        take_count(a, a->updates.per_min / e, count, lo, hi);
                 else if (pure && n == 1)
-                        take_count(a, 1, lo, hi);
+                        take_count(a, 1, count, lo, hi);
                 else
                         bound_by_count(a, e > hi ? hi / e : 1, hi);
         }
