@@ -762,7 +762,7 @@ static void bound_by_count(struct activity *a, double scale, double cap) {
 static void fs_apply_count(const Filesystem *fs, const struct fs_job *j, const struct fs_count *before,
                            const struct sweep_result *prev, struct activity *acts, size_t n) {
         double lo, hi, e = 0, elo = 0, ehi = 0, per_min = 60.0 / j->res.seconds;
-        bool lazy = fs->n_mounts > 0 && fs->mounts[0]->entry->policy.lazytime, pure, exact_enough = true;
+        bool lazy = fs->n_mounts > 0 && fs->mounts[0]->entry->policy.lazytime, pure, bound = true;
         double count;
 
         if (!j->count.valid || lazy || !fscounter_delta(before, &j->count, &lo, &hi) || n == 0)
@@ -775,12 +775,15 @@ static void fs_apply_count(const Filesystem *fs, const struct fs_job *j, const s
                  * period longer or shorter than the interval. */
                 double s = j->res.seconds, p = j->commit_s;
 
-                lo *= s / (s + p);
-                hi *= s / fmax(s - p, s / 2);
-                /* Over an interval of a few commits that is too coarse to
-                 * be the figure: a bound only. */
+                /* Handles made in the interval's last commit period are
+                 * counted in the next: no bound on a burst at its end. So
+                 * the count is used over six commits or more only, and
+                 * only as the figure itself. */
                 if (s < 6 * p - 0.5)
-                        exact_enough = false;
+                        return;
+                lo *= s / (s + p);
+                hi *= s / (s - p);
+                bound = false;
         } else {
                 /* Exact, but read just before the interval's clock by a
                  * thread that may wait its turn on a busy host. */
@@ -794,7 +797,7 @@ static void fs_apply_count(const Filesystem *fs, const struct fs_job *j, const s
                 elo += acts[w].updates.lo;
                 ehi += acts[w].updates.hi;
         }
-        pure = exact_enough && fs_only_atime(fs, prev, &j->res);
+        pure = fs_only_atime(fs, prev, &j->res);
         for (size_t w = 0; w < n; w++) {
                 struct activity *a = &acts[w];
 
@@ -803,12 +806,12 @@ static void fs_apply_count(const Filesystem *fs, const struct fs_job *j, const s
                 a->counter_hi = hi;
                 /* Beyond a tenth: a difference that changes no advice is
                  * not worth a doubt. */
-                a->disagrees = elo > hi * 1.1 || (pure && lo > ehi * 1.1);
+                a->disagrees = (bound && elo > hi * 1.1) || (pure && lo > ehi * 1.1);
                 if (pure && e > 0)
                         take_count(a, a->updates.per_min / e, count, lo, hi);
                 else if (pure && n == 1)
                         take_count(a, 1, count, lo, hi);
-                else
+                else if (bound)
                         bound_by_count(a, e > hi ? hi / e : 1, hi);
         }
 }
