@@ -32,8 +32,9 @@ static void format_policy(json_object *mnt, char *buf, size_t len) {
                  get_bool(mnt, F_LAZYTIME) ? ",lazytime" : "", get_bool(mnt, F_READ_ONLY) ? ",ro" : "");
 }
 
-/* "walking 12% ~8m", "measuring ~40s": what a mount without a figure waits for. */
-static void format_progress(json_object *mnt, char *buf, size_t len) {
+/* "walking 12% ~8m", "measuring ~40s": what a mount without a figure waits
+ * for; brief: without the time left ("walking 12%", "measuring"). */
+static void format_progress(json_object *mnt, bool brief, char *buf, size_t len) {
         json_object *p;
         const char *stage;
         double walked = 0, inodes = 0, eta = -1;
@@ -47,7 +48,7 @@ static void format_progress(json_object *mnt, char *buf, size_t len) {
         (void) get_double(p, F_WALKED, &walked);
         if (get_double(p, F_INODES, &inodes) && inodes > 0 && streq(stage, STAGE_WALKING))
                 snprintf(pct, sizeof pct, " %.0f%%", fmin(99, 100 * walked / inodes));
-        if (get_double(p, F_ETA_S, &eta) && eta >= 0) {
+        if (!brief && get_double(p, F_ETA_S, &eta) && eta >= 0) {
                 char d[16];
 
                 format_duration(d, sizeof d, (uint64_t) fmax(1, eta) * USEC_PER_SEC);
@@ -64,8 +65,10 @@ static const char *activity_mark(json_object *a) {
         return streq_ptr(get_str(a, F_FIGURE_SOURCE), "kernel_count") ? "*" : "";
 }
 
-/* "3000 (2870-3130)", "0", "walking 12% ~8m" before the first interval. */
-static void format_activity(json_object *mnt, char *buf, size_t len) {
+/* "3000 (2870-3130)", "0", "walking 12% ~8m" before the first interval;
+ * brief: the figure without its interval, the progress without its time
+ * ("3000", "walking 12%"), for a table that must give way. */
+static void format_activity(json_object *mnt, bool brief, char *buf, size_t len) {
         json_object *a, *ci;
         double v, lo, hi;
         char b1[16], b2[16], b3[16];
@@ -77,11 +80,11 @@ static void format_activity(json_object *mnt, char *buf, size_t len) {
         }
         if (!json_object_object_get_ex(mnt, F_ACTIVITY, &a) || !json_object_is_type(a, json_type_object) ||
             !get_double(a, F_ATIME_UPDATES_PER_MIN, &v)) {
-                format_progress(mnt, buf, len);
+                format_progress(mnt, brief, buf, len);
                 return;
         }
         mark = activity_mark(a);
-        if (!json_object_object_get_ex(a, F_UPDATES_CI95, &ci) || json_object_array_length(ci) != 2) {
+        if (brief || !json_object_object_get_ex(a, F_UPDATES_CI95, &ci) || json_object_array_length(ci) != 2) {
                 snprintf(buf, len, "%s%s", chart_format_count(b1, sizeof b1, v), mark);
                 return;
         }
@@ -282,8 +285,13 @@ static int status_table(const size_t *cols, size_t n_cols, bool unicode, Table *
                 table_free(t);
                 return -ENOMEM;
         }
-        table_set_shrinkable(t, COL_TARGET);
-        table_set_shrinkable(t, COL_DEVICE);
+        /* Too wide: what gives way first is what an operator misses least;
+         * the mount points go last, and keep their last component. */
+        if (table_add_fit(t, COL_WRITES, TABLE_FIT_SHORT) < 0 || table_add_fit(t, COL_DEVICE, TABLE_FIT_ELIDE) < 0 ||
+            table_add_fit(t, COL_HOUR, TABLE_FIT_DROP) < 0 || table_add_fit(t, COL_TARGET, TABLE_FIT_ELIDE) < 0) {
+                table_free(t);
+                return -ENOMEM;
+        }
         if (!arg_full) {
                 table_set_width(t, terminal_width(), unicode ? "\u2026" : "...");
                 if (terminal_width() < 100)
@@ -293,20 +301,81 @@ static int status_table(const size_t *cols, size_t n_cols, bool unicode, Table *
         return 0;
 }
 
+static int cmp_label(const void *a, const void *b, void *labels) {
+        char **l = labels;
+
+        return strcmp(l[*(const size_t *) a], l[*(const size_t *) b]);
+}
+
+/* Each mount's TARGET cell: the target, and where it cannot be told from
+ * another by that, what tells it apart. An over-mounted mount (its target
+ * leads to another mount, see "reachable" in atimed(8)) says so; two rows
+ * that would still read the same add the mount ids that findmnt shows. */
+static int status_labels(json_object *mounts, char ***ret) {
+        size_t n = json_object_array_length(mounts);
+        _cleanup_strv_free_ char **l = calloc(n + 1, sizeof(char *));
+        _cleanup_free_ size_t *order = calloc(n ? n : 1, sizeof *order);
+
+        if (!l || !order)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                json_object *mnt = json_object_array_get_idx(mounts, i), *v;
+                const char *target = get_str(mnt, F_TARGET);
+                bool hidden = json_object_object_get_ex(mnt, F_REACHABLE, &v) && json_object_is_type(v, json_type_boolean) &&
+                              !json_object_get_boolean(v);
+
+                if (asprintf(&l[i], "%s%s", target ? target : "-", hidden ? " (over-mounted)" : "") < 0) {
+                        l[i] = NULL;
+                        return -ENOMEM;
+                }
+                order[i] = i;
+        }
+        /* Equal labels next to each other. */
+        if (n > 0)
+                qsort_r(order, n, sizeof *order, cmp_label, l);
+        for (size_t i = 0; i < n;) {
+                size_t j = i;
+
+                while (j < n && streq(l[order[j]], l[order[i]]))
+                        j++;
+                for (size_t k = i; j - i > 1 && k < j; k++) {
+                        json_object *mnt = json_object_array_get_idx(mounts, order[k]);
+                        json_object *id = NULL;
+                        char *s, *paren = strrchr(l[order[k]], '(');
+                        bool hidden = paren && streq(paren, "(over-mounted)");
+
+                        (void) json_object_object_get_ex(mnt, F_MOUNT_ID, &id);
+                        if (hidden)
+                                paren[-1] = '\0';
+                        if (asprintf(&s, "%s (%smount id %" PRId64 ")", l[order[k]], hidden ? "over-mounted, " : "",
+                                     id ? json_object_get_int64(id) : (int64_t) -1) < 0)
+                                return -ENOMEM;
+                        free(l[order[k]]);
+                        l[order[k]] = s;
+                }
+                i = j;
+        }
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
 /* One mount's row, and what it adds to the counts. */
-static int status_add_row(Table *t, json_object *mnt, double scale, bool unicode, struct status_counts *c) {
+static int status_add_row(Table *t, json_object *mnt, const char *label, double scale, bool unicode,
+                          struct status_counts *c) {
         const char *atime = get_str(mnt, F_ATIME);
-        char policy[96], probe[64], activity[64], dev[64], io[64], spark[128];
+        char policy[96], probe[64], activity[64], brief[64], dev[64], io[64], spark[128];
         json_object *a = NULL;
         double s;
 
         format_policy(mnt, policy, sizeof policy);
         format_probe(mnt, probe, sizeof probe);
-        format_activity(mnt, activity, sizeof activity);
+        format_activity(mnt, false, activity, sizeof activity);
+        format_activity(mnt, true, brief, sizeof brief);
         format_device(mnt, dev, sizeof dev, io, sizeof io);
         format_sparkline(mnt, scale, unicode, spark, sizeof spark);
-        if (table_add_row(t, (const char *const[]) { get_str(mnt, F_TARGET), get_str(mnt, F_FSTYPE), dev, policy, probe,
-                                                     activity, spark, io }) < 0)
+        if (table_add_row(t, (const char *const[]) { label, get_str(mnt, F_FSTYPE), dev, policy, probe, activity, spark,
+                                                     io }) < 0 ||
+            table_set_short(t, COL_WRITES, brief) < 0)
                 return -ENOMEM;
         c->strict += streq_ptr(atime, ATIME_STRICT_NAME);
         c->rel += streq_ptr(atime, ATIME_RELATIME_NAME);
@@ -323,7 +392,7 @@ static int status_add_row(Table *t, json_object *mnt, double scale, bool unicode
 
 /* The summary under the table: the policies counted, what the columns
  * measure, and the drifts between the live mounts and fstab. */
-static void status_legend(json_object *mounts, const struct status_counts *c, double scale) {
+static void status_legend(json_object *mounts, const struct status_counts *c, double scale, bool sparklines) {
         size_t n = json_object_array_length(mounts);
         char b[16];
 
@@ -338,7 +407,7 @@ static void status_legend(json_object *mounts, const struct status_counts *c, do
                 printf("*: counted by the kernel (the filesystem's transactions: it made nothing else).\n");
         if (c->disagree)
                 printf("!: the sample and the kernel's count of transactions disagree: the figure is in doubt.\n");
-        if (scale > 0)
+        if (scale > 0 && sparklines)
                 printf("LAST-HOUR: one scale for all rows, full block = %s/min.\n", chart_format_count(b, sizeof b, scale));
         /* Live changes that the next mount would undo, or the reverse. */
         for (size_t i = 0; i < n; i++) {
@@ -354,6 +423,7 @@ static void status_legend(json_object *mounts, const struct status_counts *c, do
 static int cmd_status(int argc, char **argv) {
         _cleanup_json_ json_object *reply = NULL;
         _cleanup_(table_freep) Table *t = NULL;
+        _cleanup_strv_free_ char **labels = NULL;
         bool unicode = chart_unicode();
         struct status_counts counts = {};
         size_t cols[2 * _COL_MAX], n_cols = ELEMENTSOF(status_default_columns), n;
@@ -373,18 +443,18 @@ static int cmd_status(int argc, char **argv) {
         mounts = get_array(reply, F_MOUNTS);
         if (!mounts)
                 return fail("malformed reply from atimed: no \"%s\" list", F_MOUNTS);
-        if (status_table(cols, n_cols, unicode, &t) < 0)
+        if (status_table(cols, n_cols, unicode, &t) < 0 || status_labels(mounts, &labels) < 0)
                 return fail("out of memory");
         n = json_object_array_length(mounts);
         /* One scale for every row's sparkline: the busiest mount's peak. */
         for (size_t i = 0; i < n; i++)
                 scale = fmax(scale, history_peak(json_object_array_get_idx(mounts, i)));
         for (size_t i = 0; i < n; i++)
-                if (status_add_row(t, json_object_array_get_idx(mounts, i), scale, unicode, &counts) < 0)
+                if (status_add_row(t, json_object_array_get_idx(mounts, i), labels[i], scale, unicode, &counts) < 0)
                         return fail("out of memory");
         table_print(t, stdout, arg_legend);
         if (arg_legend)
-                status_legend(mounts, &counts, scale);
+                status_legend(mounts, &counts, scale, table_column_printed(t, COL_HOUR));
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 

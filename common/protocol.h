@@ -82,6 +82,9 @@
 #define F_OPTIONS "options"
 #define F_SUPER_OPTIONS "super_options"
 #define F_STALLED "stalled"
+/* false when the mount is over-mounted: its target leads to another mount
+ * (mounted over it or over a directory above it); absent: true. */
+#define F_REACHABLE "reachable"
 #define F_STUCK_THREADS "stuck_threads"
 #define F_ADVICE_CHANGES "advice_changes"
 

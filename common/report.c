@@ -86,7 +86,7 @@ ReportMount *report_add_mount(Report *r) {
         if (r->n_mounts == r->n_allocated && report_reserve(r, MAX(r->n_allocated * 2, (size_t) 16)) < 0)
                 return NULL;
         m = &r->mounts[r->n_mounts++];
-        *m = (ReportMount) { .device.rotational = -1, .probe.matches_table = -1 };
+        *m = (ReportMount) { .reachable = true, .device.rotational = -1, .probe.matches_table = -1 };
         return m;
 }
 
@@ -234,6 +234,7 @@ json_object *report_mount_to_json(const ReportMount *m) {
                 return NULL;
         if (add_nullable(o, F_ACTIVITY, activity) < 0 || add_nullable(o, F_PROGRESS, progress_to_json(&m->progress)) < 0 ||
             add(o, F_STALLED, json_object_new_boolean(m->stalled)) < 0 ||
+            add(o, F_REACHABLE, json_object_new_boolean(m->reachable)) < 0 ||
             add(o, F_ATIME_UPDATES_TOTAL, report_json_rounded(m->atime_updates_total, 1)) < 0)
                 return NULL;
         return TAKE_PTR(o);
@@ -356,6 +357,7 @@ static int mount_from_json(Report *r, json_object *o) {
         m->lazytime = boolean(o, F_LAZYTIME);
         m->read_only = boolean(o, F_READ_ONLY);
         m->stalled = boolean(o, F_STALLED);
+        m->reachable = !member(o, F_REACHABLE, json_type_boolean) || boolean(o, F_REACHABLE);
         (void) number(o, F_ATIME_UPDATES_TOTAL, &m->atime_updates_total);
         device_from_json(r, member(o, F_DEVICE, json_type_object), &m->device);
         probe_from_json(r, member(o, F_PROBE, json_type_object), &m->probe);

@@ -73,6 +73,7 @@ typedef struct ReportMount {
         const char *target, *source, *fstype, *root, *options, *super_options;
         const char *atime;
         bool nodiratime, lazytime, read_only, stalled;
+        bool reachable; /* false: over-mounted (see protocol.h) */
         ReportDevice device;
         ReportProbe probe;
         ReportActivity activity;
@@ -105,7 +106,7 @@ const char *report_strdup(Report *r, const char *s);
 /* Room for n mounts in all, so that adding them moves nothing. */
 int report_reserve(Report *r, size_t n);
 /* A new mount at the end, zeroed (probe.matches_table and
- * device.rotational at -1); NULL on OOM. Earlier pointers stay valid only
+ * device.rotational at -1, reachable); NULL on OOM. Earlier pointers stay valid only
  * until the next call. */
 ReportMount *report_add_mount(Report *r);
 

@@ -247,17 +247,131 @@ static void mark_hidden(struct raw *raw, size_t n) {
         }
 }
 
+/* The first of the mounts at target in raw (sorted by target), or n. */
+static size_t group_first(const struct raw *raw, size_t n, const char *target) {
+        size_t lo = 0, hi = n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (strcmp(raw[mid].target, target) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo < n && streq(raw[lo].target, target) ? lo : n;
+}
+
+/* The mount on 'target' whose parent is 'parent_id', or n. */
+static size_t child_at(const struct raw *raw, size_t n, int parent_id, const char *target) {
+        for (size_t i = group_first(raw, n, target); i < n && streq(raw[i].target, target); i++)
+                if (raw[i].parent_id == parent_id && raw[i].id != parent_id)
+                        return i;
+        return n;
+}
+
+/* The top of the stack of mounts on raw[i]'s target: what a lookup enters. */
+static size_t stack_top(const struct raw *raw, size_t n, size_t i) {
+        for (size_t k = 0, c; k < n && (c = child_at(raw, n, raw[i].id, raw[i].target)) < n; k++)
+                i = c;
+        return i;
+}
+
+struct id_index {
+        int id;
+        size_t i;
+};
+
+static int cmp_id_index(const void *a, const void *b) {
+        const struct id_index *x = a, *y = b;
+
+        return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The mount of that id in raw, or n. */
+static size_t by_id(const struct id_index *ids, size_t n, int id) {
+        const struct id_index key = { .id = id }, *f = bsearch(&key, ids, n, sizeof *ids, cmp_id_index);
+
+        return f ? f->i : n;
+}
+
+/* Whether raw[i] is raw[m] or one of raw[m]'s parents. */
+static bool is_above(const struct raw *raw, const struct id_index *ids, size_t n, size_t i, size_t m) {
+        for (size_t k = 0; m < n && k < n; k++) {
+                size_t p;
+
+                if (m == i)
+                        return true;
+                p = by_id(ids, n, raw[m].parent_id);
+                if (p == m)
+                        break;
+                m = p;
+        }
+        return false;
+}
+
+/* Whether a lookup of raw[m]'s target ends on raw[m], walking from the root
+ * mount as the kernel does: at each directory on the way into the mount on
+ * it, the top of its stack. The walk leaves raw[m]'s chain of parents when
+ * something is mounted over its target or over a directory above it (a
+ * mount on /a hides one at /a/b made before it): its path leads elsewhere.
+ * A mount is taken as reachable when that cannot be told: the table has no
+ * root, or its chain of parents does not reach it (a fixture of a few
+ * lines), or there is no memory for the walk. */
+static bool raw_reachable(const struct raw *raw, const struct id_index *ids, size_t n, size_t m, size_t root) {
+        _cleanup_free_ char *path = NULL;
+        size_t cur;
+
+        if (root >= n || raw[m].target[0] != '/' || !is_above(raw, ids, n, root, m) || !(path = strdup(raw[m].target)))
+                return true;
+        cur = stack_top(raw, n, root);
+        if (!is_above(raw, ids, n, cur, m))
+                return false;
+        for (char *end = path + 1;; end++) {
+                char saved = *end;
+                size_t c;
+
+                if (saved != '/' && saved != '\0')
+                        continue;
+                *end = '\0';
+                c = child_at(raw, n, raw[cur].id, path);
+                *end = saved;
+                if (c < n) {
+                        cur = stack_top(raw, n, c);
+                        if (!is_above(raw, ids, n, cur, m))
+                                return false;
+                }
+                if (saved == '\0')
+                        break;
+        }
+        return true;
+}
+
+/* The mount at "/" that the others at "/" are stacked on, or n. */
+static size_t raw_root(const struct raw *raw, size_t n) {
+        for (size_t i = group_first(raw, n, "/"); i < n && streq(raw[i].target, "/"); i++) {
+                size_t j = group_first(raw, n, "/");
+
+                while (j < n && streq(raw[j].target, "/") && raw[j].id != raw[i].parent_id)
+                        j++;
+                if (j == n || !streq(raw[j].target, "/") || raw[i].parent_id == raw[i].id)
+                        return i;
+        }
+        return n;
+}
+
 /* Far beyond any real table (100,000 mounts take about 20 MiB). */
 #define MOUNT_TABLE_TEXT_MAX ((size_t) 256 << 20)
 
 static int parse_text(char *text, size_t len, const char *path, const struct mount_filter *filter, MountTable **ret) {
         _cleanup_(mount_table_freep) MountTable *t = calloc(1, sizeof *t);
         _cleanup_free_ struct raw *raw = NULL;
+        _cleanup_free_ struct id_index *ids = NULL;
         _cleanup_(mnt_unref_tablep) struct libmnt_table *tb = NULL;
         _cleanup_(mnt_free_iterp) struct libmnt_iter *itr = NULL;
         _cleanup_(fclosep) FILE *f = NULL;
         struct libmnt_fs *fs;
-        size_t n = 0, alloc = 0;
+        size_t n = 0, alloc = 0, root;
         int r;
 
         if (!t)
@@ -295,8 +409,14 @@ static int parse_text(char *text, size_t len, const char *path, const struct mou
         t->n_all = n;
 
         t->entries = calloc(n ? n : 1, sizeof *t->entries);
-        if (!t->entries)
+        ids = calloc(n ? n : 1, sizeof *ids);
+        if (!t->entries || !ids)
                 return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                ids[i] = (struct id_index) { .id = raw[i].id, .i = i };
+        if (n > 0)
+                qsort(ids, n, sizeof *ids, cmp_id_index);
+        root = raw_root(raw, n);
         for (size_t i = 0; i < n; i++) {
                 const char *fstype = mnt_fs_get_fstype(raw[i].fs);
 
@@ -306,6 +426,7 @@ static int parse_text(char *text, size_t len, const char *path, const struct mou
                 t->n++; /* counted even when half-filled, so it is freed */
                 if (r < 0)
                         return r;
+                t->entries[t->n - 1].reachable = raw_reachable(raw, ids, n, i, root);
         }
         if (t->n > 0)
                 qsort(t->entries, t->n, sizeof *t->entries, cmp_entry_id);
@@ -353,10 +474,13 @@ int mount_table_load(const char *path, const struct mount_filter *filter, MountT
 }
 
 const MountEntry *mount_table_find_target(const MountTable *t, const char *target) {
+        const MountEntry *found = NULL;
+
+        /* Over-mounted targets: the mount that the path leads to. */
         for (size_t i = 0; t && i < t->n; i++)
-                if (streq(t->entries[i].target, target))
-                        return &t->entries[i];
-        return NULL;
+                if (streq(t->entries[i].target, target) && (!found || !found->reachable))
+                        found = &t->entries[i];
+        return found;
 }
 
 static bool entry_changed(const MountEntry *a, const MountEntry *b) {

@@ -65,6 +65,11 @@ typedef struct MountEntry {
         char *vfs_options;
         char *super_options;
         struct mount_policy policy;
+        /* Whether a lookup of target leads to this mount: false when it is
+         * over-mounted (something is mounted over target, or over a
+         * directory above it, since), so its files are out of reach by
+         * that path. */
+        bool reachable;
 } MountEntry;
 
 typedef struct MountTable {
@@ -93,6 +98,7 @@ int mount_table_parse(char *text, size_t len, const char *path, const struct mou
 MountTable *mount_table_free(MountTable *t);
 DEFINE_FREE_FUNC(MountTable, mount_table_free);
 
+/* The mount at target; of several (over-mounted), the one reachable there. */
 const MountEntry *mount_table_find_target(const MountTable *t, const char *target);
 
 /* Calls cb for each mount added (old NULL), removed (new NULL) or changed in

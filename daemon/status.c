@@ -123,6 +123,7 @@ static void fill_mount(Manager *m, Report *r, ReportMount *rm, const MountEntry 
         rm->lazytime = e->policy.lazytime;
         rm->read_only = e->policy.read_only;
         rm->stalled = tm && tracker_mount_stalled(tm);
+        rm->reachable = e->reachable;
         fill_device(r, &rm->device, e, tm);
         if (tm && tm->probe.have) {
                 status_probe(&tm->probe.result, e, &rm->probe);

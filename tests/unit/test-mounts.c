@@ -184,11 +184,57 @@ static void test_changed(void) {
         unlink(path);
 }
 
+/* Over-mounted: a mount hidden under one on a directory above it, or on a
+ * parent that was itself mounted over, is listed but not reachable; two
+ * mounts then share a target and a lookup by it finds the reachable one. */
+static void test_reachable(void) {
+        _cleanup_(mount_table_freep) MountTable *t = NULL, *u = NULL;
+        struct mount_filter def = {};
+        char path[] = "/tmp/test-mounts.XXXXXX";
+        /* 30 on /t; 31 at /t/a/b, then 32 over /t/a hides it, and 33 at
+         * /t/a/b on 32 is the one reached. 40 at /t/x, 41 at /t/x/y on it,
+         * then 42 stacked on 40 at /t/x: 40 is left out, 41 is hidden. */
+        const char *text = "20 1 254:0 / / rw,relatime - ext4 /dev/vda1 rw\n"
+                           "30 20 0:30 / /t rw - tmpfs tmpfs rw\n"
+                           "31 30 0:31 / /t/a/b rw - tmpfs tmpfs rw\n"
+                           "32 30 0:32 / /t/a rw - tmpfs tmpfs rw\n"
+                           "33 32 0:33 / /t/a/b rw,noatime - tmpfs tmpfs rw\n"
+                           "40 30 0:40 / /t/x rw - tmpfs tmpfs rw\n"
+                           "41 40 0:41 / /t/x/y rw - tmpfs tmpfs rw\n"
+                           "42 40 0:42 / /t/x rw - tmpfs tmpfs rw\n"
+                           "50 30 0:50 / /t/a-sibling rw - tmpfs tmpfs rw\n";
+        /* No root in the table (a fixture of a few lines): all reachable. */
+        const char *rootless = "31 30 0:31 / /t/a/b rw - tmpfs tmpfs rw\n"
+                               "32 30 0:32 / /t/a rw - tmpfs tmpfs rw\n";
+        int fd = mkstemp(path);
+        const MountEntry *e;
+        bool want[100] = { [20] = true, [30] = true, [32] = true, [33] = true, [42] = true, [50] = true }, all = true;
+
+        ok(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t) strlen(text), "over-mounted table written");
+        ok(mount_table_load(path, &def, &t) == 0 && t->n == 8, "every mount but the one stacked on is listed");
+        for (size_t i = 0; t && i < t->n; i++)
+                if (t->entries[i].reachable != want[t->entries[i].id]) {
+                        all = false;
+                        printf("# mount %d: reachable %d\n", t->entries[i].id, t->entries[i].reachable);
+                }
+        ok(all, "reachable: /, /t, /t/a, the /t/a/b on it, the top of /t/x, a sibling of /t/a; not the rest");
+        ok((e = find(t, "/t/a/b")) && e->id == 33, "a lookup of a shared target finds the reachable mount");
+        ok(fd >= 0 && ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0 &&
+                   write(fd, rootless, strlen(rootless)) == (ssize_t) strlen(rootless),
+           "a table without a root written");
+        ok(mount_table_load(path, &def, &u) == 0 && u->n == 2 && u->entries[0].reachable && u->entries[1].reachable,
+           "without a root: nothing is called unreachable");
+        if (fd >= 0)
+                close(fd);
+        unlink(path);
+}
+
 int main(void) {
         test_policy();
         test_filter();
         test_fixture();
         test_diff();
         test_changed();
+        test_reachable();
         return tap_done();
 }
