@@ -40,13 +40,12 @@ struct Walk {
         size_t n_levels, alloc_levels;
         char *pending; /* names read, not yet entered: "name\0name\0", a stack */
         size_t n_pending, alloc_pending;
-        SampleEntry *res;
-        size_t n_res, alloc_res; /* the reservoir grows to k as the walk finds inodes */
-        SampleEntry *fresh;      /* the fresh stratum's, up to k / 4 */
-        size_t n_fresh, alloc_fresh;
-        uint64_t seen_fresh;
+        struct {
+                SampleEntry *v;
+                size_t n, alloc; /* grows to the stratum's share of k as the walk finds inodes */
+                uint64_t seen;   /* the inodes offered to it */
+        } strata[_STRATUM_MAX];
         double inodes;           /* the names seen, each weighing 1/nlink */
-        int64_t began_ns;        /* CLOCK_REALTIME_COARSE at the step that saw an entry */
         uint64_t seen;
         uint64_t skipped;
         uint64_t inodes_hint; /* inodes in use by statfs() when the walk began; 0: unknown */
@@ -91,8 +90,8 @@ static Walk *walk_free(Walk *w) {
         free(w->path);
         free(w->levels);
         free(w->pending);
-        entries_free(w->res, w->n_res);
-        entries_free(w->fresh, w->n_fresh);
+        for (unsigned k = 0; k < _STRATUM_MAX; k++)
+                entries_free(w->strata[k].v, w->strata[k].n);
         free(w);
         return NULL;
 }
@@ -230,8 +229,11 @@ static int open_beneath(int rootfd, const char *rel, int flags) {
 }
 
 /* An atime written this recently when the walk sees it puts the inode in
- * the fresh stratum. */
+ * the fresh stratum; this recently, in the hot one: a file read without
+ * pause (its atime is the current tick's) is all but certain to be there,
+ * a file read once among many seldom is. */
 #define FRESH_NS (2LL * 1000 * 1000 * 1000)
+#define HOT_NS (100LL * 1000 * 1000)
 
 static int64_t now_coarse_ns(void) {
         struct timespec ts;
@@ -242,16 +244,18 @@ static int64_t now_coarse_ns(void) {
 
 /* Algorithm R over one stratum: the i-th inode offered takes a slot with
  * probability k/i. */
-static int stratum_offer(Sampler *s, SampleEntry **v, size_t *n, size_t *alloc, uint64_t seen, size_t k,
-                         const char *dir, const char *name, uint64_t ino, uint32_t nlink, bool is_dir,
-                         uint8_t stratum) {
-        size_t slot;
+static int stratum_offer(Sampler *s, Walk *w, uint8_t stratum, const char *dir, const char *name, uint64_t ino,
+                         uint32_t nlink, bool is_dir) {
+        /* The uniform stratum takes k, each of the others a quarter of k. */
+        size_t k = stratum == STRATUM_REST ? s->k : MAX(s->k / 4, 1u), slot;
+        typeof(w->strata[0]) *st = &w->strata[stratum];
         char *p;
 
-        if (*n < k)
-                slot = *n;
+        st->seen++;
+        if (st->n < k)
+                slot = st->n;
         else {
-                uint64_t j = rng_next(&s->rng) % seen;
+                uint64_t j = rng_next(&s->rng) % st->seen;
                 if (j >= k)
                         return 0;
                 slot = (size_t) j;
@@ -259,39 +263,42 @@ static int stratum_offer(Sampler *s, SampleEntry **v, size_t *n, size_t *alloc, 
         p = path_join(dir, name);
         if (!p)
                 return -ENOMEM;
-        if (slot == *n) {
-                if (*n == *alloc) {
+        if (slot == st->n) {
+                if (st->n == st->alloc) {
                         /* A small tree costs what it holds, not k entries. */
-                        size_t na = MIN(MAX(*alloc * 2, (size_t) 64), k);
-                        SampleEntry *nr = reallocarray(*v, na, sizeof *nr);
+                        size_t na = MIN(MAX(st->alloc * 2, (size_t) 64), k);
+                        SampleEntry *nr = reallocarray(st->v, na, sizeof *nr);
 
                         if (!nr) {
                                 free(p);
                                 return -ENOMEM;
                         }
-                        *v = nr;
-                        *alloc = na;
+                        st->v = nr;
+                        st->alloc = na;
                 }
-                (*n)++;
+                st->n++;
         } else
-                free((*v)[slot].path);
-        (*v)[slot] = (SampleEntry) { .path = p, .ino = ino, .nlink = nlink, .dir = is_dir, .stratum = stratum };
+                free(st->v[slot].path);
+        st->v[slot] = (SampleEntry) { .path = p, .ino = ino, .nlink = nlink, .dir = is_dir, .stratum = stratum };
         return 0;
 }
 
 /* Offers an inode to its stratum's reservoir. 'dir' holds name, relative to
- * the walked mount; 'atime_ns' is 0 where unknown. */
+ * the walked mount; 'atime_ns' is 0 where unknown, 'look_ns' when the walk
+ * looked (taken before its statx). */
 static int reservoir_offer(Sampler *s, Walk *w, const char *dir, const char *name, uint64_t ino, uint32_t nlink,
-                           bool is_dir, int64_t atime_ns) {
+                           bool is_dir, int64_t atime_ns, int64_t look_ns) {
+        int64_t age = look_ns - atime_ns;
+        uint8_t stratum = STRATUM_REST;
+
         w->seen++;
         w->inodes += !is_dir && nlink > 1 ? 1.0 / nlink : 1.0;
-        if (atime_ns > 0 && atime_ns > w->began_ns - FRESH_NS && atime_ns <= w->began_ns + FRESH_NS) {
-                w->seen_fresh++;
-                return stratum_offer(s, &w->fresh, &w->n_fresh, &w->alloc_fresh, w->seen_fresh, MAX(s->k / 4, 1u), dir,
-                                     name, ino, nlink, is_dir, STRATUM_FRESH);
-        }
-        return stratum_offer(s, &w->res, &w->n_res, &w->alloc_res, w->seen - w->seen_fresh, s->k, dir, name, ino,
-                             nlink, is_dir, STRATUM_REST);
+        /* A fine-grained atime may stand a tick ahead of the coarse clock. */
+        if (atime_ns > 0 && age > -HOT_NS && age < HOT_NS)
+                stratum = STRATUM_HOT;
+        else if (atime_ns > 0 && age > -FRESH_NS && age < FRESH_NS)
+                stratum = STRATUM_FRESH;
+        return stratum_offer(s, w, stratum, dir, name, ino, nlink, is_dir);
 }
 
 
@@ -382,7 +389,7 @@ static int walk_entry(Sampler *s, Walk *w, int dfd, const struct linux_dirent64 
         unsigned type = d->d_type;
         uint64_t ino = d->d_ino;
         uint32_t nlink = 0;
-        int64_t atime = 0;
+        int64_t atime = 0, look = 0;
         bool full;
 
         if (streq(d->d_name, ".") || streq(d->d_name, ".."))
@@ -393,6 +400,7 @@ static int walk_entry(Sampler *s, Walk *w, int dfd, const struct linux_dirent64 
                 /* A directory may be a mount point: the dirent shows what is
                  * under it, statx what is on it. The atime sorts the inode
                  * into its stratum. */
+                look = now_coarse_ns();
                 if (statx(dfd, d->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
                           STATX_TYPE | STATX_INO | STATX_MNT_ID | STATX_ATIME | STATX_NLINK, &stx) < 0)
                         return ENTRY_NEXT;
@@ -413,7 +421,7 @@ static int walk_entry(Sampler *s, Walk *w, int dfd, const struct linux_dirent64 
         full = type == DT_DIR && w->n_pending + name_len + 1 > WALK_PENDING_MAX;
         if (full && w->n_pending > l->pend)
                 return ENTRY_STOP_BEFORE;
-        if (reservoir_offer(s, w, w->path, d->d_name, ino, nlink, type == DT_DIR, atime) < 0)
+        if (reservoir_offer(s, w, w->path, d->d_name, ino, nlink, type == DT_DIR, atime, look) < 0)
                 return -ENOMEM;
         if (type == DT_DIR && push_pending(w, d->d_name) < 0)
                 return -ENOMEM;
@@ -478,13 +486,12 @@ static int walk_start(Sampler *s, int rootfd) {
         /* For progress reports only: what the walk may have to see. */
         if (fstatfs(rootfd, &sfs) == 0 && sfs.f_files > sfs.f_ffree)
                 w->inodes_hint = (uint64_t) (sfs.f_files - sfs.f_ffree);
-        w->began_ns = now_coarse_ns();
         /* The top directory is an inode like any other: "." joined to "."
          * is ".". */
         r = path_room(w, 64);
         if (r >= 0) {
                 strcpy(w->path, ".");
-                r = reservoir_offer(s, w, ".", ".", stx.stx_ino, 1, true, 0);
+                r = reservoir_offer(s, w, ".", ".", stx.stx_ino, 1, true, 0, 0);
         }
         if (r >= 0)
                 r = push_level(w, 1);
@@ -499,25 +506,33 @@ static int walk_finish(Sampler *s) {
 
         if (!res)
                 return -ENOMEM;
-        /* Walk done: one array of both strata, no bigger than they take. */
+        /* Walk done: one array of every stratum, no bigger than they take. */
         {
-                SampleEntry *all = reallocarray(w->res, MAX(w->n_res + w->n_fresh, (size_t) 1), sizeof *all);
+                size_t n = 0;
+                SampleEntry *all;
 
+                for (unsigned k = 0; k < _STRATUM_MAX; k++)
+                        n += w->strata[k].n;
+                all = reallocarray(w->strata[0].v, MAX(n, (size_t) 1), sizeof *all);
                 if (!all) {
                         free(res);
                         return -ENOMEM;
                 }
-                if (w->n_fresh > 0)
-                        memcpy(all + w->n_res, w->fresh, w->n_fresh * sizeof *all);
-                *res = (Reservoir) { .v = all, .n = w->n_res + w->n_fresh, .population = w->seen, .inodes = w->inodes,
-                                     .stratum_population = { w->seen - w->seen_fresh, w->seen_fresh },
-                                     .skipped = w->skipped };
-                free(w->fresh);
-                w->fresh = NULL;
-                w->n_fresh = w->alloc_fresh = 0;
+                w->strata[0].v = NULL;
+                *res = (Reservoir) { .v = all, .n = n, .population = w->seen, .inodes = w->inodes, .skipped = w->skipped };
+                n = w->strata[0].n;
+                w->strata[0].n = w->strata[0].alloc = 0;
+                res->stratum_population[0] = w->strata[0].seen;
+                for (unsigned k = 1; k < _STRATUM_MAX; k++) {
+                        if (w->strata[k].n > 0)
+                                memcpy(all + n, w->strata[k].v, w->strata[k].n * sizeof *all);
+                        n += w->strata[k].n;
+                        res->stratum_population[k] = w->strata[k].seen;
+                        free(w->strata[k].v);
+                        w->strata[k].v = NULL;
+                        w->strata[k].n = w->strata[k].alloc = 0;
+                }
         }
-        w->res = NULL;
-        w->n_res = w->alloc_res = 0;
         reservoir_free(s->next);
         s->next = res;
         s->walk = walk_free(w);
@@ -536,7 +551,6 @@ int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budg
                 if (r < 0)
                         return r;
         }
-        s->walk->began_ns = now_coarse_ns();
         while (*budget > 0 && !atomic_load(cancel)) {
                 Walk *w = s->walk;
                 const WalkLevel *l;

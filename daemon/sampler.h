@@ -2,9 +2,10 @@
  * builds a uniform reservoir of the filesystem's files and directories; each
  * interval a sweep statx()es the reservoir and counts the atimes that moved.
  * The walk statx()es what it offers: inodes whose atime was written in the
- * last seconds (FRESH) go to a stratum of their own, sampled apart (up to a
- * quarter of k more), so that a few hot files among many are measured, not
- * left to the luck of a uniform draw.
+ * last tenth of a second (HOT) or the last seconds (FRESH) go to strata of
+ * their own, sampled apart (up to a quarter of k more each), so that a few
+ * hot files among many are measured, not left to the luck of a uniform draw
+ * or diluted among the files read once just before the walk came by.
  * The inodes whose atime moved are looked at again every second (a fine
  * sweep) while they stay active, and once more a few times right after the
  * sweep that found them, so that each one's update rate is known and the
@@ -49,10 +50,11 @@ typedef struct SampleEntry {
         bool gone;     /* no longer found: left out of every count */
 } SampleEntry;
 
-/* The two strata of the sample. */
+/* The strata of the sample. */
 enum {
         STRATUM_REST,  /* every other inode: a uniform sample of k */
-        STRATUM_FRESH, /* atime written in the seconds before the walk saw it */
+        STRATUM_FRESH, /* atime written in the seconds before the walk saw it: up to k / 4 */
+        STRATUM_HOT,   /* atime written in the tenth of a second before: up to k / 4 */
         _STRATUM_MAX,
 };
 

@@ -62,6 +62,8 @@ struct Filesystem {
         uint64_t retry_at;     /* CLOCK_MONOTONIC usec; 0: now */
         uint64_t next_walk;    /* a refresh walk is due; 0: not scheduled */
         uint64_t walk_started; /* CLOCK_MONOTONIC usec the current walk began */
+        uint64_t walk_took;    /* usec the last finished walk took */
+        bool unexplained;      /* the kernel counted far more than the last sweep's sample can account for */
         bool walk_queued;
         bool orphaned;         /* no longer in the table; freed when its job returns */
         struct sweep_result last;
@@ -735,6 +737,18 @@ static bool fs_only_atime(const Filesystem *fs, const struct sweep_result *prev,
                prev->free_blocks == res->free_blocks && prev->free_inodes == res->free_inodes;
 }
 
+/* The journal's count stands over this many commit periods or more (an
+ * interval of 30 s at ext4's default commit=5 is one, even when the
+ * thread that reads it comes a little early). */
+#define JBD2_MIN_COMMITS 5.5
+
+/* What the sample cannot account for of a count that includes other
+ * writes may be atime updates of files the sample does not hold (turned
+ * hot since the walk): its interval reaches up to the count. */
+static void widen_to_count(struct activity *a, double hi) {
+        a->updates.hi = fmax(a->updates.hi, hi);
+}
+
 /* Sets a's updates to 'share' of the kernel's count, within [lo, hi] (per minute). */
 static void take_count(struct activity *a, double share, double count, double lo, double hi) {
         a->updates.per_min = share * count;
@@ -756,15 +770,19 @@ static void bound_by_count(struct activity *a, double scale, double cap) {
 
 /* The kernel's count of the filesystem's transactions over the interval,
  * against the sample's figures for its n writers (acts): a bound on their
- * sum always, the figure itself where the filesystem did nothing but atime
- * updates. Under lazytime an atime update is no transaction until written
- * back: the count bounds nothing there. */
-static void fs_apply_count(const Filesystem *fs, const struct fs_job *j, const struct fs_count *before,
+ * sum always (xfs), the figure itself where the filesystem did nothing but
+ * atime updates, and where it wrote other things too and the sample
+ * accounts for less than the count, the top of their interval: the rest
+ * may be atime updates of files the sample does not hold. Under lazytime
+ * an atime update is no transaction until written back: the count bounds
+ * nothing there. */
+static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct fs_count *before,
                            const struct sweep_result *prev, struct activity *acts, size_t n) {
         double lo, hi, e = 0, elo = 0, ehi = 0, per_min = 60.0 / j->res.seconds;
         bool lazy = fs->n_mounts > 0 && fs->mounts[0]->entry->policy.lazytime, pure, bound = true;
         double count;
 
+        fs->unexplained = false;
         if (!j->count.valid || lazy || !fscounter_delta(before, &j->count, &lo, &hi) || n == 0)
                 return;
         count = (lo + hi) / 2 * per_min;
@@ -777,9 +795,9 @@ static void fs_apply_count(const Filesystem *fs, const struct fs_job *j, const s
 
                 /* Handles made in the interval's last commit period are
                  * counted in the next: no bound on a burst at its end. So
-                 * the count is used over six commits or more only, and
-                 * only as the figure itself. */
-                if (s < 6 * p - 0.5)
+                 * the count is used over five and a half commits or more
+                 * only, as the figure itself or the top of its interval. */
+                if (s < JBD2_MIN_COMMITS * p)
                         return;
                 lo *= s / (s + p);
                 hi *= s / (s - p);
@@ -811,9 +829,40 @@ static void fs_apply_count(const Filesystem *fs, const struct fs_job *j, const s
                         take_count(a, a->updates.per_min / e, count, lo, hi);
                 else if (pure && n == 1)
                         take_count(a, 1, count, lo, hi);
-                else if (bound)
-                        bound_by_count(a, e > hi ? hi / e : 1, hi);
+                else {
+                        if (bound)
+                                bound_by_count(a, e > hi ? hi / e : 1, hi);
+                        if (lo > ehi)
+                                widen_to_count(a, hi);
+                }
         }
+        /* Half again what the sample's interval allows, and more than a
+         * read a second: worth a walk soon, whose fresh strata find the
+         * files that turned hot (fs_rewalk_soon()). */
+        fs->unexplained = !pure && lo > 1.5 * ehi + 60;
+}
+
+/* What a sweep found, stratum by stratum, and what came of it: for
+ * whoever asks why a figure is what it is (log_level = debug). */
+static void fs_log_sweep(const Filesystem *fs, const struct fs_job *j, const struct activity *acts) {
+        static const char *const name[_STRATUM_MAX] = { "rest", "fresh", "hot" };
+        char buf[512];
+        size_t len = 0;
+
+        for (unsigned k = 0; k < _STRATUM_MAX && len < sizeof buf; k++) {
+                const struct sampler_writer *w = j->n_writers > 0 ? &j->writers[0] : NULL;
+                int r = snprintf(buf + len, sizeof buf - len, "%s%s %llu of %llu, %.1f changed, %.1f updates",
+                                 k ? "; " : "", name[k], (unsigned long long) j->res.stratum_sample[k],
+                                 (unsigned long long) j->res.stratum_population[k], w ? w->changed[k] : 0.0,
+                                 w ? w->updates[k].n : 0.0);
+
+                if (r < 0)
+                        return;
+                len += (size_t) r;
+        }
+        log_mount_debug(j->target, "%s: sweep over %.1fs: %s; %.0f updates/min (%.0f-%.0f), %s", j->target, j->res.seconds,
+                        buf, j->n_writers ? acts[0].updates.per_min : 0.0, j->n_writers ? acts[0].updates.lo : 0.0,
+                        j->n_writers ? acts[0].updates.hi : 0.0, fs->unexplained ? "count unexplained" : "count explained");
 }
 
 static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
@@ -843,6 +892,8 @@ static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
                         acts[w].have = false;
         }
         fs_apply_count(fs, j, &before, &prev, acts, j->n_writers);
+        if (log_get_max_level() >= LOG_DEBUG)
+                fs_log_sweep(fs, j, acts);
         for (size_t w = 0; w < j->n_writers; w++) {
                 TrackedMount *m = find_mount(t, j->writer_ids[w]);
 
@@ -856,14 +907,19 @@ done:
         fs->probed = false;
 }
 
-/* Files that turned hot since the walk join the fresh stratum at the next
+/* Files that turned hot since the walk join the fresh strata at the next
  * walk: when a sweep finds some (drawn from the rest, so that others like
- * them may be hot unseen), the next walk comes after two intervals rather
- * than at its usual refresh. Walks stay within walk_rate all the same. */
-static void fs_rewalk_if_woke(Filesystem *fs, const struct sweep_result *res, uint64_t now) {
-        uint64_t soonest = fs->walk_started + MAX(2 * fs->tracker->config->sampler_interval_usec, 20 * USEC_PER_SEC);
+ * them may be hot unseen), or the kernel counted far more than the sample
+ * accounts for, the next walk comes after two intervals rather than at its
+ * usual refresh, and never before twice the last walk's length has passed
+ * since it ended (a third of the time at most). Walks stay within
+ * walk_rate all the same. */
+static void fs_rewalk_soon(Filesystem *fs, const struct sweep_result *res, uint64_t now) {
+        uint64_t soonest = fs->walk_started + MAX(MAX(2 * fs->tracker->config->sampler_interval_usec, 20 * USEC_PER_SEC),
+                                                  3 * fs->walk_took);
 
-        if (res->woke_hot == 0 || !fs->sampler || fs->sampler->walk || fs->sampler->next || fs->next_walk == 0)
+        if ((res->woke_hot == 0 && !fs->unexplained) || !fs->sampler || fs->sampler->walk || fs->sampler->next ||
+            fs->next_walk == 0)
                 return;
         soonest = MAX(soonest, now);
         if (soonest < fs->next_walk) {
@@ -967,6 +1023,7 @@ static void fs_walk_done(Filesystem *fs, const struct fs_job *j, uint64_t now) {
         Tracker *t = fs->tracker;
 
         assert(fs->sampler && fs->sampler->next);
+        fs->walk_took = now - fs->walk_started;
         fs->next_walk = now + CLAMP(10 * (now - fs->walk_started), (uint64_t) WALK_REFRESH_MIN_USEC,
                                     MAX(t->config->walk_refresh_usec, (uint64_t) WALK_REFRESH_MIN_USEC));
         if (!fs->sampler->current)
@@ -1020,7 +1077,7 @@ static void fs_done(void *arg, WorkerStatus status) {
                         fs_walk_done(fs, j, now);
                 else if (j->kind == FS_JOB_SWEEP && j->r >= 0) {
                         fs_apply_sweep(fs, j);
-                        fs_rewalk_if_woke(fs, &j->res, now);
+                        fs_rewalk_soon(fs, &j->res, now);
                 }
                 if (j->kind == FS_JOB_WALK || j->kind == FS_JOB_SWEEP)
                         fs_note_progress(fs);

@@ -29,11 +29,11 @@ enter_namespace
 READLOAD=$top_builddir/tests/helpers/readload
 TRACECOUNT=$top_builddir/tests/helpers/tracecount
 M=$T/mnt
-# 30 s: six of ext4's journal commits, the least over which its count of
+# 30 s: six of ext4's journal commits, over 5.5 of which its count of
 # handles stands as the figure (atimed(8), KERNEL COUNTS).
 IV=30
 NREAD=$(($(nproc) + 1))
-FSTYPES="ext4 xfs"
+FSTYPES=${BUSY_FSTYPES:-"ext4 xfs"}
 CASES="one few many distinct mix rel"
 DISTINCT_RATE=300
 
@@ -127,6 +127,8 @@ done
 
 # --- atimed, as the unit runs it, on these mounts alone.
 cat >$T/atimed.conf <<CONF
+[daemon]
+log_level = ${BUSY_LOG_LEVEL:-info}
 [mounts]
 include_fstypes = ext4 xfs
 exclude_paths = [/]
@@ -216,9 +218,13 @@ judge() {
         fi
         if [ "$k" = mix ]; then
                 # A known gap: hot files among 15,000 that turned hot after
-                # the walk, on a filesystem that also writes, are seen only
-                # through the uniform draw until the next walk (the count
-                # bounds nothing there). Measured and printed, not asserted.
+                # the walk, on a filesystem that also writes: a walk the
+                # count asks for puts them in the hot stratum, but each
+                # one's rate, estimated from looks on a host with no idle
+                # CPU, comes out 10-45% low, and the count cannot be the
+                # figure where the filesystem wrote other things. The
+                # interval must hold the truth (it reaches up to the
+                # count); the figure is printed, not held to 10%.
                 awk '{ e += $4 * $3; k += $8 * $3 } END { if (k > 0) printf "# KNOWN GAP %s: atimed %.0f, kernel %.0f/min: %.3f\n", n, e / 60, k / 60, e / k }' n=$n $T/judged-$n
                 check "$n: the kernel's count within the 95% interval" awk '{ if ($10 < $5 || $9 > $6) bad++ } END { exit bad > 0 || NR == 0 }' $T/judged-$n
                 return
@@ -271,7 +277,9 @@ w_mix() {
                 appender $M/$fs-mix/log
         done
 }
-# (BUSY_CASES runs some only, to look at one.)
+# (BUSY_CASES runs some only, BUSY_FSTYPES on some filesystems only,
+# BUSY_WEB=0 without apache2, BUSY_LOG=FILE keeps the daemon's log,
+# BUSY_LOG_LEVEL=debug with each sweep's strata: to look at one.)
 for c in ${BUSY_CASES:-$CASES}; do
         case $c in
         distinct | mix) run_case $c w_$c ;;
@@ -281,7 +289,9 @@ done
 
 # --- The first seed's experiment: Debian's apache2 serving one 1 KiB file
 # to ab -c 4.
-if [ -x /usr/sbin/apache2 ] && command -v ab >/dev/null && [ -d /usr/lib/apache2/modules ]; then
+if [ "${BUSY_WEB:-1}" = 0 ]; then
+        diag "BUSY_WEB=0: the seed's experiment is not run"
+elif [ -x /usr/sbin/apache2 ] && command -v ab >/dev/null && [ -d /usr/lib/apache2/modules ]; then
         FSTYPES=ext4
         mkdir -p $T/t-web
         image ext4 web $T/t-web strictatime
@@ -339,4 +349,5 @@ fi
 
 stop_daemon
 is "atimed exits 0" "$STOP_STATUS" "0"
+[ -n "${BUSY_LOG:-}" ] && cp $T/atimed.log "$BUSY_LOG"
 done_testing
