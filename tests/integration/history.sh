@@ -87,7 +87,7 @@ chart=$(LANG=C.UTF-8 COLUMNS=100 ctl history $M/strict --since 5min)
 like "the chart labels its axes" "$chart" "^ +[0-9.k]+ [┤|]"
 like "and lists the policy change" "$chart" "policy strictatime -> noatime"
 like "and marks it under the chart" "$chart" "▲"
-like "status has a sparkline of the last hour" "$(LANG=C.UTF-8 ctl status $M/strict)" "LAST-HOUR"
+like "status has a sparkline of the last hour" "$(LANG=C.UTF-8 COLUMNS=200 ctl status $M/strict)" "LAST-HOUR"
 mount -o remount,strictatime $M/strict
 
 # --- Damaged state files: moved aside with a reason; never fatal.
