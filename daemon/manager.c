@@ -34,22 +34,28 @@
 static void manager_scan_consumers(Manager *m);
 
 int manager_read_config(const char *config_path, const char *override_socket, const char *override_state_dir,
-                        struct config **ret, char ***ret_errors) {
+                        struct config **ret) {
         _cleanup_(config_freep) struct config *c = NULL;
+        _cleanup_strv_free_ char **errors = NULL;
         int r;
 
-        *ret_errors = NULL;
         if (config_path)
-                r = config_load(config_path, &c, ret_errors);
+                r = config_load(config_path, &c, &errors);
         else if (access(ATIMED_CONFIG_DEFAULT, F_OK) == 0)
-                r = config_load(ATIMED_CONFIG_DEFAULT, &c, ret_errors);
+                r = config_load(ATIMED_CONFIG_DEFAULT, &c, &errors);
         else
                 r = config_new(&c);
-        if (r < 0)
+        if (r < 0) {
+                STRV_FOREACH(e, errors)
+                        log_error("%s", *e);
+                if (!errors)
+                        log_error("Failed to read configuration %s: %s", config_path ?: ATIMED_CONFIG_DEFAULT,
+                                  fileio_strerror(r));
                 return r;
+        }
         if ((override_socket && config_set_string(&c->socket_path, override_socket) < 0) ||
             (override_state_dir && config_set_string(&c->state_dir, override_state_dir) < 0))
-                return -ENOMEM;
+                return log_oom();
         *ret = TAKE_PTR(c);
         return 0;
 }
@@ -380,7 +386,6 @@ static gid_t resolve_group(const char *name) {
 
 int manager_reload(Manager *m) {
         _cleanup_(config_freep) struct config *c = NULL;
-        _cleanup_strv_free_ char **errors = NULL;
         struct control_limits lim;
         int r;
 
@@ -388,13 +393,8 @@ int manager_reload(Manager *m) {
         (void) sd_notifyf(0, "RELOADING=1\nSTATUS=Reloading configuration\nMONOTONIC_USEC=%llu",
                           (unsigned long long) now_usec(CLOCK_MONOTONIC));
 
-        r = manager_read_config(m->config_path, m->override_socket, m->override_state_dir, &c, &errors);
+        r = manager_read_config(m->config_path, m->override_socket, m->override_state_dir, &c);
         if (r < 0) {
-                STRV_FOREACH(e, errors)
-                        log_error("%s", *e);
-                if (!errors)
-                        log_error("Failed to read configuration %s: %s",
-                                  m->config_path ? m->config_path : ATIMED_CONFIG_DEFAULT, fileio_strerror(r));
                 log_error("Configuration not reloaded; keeping the running one.");
                 (void) sd_notify(0, "READY=1");
                 manager_notify_status(m);

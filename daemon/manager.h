@@ -67,9 +67,10 @@ typedef struct Manager {
         bool ready;
 } Manager;
 
-/* Reads the configuration the way the manager will on every reload. */
+/* Reads the configuration the way the manager will on every reload; its
+ * errors are logged. */
 int manager_read_config(const char *config_path, const char *override_socket, const char *override_state_dir,
-                        struct config **ret, char ***ret_errors);
+                        struct config **ret);
 
 /* Takes ownership of 'config'. */
 int manager_new(struct config *config, const char *config_path, const char *override_socket,

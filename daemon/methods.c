@@ -358,18 +358,16 @@ static void status_cache_unref(struct StatusCache *c) {
 int methods_new(const View *view, Methods **ret) {
         Methods *m = calloc(1, sizeof *m);
 
-        if (!m)
-                return -ENOMEM;
-        m->view = view;
-        *ret = m;
-        return 0;
+        if (m) {
+                m->view = view;
+                *ret = m;
+        }
+        return m ? 0 : -ENOMEM;
 }
 
 Methods *methods_free(Methods *m) {
-        if (m) {
-                status_cache_unref(m->status_cache);
-                free(m);
-        }
+        methods_changed(m); /* the cache's reference dropped */
+        free(m);
         return NULL;
 }
 

@@ -418,11 +418,11 @@ int worker_slot_new(WorkerPool *p, const WorkerSlotOps *ops, void *userdata, Wor
 
         assert(ops && ops->make && ops->run && ops->done && ops->free && ret);
         s = calloc(1, sizeof *s);
-        if (!s)
-                return -ENOMEM;
-        *s = (WorkerSlot) { .pool = p, .ops = *ops, .userdata = userdata };
-        *ret = s;
-        return 0;
+        if (s) {
+                *s = (WorkerSlot) { .pool = p, .ops = *ops, .userdata = userdata };
+                *ret = s;
+        }
+        return s ? 0 : -ENOMEM;
 }
 
 WorkerSlot *worker_slot_free(WorkerSlot *s) {

@@ -70,12 +70,7 @@ static bool status_of(Methods *m, int64_t *ret_changes, int64_t *ret_uptime) {
 
 int main(void) {
         _cleanup_(methods_freep) Methods *methods = NULL, *unwired = NULL;
-        struct consumer reader = { .kind = CONSUMER_MAIL,
-                                   .need = NEED_STRICT,
-                                   .path = (char[]) { "/srv/strict/mail" },
-                                   .why = (char[]) { "a mail reader that needs every read's atime" },
-                                   .source = (char[]) { "test" } };
-        Consumers consumers = { .v = &reader, .n = 1 };
+        _cleanup_(consumers_freep) Consumers *consumers = NULL;
         struct hooks_seen h = {};
         ViewFixture f;
         Tick *t = NULL;
@@ -125,7 +120,11 @@ int main(void) {
 
         /* A consumer that needs strictatime appears on /srv/strict: its advice
          * turns from relatime to keeping strictatime. */
-        f.view.consumers = &consumers;
+        ok(consumers_new(&consumers) == 0 &&
+                   consumers_add(consumers, CONSUMER_MAIL, NEED_STRICT, "/srv/strict/mail",
+                                 "a mail reader that needs every read's atime", "test") == 0,
+           "a consumer that needs strictatime, on /srv/strict");
+        f.view.consumers = consumers;
         tick_restart(t);
         methods_changed(methods);
         methods_changed(unwired);
