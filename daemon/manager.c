@@ -354,6 +354,15 @@ static void on_table_read_again(void *userdata) {
         rescan_mounts_async(userdata);
 }
 
+static const WorkerSlotOps table_read_ops = {
+        .make = table_read_make,
+        .run = table_read_work,
+        .done = table_read_done,
+        .free = table_read_free,
+        .again = on_table_read_again, /* one more read for the requests meanwhile */
+        .run_here = true,             /* refused by the pool: read here, as at start */
+};
+
 static void on_mounts_changed(void *userdata) {
         rescan_mounts_async(userdata);
 }
@@ -526,6 +535,15 @@ static void flush_done(void *userdata, void *job, WorkerStatus status) {
         }
 }
 
+static const WorkerSlotOps flush_ops = {
+        .make = flush_make,
+        .run = flush_work,
+        .done = flush_done,
+        .free = flush_job_free,
+        /* No 'again': a flush asked for while one is out is skipped. */
+        .run_here = true, /* refused by the pool: written here */
+};
+
 static void manager_flush_async(Manager *m, bool snapshot) {
         int r;
 
@@ -695,6 +713,15 @@ static void manager_scan_consumers(Manager *m) {
 static void on_consumers_again(void *userdata) {
         manager_scan_consumers(userdata);
 }
+
+static const WorkerSlotOps consumers_ops = {
+        .make = consumers_make,
+        .run = consumers_work,
+        .done = consumers_done,
+        .free = consumers_job_free,
+        .again = on_consumers_again, /* a reload's scan follows the one out */
+        /* Never on the loop: a mail spool may be on a filesystem that hangs. */
+};
 
 static int on_consumers_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
@@ -935,6 +962,25 @@ static int manager_start_rechecks(Manager *m) {
         return 0;
 }
 
+/* The worker pool and what submits to it: the tracker, the exporter, the
+ * three jobs of one at a time; and the methods. */
+static int manager_start_workers(Manager *m) {
+        int r;
+
+        r = worker_pool_new(m->event, m->config->worker_threads, &m->pool);
+        if (r < 0)
+                return log_error_errno(r, "Failed to start the workers: %m");
+        r = tracker_new(m->event, m->pool, m->config, &m->tracker);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up measurement: %m");
+        if (exporter_new(m->pool, &m->exporter) < 0 || methods_new(&m->view, &m->methods) < 0 ||
+            worker_slot_new(m->pool, &table_read_ops, m, &m->table_read) < 0 ||
+            worker_slot_new(m->pool, &flush_ops, m, &m->flush) < 0 ||
+            worker_slot_new(m->pool, &consumers_ops, m, &m->consumers_scan) < 0)
+                return log_oom();
+        return 0;
+}
+
 int manager_start(Manager *m) {
         struct control_limits lim;
         _cleanup_close_ int fd = -1;
@@ -969,25 +1015,9 @@ int manager_start(Manager *m) {
         else
                 log_debug("Capabilities reduced to CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_DAC_OVERRIDE");
 
-        r = worker_pool_new(m->event, m->config->worker_threads, &m->pool);
+        r = manager_start_workers(m);
         if (r < 0)
-                return log_error_errno(r, "Failed to start the workers: %m");
-        r = tracker_new(m->event, m->pool, m->config, &m->tracker);
-        if (r < 0)
-                return log_error_errno(r, "Failed to set up measurement: %m");
-        if (exporter_new(m->pool, &m->exporter) < 0 || methods_new(&m->view, &m->methods) < 0 ||
-            worker_slot_new(m->pool, &(WorkerSlotOps) { .make = table_read_make, .run = table_read_work,
-                                                        .done = table_read_done, .free = table_read_free,
-                                                        .again = on_table_read_again, .run_here = true },
-                            m, &m->table_read) < 0 ||
-            worker_slot_new(m->pool, &(WorkerSlotOps) { .make = flush_make, .run = flush_work, .done = flush_done,
-                                                        .free = flush_job_free, .run_here = true },
-                            m, &m->flush) < 0 ||
-            worker_slot_new(m->pool, &(WorkerSlotOps) { .make = consumers_make, .run = consumers_work,
-                                                        .done = consumers_done, .free = consumers_job_free,
-                                                        .again = on_consumers_again },
-                            m, &m->consumers_scan) < 0)
-                return log_oom();
+                return r;
         r = manager_start_store(m);
         if (r < 0)
                 return r;
