@@ -962,6 +962,30 @@ static int manager_start_rechecks(Manager *m) {
         return 0;
 }
 
+/* What needs more than the three capabilities kept comes first: the
+ * socket (its group, say) and the state dir. Then drop, before any worker
+ * thread exists: capabilities are per thread, and the threads inherit what
+ * the main thread has left. */
+static int manager_start_privileged(Manager *m, int *ret_fd) {
+        int r;
+
+        m->view.privileged_gid = resolve_group(m->config->privileged_group);
+        r = manager_open_socket(m, ret_fd);
+        if (r < 0)
+                return r;
+        /* After the socket: a second daemon on the same socket says so
+         * first; one on another socket stops here, its socket removed. */
+        r = manager_prepare_state_dir(m);
+        if (r < 0)
+                return r;
+        r = caps_drop_to_minimum();
+        if (r < 0)
+                log_warning_errno(r, "Failed to drop capabilities: %m");
+        else
+                log_debug("Capabilities reduced to CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_DAC_OVERRIDE");
+        return 0;
+}
+
 /* The worker pool and what submits to it: the tracker, the exporter, the
  * three jobs of one at a time; and the methods. */
 static int manager_start_workers(Manager *m) {
@@ -995,26 +1019,9 @@ int manager_start(Manager *m) {
         r = manager_setup_signals(m);
         if (r < 0)
                 return r;
-
-        /* What needs more than the three capabilities kept comes first:
-         * the socket (its group, say) and the state dir. Then drop, before
-         * any worker thread exists: capabilities are per thread, and the
-         * threads inherit what the main thread has left. */
-        m->view.privileged_gid = resolve_group(m->config->privileged_group);
-        r = manager_open_socket(m, &fd);
+        r = manager_start_privileged(m, &fd);
         if (r < 0)
                 return r;
-        /* After the socket: a second daemon on the same socket says so
-         * first; one on another socket stops here, its socket removed. */
-        r = manager_prepare_state_dir(m);
-        if (r < 0)
-                return r;
-        r = caps_drop_to_minimum();
-        if (r < 0)
-                log_warning_errno(r, "Failed to drop capabilities: %m");
-        else
-                log_debug("Capabilities reduced to CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_DAC_OVERRIDE");
-
         r = manager_start_workers(m);
         if (r < 0)
                 return r;
