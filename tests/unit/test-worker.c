@@ -102,6 +102,12 @@ static void slot_again(void *userdata) {
  * 'again'; a timeout keeps the slot busy until the late return; a job
  * refused by the pool runs here if asked; a detached job is freed when it
  * comes back, its owner not called. */
+/* Runs the loop until 'cond' holds, or for about 'ms' milliseconds at least:
+ * a loaded machine makes fixed waits flaky. */
+#define RUN_UNTIL(e, cond, ms)                                                                     \
+        for (unsigned _i = 0; _i < (ms) / 10 && !(cond); _i++)                                    \
+                (void) sd_event_run((e), 10 * 1000)
+
 static void test_slot(sd_event *e, WorkerPool *p) {
         const WorkerSlotOps ops = { .make = slot_make, .run = slot_run, .done = slot_done, .free = slot_free,
                                     .again = slot_again };
@@ -110,30 +116,30 @@ static void test_slot(sd_event *e, WorkerPool *p) {
 
         jobs_freed = 0;
         ok(worker_slot_new(p, &ops, &o, &s) == 0, "a slot on the pool");
-        is_int(worker_slot_start(s, 2000 * 1000), 1, "a job goes out");
+        is_int(worker_slot_start(s, 10000 * 1000), 1, "a job goes out");
         ok(worker_slot_busy(s), "the slot is busy while it is out");
-        is_int(worker_slot_start(s, 2000 * 1000), 0, "a second request while it runs makes no job");
-        is_int(worker_slot_start(s, 2000 * 1000), 0, "nor does a third");
+        is_int(worker_slot_start(s, 10000 * 1000), 0, "a second request while it runs makes no job");
+        is_int(worker_slot_start(s, 10000 * 1000), 0, "nor does a third");
         is_int(o.made, 1, "one job made");
-        run_for(e, 400);
+        RUN_UNTIL(e, o.n_done > 0 && o.again > 0, 5000);
         ok(o.n_done == 1 && o.last == WORKER_DONE && jobs_freed == 1, "it comes back done, and is freed");
         is_int(o.again, 1, "the requests meanwhile are answered by one 'again'");
         ok(!worker_slot_busy(s), "the slot is free again");
 
-        o = (struct owner) { .sleep_ms = 500 };
+        o = (struct owner) { .sleep_ms = 2000 };
         is_int(worker_slot_start(s, 100 * 1000), 1, "a job that overruns its 100 ms deadline");
-        run_for(e, 250);
+        RUN_UNTIL(e, o.n_done > 0, 1500);
         ok(o.n_done == 1 && o.last == WORKER_TIMED_OUT, "its timeout is reported");
         ok(worker_slot_busy(s) && jobs_freed == 1, "the slot stays busy, the job not freed (the thread has it)");
         is_int(worker_slot_start(s, 100 * 1000), 0, "a request meanwhile waits for it");
-        run_for(e, 500);
+        RUN_UNTIL(e, o.n_done > 1 && o.again > 0, 10000);
         ok(o.n_done == 2 && o.late_seen == 1 && jobs_freed == 2, "then it is back late, and freed");
         ok(o.again == 1 && !worker_slot_busy(s), "and the request made meanwhile is answered");
 
         o = (struct owner) { .sleep_ms = 300 };
-        is_int(worker_slot_start(s, 2000 * 1000), 1, "a job out when its owner goes away");
+        is_int(worker_slot_start(s, 10000 * 1000), 1, "a job out when its owner goes away");
         s = worker_slot_free(s);
-        run_for(e, 500);
+        RUN_UNTIL(e, jobs_freed == 3, 5000);
         ok(o.n_done == 0 && o.again == 0 && jobs_freed == 3, "back after: freed, its owner never called");
 
         o = (struct owner) { .fail_make = true };
