@@ -60,14 +60,6 @@ int manager_read_config(const char *config_path, const char *override_socket, co
         return 0;
 }
 
-static void filter_from_config(const struct config *c, struct mount_filter *f) {
-        *f = (struct mount_filter) {
-                .include_fstypes = c->include_fstypes,
-                .exclude_fstypes = c->exclude_fstypes,
-                .exclude_paths = c->exclude_paths,
-        };
-}
-
 static void limits_from_config(const struct config *c, struct control_limits *l) {
         *l = (struct control_limits) {
                 .max_clients = c->max_clients,
@@ -258,7 +250,7 @@ static int rescan_mounts(Manager *m, bool force) {
         struct mount_filter f;
         int r;
 
-        filter_from_config(m->config, &f);
+        config_mount_filter(m->config, &f);
         r = mount_table_load_changed(m->config->mountinfo_path, &f, force ? NULL : m->mounts, &t);
         if (r < 0)
                 return table_read_failed(m, r);
@@ -332,7 +324,7 @@ static void table_read_done(void *userdata, void *job, WorkerStatus status) {
         else if (mount_table_text_equal(m->mounts, j->text, j->len))
                 r = 0; /* as it was: nothing to parse */
         else {
-                filter_from_config(m->config, &f);
+                config_mount_filter(m->config, &f);
                 r = mount_table_parse(TAKE_PTR(j->text), j->len, m->config->mountinfo_path, &f, &t);
         }
         if (r < 0)

@@ -93,12 +93,9 @@ static json_object *no_such_mount(const View *v, const char *target) {
         char why[256];
 
         if (v->config && mount_table_fstype_at(v->mounts, target, &type) >= 0) {
-                struct mount_filter f = {
-                        .include_fstypes = v->config->include_fstypes,
-                        .exclude_fstypes = v->config->exclude_fstypes,
-                        .exclude_paths = v->config->exclude_paths,
-                };
+                struct mount_filter f;
 
+                config_mount_filter(v->config, &f);
                 reason = mount_filter_explain(&f, type, target, why, sizeof why);
         }
         /* Names (targets, sources, paths: any bytes) go out in their

@@ -49,6 +49,15 @@ typedef struct View {
         ViewOps ops;
 } View;
 
+/* The mount filter the configuration 'c' sets: which mounts are tracked. */
+static inline void config_mount_filter(const struct config *c, struct mount_filter *ret) {
+        *ret = (struct mount_filter) {
+                .include_fstypes = c->include_fstypes,
+                .exclude_fstypes = c->exclude_fstypes,
+                .exclude_paths = c->exclude_paths,
+        };
+}
+
 static inline int view_reload(const View *v) {
         return v->ops.reload ? v->ops.reload(v->ops.userdata) : -EOPNOTSUPP;
 }
