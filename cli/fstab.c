@@ -1,7 +1,7 @@
 /* fstab.c: the /etc/fstab editor behind `atimectl fstab` (see fstab.h). It owns parsing fstab text just
  * enough to find the options field of each entry, rewriting that field and no other byte, the diff shown to
  * the operator, and the safe replacement of the file. libmount is deliberately not used to write: it loses
- * alignment and trailing comments, resets the mode and does not fsync (DESIGN.md section 2).
+ * alignment and trailing comments, resets the mode and does not fsync (docs/architecture.md, "Facts").
  *
  * An edit goes in three steps: parse_entries() finds the entries and their fields, apply_requests() works
  * out the new options fields, splice_options() puts them into a copy of the text. */

@@ -1,7 +1,7 @@
 /* advisor.h: what to change on a mount, and why. Pure: everything it
  * decides from is in advisor_input, so the rules are table-tested.
  *
- * The rules (DESIGN.md "Advice"): a mount with an atime consumer never gets
+ * The rules (docs/architecture.md, "Advice"): a mount with an atime consumer never gets
  * noatime; strictatime with a consumer that needs day granularity gets
  * relatime; one that needs every read keeps strictatime and gets lazytime on
  * a journaling filesystem; without consumers strictatime gets at least
@@ -40,7 +40,8 @@ typedef enum AdviceBasis {
 
 const char *advice_basis_to_string(AdviceBasis b);
 
-/* The cost of atime updates on a filesystem type (DESIGN.md section 2). */
+/* The cost of atime updates on a filesystem type (docs/architecture.md,
+ * "Facts the design rests on"; the figures: BENCHMARKS.md section 1). */
 struct atime_cost {
         const char *fstype;
         double usec;      /* CPU of an update that dirties the inode (its first in a commit) */

@@ -9,12 +9,10 @@
 #include <string.h>
 
 #include "config.h"
-#include "fileio.h"
 #include "log.h"
 #include "journal.h"
 #include "manager.h"
 #include "protocol.h"
-#include "strv.h"
 
 static void help(void) {
         printf("Usage: atimed [OPTIONS]\n"
@@ -100,22 +98,6 @@ static int parse_argv(int argc, char *argv[], struct arguments *args) {
         return 1;
 }
 
-/* The configuration the arguments name; its errors logged. */
-static int read_config(const struct arguments *args, struct config **ret) {
-        _cleanup_strv_free_ char **errors = NULL;
-        int r;
-
-        r = manager_read_config(args->config_path, args->socket_path, args->state_dir, ret, &errors);
-        if (r < 0) {
-                STRV_FOREACH(e, errors)
-                        log_error("%s", *e);
-                if (!errors)
-                        log_error("Failed to read configuration %s: %s",
-                                  args->config_path ? args->config_path : ATIMED_CONFIG_DEFAULT, fileio_strerror(r));
-        }
-        return r;
-}
-
 int main(int argc, char *argv[]) {
         _cleanup_(config_freep) struct config *config = NULL;
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -132,7 +114,7 @@ int main(int argc, char *argv[]) {
         r = parse_argv(argc, argv, &args);
         if (r <= 0)
                 return r < 0 ? 2 : 0;
-        if (read_config(&args, &config) < 0)
+        if (manager_read_config(args.config_path, args.socket_path, args.state_dir, &config) < 0)
                 return 1;
         if (args.check_config) {
                 config_print(config, stdout);

@@ -1,4 +1,6 @@
-/* manager.c: atimed's event loop and lifecycle (see manager.h). */
+/* manager.c: atimed's event loop, lifecycle, signals, reload, the socket,
+ * and the background jobs that keep the mount table, the history on disk
+ * and the consumer list current (see manager.h). */
 #include "manager.h"
 
 #include <assert.h>
@@ -14,54 +16,48 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
-#include <systemd/sd-journal.h>
-#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "caps.h"
-#include "fileio.h"
-#include "journal.h"
-#include "log.h"
 #include "export.h"
+#include "fileio.h"
+#include "log.h"
 #include "methods.h"
-#include "recommend.h"
-#include "status.h"
 #include "strv.h"
+#include "tick.h"
 #include "time-util.h"
 #include "varlink.h"
 
 static void manager_scan_consumers(Manager *m);
 
 int manager_read_config(const char *config_path, const char *override_socket, const char *override_state_dir,
-                        struct config **ret, char ***ret_errors) {
+                        struct config **ret) {
         _cleanup_(config_freep) struct config *c = NULL;
+        _cleanup_strv_free_ char **errors = NULL;
         int r;
 
-        *ret_errors = NULL;
         if (config_path)
-                r = config_load(config_path, &c, ret_errors);
+                r = config_load(config_path, &c, &errors);
         else if (access(ATIMED_CONFIG_DEFAULT, F_OK) == 0)
-                r = config_load(ATIMED_CONFIG_DEFAULT, &c, ret_errors);
+                r = config_load(ATIMED_CONFIG_DEFAULT, &c, &errors);
         else
                 r = config_new(&c);
-        if (r < 0)
+        if (r < 0) {
+                STRV_FOREACH(e, errors)
+                        log_error("%s", *e);
+                if (!errors)
+                        log_error("Failed to read configuration %s: %s", config_path ?: ATIMED_CONFIG_DEFAULT,
+                                  fileio_strerror(r));
                 return r;
+        }
         if ((override_socket && config_set_string(&c->socket_path, override_socket) < 0) ||
             (override_state_dir && config_set_string(&c->state_dir, override_state_dir) < 0))
-                return -ENOMEM;
+                return log_oom();
         *ret = TAKE_PTR(c);
         return 0;
-}
-
-static void filter_from_config(const struct config *c, struct mount_filter *f) {
-        *f = (struct mount_filter) {
-                .include_fstypes = c->include_fstypes,
-                .exclude_fstypes = c->exclude_fstypes,
-                .exclude_paths = c->exclude_paths,
-        };
 }
 
 static void limits_from_config(const struct config *c, struct control_limits *l) {
@@ -74,84 +70,46 @@ static void limits_from_config(const struct config *c, struct control_limits *l)
         };
 }
 
-/* ---------------------------------------------------------------- per-mount notes */
+/* ---------------------------------------------------------------- the view */
 
-/* What the manager keeps of each tracked mount, apart from what the tracker
- * knows: the advice it announced and a new one waiting to hold long enough
- * to be announced; and, since a mount's first samples wait until it has been
- * there a whole sampler interval (so churn leaves no history), those held.
- * One per entry of m->mounts, sorted by the mount id the tracker uses too. */
-static void on_tick(int64_t t, void *userdata);
-static void pass_complete(Manager *m);
-static int64_t pass_tick(const Manager *m);
-static int tick_pass_new(Manager *m);
-static void tick_pass_free(struct TickPass *p);
-
-typedef struct MountNotes {
-        int id;
-        struct {
-                int announced, pending;
-                unsigned pending_ticks;
-        } advice;
-        struct {
-                unsigned ticks;
-                unsigned n_held;
-                struct stats_sample held[4];
-                bool refused; /* its key could not be stored: said once */
-                int64_t tick_t; /* the last tick whose sample is recorded */
-        } history;
-} MountNotes;
-
-static MountNotes *notes_find(MountNotes *v, size_t n, int id) {
-        size_t lo = 0, hi = n;
-
-        while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-
-                if (v[mid].id == id)
-                        return &v[mid];
-                if (v[mid].id < id)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return NULL;
+/* The manager's state changed in something the view shows (the table, the
+ * consumers, the configuration): the view points at it, the tick pass
+ * starts over from the first mount, the cached replies are dropped. */
+static void manager_changed(Manager *m) {
+        m->view.config = m->config;
+        m->view.mounts = m->mounts;
+        m->view.tracker = m->tracker;
+        m->view.store = m->store;
+        m->view.consumers = m->consumers;
+        m->view.counters = tick_counters(m->tick);
+        m->view.started_realtime = m->started_realtime;
+        m->view.started_monotonic = m->started_monotonic;
+        tick_restart(m->tick);
+        methods_changed(m->methods);
 }
 
-static MountNotes *manager_notes(Manager *m, int mount_id) {
-        return notes_find(m->notes, m->n_notes, mount_id);
+/* What a reply shows changed, the manager's own state not: the tracker's
+ * figures, an advice announced. */
+static void on_shown_changed(void *userdata) {
+        Manager *m = userdata;
+
+        methods_changed(m->methods);
 }
 
-bool manager_mount_history_refused(const Manager *m, int mount_id) {
-        const MountNotes *n = notes_find(m->notes, m->n_notes, mount_id);
-
-        return n && n->history.refused;
+static int op_reload(void *userdata) {
+        return manager_reload(userdata);
 }
 
-/* The notes for 'table': those of mounts still there (same id) kept, new
- * ones empty. Nothing changes on failure. */
-static int notes_for_table(const Manager *m, const MountTable *table, MountNotes **ret) {
-        MountNotes *v = calloc(table->n ? table->n : 1, sizeof *v);
-        size_t j = 0;
+static int op_probe(void *userdata, int mount_id, tracker_probe_cb cb, void *cb_userdata) {
+        Manager *m = userdata;
 
-        if (!v)
-                return -ENOMEM;
-        for (size_t i = 0; i < table->n; i++) {
-                int id = table->entries[i].id;
+        return tracker_probe_now(m->tracker, mount_id, cb, cb_userdata);
+}
 
-                assert(i == 0 || table->entries[i - 1].id < id); /* the table is sorted by id */
-                while (j < m->n_notes && m->notes[j].id < id)
-                        j++;
-                if (j < m->n_notes && m->notes[j].id == id)
-                        v[i] = m->notes[j];
-                else
-                        /* New since the tick a pass is out for: its first
-                         * tick is the next one, as it would have been had
-                         * the pass been done at once. */
-                        v[i] = (MountNotes) { .id = id, .history.tick_t = pass_tick(m) };
-        }
-        *ret = v;
-        return 0;
+static bool op_history_refused(void *userdata, int mount_id) {
+        Manager *m = userdata;
+
+        return tick_history_refused(m->tick, mount_id);
 }
 
 static void manager_notify_status(Manager *m) {
@@ -221,6 +179,10 @@ static void manager_trim_if_worth_it(Manager *m) {
                 manager_trim(m);
 }
 
+static void on_pass_done(void *userdata) {
+        manager_trim_if_worth_it(userdata);
+}
+
 static void manager_schedule_trim(Manager *m) {
         int r;
 
@@ -242,19 +204,17 @@ static void manager_schedule_trim(Manager *m) {
         (void) sd_event_source_set_enabled(m->trim_timer, SD_EVENT_ONESHOT);
 }
 
-/* A new mount table in force: the manager's notes, the log of what
+/* A new mount table in force: the tick pass's notes, the log of what
  * changed, the tracker. Takes t. */
 static int apply_table(Manager *m, MountTable *t) {
         _cleanup_(mount_table_freep) MountTable *table = t;
-        MountNotes *notes;
         bool initial = !m->mounts;
         int r;
 
-        m->generation++;
         if (t->n_bad_lines > 0)
                 log_warning("%s: skipped %u malformed line(s)", m->config->mountinfo_path, t->n_bad_lines);
 
-        r = notes_for_table(m, t, &notes);
+        r = tick_set_table(m->tick, t);
         if (r < 0)
                 return log_error_errno(r, "Failed to update mount state, keeping the previous table: %m");
         mount_table_diff(m->mounts, t, log_mount_change, &initial);
@@ -266,14 +226,11 @@ static int apply_table(Manager *m, MountTable *t) {
                  * let the service manager restart us. */
                 log_error_errno(r, "Failed to update mount state: %m");
                 TAKE_PTR(table);
-                free(notes);
                 return sd_event_exit(m->event, r);
         }
-        free(m->notes);
-        m->notes = notes;
-        m->n_notes = t->n;
         mount_table_free(m->mounts);
         m->mounts = TAKE_PTR(table);
+        manager_changed(m);
         manager_schedule_trim(m);
         if (m->ready)
                 manager_notify_status(m);
@@ -293,7 +250,7 @@ static int rescan_mounts(Manager *m, bool force) {
         struct mount_filter f;
         int r;
 
-        filter_from_config(m->config, &f);
+        config_mount_filter(m->config, &f);
         r = mount_table_load_changed(m->config->mountinfo_path, &f, force ? NULL : m->mounts, &t);
         if (r < 0)
                 return table_read_failed(m, r);
@@ -309,20 +266,35 @@ int manager_rescan_mounts(Manager *m) {
  * whole file for each read, which at 5,000 mounts was a quarter of the
  * event loop's time at a 1 s interval, and a read can wait on the kernel's
  * namespace lock. The text comes back to the loop, which parses it only
- * if it differs from the table's. One read at a time: a request meanwhile
- * is served by one more read when it is back. */
+ * if it differs from the table's. One read at a time (m->table_read): a
+ * request meanwhile is served by one more read when it is back; one that
+ * does not return in time holds the slot until it does (one stuck read,
+ * not one per tick); the pool refusing it, it is read here. */
 typedef struct TableRead {
-        Manager *m;
         char *path;
         char *text;
         size_t len;
         int r;
 } TableRead;
 
-static void table_read_free(TableRead *j) {
+static void table_read_free(void *job) {
+        TableRead *j = job;
+
         free(j->path);
         free(j->text);
         free(j);
+}
+
+static int table_read_make(void *userdata, void **ret) {
+        Manager *m = userdata;
+        TableRead *j = calloc(1, sizeof *j);
+
+        if (!j || !(j->path = strdup(m->config->mountinfo_path))) {
+                free(j);
+                return -ENOMEM;
+        }
+        *ret = j;
+        return 0;
 }
 
 static void table_read_work(void *arg, const atomic_bool *cancel) {
@@ -331,29 +303,20 @@ static void table_read_work(void *arg, const atomic_bool *cancel) {
         j->r = mount_table_read(j->path, &j->text, &j->len);
 }
 
-static void rescan_mounts_async(Manager *m);
-
-static void table_read_done(void *arg, WorkerStatus status) {
-        TableRead *j = arg;
-        Manager *m = j->m;
+static void table_read_done(void *userdata, void *job, WorkerStatus status) {
+        Manager *m = userdata;
+        TableRead *j = job;
         struct mount_filter f;
         MountTable *t = NULL;
         int r;
 
         if (status == WORKER_TIMED_OUT) {
-                /* Held until it returns (WORKER_LATE): one stuck read, not one per tick. */
-                if (m)
-                        log_warning("Reading %s did not return in time; the mount table stays as it was until it does.",
-                                    m->config->mountinfo_path);
+                log_warning("Reading %s did not return in time; the mount table stays as it was until it does.",
+                            m->config->mountinfo_path);
                 return;
         }
-        if (!m || status == WORKER_CANCELLED) { /* the manager is going away */
-                if (m)
-                        m->table_read = NULL;
-                table_read_free(j);
-                return;
-        }
-        m->table_read = NULL;
+        if (status == WORKER_CANCELLED)
+                return; /* the pool is going away */
         if (status == WORKER_EXPIRED)
                 r = -ETIME;
         else if (j->r < 0)
@@ -361,40 +324,36 @@ static void table_read_done(void *arg, WorkerStatus status) {
         else if (mount_table_text_equal(m->mounts, j->text, j->len))
                 r = 0; /* as it was: nothing to parse */
         else {
-                filter_from_config(m->config, &f);
+                config_mount_filter(m->config, &f);
                 r = mount_table_parse(TAKE_PTR(j->text), j->len, m->config->mountinfo_path, &f, &t);
         }
-        table_read_free(j);
         if (r < 0)
                 (void) table_read_failed(m, r);
         else if (t)
                 (void) apply_table(m, t);
-        if (m->table_read_again) {
-                m->table_read_again = false;
-                rescan_mounts_async(m);
-        }
 }
 
 static void rescan_mounts_async(Manager *m) {
-        TableRead *j;
+        int r = worker_slot_start(m->table_read, m->config->sampler_timeout_usec);
 
-        if (m->table_read) {
-                m->table_read_again = true;
-                return;
-        }
-        j = calloc(1, sizeof *j);
-        if (j) {
-                *j = (TableRead) { .m = m, .path = strdup(m->config->mountinfo_path) };
-                if (j->path && worker_submit(m->pool, table_read_work, table_read_done, j,
-                                             m->config->sampler_timeout_usec) >= 0) {
-                        m->table_read = j;
-                        return;
-                }
-                table_read_free(j);
-        }
-        /* No memory, or the pool is full of stuck threads: here, then. */
-        (void) rescan_mounts(m, false);
+        if (r == -ENOMEM)
+                (void) rescan_mounts(m, false); /* no memory for the job: here, then */
+        else if (r < 0)
+                (void) table_read_failed(m, r);
 }
+
+static void on_table_read_again(void *userdata) {
+        rescan_mounts_async(userdata);
+}
+
+static const WorkerSlotOps table_read_ops = {
+        .make = table_read_make,
+        .run = table_read_work,
+        .done = table_read_done,
+        .free = table_read_free,
+        .again = on_table_read_again, /* one more read for the requests meanwhile */
+        .run_here = true,             /* refused by the pool: read here, as at start */
+};
 
 static void on_mounts_changed(void *userdata) {
         rescan_mounts_async(userdata);
@@ -426,24 +385,17 @@ static gid_t resolve_group(const char *name) {
         return gr->gr_gid;
 }
 
-static int manager_reload(Manager *m) {
+int manager_reload(Manager *m) {
         _cleanup_(config_freep) struct config *c = NULL;
-        _cleanup_strv_free_ char **errors = NULL;
         struct control_limits lim;
         int r;
 
-        pass_complete(m); /* it holds the configuration's costs */
-        m->generation++;
+        tick_complete(m->tick); /* it holds the configuration's costs */
         (void) sd_notifyf(0, "RELOADING=1\nSTATUS=Reloading configuration\nMONOTONIC_USEC=%llu",
                           (unsigned long long) now_usec(CLOCK_MONOTONIC));
 
-        r = manager_read_config(m->config_path, m->override_socket, m->override_state_dir, &c, &errors);
+        r = manager_read_config(m->config_path, m->override_socket, m->override_state_dir, &c);
         if (r < 0) {
-                STRV_FOREACH(e, errors)
-                        log_error("%s", *e);
-                if (!errors)
-                        log_error("Failed to read configuration %s: %s",
-                                  m->config_path ? m->config_path : ATIMED_CONFIG_DEFAULT, fileio_strerror(r));
                 log_error("Configuration not reloaded; keeping the running one.");
                 (void) sd_notify(0, "READY=1");
                 manager_notify_status(m);
@@ -468,12 +420,13 @@ static int manager_reload(Manager *m) {
         tracker_set_config(m->tracker, c);
         config_free(m->config);
         m->config = TAKE_PTR(c);
+        manager_changed(m);
         manager_scan_consumers(m);
         (void) sd_event_source_set_time_relative(m->flush_timer, m->config->flush_interval_usec);
-        m->privileged_gid = resolve_group(m->config->privileged_group);
+        m->view.privileged_gid = resolve_group(m->config->privileged_group);
         log_set_max_level(m->config->log_level);
         limits_from_config(m->config, &lim);
-        lim.privileged_gid = m->privileged_gid;
+        lim.privileged_gid = m->view.privileged_gid;
         control_server_set_limits(m->control, &lim);
         mount_monitor_set_delay(m->monitor, m->config->rescan_delay_usec);
         (void) manager_rescan_mounts(m);
@@ -490,109 +443,6 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 }
 
 /* ---------------------------------------------------------------- history */
-
-static struct stats_sample policy_sample(const TrackedMount *tm, int64_t t) {
-        const struct mount_policy *p = &tm->entry->policy;
-        struct stats_sample s = {
-                .t = t,
-                .has_policy = true,
-                .atime = (uint8_t) p->atime,
-                .flags = (uint8_t) ((p->nodiratime ? STATS_NODIRATIME : 0) | (p->lazytime ? STATS_LAZYTIME : 0) |
-                                    (p->read_only ? STATS_READ_ONLY : 0) |
-                                    (tracker_mount_stalled(tm) ? STATS_STALLED : 0)),
-        };
-
-        if (tm->probe.have) {
-                s.flags |= STATS_PROBED;
-                if (tm->probe.result.verified) {
-                        s.flags |= STATS_PROBE_VERIFIED;
-                        s.probe = (uint8_t) tm->probe.result.effective;
-                }
-        }
-        return s;
-}
-
-static void history_record(Manager *m, const TrackedMount *tm, MountNotes *n, const struct stats_sample *s) {
-        const char *key = tracker_mount_key(tm);
-        int r;
-
-        if (!key)
-                return; /* who the filesystem is is not known yet */
-        r = store_add(m->store, key, s);
-        if (r < 0 && !n->history.refused)
-                log_mount_warning_errno(tm->entry->target, r, "%s: cannot record history: %m", tm->entry->target);
-        n->history.refused = r < 0;
-}
-
-/* A mount that comes and goes within one sampler interval (a container's,
- * a test's, an automount probing) would otherwise leave a history the
- * store keeps for months: its samples are held until it has been seen at
- * two ticks, then recorded in order. */
-#define HISTORY_SETTLE_TICKS 2
-
-static void history_add_sample(Manager *m, const TrackedMount *tm, const struct stats_sample *s) {
-        MountNotes *n = manager_notes(m, tm->id);
-
-        if (!n)
-                return; /* not in the manager's table (yet): nothing to record it under */
-        if (n->history.ticks < HISTORY_SETTLE_TICKS) {
-                if (n->history.n_held < ELEMENTSOF(n->history.held))
-                        n->history.held[n->history.n_held++] = *s;
-                return;
-        }
-        for (unsigned i = 0; i < n->history.n_held; i++)
-                history_record(m, tm, n, &n->history.held[i]);
-        n->history.n_held = 0;
-        history_record(m, tm, n, s);
-}
-
-/* Mount tm's sample of the tick at t, once (the tick pass, or an
- * activity that comes before the pass reached it). */
-static void tick_sample(Manager *m, const TrackedMount *tm, int64_t t) {
-        struct stats_sample s = policy_sample(tm, t);
-        MountNotes *n = manager_notes(m, tm->id);
-        struct device_rate rate;
-
-        if (n) {
-                if (n->history.tick_t == t)
-                        return;
-                n->history.tick_t = t;
-                if (n->history.ticks < HISTORY_SETTLE_TICKS)
-                        n->history.ticks++;
-        }
-
-        if (tracker_mount_device_rate(tm, &rate)) {
-                s.has_device = true;
-                s.write_iops = (float) rate.write_iops;
-                s.write_kib = (float) rate.write_kib_per_s;
-        }
-        if (!tracker_mount_writes_atime(tm))
-                s.has_activity = true; /* exactly zero, measured by construction */
-        history_add_sample(m, tm, &s);
-}
-
-static void tick_catch_up(Manager *m, const TrackedMount *tm);
-
-static void on_activity(const TrackedMount *tm, const struct activity *a, void *userdata) {
-        Manager *m = userdata;
-        double per_min, lo, hi;
-        struct stats_sample s = {
-                .t = (int64_t) (a->at / USEC_PER_SEC),
-                .has_activity = true,
-                /* History keeps what the kernel writes: updates, not inodes. */
-                .per_min = (float) a->updates.per_min,
-                .lo = (float) a->updates.lo,
-                .hi = (float) a->updates.hi,
-        };
-
-        /* The tick's sample first, as if the pass had been through. */
-        tick_catch_up(m, tm);
-        /* The counter of atime updates: the interval's rate times its length. */
-        status_activity_updates(a, &per_min, &lo, &hi);
-        if (status_counters_add(m->counters, tm->entry->target, per_min * a->seconds / 60.0) < 0)
-                log_oom();
-        history_add_sample(m, tm, &s);
-}
 
 static int64_t now_seconds(void) {
         return (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
@@ -617,18 +467,46 @@ static void manager_flush(Manager *m, bool snapshot) {
 
 /* Flushes run in a worker: appending and fsync()ing, or writing a snapshot
  * and renaming it, may take long on a slow or hung /var, and the socket and
- * the watchdog must not wait for it. One at a time: while a write is out,
- * flushes are skipped (the samples stay pending). A write has no deadline
- * (what it holds is lost if it is given up on, and a second writer must not
- * race it): it ends when the kernel returns. Only SIGTERM stops waiting,
- * after FLUSH_EXIT_WAIT_USEC. */
+ * the watchdog must not wait for it. One at a time (m->flush): while a
+ * write is out, flushes are skipped (the samples stay pending). A write
+ * has no deadline (what it holds is lost if it is given up on, and a
+ * second writer must not race it): it ends when the kernel returns. Only
+ * SIGTERM stops waiting, after FLUSH_EXIT_WAIT_USEC. The pool refusing it,
+ * it is written here. */
 #define FLUSH_NO_DEADLINE_USEC (365 * 86400 * USEC_PER_SEC)
 #define FLUSH_EXIT_WAIT_USEC (10 * USEC_PER_SEC)
 
 typedef struct FlushJob {
-        Manager *m;
         StoreWrite *w;
 } FlushJob;
+
+static void flush_job_free(void *job) {
+        FlushJob *j = job;
+
+        store_write_free(j->w);
+        free(j);
+}
+
+static int flush_make(void *userdata, void **ret) {
+        Manager *m = userdata;
+        FlushJob *j;
+        StoreWrite *w;
+        int r;
+
+        r = store_flush_begin(m->store, now_seconds(), m->flush_snapshot, &w);
+        if (r < 0)
+                return r;
+        if (!w)
+                return -ENODATA; /* nothing to write */
+        j = calloc(1, sizeof *j);
+        if (!j) {
+                store_write_free(w);
+                return -ENOMEM;
+        }
+        j->w = w;
+        *ret = j;
+        return 0;
+}
 
 static void flush_work(void *arg, const atomic_bool *cancel) {
         FlushJob *j = arg;
@@ -636,51 +514,39 @@ static void flush_work(void *arg, const atomic_bool *cancel) {
         store_write_run(j->w);
 }
 
-static void flush_done(void *arg, WorkerStatus status) {
-        FlushJob *j = arg;
-        Manager *m = j->m;
+static void flush_done(void *userdata, void *job, WorkerStatus status) {
+        Manager *m = userdata;
+        FlushJob *j = job;
 
         if (status == WORKER_TIMED_OUT)
                 return; /* a year on: what comes next is WORKER_LATE */
         flush_report(m, store_flush_end(m->store, TAKE_PTR(j->w)));
-        m->flushing = NULL;
-        free(j);
         if (m->exiting && status != WORKER_CANCELLED) {
                 manager_flush(m, true);
                 (void) sd_event_exit(m->event, 0);
         }
 }
 
+static const WorkerSlotOps flush_ops = {
+        .make = flush_make,
+        .run = flush_work,
+        .done = flush_done,
+        .free = flush_job_free,
+        /* No 'again': a flush asked for while one is out is skipped. */
+        .run_here = true, /* refused by the pool: written here */
+};
+
 static void manager_flush_async(Manager *m, bool snapshot) {
-        FlushJob *j;
-        StoreWrite *w;
         int r;
 
-        if (m->flushing) {
+        if (worker_slot_busy(m->flush)) {
                 log_debug("History write still out; this flush is skipped.");
                 return;
         }
-        r = store_flush_begin(m->store, now_seconds(), snapshot, &w);
-        if (r < 0 || !w) {
-                flush_report(m, r);
-                return;
-        }
-        j = calloc(1, sizeof *j);
-        if (!j) {
-                store_write_free(w);
-                flush_report(m, -ENOMEM);
-                return;
-        }
-        *j = (FlushJob) { .m = m, .w = w };
-        r = worker_submit(m->pool, flush_work, flush_done, j, FLUSH_NO_DEADLINE_USEC);
-        if (r < 0) {
-                /* The pool is gone or full of stuck threads: write here. */
-                store_write_run(j->w);
-                flush_report(m, store_flush_end(m->store, j->w));
-                free(j);
-                return;
-        }
-        m->flushing = j;
+        m->flush_snapshot = snapshot;
+        r = worker_slot_start(m->flush, FLUSH_NO_DEADLINE_USEC);
+        if (r < 0)
+                flush_report(m, r == -ENODATA ? 0 : r); /* -ENODATA: nothing was pending */
 }
 
 static int on_flush_timer(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -689,6 +555,23 @@ static int on_flush_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         (void) sd_event_source_set_time(s, usec + m->config->flush_interval_usec);
         manager_flush_async(m, false);
         return 0;
+}
+
+/* The tracker's tick: a pass over every mount begins. Re-reading the
+ * mount table here too catches what raises no mount event (a superblock
+ * reconfigured through fsconfig(2), like lazytime). */
+static void on_tick(int64_t t, void *userdata) {
+        Manager *m = userdata;
+
+        tick_complete(m->tick);
+        rescan_mounts_async(m); /* parsed only if it reads differently */
+        tick_begin(m->tick, t);
+}
+
+static void on_activity(const TrackedMount *tm, const struct activity *a, void *userdata) {
+        Manager *m = userdata;
+
+        tick_activity(m->tick, tm, a);
 }
 
 static int manager_start_store(Manager *m) {
@@ -715,12 +598,15 @@ static int manager_start_store(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the flush timer: %m");
         (void) sd_event_source_set_enabled(m->flush_timer, SD_EVENT_ON);
-        r = tick_pass_new(m);
+        r = tick_new(m->event, &m->view, m->store, m->exporter,
+                     &(TickHooks) { .changed = on_shown_changed, .pass_done = on_pass_done, .userdata = m }, &m->tick);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the tick pass: %m");
+        manager_changed(m);
         tracker_set_hooks(m->tracker, &(TrackerHooks) {
                                               .tick = on_tick,
                                               .activity = on_activity,
+                                              .changed = on_shown_changed,
                                               .userdata = m,
                                       });
         return 0;
@@ -728,15 +614,20 @@ static int manager_start_store(Manager *m) {
 
 /* ---------------------------------------------------------------- consumers */
 
+/* The scan reads files anywhere (mail spools on NFS, say): in a worker,
+ * one at a time (m->consumers_scan), a request meanwhile (a reload) served
+ * by one more scan when it is back. One that times out is logged and its
+ * result, if it ever comes, dropped. Never run on the loop. */
 struct consumers_job {
-        Manager *manager;
         char **tmpfiles_dirs, **mail_spools;
         char *tmpreaper_conf, *tmpwatch_cron, *popcon_conf;
         Consumers *result;
         int r;
 };
 
-static void consumers_job_free(struct consumers_job *j) {
+static void consumers_job_free(void *job) {
+        struct consumers_job *j = job;
+
         strv_free(j->tmpfiles_dirs);
         strv_free(j->mail_spools);
         free(j->tmpreaper_conf);
@@ -744,6 +635,23 @@ static void consumers_job_free(struct consumers_job *j) {
         free(j->popcon_conf);
         consumers_free(j->result);
         free(j);
+}
+
+static int consumers_make(void *userdata, void **ret) {
+        Manager *m = userdata;
+        const struct config *c = m->config;
+        struct consumers_job *j = calloc(1, sizeof *j);
+
+        if (!j)
+                return -ENOMEM;
+        if (strv_copy(c->tmpfiles_dirs, &j->tmpfiles_dirs) < 0 || strv_copy(c->mail_spools, &j->mail_spools) < 0 ||
+            !(j->tmpreaper_conf = strdup(c->tmpreaper_conf)) || !(j->tmpwatch_cron = strdup(c->tmpwatch_cron)) ||
+            !(j->popcon_conf = strdup(c->popcon_conf))) {
+                consumers_job_free(j);
+                return -ENOMEM;
+        }
+        *ret = j;
+        return 0;
 }
 
 static void consumers_work(void *arg, const atomic_bool *cancel) {
@@ -759,61 +667,53 @@ static void consumers_work(void *arg, const atomic_bool *cancel) {
         j->r = consumers_scan(&p, &j->result);
 }
 
-static void consumers_done(void *arg, WorkerStatus status) {
-        struct consumers_job *j = arg;
-        Manager *m = j->manager;
+static void consumers_done(void *userdata, void *job, WorkerStatus status) {
+        Manager *m = userdata;
+        struct consumers_job *j = job;
+        size_t before;
 
-        m->generation++;
         if (status == WORKER_TIMED_OUT) {
                 log_warning("Looking for atime consumers timed out (a mail spool on a filesystem that does not answer?)");
-                return; /* the thread still holds j */
-        }
-        m->consumers_scanning = false;
-        if (status != WORKER_DONE) {
-                consumers_job_free(j);
                 return;
         }
-        if (j->r < 0)
+        if (status != WORKER_DONE)
+                return;
+        if (j->r < 0) {
                 log_warning_errno(j->r, "Failed to look for atime consumers: %m");
-        else {
-                size_t before = m->consumers ? m->consumers->n : SIZE_MAX;
-
-                STRV_FOREACH(n, j->result->notes)
-                        log_debug("atime consumers: %s", *n);
-                if (before != j->result->n)
-                        log_info("%zu atime consumer%s found (tmp cleaners, mail spools, popularity-contest)",
-                                 j->result->n, j->result->n == 1 ? "" : "s");
-                consumers_free(m->consumers);
-                m->consumers = TAKE_PTR(j->result);
+                return;
         }
-        consumers_job_free(j);
+        before = m->consumers ? m->consumers->n : SIZE_MAX;
+        STRV_FOREACH(n, j->result->notes)
+                log_debug("atime consumers: %s", *n);
+        if (before != j->result->n)
+                log_info("%zu atime consumer%s found (tmp cleaners, mail spools, popularity-contest)", j->result->n,
+                         j->result->n == 1 ? "" : "s");
+        consumers_free(m->consumers);
+        m->consumers = TAKE_PTR(j->result);
+        manager_changed(m);
 }
 
 static void manager_scan_consumers(Manager *m) {
-        struct consumers_job *j;
-        const struct config *c = m->config;
-        int r;
+        int r = worker_slot_start(m->consumers_scan, m->config->sampler_timeout_usec);
 
-        if (m->consumers_scanning)
-                return;
-        j = calloc(1, sizeof *j);
-        if (!j)
-                return (void) log_oom();
-        j->manager = m;
-        if (strv_copy(c->tmpfiles_dirs, &j->tmpfiles_dirs) < 0 || strv_copy(c->mail_spools, &j->mail_spools) < 0 ||
-            !(j->tmpreaper_conf = strdup(c->tmpreaper_conf)) || !(j->tmpwatch_cron = strdup(c->tmpwatch_cron)) ||
-            !(j->popcon_conf = strdup(c->popcon_conf))) {
-                consumers_job_free(j);
-                return (void) log_oom();
-        }
-        r = worker_submit(m->pool, consumers_work, consumers_done, j, m->config->sampler_timeout_usec);
-        if (r < 0) {
-                consumers_job_free(j);
+        if (r == -ENOMEM)
+                log_oom();
+        else if (r < 0)
                 log_warning_errno(r, "Cannot look for atime consumers: %m");
-                return;
-        }
-        m->consumers_scanning = true;
 }
+
+static void on_consumers_again(void *userdata) {
+        manager_scan_consumers(userdata);
+}
+
+static const WorkerSlotOps consumers_ops = {
+        .make = consumers_make,
+        .run = consumers_work,
+        .done = consumers_done,
+        .free = consumers_job_free,
+        .again = on_consumers_again, /* a reload's scan follows the one out */
+        /* Never on the loop: a mail spool may be on a filesystem that hangs. */
+};
 
 static int on_consumers_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
@@ -821,273 +721,6 @@ static int on_consumers_timer(sd_event_source *s, uint64_t usec, void *userdata)
         (void) sd_event_source_set_time(s, usec + m->config->consumers_interval_usec);
         manager_scan_consumers(m);
         return 0;
-}
-
-/* ---------------------------------------------------------------- advice events */
-
-#define MESSAGE_ID_RECOMMENDATION "9a1f3c7e2b5d48e6a0c4f8d2e6b1a7c3"
-
-/* What a mount's advice says, as one number: the policy advised and
- * whether that is a change. */
-static int advice_state(const struct advice *a) {
-        return 1 + ((int) a->atime * 2 + (a->lazytime ? 1 : 0)) * 2 + (a->change ? 1 : 0);
-}
-
-static void state_format(int state, char *buf, size_t len) {
-        int policy = (state - 1) / 2;
-
-        snprintf(buf, len, "%s %s%s", (state - 1) % 2 ? "change to" : "keep", atime_mode_to_string((AtimeMode) (policy / 2)),
-                 policy % 2 ? ",lazytime" : "");
-}
-
-static void announce(const struct recommendation *r, int previous) {
-        char opts[64], prev[64], now[64], saving[128] = "";
-        const struct advice *a = &r->advice;
-        bool journal = access("/run/systemd/journal/socket", W_OK) == 0;
-
-        advice_options(a, opts, sizeof opts);
-        state_format(previous, prev, sizeof prev);
-        state_format(advice_state(a), now, sizeof now);
-        if (a->saving_updates_per_min > 0)
-                snprintf(saving, sizeof saving, "; saves %.0f atime updates/min", a->saving_updates_per_min);
-        /* Where stderr is the journal's stream, the native entry alone. */
-        if (!journal_available())
-                log_mount_notice(r->in.target, "Recommendation for %s changed from '%s' to '%s' (confidence %s): %s%s", r->in.target, prev,
-                           now, advice_confidence_to_string(a->confidence), a->n_reasons ? a->reasons[0] : "", saving);
-        if (journal)
-                (void) sd_journal_send("MESSAGE=Recommendation for %s changed from '%s' to '%s': %s%s", r->in.target,
-                                       prev, now, a->n_reasons ? a->reasons[0] : "", saving,
-                                       "MESSAGE_ID=" MESSAGE_ID_RECOMMENDATION, "PRIORITY=%d", LOG_NOTICE,
-                                       "SYSLOG_IDENTIFIER=atimed", "ATIMED_TARGET=%s", r->in.target,
-                                       "ATIMED_FSTYPE=%s", r->in.fstype, "ATIMED_CURRENT=%s",
-                                       atime_mode_to_string(r->in.policy.atime), "ATIMED_RECOMMENDED=%s", opts,
-                                       "ATIMED_PREVIOUS=%s", prev, "ATIMED_ACTION=%s", a->action,
-                                       "ATIMED_CONFIDENCE=%s", advice_confidence_to_string(a->confidence),
-                                       "ATIMED_SAVING_UPDATES_PER_MIN=%.0f", a->saving_updates_per_min,
-                                       "ATIMED_SAVING_CPU_US_PER_S=%.1f", a->saving_cpu_us_per_s,
-                                       "ATIMED_SAVING_KIB_PER_S=%.1f", a->saving_kib_per_s, NULL);
-}
-
-/* Advice must hold this many sampler intervals before it is announced: a
- * rate hovering around the threshold must not fill the journal. */
-#define ADVICE_STABLE_TICKS 3
-
-/* A mount's advice this tick: announced once it has held long enough and
- * differs from what was announced. The first advice is settled silently. */
-static void advice_settle(Manager *m, MountNotes *n, const struct recommendation *r) {
-        int state = advice_state(&r->advice);
-
-        if (state == n->advice.announced) {
-                n->advice.pending = 0;
-                return;
-        }
-        if (state != n->advice.pending) {
-                n->advice.pending = state;
-                n->advice.pending_ticks = 0;
-        }
-        if (++n->advice.pending_ticks < ADVICE_STABLE_TICKS)
-                return;
-        if (n->advice.announced != 0) {
-                announce(r, n->advice.announced);
-                m->advice_changes++;
-        }
-        n->advice.announced = state;
-        n->advice.pending = 0;
-}
-
-/* ---------------------------------------------------------------- the tick pass */
-
-/* Once per sampler interval, for every mount: the tick's sample in its
- * history, its advice (announced once it has held), and its part of the
- * textfile's report. At thousands of mounts that is tens of milliseconds,
- * and a request behind it would wait as long: the pass runs in slices of
- * TICK_SLICE_USEC from a defer source of idle priority, so that requests,
- * timers and completions come first between slices. A new table restarts
- * it from the first mount (samples already taken are not taken again); a
- * tick or a reload that comes while one is out finishes it first. */
-#define TICK_SLICE_USEC 1000
-
-typedef struct TickPass {
-        sd_event_source *defer; /* enabled while a pass is out */
-        bool active;
-        int64_t t;           /* the tick: Unix seconds */
-        uint64_t generation; /* the table's that 'next' and 'rec' index */
-        size_t next;         /* the next entry of m->mounts */
-        Recommender *rec;
-        Report *report;      /* for the textfile, if there is one */
-        ExportTiming loop;   /* what the report took on the loop, summed over slices */
-} TickPass;
-
-static void pass_reset(TickPass *p) {
-        p->rec = recommender_free(p->rec);
-        p->report = report_free(p->report);
-        p->loop = (ExportTiming) {};
-        p->next = 0;
-}
-
-/* From the first mount of the table as it is now. */
-static int pass_restart(Manager *m, TickPass *p) {
-        int r;
-
-        pass_reset(p);
-        p->generation = m->generation;
-        r = recommender_new(m, &p->rec);
-        if (r >= 0 && m->config->textfile && !m->stopping)
-                r = status_report_begin(m, true, m->mounts ? m->mounts->n : 0, &p->report);
-        return r;
-}
-
-/* Entry i of the table: its sample and its advice (false: not tracked). */
-static bool pass_advise(Manager *m, TickPass *p, size_t i, struct recommendation *ret) {
-        const MountEntry *e = &m->mounts->entries[i];
-        const TrackedMount *tm = tracker_find(m->tracker, e->id);
-        MountNotes *n = manager_notes(m, e->id);
-
-        if (!tm)
-                return false;
-        tick_sample(m, tm, p->t);
-        if (!recommender_advise(p->rec, i, ret))
-                return false;
-        if (n)
-                advice_settle(m, n, ret);
-        return true;
-}
-
-/* Mounts are taken a batch at a time: their samples and advice, then
- * their part of the report, timed as one block (the export's figure on
- * the loop) rather than reading two clocks per mount. */
-#define PASS_BATCH 16 /* 16 recommendations: 20 KiB of stack */
-
-static int pass_batch(Manager *m, TickPass *p) {
-        struct recommendation rec[PASS_BATCH];
-        bool advised[PASS_BATCH];
-        size_t first = p->next, n = MIN((size_t) PASS_BATCH, m->mounts->n - first);
-        ExportTiming tt;
-        int r = 0;
-
-        for (size_t k = 0; k < n; k++)
-                advised[k] = pass_advise(m, p, first + k, &rec[k]);
-        p->next += n;
-        if (!p->report)
-                return 0;
-        export_timing_start(&tt);
-        for (size_t k = 0; k < n && r >= 0; k++) {
-                const MountEntry *e = &m->mounts->entries[first + k];
-
-                r = status_report_add(m, p->report, e, tracker_find(m->tracker, e->id), advised[k] ? &rec[k] : NULL);
-        }
-        export_timing_stop(&tt);
-        p->loop.wall_usec += tt.wall_usec;
-        p->loop.cpu_usec += tt.cpu_usec;
-        return r;
-}
-
-/* The pass is through every mount: counters of mounts gone forgotten, the
- * report to the exporter's worker. */
-static void pass_finish(Manager *m, TickPass *p) {
-        int r;
-
-        status_counters_prune(m->counters, m->mounts);
-        if (p->report) {
-                r = exporter_submit(m->exporter, TAKE_PTR(p->report), &p->loop, m->config->textfile,
-                                    m->config->textfile_mode, m->config->sampler_timeout_usec);
-                if (r < 0 && r != -EBUSY)
-                        log_warning_errno(r, "Cannot export to %s: %m", m->config->textfile);
-        }
-        pass_reset(p);
-        p->active = false;
-        (void) sd_event_source_set_enabled(p->defer, SD_EVENT_OFF);
-        manager_trim_if_worth_it(m);
-}
-
-/* Mounts until 'budget' usec have passed (UINT64_MAX: all of them); the
- * pass finishes after the last. */
-static void pass_run(Manager *m, uint64_t budget) {
-        TickPass *p = m->tick;
-        uint64_t start = now_usec(CLOCK_MONOTONIC);
-        int r = 0;
-
-        if (!p->active)
-                return;
-        if (p->generation != m->generation || !p->rec)
-                r = pass_restart(m, p);
-        while (r >= 0 && m->mounts && p->next < m->mounts->n) {
-                r = pass_batch(m, p);
-                if (budget != UINT64_MAX && now_usec(CLOCK_MONOTONIC) - start >= budget)
-                        return; /* the next slice goes on from here */
-        }
-        if (r < 0) {
-                log_oom();
-                p->report = report_free(p->report); /* no export this tick */
-        }
-        pass_finish(m, p);
-}
-
-static int on_pass_slice(sd_event_source *s, void *userdata) {
-        pass_run(userdata, TICK_SLICE_USEC);
-        return 0;
-}
-
-/* Whatever is left of a pass, now (a new tick, a reload, the way out: no
- * export then, the textfile is removed at a clean stop). */
-static void pass_complete(Manager *m) {
-        if (!m->tick || !m->tick->active)
-                return;
-        if (m->stopping)
-                m->tick->report = report_free(m->tick->report);
-        pass_run(m, UINT64_MAX);
-}
-
-static int64_t pass_tick(const Manager *m) {
-        return m->tick && m->tick->active ? m->tick->t : 0;
-}
-
-static void tick_catch_up(Manager *m, const TrackedMount *tm) {
-        if (m->tick && m->tick->active)
-                tick_sample(m, tm, m->tick->t);
-}
-
-/* The tracker's tick: a pass over every mount begins. Re-reading the
- * mount table here too catches what raises no mount event (a superblock
- * reconfigured through fsconfig(2), like lazytime). */
-static void on_tick(int64_t t, void *userdata) {
-        Manager *m = userdata;
-        TickPass *p = m->tick;
-
-        pass_complete(m);
-        rescan_mounts_async(m); /* parsed only if it reads differently */
-        p->active = true;
-        p->t = t;
-        p->rec = recommender_free(p->rec); /* from the first mount */
-        (void) sd_event_source_set_enabled(p->defer, SD_EVENT_ON);
-}
-
-static int tick_pass_new(Manager *m) {
-        TickPass *p = calloc(1, sizeof *p);
-        int r;
-
-        if (!p)
-                return -ENOMEM;
-        r = sd_event_add_defer(m->event, &p->defer, on_pass_slice, m);
-        if (r >= 0)
-                r = sd_event_source_set_priority(p->defer, SD_EVENT_PRIORITY_IDLE);
-        if (r < 0) {
-                sd_event_source_disable_unref(p->defer);
-                free(p);
-                return r;
-        }
-        (void) sd_event_source_set_enabled(p->defer, SD_EVENT_OFF);
-        (void) sd_event_source_set_description(p->defer, "tick-pass");
-        m->tick = p;
-        return 0;
-}
-
-static void tick_pass_free(TickPass *p) {
-        if (!p)
-                return;
-        pass_reset(p);
-        sd_event_source_disable_unref(p->defer);
-        free(p);
 }
 
 static int on_flush_exit_wait(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -1103,8 +736,8 @@ static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, v
         log_info("Received %s, shutting down.", strsignal((int) si->ssi_signo));
         m->stopping = true;
         (void) sd_notify(0, "STOPPING=1\nSTATUS=Shutting down");
-        pass_complete(m); /* the tick's samples, in the last flush */
-        if (m->flushing) {
+        tick_stop(m->tick); /* the tick's samples, in the last flush */
+        if (worker_slot_busy(m->flush)) {
                 /* The last snapshot follows the write that is out, if it
                  * comes back in time. */
                 m->exiting = true;
@@ -1128,6 +761,13 @@ int manager_new(struct config *config, const char *config_path, const char *over
         }
         m->config = config;
         m->state_lock = -1;
+        m->view.privileged_gid = (gid_t) -1;
+        m->view.ops = (ViewOps) {
+                .reload = op_reload,
+                .probe = op_probe,
+                .history_refused = op_history_refused,
+                .userdata = m,
+        };
         if ((config_path && !(m->config_path = strdup(config_path))) ||
             (override_socket && !(m->override_socket = strdup(override_socket))) ||
             (override_state_dir && !(m->override_state_dir = strdup(override_state_dir))))
@@ -1314,6 +954,49 @@ static int manager_start_rechecks(Manager *m) {
         return 0;
 }
 
+/* What needs more than the three capabilities kept comes first: the
+ * socket (its group, say) and the state dir. Then drop, before any worker
+ * thread exists: capabilities are per thread, and the threads inherit what
+ * the main thread has left. */
+static int manager_start_privileged(Manager *m, int *ret_fd) {
+        int r;
+
+        m->view.privileged_gid = resolve_group(m->config->privileged_group);
+        r = manager_open_socket(m, ret_fd);
+        if (r < 0)
+                return r;
+        /* After the socket: a second daemon on the same socket says so
+         * first; one on another socket stops here, its socket removed. */
+        r = manager_prepare_state_dir(m);
+        if (r < 0)
+                return r;
+        r = caps_drop_to_minimum();
+        if (r < 0)
+                log_warning_errno(r, "Failed to drop capabilities: %m");
+        else
+                log_debug("Capabilities reduced to CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_DAC_OVERRIDE");
+        return 0;
+}
+
+/* The worker pool and what submits to it: the tracker, the exporter, the
+ * three jobs of one at a time; and the methods. */
+static int manager_start_workers(Manager *m) {
+        int r;
+
+        r = worker_pool_new(m->event, m->config->worker_threads, &m->pool);
+        if (r < 0)
+                return log_error_errno(r, "Failed to start the workers: %m");
+        r = tracker_new(m->event, m->pool, m->config, &m->tracker);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up measurement: %m");
+        if (exporter_new(m->pool, &m->exporter) < 0 || methods_new(&m->view, &m->methods) < 0 ||
+            worker_slot_new(m->pool, &table_read_ops, m, &m->table_read) < 0 ||
+            worker_slot_new(m->pool, &flush_ops, m, &m->flush) < 0 ||
+            worker_slot_new(m->pool, &consumers_ops, m, &m->consumers_scan) < 0)
+                return log_oom();
+        return 0;
+}
+
 int manager_start(Manager *m) {
         struct control_limits lim;
         _cleanup_close_ int fd = -1;
@@ -1328,34 +1011,12 @@ int manager_start(Manager *m) {
         r = manager_setup_signals(m);
         if (r < 0)
                 return r;
-
-        /* What needs more than the three capabilities kept comes first:
-         * the socket (its group, say) and the state dir. Then drop, before
-         * any worker thread exists: capabilities are per thread, and the
-         * threads inherit what the main thread has left. */
-        m->privileged_gid = resolve_group(m->config->privileged_group);
-        r = manager_open_socket(m, &fd);
+        r = manager_start_privileged(m, &fd);
         if (r < 0)
                 return r;
-        /* After the socket: a second daemon on the same socket says so
-         * first; one on another socket stops here, its socket removed. */
-        r = manager_prepare_state_dir(m);
+        r = manager_start_workers(m);
         if (r < 0)
                 return r;
-        r = caps_drop_to_minimum();
-        if (r < 0)
-                log_warning_errno(r, "Failed to drop capabilities: %m");
-        else
-                log_debug("Capabilities reduced to CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_DAC_OVERRIDE");
-
-        r = worker_pool_new(m->event, m->config->worker_threads, &m->pool);
-        if (r < 0)
-                return log_error_errno(r, "Failed to start the workers: %m");
-        r = tracker_new(m->event, m->pool, m->config, &m->tracker);
-        if (r < 0)
-                return log_error_errno(r, "Failed to set up measurement: %m");
-        if (exporter_new(m->pool, &m->exporter) < 0 || status_counters_new(&m->counters) < 0)
-                return log_oom();
         r = manager_start_store(m);
         if (r < 0)
                 return r;
@@ -1372,8 +1033,8 @@ int manager_start(Manager *m) {
                 return r;
 
         limits_from_config(m->config, &lim);
-        lim.privileged_gid = m->privileged_gid;
-        r = control_server_new(m->event, fd, &lim, methods_dispatch, m, &m->control);
+        lim.privileged_gid = m->view.privileged_gid;
+        r = control_server_new(m->event, fd, &lim, methods_dispatch, m->methods, &m->control);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the control socket: %m");
         TAKE_FD(fd); /* the server's now */
@@ -1394,13 +1055,17 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         /* Clients first (pending answers are dropped), then the tracker
-         * whose last completions may still answer them. */
+         * whose last completions may still answer them, told nothing more
+         * of them to the tick pass. */
         control_server_free(m->control);
-        methods_status_cache_free(m->status_cache);
-        tick_pass_free(m->tick);
+        if (m->tracker)
+                tracker_set_hooks(m->tracker, &(TrackerHooks) {});
+        m->tick = tick_free(m->tick);
         tracker_shutdown(m->tracker);
-        if (m->table_read)
-                m->table_read->m = NULL; /* what comes back now is not applied */
+        /* What comes back now is not applied: the jobs out are detached. */
+        worker_slot_free(m->table_read);
+        worker_slot_free(m->flush);
+        worker_slot_free(m->consumers_scan);
         worker_pool_free(m->pool);
         /* Stopped on purpose: no stale figures left for node_exporter to
          * serve (after a crash, atimed_last_export_timestamp_seconds says
@@ -1409,8 +1074,8 @@ Manager *manager_free(Manager *m) {
         if (m->stopping && m->config && m->config->textfile && !exporter_busy(m->exporter))
                 (void) unlink(m->config->textfile);
         exporter_free(m->exporter);
-        status_counters_free(m->counters);
         tracker_free(m->tracker);
+        methods_free(m->methods);
         sd_event_source_disable_unref(m->flush_timer);
         sd_event_source_disable_unref(m->consumers_timer);
         sd_event_source_disable_unref(m->mounts_timer);
@@ -1424,7 +1089,6 @@ Manager *manager_free(Manager *m) {
         }
         mount_monitor_free(m->monitor);
         mount_table_free(m->mounts);
-        free(m->notes);
         sd_event_unref(m->event);
         config_free(m->config);
         free(m->config_path);

@@ -1,20 +1,27 @@
 /* manager.h: the one object that owns atimed's event loop and every event
- * source: signals, the mount monitor, the control socket, the watchdog.
- * Modules get what they need passed in. */
+ * source: lifecycle, signals, reload, the control socket, the watchdog, the
+ * mount table and the background jobs that keep it, the history and the
+ * consumer list current. The per-tick work is tick.c's, the requests are
+ * methods.c's: they read the manager's state through its View. Modules get
+ * what they need passed in (see docs/architecture.md). */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "advisor.h"
 #include "config.h"
 #include "consumers.h"
 #include "control.h"
 #include "mounts.h"
 #include "store.h"
 #include "tracker.h"
+#include "view.h"
 #include "worker.h"
+
+typedef struct Methods Methods; /* methods.h */
+typedef struct Tick Tick;       /* tick.h */
+typedef struct Exporter Exporter; /* export.h */
 
 typedef struct Manager {
         sd_event *event;
@@ -27,8 +34,6 @@ typedef struct Manager {
         char *override_state_dir;
 
         MountTable *mounts;
-        struct MountNotes *notes; /* the manager's own of each mount, by id (manager.c) */
-        size_t n_notes;
         size_t mounts_peak; /* most mounts in the table since memory was last trimmed */
         sd_event_source *trim_timer; /* armed while a trim is due */
         MountMonitor *monitor;
@@ -39,21 +44,21 @@ typedef struct Manager {
         Consumers *consumers;       /* the last scan's; NULL before the first */
         sd_event_source *consumers_timer;
         sd_event_source *mounts_timer; /* the mount table read again now and then */
-        struct TableRead *table_read;  /* a read of it out in a worker (manager.c) */
-        bool table_read_again;         /* asked for again while that was out */
-        bool consumers_scanning;
+        /* The background jobs of which one at a time is out (worker.h). */
+        WorkerSlot *table_read;
+        WorkerSlot *flush;
+        WorkerSlot *consumers_scan;
+        bool flush_snapshot;       /* what the next flush writes: a snapshot, or the journal */
         sd_event_source *flush_timer;
-        struct FlushJob *flushing; /* a history write out in a worker */
-        bool exiting;              /* SIGTERM came while one was out */
+        bool exiting;              /* SIGTERM came while a flush was out */
         int last_flush_error; /* logged once until it changes or clears */
-        gid_t privileged_gid; /* (gid_t) -1: root only */
-        uint64_t advice_changes; /* announced since start */
-        uint64_t generation;     /* bumped when the manager's own state changes (see tracker_generation()) */
-        struct StatusCache *status_cache; /* methods.c's */
-        struct StatusCounters *counters;  /* status.c's: atime updates since start */
         struct Exporter *exporter;        /* the textfile's writer */
-        struct TickPass *tick;            /* each tick's work for every mount, in slices (manager.c) */
+        Tick *tick;                       /* each tick's work for every mount (tick.h) */
         bool stopping;                    /* a signal asked us to stop: clean up on the way out */
+        /* What the request side and the tick pass read (view.h): kept
+         * current by manager_changed() (manager.c). */
+        View view;
+        Methods *methods;                 /* the control protocol's methods, and their cache */
         ControlServer *control;
         char *bound_socket; /* the path we bound and remove at exit; NULL if socket-activated */
 
@@ -62,9 +67,10 @@ typedef struct Manager {
         bool ready;
 } Manager;
 
-/* Reads the configuration the way the manager will on every reload. */
+/* Reads the configuration the way the manager will on every reload; its
+ * errors are logged. */
 int manager_read_config(const char *config_path, const char *override_socket, const char *override_state_dir,
-                        struct config **ret, char ***ret_errors);
+                        struct config **ret);
 
 /* Takes ownership of 'config'. */
 int manager_new(struct config *config, const char *config_path, const char *override_socket,
@@ -75,9 +81,10 @@ int manager_run(Manager *m);
 Manager *manager_free(Manager *m);
 DEFINE_FREE_FUNC(Manager, manager_free);
 
-/* Whether the history of the tracked mount 'mount_id' could not be stored
- * (its key refused by the store; logged once). */
-bool manager_mount_history_refused(const Manager *m, int mount_id);
-
 /* Re-reads the mount table now. */
 int manager_rescan_mounts(Manager *m);
+
+/* Reads the configuration again and applies it, as SIGHUP does: 0, or
+ * -errno with the running configuration kept (the errors logged). The
+ * request side reaches it through the view's ops (view.h). */
+int manager_reload(Manager *m);

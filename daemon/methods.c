@@ -32,8 +32,8 @@ extern const char interface_org_varlink_service[];
 /* A method answers at once (returns the whole reply; NULL only on OOM) or,
  * for work done elsewhere, later: call_later returns 1 and answers through
  * the call, or 0 with the reply in *ret. */
-typedef json_object *(*method_fn)(Manager *m, const ControlPeer *peer, json_object *params);
-typedef int (*method_later_fn)(Manager *m, ControlCall *call, json_object *params, json_object **ret);
+typedef json_object *(*method_fn)(Methods *m, const ControlPeer *peer, json_object *params);
+typedef int (*method_later_fn)(Methods *m, ControlCall *call, json_object *params, json_object **ret);
 
 struct method {
         const char *name;
@@ -83,88 +83,19 @@ static int add(json_object *o, const char *key, json_object *v) {
         return json_object_object_add(o, key, v) < 0 ? -ENOMEM : 0;
 }
 
-/* The next space-separated field of a mountinfo line, or NULL at its end. */
-static const char *mountinfo_field(const char **p, const char *end, size_t *ret_len) {
-        const char *f;
-
-        while (*p < end && **p == ' ')
-                (*p)++;
-        if (*p >= end)
-                return NULL;
-        f = *p;
-        while (*p < end && **p != ' ')
-                (*p)++;
-        *ret_len = (size_t) (*p - f);
-        return f;
-}
-
-/* Unescapes a mountinfo field (the kernel writes space, tab, newline and
- * backslash as \ooo) into buf; false if it does not fit. */
-static bool mountinfo_unescape(const char *f, size_t len, char *buf, size_t size) {
-        size_t n = 0;
-
-        assert(size > 0);
-        for (size_t i = 0; i < len; n++) {
-                char c = f[i++];
-
-                if (n + 1 >= size)
-                        return false;
-                if (c == '\\' && len - i >= 3 && f[i] >= '0' && f[i] <= '3' && f[i + 1] >= '0' && f[i + 1] <= '7' &&
-                    f[i + 2] >= '0' && f[i + 2] <= '7') {
-                        c = (char) ((f[i] - '0') * 64 + (f[i + 1] - '0') * 8 + (f[i + 2] - '0'));
-                        i += 3;
-                }
-                buf[n] = c;
-        }
-        buf[n] = 0;
-        return true;
-}
-
-/* The type of the mount on top at 'target' in the mount table's text as
- * the daemon last read it (mountinfo: id parent dev root target options
- * [optional...] - fstype source super-options), whether tracked or not;
- * NULL if nothing is mounted there. */
-static const char *mountinfo_fstype(const MountTable *t, const char *target, char *buf, size_t size) {
-        const char *line = t->text, *end = t->text + t->text_len, *found = NULL;
-        char name[PATH_MAX];
-
-        assert(t->text);
-        while (line < end) {
-                const char *eol = memchr(line, '\n', (size_t) (end - line)) ?: end, *p = line, *f = NULL;
-                size_t len = 0, flen = 0;
-
-                for (unsigned i = 0; i < 5 && (f = mountinfo_field(&p, eol, &len)); i++)
-                        ;
-                if (f && mountinfo_unescape(f, len, name, sizeof name) && streq(name, target)) {
-                        const char *sep;
-
-                        while ((sep = mountinfo_field(&p, eol, &len)) && !(len == 1 && *sep == '-'))
-                                ;
-                        if (sep && (f = mountinfo_field(&p, eol, &flen)) && mountinfo_unescape(f, flen, buf, size))
-                                found = buf; /* later lines are mounted over earlier ones */
-                }
-                line = eol + 1;
-        }
-        return found;
-}
-
 /* NoSuchMount; with a reason when a mount is there that atimed leaves out
  * on purpose, so that a client can say why. Answered from the mount table
  * the daemon holds: a failing request reads no file. */
-static json_object *no_such_mount(Manager *m, const char *target) {
+static json_object *no_such_mount(const View *v, const char *target) {
         json_object *params = json_object_new_object();
-        char why[256], fstype[256];
-        const char *reason = NULL, *type = NULL;
+        _cleanup_free_ char *type = NULL;
+        const char *reason = NULL;
+        char why[256];
 
-        if (m->config && m->mounts && m->mounts->text)
-                type = mountinfo_fstype(m->mounts, target, fstype, sizeof fstype);
-        if (type) {
-                struct mount_filter f = {
-                        .include_fstypes = m->config->include_fstypes,
-                        .exclude_fstypes = m->config->exclude_fstypes,
-                        .exclude_paths = m->config->exclude_paths,
-                };
+        if (v->config && mount_table_fstype_at(v->mounts, target, &type) >= 0) {
+                struct mount_filter f;
 
+                config_mount_filter(v->config, &f);
                 reason = mount_filter_explain(&f, type, target, why, sizeof why);
         }
         /* Names (targets, sources, paths: any bytes) go out in their
@@ -193,7 +124,7 @@ static json_object *rounded(double v, int decimals) {
         return report_json_rounded(v, decimals);
 }
 
-static json_object *method_get_info(Manager *m, const ControlPeer *peer, json_object *params) {
+static json_object *method_get_info(Methods *m, const ControlPeer *peer, json_object *params) {
         _cleanup_json_ json_object *p = json_object_new_object(), *ifs = json_object_new_array();
 
         if (!p || !ifs)
@@ -217,7 +148,7 @@ const char *methods_interface_description(const char *interface) {
         return NULL;
 }
 
-static json_object *method_get_interface_description(Manager *m, const ControlPeer *peer, json_object *params) {
+static json_object *method_get_interface_description(Methods *m, const ControlPeer *peer, json_object *params) {
         _cleanup_json_ json_object *p = NULL;
         const char *iface, *desc;
 
@@ -248,22 +179,22 @@ static int param_int(json_object *params, const char *name, int64_t lo, int64_t 
         return 1;
 }
 
-static const MountHistory *history_of(Manager *m, const char *target) {
-        const MountEntry *e = mount_table_find_target(m->mounts, target);
+static const MountHistory *history_of(const View *v, const char *target) {
+        const MountEntry *e = mount_table_find_target(v->mounts, target);
         const MountHistory *best = NULL;
 
         if (e) {
-                const TrackedMount *tm = tracker_find(m->tracker, e->id);
+                const TrackedMount *tm = tracker_find(v->tracker, e->id);
                 const char *key = tm ? tracker_mount_key(tm) : NULL;
 
                 if (key)
-                        return store_find(m->store, key);
+                        return store_find(v->store, key);
         }
         /* Not mounted now: the last mount that was there, its target
          * compared whole (a mount at ".../x target=/victim" is not at
          * "/victim"). */
-        for (size_t i = 0; i < store_n_mounts(m->store); i++) {
-                const MountHistory *h = store_get(m->store, i);
+        for (size_t i = 0; i < store_n_mounts(v->store); i++) {
+                const MountHistory *h = store_get(v->store, i);
 
                 if (store_key_has_target(h->key, target) && (!best || h->last_seen > best->last_seen))
                         best = h;
@@ -347,10 +278,10 @@ static int append_serialized(struct printbuf *pb, json_object *j) {
 
 /* One mount of the report in GetStatus's form, with its recent history if
  * asked for. */
-static json_object *status_mount_to_json(Manager *m, const ReportMount *rm, int64_t history_s) {
+static json_object *status_mount_to_json(const View *v, const ReportMount *rm, int64_t history_s) {
         json_object *j = report_mount_to_json(rm);
 
-        if (j && history_s > 0 && m->store && add(j, F_HISTORY, recent_history(history_of(m, rm->target), history_s)) < 0) {
+        if (j && history_s > 0 && v->store && add(j, F_HISTORY, recent_history(history_of(v, rm->target), history_s)) < 0) {
                 json_object_put(j);
                 return NULL;
         }
@@ -359,7 +290,7 @@ static json_object *status_mount_to_json(Manager *m, const ReportMount *rm, int6
 
 /* The status, its mounts as JSON text for the wire, written from the same
  * Report as the metrics. */
-static json_object *build_status(Manager *m, json_object *params) {
+static json_object *build_status(const View *v, json_object *params) {
         _cleanup_json_ json_object *p = json_object_new_object();
         _cleanup_(printbuf_freep) struct printbuf *mounts = printbuf_new();
         _cleanup_(report_freep) Report *rep = NULL;
@@ -375,14 +306,14 @@ static json_object *build_status(Manager *m, json_object *params) {
         r = param_int(params, P_HISTORY_S, 1, 86400, &history_s);
         if (r < 0)
                 return invalid_parameter(P_HISTORY_S);
-        r = status_report(m, target, false, &rep);
+        r = status_report(v, target, false, &rep);
         if (r == -ENOENT)
-                return no_such_mount(m, target);
+                return no_such_mount(v, target);
         if (r < 0)
                 return NULL;
 
         for (size_t i = 0; i < rep->n_mounts; i++)
-                if (append_serialized(mounts, status_mount_to_json(m, &rep->mounts[i], history_s)) < 0)
+                if (append_serialized(mounts, status_mount_to_json(v, &rep->mounts[i], history_s)) < 0)
                         return NULL;
         if (printbuf_memappend(mounts, "]", 1) < 0)
                 return NULL;
@@ -401,13 +332,19 @@ static json_object *build_status(Manager *m, json_object *params) {
 
 /* GetStatus of everything is what monitoring polls, maybe many times a
  * second from several scrapers: its parameters are serialized once and
- * served as text until the tracker or the manager changes, or the second
- * of uptime_s turns. Replies in flight keep the text they were given. */
+ * served as text until methods_changed() says something it shows changed,
+ * or the second of uptime_s turns. Replies in flight keep the text they
+ * were given. */
 struct StatusCache {
         unsigned refs;
-        uint64_t tracker_gen, manager_gen, second;
+        uint64_t second;
         size_t len;
         char text[];
+};
+
+struct Methods {
+        const View *view;
+        struct StatusCache *status_cache; /* NULL: to be built at the next GetStatus */
 };
 
 static void status_cache_unref(struct StatusCache *c) {
@@ -415,8 +352,27 @@ static void status_cache_unref(struct StatusCache *c) {
                 free(c);
 }
 
-void methods_status_cache_free(struct StatusCache *c) {
-        status_cache_unref(c);
+int methods_new(const View *view, Methods **ret) {
+        Methods *m = calloc(1, sizeof *m);
+
+        if (m) {
+                m->view = view;
+                *ret = m;
+        }
+        return m ? 0 : -ENOMEM;
+}
+
+Methods *methods_free(Methods *m) {
+        methods_changed(m); /* the cache's reference dropped */
+        free(m);
+        return NULL;
+}
+
+void methods_changed(Methods *m) {
+        if (m && m->status_cache) {
+                status_cache_unref(m->status_cache);
+                m->status_cache = NULL;
+        }
 }
 
 static int emit_cached(json_object *o, struct printbuf *pb, int level, int flags) {
@@ -429,16 +385,15 @@ static void cached_delete(json_object *o, void *userdata) {
         status_cache_unref(userdata);
 }
 
-static json_object *method_get_status(Manager *m, const ControlPeer *peer, json_object *params) {
-        uint64_t second = (now_usec(CLOCK_MONOTONIC) - m->started_monotonic) / USEC_PER_SEC;
+static json_object *method_get_status(Methods *m, const ControlPeer *peer, json_object *params) {
+        uint64_t second = (now_usec(CLOCK_MONOTONIC) - m->view->started_monotonic) / USEC_PER_SEC;
         struct StatusCache *c = m->status_cache;
         json_object *cached;
 
         if (params && json_object_object_length(params) > 0)
-                return build_status(m, params);
-        if (!c || c->tracker_gen != tracker_generation(m->tracker) || c->manager_gen != m->generation ||
-            c->second != second) {
-                _cleanup_json_ json_object *reply = build_status(m, NULL);
+                return build_status(m->view, params);
+        if (!c || c->second != second) {
+                _cleanup_json_ json_object *reply = build_status(m->view, NULL);
                 json_object *p;
                 const char *text;
                 size_t len;
@@ -451,8 +406,7 @@ static json_object *method_get_status(Manager *m, const ControlPeer *peer, json_
                 c = malloc(sizeof *c + len + 1);
                 if (!c)
                         return TAKE_PTR(reply);
-                *c = (struct StatusCache) { .refs = 1, .tracker_gen = tracker_generation(m->tracker),
-                                            .manager_gen = m->generation, .second = second, .len = len };
+                *c = (struct StatusCache) { .refs = 1, .second = second, .len = len };
                 memcpy(c->text, text, len + 1);
                 status_cache_unref(m->status_cache);
                 m->status_cache = c;
@@ -502,10 +456,10 @@ static json_object *point_to_json(int64_t t, const struct stats_point *p) {
 /* A tracked mount with no history yet (just mounted, or the daemon just
  * started and the mount's first samples are still settling): an empty
  * history, saying why, rather than "no such mount". */
-static json_object *no_history_yet(Manager *m, const char *target) {
+static json_object *no_history_yet(const View *v, const char *target) {
         _cleanup_json_ json_object *p = json_object_new_object();
-        const MountEntry *e = mount_table_find_target(m->mounts, target);
-        const TrackedMount *tm = e ? tracker_find(m->tracker, e->id) : NULL;
+        const MountEntry *e = mount_table_find_target(v->mounts, target);
+        const TrackedMount *tm = e ? tracker_find(v->tracker, e->id) : NULL;
         const char *key = tm ? tracker_mount_key(tm) : NULL;
         int64_t now = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
         const char *why;
@@ -514,17 +468,17 @@ static json_object *no_history_yet(Manager *m, const char *target) {
                 return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
         if (!p)
                 return NULL;
-        if (!m->store)
+        if (!v->store)
                 why = "no history is kept";
         else if (!key)
                 why = "its filesystem is still being identified; history starts once it is";
-        else if (manager_mount_history_refused(m, tm->id))
+        else if (view_history_refused(v, tm->id))
                 why = "its history cannot be stored (see the log)";
         else
                 why = "a mount's first points are recorded once it has been seen for two sampler intervals";
         if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
             add(p, F_TARGET, json_object_new_string(target)) < 0 || add(p, F_KEY, json_object_new_string(key ? key : "")) < 0 ||
-            add(p, F_RESOLUTION_S, json_object_new_int64(m->config->rings.spec[0].resolution)) < 0 ||
+            add(p, F_RESOLUTION_S, json_object_new_int64(v->config->rings.spec[0].resolution)) < 0 ||
             add(p, F_SINCE, json_object_new_int64(now)) < 0 || add(p, F_UNTIL, json_object_new_int64(now)) < 0 ||
             add(p, F_TRUNCATED, json_object_new_boolean(false)) < 0 || add(p, F_POINTS, json_object_new_array()) < 0 ||
             add(p, F_REASON, json_object_new_string(why)) < 0)
@@ -559,7 +513,7 @@ static int history_points(const MountHistory *h, unsigned ring, int64_t since, j
         return 0;
 }
 
-static json_object *method_get_history(Manager *m, const ControlPeer *peer, json_object *params) {
+static json_object *method_get_history(Methods *m, const ControlPeer *peer, json_object *params) {
         _cleanup_json_ json_object *p = json_object_new_object(), *points = json_object_new_array();
         const MountHistory *h;
         const char *target;
@@ -575,9 +529,9 @@ static json_object *method_get_history(Manager *m, const ControlPeer *peer, json
                 return invalid_parameter(P_SINCE);
         if (param_int(params, P_RESOLUTION, 1, UINT32_MAX, &res) < 0)
                 return invalid_parameter(P_RESOLUTION);
-        h = m->store ? history_of(m, target) : NULL;
+        h = m->view->store ? history_of(m->view, target) : NULL;
         if (!h)
-                return no_history_yet(m, target);
+                return no_history_yet(m->view, target);
         if (res > 0) {
                 for (ring = 0; ring < h->n_rings && h->rings[ring].spec.resolution != res; ring++)
                         ;
@@ -619,7 +573,7 @@ static json_object *policy_to_json(AtimeMode atime, bool lazytime) {
         return TAKE_PTR(o);
 }
 
-static bool peer_privileged(const Manager *m, const ControlPeer *peer);
+static bool peer_privileged(const View *v, const ControlPeer *peer);
 
 /* A consumer found in a file only root can read shows its path to
  * privileged callers only ('privileged'). */
@@ -686,7 +640,7 @@ static json_object *recommendation_to_json(const struct recommendation *r, bool 
 
 /* The list as JSON text, one recommendation serialized at a time (as the
  * status's mounts are). */
-static json_object *method_get_recommendations(Manager *m, const ControlPeer *peer, json_object *params) {
+static json_object *method_get_recommendations(Methods *m, const ControlPeer *peer, json_object *params) {
         _cleanup_json_ json_object *p = json_object_new_object();
         _cleanup_(printbuf_freep) struct printbuf *list = printbuf_new();
         _cleanup_free_ struct recommendation *v = NULL;
@@ -698,15 +652,15 @@ static json_object *method_get_recommendations(Manager *m, const ControlPeer *pe
                 return NULL;
         if (param_string(params, F_TARGET, &target) < 0)
                 return invalid_parameter(F_TARGET);
-        r = recommend(m, target, &v, &n);
+        r = recommend(m->view, target, &v, &n);
         if (r == -ENOENT)
-                return no_such_mount(m, target);
+                return no_such_mount(m->view, target);
         if (r < 0)
                 return NULL;
         for (size_t i = 0; i < n; i++)
                 /* No peer: the daemon's own exports (the textfile, which
                  * anyone may be able to read), told what anyone is. */
-                if (append_serialized(list, recommendation_to_json(&v[i], peer && peer_privileged(m, peer))) < 0)
+                if (append_serialized(list, recommendation_to_json(&v[i], peer && peer_privileged(m->view, peer))) < 0)
                         return NULL;
         if (printbuf_memappend(list, "]", 1) < 0)
                 return NULL;
@@ -724,7 +678,7 @@ static json_object *probe_to_json(const struct probe_result *r, const MountEntry
 }
 
 struct probe_request {
-        Manager *manager;
+        const View *view; /* the manager's: it outlives the tracker's answers */
         ControlCall *call;
         char *target;
 };
@@ -735,7 +689,7 @@ static void probe_answered(const TrackedMount *tm, const struct probe_result *r,
         json_object *reply = NULL;
 
         if (!tm)
-                reply = no_such_mount(req->manager, req->target);
+                reply = no_such_mount(req->view, req->target);
         else if (p && add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) >= 0 &&
                  add(p, F_TARGET, varlink_name_new(req->target)) >= 0 &&
                  add(p, F_PROBE, probe_to_json(r, tm->entry)) >= 0)
@@ -748,7 +702,7 @@ static void probe_answered(const TrackedMount *tm, const struct probe_result *r,
         free(req);
 }
 
-static int method_probe(Manager *m, ControlCall *call, json_object *params, json_object **ret) {
+static int method_probe(Methods *m, ControlCall *call, json_object *params, json_object **ret) {
         const MountEntry *e;
         struct probe_request *req;
         const char *target;
@@ -758,9 +712,9 @@ static int method_probe(Manager *m, ControlCall *call, json_object *params, json
                 *ret = invalid_parameter(F_TARGET);
                 return 0;
         }
-        e = mount_table_find_target(m->mounts, target);
+        e = mount_table_find_target(m->view->mounts, target);
         if (!e) {
-                *ret = no_such_mount(m, target);
+                *ret = no_such_mount(m->view, target);
                 return 0;
         }
         req = calloc(1, sizeof *req);
@@ -768,9 +722,9 @@ static int method_probe(Manager *m, ControlCall *call, json_object *params, json
                 free(req);
                 return -ENOMEM;
         }
-        req->manager = m;
+        req->view = m->view;
         req->call = control_call_ref(call);
-        r = tracker_probe_now(m->tracker, e->id, probe_answered, req);
+        r = view_probe(m->view, e->id, probe_answered, req);
         if (r < 0) {
                 control_call_unref(req->call);
                 free(req->target);
@@ -805,8 +759,8 @@ const char *const *methods_list(void) {
         return names;
 }
 
-static bool peer_privileged(const Manager *m, const ControlPeer *peer) {
-        return peer->uid == 0 || (m->privileged_gid != (gid_t) -1 && control_peer_in_group(peer, m->privileged_gid));
+static bool peer_privileged(const View *v, const ControlPeer *peer) {
+        return peer->uid == 0 || (v->privileged_gid != (gid_t) -1 && control_peer_in_group(peer, v->privileged_gid));
 }
 
 /* A target comes in its protocol form (escape.h); the methods compare
@@ -823,7 +777,7 @@ static int decode_target(json_object *params) {
 }
 
 int methods_dispatch(void *userdata, ControlCall *call, const char *method, json_object *params, json_object **ret) {
-        Manager *m = userdata;
+        Methods *m = userdata;
         const ControlPeer *peer = control_call_peer(call);
         const char *dot;
         json_object *bad;
@@ -840,7 +794,7 @@ int methods_dispatch(void *userdata, ControlCall *call, const char *method, json
                 }
                 if (decode_target(params) < 0)
                         return -ENOMEM;
-                if (methods[i].privileged && !peer_privileged(m, peer)) {
+                if (methods[i].privileged && !peer_privileged(m->view, peer)) {
                         /* Any user can ask as fast as it likes. */
                         static LogRatelimit refused = LOG_RATELIMIT_INIT(10 * USEC_PER_SEC, 5);
 

@@ -1,20 +1,27 @@
-/* methods.h: what each control-protocol method does, over the manager's
- * state. The transport is control.c's. */
+/* methods.h: what each control-protocol method does, over the daemon's
+ * state as a View shows it (view.h). The transport is control.c's.
+ * Methods owns the cached GetStatus reply: whoever changes what a reply
+ * shows calls methods_changed(). */
 #pragma once
 
 #include <json-c/json.h>
 
 #include "control.h"
-#include "manager.h"
-#include "tracker.h"
+#include "view.h"
 
-/* control_dispatch_t for a Manager. */
-int methods_dispatch(void *manager, ControlCall *call, const char *method, json_object *params, json_object **ret);
+typedef struct Methods Methods;
+/* 'view' must outlive the Methods and every call answered later. */
+int methods_new(const View *view, Methods **ret);
+Methods *methods_free(Methods *m);
+DEFINE_FREE_FUNC(Methods, methods_free);
+/* Something a reply shows changed (the mount table, the tracker's figures,
+ * advice, the configuration): the next GetStatus is built afresh. */
+void methods_changed(Methods *m);
+
+/* control_dispatch_t for a Methods. */
+int methods_dispatch(void *methods, ControlCall *call, const char *method, json_object *params, json_object **ret);
 
 /* For tests: the methods served, NULL-terminated, and the Varlink interface
  * description of 'interface' (NULL if not served). */
 const char *const *methods_list(void);
 const char *methods_interface_description(const char *interface);
-
-/* The serialized GetStatus kept in m->status_cache. */
-void methods_status_cache_free(struct StatusCache *c);

@@ -363,29 +363,44 @@ static size_t raw_root(const struct raw *raw, size_t n) {
 /* Far beyond any real table (100,000 mounts take about 20 MiB). */
 #define MOUNT_TABLE_TEXT_MAX ((size_t) 256 << 20)
 
+/* libmount's parse of a mount table's text ('len' bytes and a NUL); lines
+ * it cannot parse are skipped and counted in *bad. The one parser of the
+ * mount table in the daemon. */
+static int table_from_text(char *text, size_t len, const char *path, unsigned *bad, struct libmnt_table **ret) {
+        _cleanup_(mnt_unref_tablep) struct libmnt_table *tb = mnt_new_table();
+        _cleanup_(fclosep) FILE *f = NULL;
+        int r;
+
+        /* fmemopen() of a zero-length buffer fails: an empty file is an
+         * empty string with its NUL. Opened for reading only. */
+        f = fmemopen(text, len + 1, "r");
+        if (!tb || !f)
+                return -ENOMEM;
+        mnt_table_set_userdata(tb, bad);
+        mnt_table_set_parser_errcb(tb, parser_errcb);
+        r = mnt_table_parse_stream(tb, f, path);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(tb);
+        return 0;
+}
+
 static int parse_text(char *text, size_t len, const char *path, const struct mount_filter *filter, MountTable **ret) {
         _cleanup_(mount_table_freep) MountTable *t = calloc(1, sizeof *t);
         _cleanup_free_ struct raw *raw = NULL;
         _cleanup_free_ struct id_index *ids = NULL;
         _cleanup_(mnt_unref_tablep) struct libmnt_table *tb = NULL;
         _cleanup_(mnt_free_iterp) struct libmnt_iter *itr = NULL;
-        _cleanup_(fclosep) FILE *f = NULL;
         struct libmnt_fs *fs;
         size_t n = 0, alloc = 0, root;
         int r;
 
         if (!t)
                 return -ENOMEM;
-        tb = mnt_new_table();
         itr = mnt_new_iter(MNT_ITER_FORWARD);
-        /* fmemopen() of a zero-length buffer fails: an empty file is an
-         * empty string with its NUL. */
-        f = fmemopen(text, len + 1, "r");
-        if (!tb || !itr || !f)
+        if (!itr)
                 return -ENOMEM;
-        mnt_table_set_userdata(tb, &t->n_bad_lines);
-        mnt_table_set_parser_errcb(tb, parser_errcb);
-        r = mnt_table_parse_stream(tb, f, path);
+        r = table_from_text(text, len, path, &t->n_bad_lines, &tb);
         if (r < 0)
                 return r;
 
@@ -471,6 +486,30 @@ int mount_table_load_changed(const char *path, const struct mount_filter *filter
 
 int mount_table_load(const char *path, const struct mount_filter *filter, MountTable **ret) {
         return mount_table_load_changed(path, filter, NULL, ret);
+}
+
+int mount_table_fstype_at(const MountTable *t, const char *target, char **ret) {
+        _cleanup_(mnt_unref_tablep) struct libmnt_table *tb = NULL;
+        _cleanup_(mnt_free_iterp) struct libmnt_iter *itr = mnt_new_iter(MNT_ITER_FORWARD);
+        const char *found = NULL;
+        struct libmnt_fs *fs;
+        unsigned bad = 0;
+        int r;
+
+        if (!t || !t->text)
+                return -ENOENT;
+        if (!itr)
+                return -ENOMEM;
+        r = table_from_text(t->text, t->text_len, "mountinfo", &bad, &tb);
+        if (r < 0)
+                return r;
+        while (mnt_table_next_fs(tb, itr, &fs) == 0)
+                if (streq_ptr(mnt_fs_get_target(fs), target) && mnt_fs_get_fstype(fs))
+                        found = mnt_fs_get_fstype(fs); /* later lines are mounted over earlier ones */
+        if (!found)
+                return -ENOENT;
+        *ret = strdup(found);
+        return *ret ? 0 : -ENOMEM;
 }
 
 const MountEntry *mount_table_find_target(const MountTable *t, const char *target) {

@@ -98,6 +98,11 @@ int mount_table_parse(char *text, size_t len, const char *path, const struct mou
 MountTable *mount_table_free(MountTable *t);
 DEFINE_FREE_FUNC(MountTable, mount_table_free);
 
+/* The type of the mount on top at 'target' in the table's text as read,
+ * whether the filter tracks it or not (for telling why a mount is left
+ * out): 0 with *ret, -ENOENT if nothing is mounted there. */
+int mount_table_fstype_at(const MountTable *t, const char *target, char **ret);
+
 /* The mount at target; of several (over-mounted), the one reachable there. */
 const MountEntry *mount_table_find_target(const MountTable *t, const char *target);
 

@@ -1,4 +1,5 @@
-/* recommend.c: each mount's advisor input, from the manager's state. */
+/* recommend.c: each mount's advisor input, from the daemon's state as the
+ * view shows it (see recommend.h). */
 #include "recommend.h"
 
 #include <assert.h>
@@ -44,16 +45,16 @@ static void summarise(const MountHistory *h, int64_t now, int64_t window, double
 
 /* What software on mount 'i' reads atime: the configuration's word, then
  * each consumer found on it ('owner' maps consumers to mounts). */
-static void add_needs(const Manager *m, const ssize_t *owner, size_t i, const struct mount_config *mc,
+static void add_needs(const View *v, const ssize_t *owner, size_t i, const struct mount_config *mc,
                       struct recommendation *r) {
-        size_t nc = m->consumers ? m->consumers->n : 0;
+        size_t nc = v->consumers ? v->consumers->n : 0;
 
         if (mc && mc->needs_atime > NEED_NONE) {
                 r->in.need = mc->needs_atime;
                 r->in.need_why = "the configuration says software here reads atime ([mount:PATH] needs_atime)";
         }
         for (size_t c = 0; c < nc; c++) {
-                const struct consumer *x = &m->consumers->v[c];
+                const struct consumer *x = &v->consumers->v[c];
 
                 if (owner[c] != (ssize_t) i)
                         continue;
@@ -69,13 +70,13 @@ static void add_needs(const Manager *m, const ssize_t *owner, size_t i, const st
 /* The activity the advice rests on: the history over the window, else the
  * last interval for what it is worth; and how many updates reach the disk,
  * from the last interval. */
-static void add_activity(const Manager *m, const TrackedMount *tm, int64_t now, struct recommendation *r) {
-        double interval_s = (double) m->config->sampler_interval_usec / 1e6;
+static void add_activity(const View *v, const TrackedMount *tm, int64_t now, struct recommendation *r) {
+        double interval_s = (double) v->config->sampler_interval_usec / 1e6;
         const char *key;
         struct activity a;
 
-        if (m->store && (key = tracker_mount_key(tm))) {
-                const MountHistory *h = store_find(m->store, key);
+        if (v->store && (key = tracker_mount_key(tm))) {
+                const MountHistory *h = store_find(v->store, key);
 
                 if (h)
                         summarise(h, now, (int64_t) r->window_s, interval_s, &r->in);
@@ -97,13 +98,13 @@ static void add_activity(const Manager *m, const TrackedMount *tm, int64_t now, 
 }
 
 /* The advisor's input for one tracked mount, and its advice. */
-static void recommend_one(const Manager *m, const MountEntry *e, const TrackedMount *tm, const ssize_t *owner,
+static void recommend_one(const View *v, const MountEntry *e, const TrackedMount *tm, const ssize_t *owner,
                           size_t i, int64_t now, const struct advisor_params *params, struct recommendation *r) {
-        const struct mount_config *mc = config_find_mount(m->config, e->target);
+        const struct mount_config *mc = config_find_mount(v->config, e->target);
 
         *r = (struct recommendation) {
                 .tm = tm,
-                .window_s = (double) m->config->advice_window_usec / 1e6,
+                .window_s = (double) v->config->advice_window_usec / 1e6,
                 .in = {
                         .target = e->target,
                         .fstype = e->fstype,
@@ -114,16 +115,16 @@ static void recommend_one(const Manager *m, const MountEntry *e, const TrackedMo
                         .population = tracker_mount_population(tm),
                 },
         };
-        add_needs(m, owner, i, mc, r);
-        add_activity(m, tm, now, r);
+        add_needs(v, owner, i, mc, r);
+        add_activity(v, tm, now, r);
         advisor_advise(&r->in, params, &r->advice);
 }
 
 /* Which mount of the table each consumer is on (-1: none), once for all
  * mounts. */
-static ssize_t *consumer_owners(const Manager *m) {
-        const MountTable *t = m->mounts;
-        size_t nc = m->consumers ? m->consumers->n : 0, nt = t ? t->n : 0;
+static ssize_t *consumer_owners(const View *v) {
+        const MountTable *t = v->mounts;
+        size_t nc = v->consumers ? v->consumers->n : 0, nt = t ? t->n : 0;
         _cleanup_free_ char **targets = calloc(nt + 1, sizeof *targets);
         ssize_t *owner = calloc(nc ? nc : 1, sizeof *owner);
 
@@ -134,34 +135,36 @@ static ssize_t *consumer_owners(const Manager *m) {
         for (size_t i = 0; i < nt; i++)
                 targets[i] = t->entries[i].target;
         for (size_t c = 0; c < nc; c++)
-                owner[c] = consumers_owner(m->consumers, c, targets, nt);
+                owner[c] = consumers_owner(v->consumers, c, targets, nt);
         return owner;
 }
 
 struct Recommender {
-        const Manager *m;
-        const MountTable *table; /* the one 'owner' indexes */
+        const View *v;
+        const MountTable *table;     /* the one 'owner' indexes */
+        const Consumers *consumers;  /* the ones 'owner' maps */
         ssize_t *owner;
         int64_t now;
         struct advisor_params params;
 };
 
-int recommender_new(const Manager *m, Recommender **ret) {
+int recommender_new(const View *v, Recommender **ret) {
         Recommender *r = calloc(1, sizeof *r);
 
-        assert(m && ret);
+        assert(v && ret);
         if (!r)
                 return -ENOMEM;
         *r = (Recommender) {
-                .m = m,
-                .table = m->mounts,
-                .owner = consumer_owners(m),
+                .v = v,
+                .table = v->mounts,
+                .consumers = v->consumers,
+                .owner = consumer_owners(v),
                 .now = (int64_t) time(NULL),
                 .params = {
-                        .noatime_threshold = m->config->noatime_threshold,
-                        .min_saving = m->config->min_saving,
-                        .costs = m->config->costs.v,
-                        .n_costs = m->config->costs.n,
+                        .noatime_threshold = v->config->noatime_threshold,
+                        .min_saving = v->config->min_saving,
+                        .costs = v->config->costs.v,
+                        .n_costs = v->config->costs.n,
                 },
         };
         if (!r->owner) {
@@ -181,41 +184,41 @@ Recommender *recommender_free(Recommender *r) {
 }
 
 bool recommender_advise(Recommender *r, size_t i, struct recommendation *ret) {
-        const MountTable *t = r->m->mounts;
+        const MountTable *t = r->v->mounts;
         const TrackedMount *tm;
 
-        assert(t == r->table && i < t->n);
-        tm = tracker_find(r->m->tracker, t->entries[i].id);
+        assert(t == r->table && r->v->consumers == r->consumers && i < t->n);
+        tm = tracker_find(r->v->tracker, t->entries[i].id);
         if (!tm)
                 return false;
-        recommend_one(r->m, &t->entries[i], tm, r->owner, i, r->now, &r->params, ret);
+        recommend_one(r->v, &t->entries[i], tm, r->owner, i, r->now, &r->params, ret);
         return true;
 }
 
-int recommend(const Manager *m, const char *target, struct recommendation **ret, size_t *ret_n) {
+int recommend(const View *v, const char *target, struct recommendation **ret, size_t *ret_n) {
         _cleanup_(recommender_freep) Recommender *rec = NULL;
-        size_t nt = m->mounts ? m->mounts->n : 0, n = 0;
-        struct recommendation *v;
+        size_t nt = v->mounts ? v->mounts->n : 0, n = 0;
+        struct recommendation *recs;
         int r;
 
         assert(ret && ret_n);
-        r = recommender_new(m, &rec);
+        r = recommender_new(v, &rec);
         if (r < 0)
                 return r;
-        v = calloc(nt ? nt : 1, sizeof *v);
-        if (!v)
+        recs = calloc(nt ? nt : 1, sizeof *recs);
+        if (!recs)
                 return -ENOMEM;
         for (size_t i = 0; i < nt; i++) {
-                if (target && !streq(target, m->mounts->entries[i].target))
+                if (target && !streq(target, v->mounts->entries[i].target))
                         continue;
-                if (recommender_advise(rec, i, &v[n]))
+                if (recommender_advise(rec, i, &recs[n]))
                         n++;
         }
         if (target && n == 0) {
-                free(v);
+                free(recs);
                 return -ENOENT;
         }
-        *ret = v;
+        *ret = recs;
         *ret_n = n;
         return 0;
 }

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "advisor.h"
-#include "manager.h"
+#include "view.h"
 
 struct recommendation {
         const TrackedMount *tm;
@@ -18,17 +18,17 @@ struct recommendation {
 
 /* One per tracked mount (only 'target' if not NULL); *ret is freed by the
  * caller. Returns -ENOENT if target is not tracked. */
-int recommend(const Manager *m, const char *target, struct recommendation **ret, size_t *ret_n);
+int recommend(const View *v, const char *target, struct recommendation **ret, size_t *ret_n);
 
 /* The same a mount at a time, for a caller that spreads the work over
  * several turns of the event loop: what is shared by all mounts (which
  * consumer is on which mount, the time, the advisor's parameters) is
- * worked out once by recommender_new(), for the manager's table as it is
+ * worked out once by recommender_new(), for the view's table as it is
  * then; recommender_advise() gives the advice for entry i of that table
- * (false: the tracker does not track it). A new table or configuration
- * needs a new Recommender. */
+ * (false: the tracker does not track it). A new table, consumer scan or
+ * configuration needs a new Recommender. */
 typedef struct Recommender Recommender;
-int recommender_new(const Manager *m, Recommender **ret);
+int recommender_new(const View *v, Recommender **ret);
 Recommender *recommender_free(Recommender *r);
 DEFINE_FREE_FUNC(Recommender, recommender_free);
 bool recommender_advise(Recommender *r, size_t i, struct recommendation *ret);

@@ -110,7 +110,7 @@ static void fill_progress(ReportProgress *rp, const TrackedMount *tm) {
         *rp = (ReportProgress) { .have = true, .stage = p.stage, .walked = p.walked, .inodes = p.inodes, .eta_s = p.eta_s };
 }
 
-static void fill_mount(Manager *m, Report *r, ReportMount *rm, const MountEntry *e, const TrackedMount *tm) {
+static void fill_mount(const View *v, Report *r, ReportMount *rm, const MountEntry *e, const TrackedMount *tm) {
         rm->id = e->id;
         rm->target = report_name(r, e->target);
         rm->source = report_name(r, e->source);
@@ -131,7 +131,7 @@ static void fill_mount(Manager *m, Report *r, ReportMount *rm, const MountEntry 
         }
         fill_activity(&rm->activity, tm);
         fill_progress(&rm->progress, tm);
-        rm->atime_updates_total = m->counters ? status_counters_get(m->counters, e->target) : 0;
+        rm->atime_updates_total = v->counters ? status_counters_get(v->counters, e->target) : 0;
 }
 
 static const char *policy_options(Report *r, AtimeMode atime, bool lazytime) {
@@ -159,20 +159,20 @@ static void fill_advice(Report *r, ReportAdvice *ra, const struct recommendation
         };
 }
 
-static void fill_daemon(Manager *m, Report *r) {
+static void fill_daemon(const View *v, Report *r) {
         char host[256] = "";
 
         (void) gethostname(host, sizeof host - 1);
         r->version = PACKAGE_VERSION;
         r->hostname = report_strdup(r, host);
-        r->started_at = (int64_t) (m->started_realtime / USEC_PER_SEC);
-        r->uptime_s = (int64_t) ((now_usec(CLOCK_MONOTONIC) - m->started_monotonic) / USEC_PER_SEC);
+        r->started_at = (int64_t) (v->started_realtime / USEC_PER_SEC);
+        r->uptime_s = (int64_t) ((now_usec(CLOCK_MONOTONIC) - v->started_monotonic) / USEC_PER_SEC);
         r->taken_at = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
-        r->stuck_threads = tracker_stuck_threads(m->tracker);
-        r->advice_changes = (int64_t) m->advice_changes;
+        r->stuck_threads = tracker_stuck_threads(v->tracker);
+        r->advice_changes = v->counters ? (int64_t) status_counters_advice_changes(v->counters) : 0;
 }
 
-int status_report_begin(Manager *m, bool with_advice, size_t n_mounts, Report **ret) {
+int status_report_begin(const View *v, bool with_advice, size_t n_mounts, Report **ret) {
         _cleanup_(report_freep) Report *r = NULL;
         int q;
 
@@ -183,18 +183,18 @@ int status_report_begin(Manager *m, bool with_advice, size_t n_mounts, Report **
         if (q < 0)
                 return q;
         r->have_advice = with_advice;
-        fill_daemon(m, r);
+        fill_daemon(v, r);
         *ret = TAKE_PTR(r);
         return 0;
 }
 
-int status_report_add(Manager *m, Report *r, const MountEntry *e, const TrackedMount *tm,
+int status_report_add(const View *v, Report *r, const MountEntry *e, const TrackedMount *tm,
                       const struct recommendation *rec) {
         ReportMount *rm = report_add_mount(r);
 
         if (!rm)
                 return -ENOMEM;
-        fill_mount(m, r, rm, e, tm);
+        fill_mount(v, r, rm, e, tm);
         if (rec)
                 fill_advice(r, &rm->advice, rec);
         return r->oom ? -ENOMEM : 0;
@@ -202,28 +202,28 @@ int status_report_add(Manager *m, Report *r, const MountEntry *e, const TrackedM
 
 /* Mounts and advice paired in one pass: recommend() lists the tracked
  * mounts in the table's order. */
-static int build(Manager *m, const char *target, const struct recommendation *v, size_t n, bool with_advice,
+static int build(const View *v, const char *target, const struct recommendation *recs, size_t n, bool with_advice,
                  Report **ret) {
         _cleanup_(report_freep) Report *r = NULL;
         size_t k = 0;
         bool found = false;
         int q;
 
-        q = status_report_begin(m, with_advice, target || !m->mounts ? 1 : m->mounts->n, &r);
+        q = status_report_begin(v, with_advice, target || !v->mounts ? 1 : v->mounts->n, &r);
         if (q < 0)
                 return q;
-        for (size_t i = 0; m->mounts && i < m->mounts->n; i++) {
-                const MountEntry *e = &m->mounts->entries[i];
+        for (size_t i = 0; v->mounts && i < v->mounts->n; i++) {
+                const MountEntry *e = &v->mounts->entries[i];
                 const TrackedMount *tm;
                 const struct recommendation *rec = NULL;
 
                 if (target && !streq(target, e->target))
                         continue;
                 found = true;
-                tm = tracker_find(m->tracker, e->id);
-                if (tm && k < n && v[k].tm == tm)
-                        rec = &v[k++];
-                q = status_report_add(m, r, e, tm, rec);
+                tm = tracker_find(v->tracker, e->id);
+                if (tm && k < n && recs[k].tm == tm)
+                        rec = &recs[k++];
+                q = status_report_add(v, r, e, tm, rec);
                 if (q < 0)
                         return q;
         }
@@ -233,17 +233,17 @@ static int build(Manager *m, const char *target, const struct recommendation *v,
         return 0;
 }
 
-int status_report(Manager *m, const char *target, bool with_advice, Report **ret) {
-        _cleanup_free_ struct recommendation *v = NULL;
+int status_report(const View *v, const char *target, bool with_advice, Report **ret) {
+        _cleanup_free_ struct recommendation *recs = NULL;
         size_t n = 0;
         int q;
 
         if (with_advice) {
-                q = recommend(m, target, &v, &n);
+                q = recommend(v, target, &recs, &n);
                 if (q < 0 && q != -ENOENT)
                         return q;
         }
-        return build(m, target, v, n, with_advice, ret);
+        return build(v, target, recs, n, with_advice, ret);
 }
 
 /* ---------------------------------------------------------------- counters */
@@ -259,6 +259,7 @@ struct StatusCounters {
         struct counter **buckets;
         size_t n_buckets, n;
         uint64_t mark;
+        uint64_t advice_changes;
 };
 
 int status_counters_new(StatusCounters **ret) {
@@ -364,4 +365,12 @@ void status_counters_prune(StatusCounters *c, const MountTable *t) {
                         free(x);
                         c->n--;
                 }
+}
+
+void status_counters_advice_changed(StatusCounters *c) {
+        c->advice_changes++;
+}
+
+uint64_t status_counters_advice_changes(const StatusCounters *c) {
+        return c->advice_changes;
 }

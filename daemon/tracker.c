@@ -115,7 +115,6 @@ struct Tracker {
         bool shutting_down;  /* no new jobs: the pool is being torn down */
         tracker_clock_fn clock; /* NULL: clock_gettime() */
         void *clock_userdata;
-        uint64_t generation; /* bumped by everything that may change what is known */
 };
 
 struct probe_waiter {
@@ -353,8 +352,11 @@ static void mount_free(TrackedMount *m) {
         free(m);
 }
 
-uint64_t tracker_generation(const Tracker *t) {
-        return t ? t->generation : 0;
+/* What it shows of a mount may have changed: whoever serves it from a
+ * cache is told. */
+static void tracker_changed(Tracker *t) {
+        if (t->hooks.changed)
+                t->hooks.changed(t->hooks.userdata);
 }
 
 unsigned tracker_stuck_threads(const Tracker *t) {
@@ -439,7 +441,7 @@ static void probe_done(void *arg, WorkerStatus status) {
         TrackedMount *m = find_mount(t, j->mount_id);
         uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
-        t->generation++;
+        tracker_changed(t);
         if (m && m->fs && status != WORKER_CANCELLED)
                 m->fs->probed = true; /* its writes are no atime updates of anyone's */
         if (status != WORKER_LATE) {
@@ -564,7 +566,7 @@ static void run_due_probes(Tracker *t) {
 static int on_probe_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Tracker *t = userdata;
 
-        t->generation++;
+        tracker_changed(t);
         run_due_probes(t);
         rearm_probe_timer(t);
         return 0;
@@ -591,7 +593,7 @@ int tracker_probe_now(Tracker *t, int mount_id, tracker_probe_cb cb, void *userd
         int r;
 
         if (t)
-                t->generation++;
+                tracker_changed(t);
         if (!m)
                 return -ENOENT;
         if (m->entry->policy.read_only) {
@@ -1040,7 +1042,7 @@ static void fs_done(void *arg, WorkerStatus status) {
 
         assert(fs->busy);
         if (j->kind != FS_JOB_FINE || status != WORKER_DONE)
-                t->generation++; /* a fine sweep changes nothing shown until the next sweep */
+                tracker_changed(t); /* a fine sweep changes nothing shown until the next sweep */
         if (status != WORKER_LATE) {
                 if (j->bounded)
                         t->bounded_jobs--;
@@ -1379,7 +1381,7 @@ static int on_walk_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 
         (void) s;
         (void) usec;
-        t->generation++;
+        tracker_changed(t);
         t->walks_changed = true; /* the timer is spent: kick() arms it again */
         if (!t->walking && (t->tick_budget == 0 || now >= t->last_walk_step + WALK_TICK_USEC)) {
                 t->tick_budget = t->config->walk_rate;
@@ -1516,7 +1518,7 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Tracker *t = userdata;
         int64_t now_s = (int64_t) (tracker_now(t, CLOCK_REALTIME) / USEC_PER_SEC);
 
-        t->generation++;
+        tracker_changed(t);
         (void) sd_event_source_set_time(s, timer_time(t, next_sweep(t)));
         update_devices(t, false);
         if (t->hooks.tick)
@@ -1707,7 +1709,7 @@ int tracker_update(Tracker *t, const MountTable *table) {
 
         assert(t);
         assert(table);
-        t->generation++;
+        tracker_changed(t);
         r = update_mounts(t, table, tracker_now(t, CLOCK_MONOTONIC));
         if (r < 0)
                 return r;
@@ -1736,7 +1738,7 @@ static void replan(Tracker *t) {
 void tracker_set_config(Tracker *t, const struct config *config) {
         uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
-        t->generation++;
+        tracker_changed(t);
         t->config = config;
         for (size_t i = 0; i < t->n_mounts; i++)
                 t->mounts[i]->probe.next_due = MIN(t->mounts[i]->probe.next_due, now + config->probe_interval_usec);
@@ -1745,7 +1747,7 @@ void tracker_set_config(Tracker *t, const struct config *config) {
 
 void tracker_set_clock(Tracker *t, tracker_clock_fn now, void *userdata) {
         assert(t);
-        t->generation++;
+        tracker_changed(t);
         t->clock = now;
         t->clock_userdata = userdata;
         replan(t);

@@ -96,9 +96,6 @@ void tracker_set_config(Tracker *t, const struct config *config);
 int tracker_update(Tracker *t, const MountTable *table);
 
 const TrackedMount *tracker_find(const Tracker *t, int mount_id);
-/* Changes whenever anything the tracker knows may have changed: what was
- * built from it (a status reply) is current while this stays the same. */
-uint64_t tracker_generation(const Tracker *t);
 /* A mount's activity as it should be reported: exact zero for mounts that
  * cannot write atime. False if nothing is known yet. */
 bool tracker_mount_activity(const TrackedMount *m, struct activity *ret);
@@ -147,10 +144,12 @@ const char *tracker_mount_key(const TrackedMount *m);
 /* Where measurements go as they are made: 'tick' once per sampler interval
  * (t: Unix seconds, at the middle of the interval's bucket; the device
  * rates are new then), before that interval's sweeps are submitted;
- * 'activity' for every mount whose filesystem's sweep finished. */
+ * 'activity' for every mount whose filesystem's sweep finished; 'changed'
+ * whenever what it shows of a mount may have changed. */
 typedef struct TrackerHooks {
         void (*tick)(int64_t t, void *userdata);
         void (*activity)(const TrackedMount *m, const struct activity *a, void *userdata);
+        void (*changed)(void *userdata); /* what it knows may have changed: probes, sweeps, stalls, the table */
         void *userdata;
 } TrackerHooks;
 void tracker_set_hooks(Tracker *t, const TrackerHooks *hooks);

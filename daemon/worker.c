@@ -1,6 +1,7 @@
 /* worker.c: thread pool with deadlines (see worker.h). */
 #include "worker.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -393,4 +394,113 @@ WorkerPool *worker_pool_free(WorkerPool *p) {
         pthread_cond_destroy(&p->wake);
         free(p);
         return NULL;
+}
+
+/* ---------------------------------------------------------------- one job in flight */
+
+/* A job out and the slot it belongs to: the slot is NULL once detached. */
+typedef struct SlotJob {
+        WorkerSlot *slot;
+        WorkerSlotOps ops; /* kept here: the slot may be gone when it is back */
+        void *job;
+} SlotJob;
+
+struct WorkerSlot {
+        WorkerPool *pool;
+        WorkerSlotOps ops;
+        void *userdata;
+        SlotJob *out;  /* the job out, or NULL */
+        bool again;    /* asked for while one was out */
+};
+
+int worker_slot_new(WorkerPool *p, const WorkerSlotOps *ops, void *userdata, WorkerSlot **ret) {
+        WorkerSlot *s;
+
+        assert(ops && ops->make && ops->run && ops->done && ops->free && ret);
+        s = calloc(1, sizeof *s);
+        if (s) {
+                *s = (WorkerSlot) { .pool = p, .ops = *ops, .userdata = userdata };
+                *ret = s;
+        }
+        return s ? 0 : -ENOMEM;
+}
+
+WorkerSlot *worker_slot_free(WorkerSlot *s) {
+        if (!s)
+                return NULL;
+        if (s->out)
+                s->out->slot = NULL; /* freed when it is back */
+        free(s);
+        return NULL;
+}
+
+bool worker_slot_busy(const WorkerSlot *s) {
+        return s && s->out;
+}
+
+static void slot_job_run(void *arg, const atomic_bool *cancel) {
+        SlotJob *sj = arg;
+
+        sj->ops.run(sj->job, cancel);
+}
+
+static void slot_job_done(void *arg, WorkerStatus status) {
+        SlotJob *sj = arg;
+        WorkerSlot *s = sj->slot;
+
+        if (s && status == WORKER_TIMED_OUT) {
+                s->ops.done(s->userdata, sj->job, status);
+                return;
+        }
+        if (status == WORKER_TIMED_OUT)
+                return; /* detached: wait for it to come back */
+        if (s) {
+                s->out = NULL;
+                s->ops.done(s->userdata, sj->job, status);
+        }
+        sj->ops.free(sj->job);
+        free(sj);
+        if (s && s->again) {
+                s->again = false;
+                if (s->ops.again)
+                        s->ops.again(s->userdata);
+        }
+}
+
+int worker_slot_start(WorkerSlot *s, uint64_t timeout_usec) {
+        SlotJob *sj;
+        int r;
+
+        if (s->out) {
+                s->again = true;
+                return 0;
+        }
+        sj = calloc(1, sizeof *sj);
+        if (!sj)
+                return -ENOMEM;
+        *sj = (SlotJob) { .slot = s, .ops = s->ops };
+        r = s->ops.make(s->userdata, &sj->job);
+        if (r < 0) {
+                free(sj);
+                return r;
+        }
+        r = s->pool ? worker_submit(s->pool, slot_job_run, slot_job_done, sj, timeout_usec) : -ESHUTDOWN;
+        if (r >= 0) {
+                s->out = sj;
+                return 1;
+        }
+        if (!s->ops.run_here) {
+                s->ops.free(sj->job);
+                free(sj);
+                return r;
+        }
+        {
+                atomic_bool never;
+
+                atomic_init(&never, false);
+                s->ops.run(sj->job, &never);
+        }
+        s->out = sj; /* as if it had gone out and come back */
+        slot_job_done(sj, WORKER_DONE);
+        return 1;
 }

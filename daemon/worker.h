@@ -56,3 +56,44 @@ unsigned worker_pool_bounded_stuck(const WorkerPool *p);
 
 /* Threads currently stuck past a deadline. */
 unsigned worker_pool_stuck(const WorkerPool *p);
+
+/* A background job of which one at a time may be out: the mount table's
+ * read, the history flush, the consumer scan. The one contract for all:
+ *
+ * - Starting: worker_slot_start() asks 'make' for a job built from the
+ *   owner's state now, and submits it with 'run' for the worker thread.
+ *   While a job is out it makes none: the request is remembered, and once
+ *   the job is back 'again' is called once (however many requests came
+ *   meanwhile); an owner without 'again' has such requests dropped.
+ * - If the pool refuses the job (no memory, or every thread stuck), it is
+ *   run here, on the loop, when the owner says so ('run_here'), else freed,
+ *   and worker_slot_start() returns the error.
+ * - Timing out: 'done' is called with WORKER_TIMED_OUT (the job is still
+ *   the thread's: look, do not free); the slot stays busy until the thread
+ *   returns and 'done' is called again with WORKER_LATE. A job that expired
+ *   in the queue or was cancelled (the pool shutting down) gets 'done' once
+ *   with WORKER_EXPIRED or WORKER_CANCELLED.
+ * - After the final 'done' (any status but WORKER_TIMED_OUT) the slot frees
+ *   the job with 'free'; 'done' may take what it wants out of it first.
+ * - The owner going away: worker_slot_free() with a job out detaches it:
+ *   when (if ever) it comes back, it is freed, and neither 'done' nor
+ *   'again' is called. The pool must outlive the slot's jobs, not the
+ *   slot. */
+typedef struct WorkerSlot WorkerSlot;
+typedef struct WorkerSlotOps {
+        int (*make)(void *userdata, void **ret_job);            /* 0 with a job, or -errno; on the loop */
+        worker_fn run;                                          /* (job, cancel) in a worker thread */
+        void (*done)(void *userdata, void *job, WorkerStatus status); /* on the loop, the owner still there */
+        void (*free)(void *job);
+        void (*again)(void *userdata); /* may be NULL: requests while busy are dropped */
+        bool run_here;                 /* run a refused job on the loop */
+} WorkerSlotOps;
+
+int worker_slot_new(WorkerPool *p, const WorkerSlotOps *ops, void *userdata, WorkerSlot **ret);
+WorkerSlot *worker_slot_free(WorkerSlot *s);
+DEFINE_FREE_FUNC(WorkerSlot, worker_slot_free);
+/* 1 if a job was submitted (or, refused, run here), 0 if one is out (the
+ * request remembered), -errno if none could be made or submitted. */
+int worker_slot_start(WorkerSlot *s, uint64_t timeout_usec);
+/* A job is out (timed out ones included). */
+bool worker_slot_busy(const WorkerSlot *s);

@@ -1,6 +1,6 @@
 /* fuzz-request: control-protocol requests, split on NUL bytes as the socket
- * does, parsed by varlink_parse() and dispatched by methods_dispatch() to a
- * Manager built on a fixed mount table (no tracker, store or consumers). */
+ * does, parsed by varlink_parse() and dispatched by methods_dispatch() over
+ * a view of a fixed mount table (no tracker, store or consumers). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,7 +9,6 @@
 
 #include "config.h"
 #include "log.h"
-#include "manager.h"
 #include "methods.h"
 #include "protocol.h"
 #include "varlink.h"
@@ -38,7 +37,10 @@ static const char mountinfo[] =
         "74 27 0:42 / /srv/fuse rw,nosuid,nodev,relatime - fuse.bindfs /src rw,user_id=0,group_id=0\n"
         "75 27 0:43 / /var/lib/docker/overlay2/abc/merged rw,relatime - overlay overlay rw,lowerdir=/a,upperdir=/b,workdir=/c\n";
 
-static Manager manager = { .privileged_gid = (gid_t) -1 };
+static View view = { .privileged_gid = (gid_t) -1 };
+static struct config *config;
+static MountTable *table;
+static Methods *methods;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
         struct mount_filter all = {};
@@ -48,16 +50,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
         (void) argc;
         (void) argv;
         log_set_max_level(-1); /* the dispatcher logs refusals: keep the fuzzer quiet */
-        if (config_new(&manager.config) < 0)
+        if (config_new(&config) < 0 || methods_new(&view, &methods) < 0)
                 abort();
+        view.config = config;
         fd = memfd_create("mountinfo", MFD_CLOEXEC);
         if (fd < 0 || write(fd, mountinfo, sizeof mountinfo - 1) != (ssize_t) (sizeof mountinfo - 1))
                 abort();
         snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-        if (mount_table_load(path, &all, &manager.mounts) < 0 || !manager.mounts || manager.mounts->n == 0)
+        if (mount_table_load(path, &all, &table) < 0 || !table || table->n == 0)
                 abort();
         close(fd);
-        manager.started_realtime = 1700000000ULL * USEC_PER_SEC;
+        view.mounts = table;
+        view.started_realtime = 1700000000ULL * USEC_PER_SEC;
         return 0;
 }
 
@@ -80,7 +84,7 @@ static void dispatch(const char *buf, size_t len, bool root) {
         peer.uid = peer.gid = root ? 0 : 1000;
         if (control_call_new_detached(&peer, &call) < 0)
                 return;
-        r = methods_dispatch(&manager, call, name, params, &reply);
+        r = methods_dispatch(methods, call, name, params, &reply);
         if (r > 0) {
                 if (reply)
                         abort(); /* "answers later" must leave *ret alone */
@@ -95,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         /* The last byte picks, bit by bit, which messages come from root. */
         uint8_t who = size ? data[size - 1] : 0;
 
-        if (!manager.config)
+        if (!config)
                 LLVMFuzzerInitialize(NULL, NULL);
         for (unsigned i = 0; i < MAX_MESSAGES && p < end; i++) {
                 const char *nul = memchr(p, 0, (size_t) (end - p));

@@ -2,8 +2,10 @@
  * timeout is reported at once, the pool keeps its capacity, and the late
  * completion still arrives; a job whose deadline passes in the queue
  * expires, never runs, and nothing follows; completions of many jobs at
- * once are each delivered once. */
+ * once are each delivered once; and the one-job-in-flight slot's
+ * contract. */
 #include <errno.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "../tap.h"
@@ -37,6 +39,131 @@ static void run_for(sd_event *e, unsigned ms) {
                 (void) sd_event_run(e, 10 * 1000);
                 sd_event_now(e, CLOCK_MONOTONIC, &now);
         } while (now - start < (uint64_t) ms * 1000);
+}
+
+
+/* The slot's owner: counts what the contract promises to call. */
+struct owner {
+        unsigned made, freed, again, late_seen;
+        unsigned sleep_ms;
+        WorkerStatus last;
+        unsigned n_done;
+        bool fail_make;
+};
+
+struct slot_job {
+        struct owner *o;
+        unsigned sleep_ms;
+        bool ran;
+};
+
+static int slot_make(void *userdata, void **ret) {
+        struct owner *o = userdata;
+        struct slot_job *j;
+
+        if (o->fail_make)
+                return -ENOMEM;
+        j = calloc(1, sizeof *j);
+        if (!j)
+                return -ENOMEM;
+        *j = (struct slot_job) { .o = o, .sleep_ms = o->sleep_ms };
+        o->made++;
+        *ret = j;
+        return 0;
+}
+
+static void slot_run(void *arg, const atomic_bool *cancel) {
+        struct slot_job *j = arg;
+
+        j->ran = true;
+        usleep(j->sleep_ms * 1000);
+}
+
+static void slot_done(void *userdata, void *job, WorkerStatus st) {
+        struct owner *o = userdata;
+
+        o->last = st;
+        o->n_done++;
+        o->late_seen += st == WORKER_LATE;
+}
+
+/* Freeing is counted through the job: the owner may be gone. */
+static unsigned jobs_freed;
+static void slot_free(void *job) {
+        jobs_freed++;
+        free(job);
+}
+
+static void slot_again(void *userdata) {
+        ((struct owner *) userdata)->again++;
+}
+
+/* One job in flight, one contract: requests while busy coalesce into one
+ * 'again'; a timeout keeps the slot busy until the late return; a job
+ * refused by the pool runs here if asked; a detached job is freed when it
+ * comes back, its owner not called. */
+/* Runs the loop until 'cond' holds, or for about 'ms' milliseconds at least:
+ * a loaded machine makes fixed waits flaky. */
+#define RUN_UNTIL(e, cond, ms)                                                                     \
+        for (unsigned _i = 0; _i < (ms) / 10 && !(cond); _i++)                                    \
+                (void) sd_event_run((e), 10 * 1000)
+
+static void test_slot(sd_event *e, WorkerPool *p) {
+        const WorkerSlotOps ops = { .make = slot_make, .run = slot_run, .done = slot_done, .free = slot_free,
+                                    .again = slot_again };
+        struct owner o = { .sleep_ms = 200 };
+        WorkerSlot *s = NULL;
+
+        jobs_freed = 0;
+        ok(worker_slot_new(p, &ops, &o, &s) == 0, "a slot on the pool");
+        is_int(worker_slot_start(s, 10000 * 1000), 1, "a job goes out");
+        ok(worker_slot_busy(s), "the slot is busy while it is out");
+        is_int(worker_slot_start(s, 10000 * 1000), 0, "a second request while it runs makes no job");
+        is_int(worker_slot_start(s, 10000 * 1000), 0, "nor does a third");
+        is_int(o.made, 1, "one job made");
+        RUN_UNTIL(e, o.n_done > 0 && o.again > 0, 5000);
+        ok(o.n_done == 1 && o.last == WORKER_DONE && jobs_freed == 1, "it comes back done, and is freed");
+        is_int(o.again, 1, "the requests meanwhile are answered by one 'again'");
+        ok(!worker_slot_busy(s), "the slot is free again");
+
+        o = (struct owner) { .sleep_ms = 2000 };
+        is_int(worker_slot_start(s, 100 * 1000), 1, "a job that overruns its 100 ms deadline");
+        RUN_UNTIL(e, o.n_done > 0, 1500);
+        ok(o.n_done == 1 && o.last == WORKER_TIMED_OUT, "its timeout is reported");
+        ok(worker_slot_busy(s) && jobs_freed == 1, "the slot stays busy, the job not freed (the thread has it)");
+        is_int(worker_slot_start(s, 100 * 1000), 0, "a request meanwhile waits for it");
+        RUN_UNTIL(e, o.n_done > 1 && o.again > 0, 10000);
+        ok(o.n_done == 2 && o.late_seen == 1 && jobs_freed == 2, "then it is back late, and freed");
+        ok(o.again == 1 && !worker_slot_busy(s), "and the request made meanwhile is answered");
+
+        o = (struct owner) { .sleep_ms = 300 };
+        is_int(worker_slot_start(s, 10000 * 1000), 1, "a job out when its owner goes away");
+        s = worker_slot_free(s);
+        RUN_UNTIL(e, jobs_freed == 3, 5000);
+        ok(o.n_done == 0 && o.again == 0 && jobs_freed == 3, "back after: freed, its owner never called");
+
+        o = (struct owner) { .fail_make = true };
+        ok(worker_slot_new(p, &ops, &o, &s) == 0 && worker_slot_start(s, 1000) == -ENOMEM && !worker_slot_busy(s),
+           "a job that cannot be made: the error, nothing out");
+        s = worker_slot_free(s);
+
+        {
+                /* No pool (or a refusal): run here when the owner says so. */
+                WorkerSlotOps here = ops;
+                struct owner h = {};
+
+                here.run_here = true;
+                ok(worker_slot_new(NULL, &here, &h, &s) == 0 && worker_slot_start(s, 1000) == 1,
+                   "a refused job with run_here");
+                ok(h.n_done == 1 && h.last == WORKER_DONE && !worker_slot_busy(s) && jobs_freed == 4,
+                   "ran on the loop, done at once, freed");
+                s = worker_slot_free(s);
+                here.run_here = false;
+                ok(worker_slot_new(NULL, &here, &h, &s) == 0 && worker_slot_start(s, 1000) < 0 && h.n_done == 1 &&
+                           jobs_freed == 5,
+                   "without run_here: the error, the job freed, done not called");
+                s = worker_slot_free(s);
+        }
 }
 
 int main(void) {
@@ -126,6 +253,7 @@ int main(void) {
                 is_int(worker_pool_bounded_stuck(two), 0, "once they come back, none stuck");
                 worker_pool_free(two);
         }
+        test_slot(e, p);
         worker_pool_free(p);
         ok(queued.n == 1 && (queued.seen[0] == WORKER_DONE || queued.seen[0] == WORKER_CANCELLED),
            "shutdown completes or cancels it, never loses it");
