@@ -90,12 +90,19 @@ enter_namespace() {
 }
 
 DAEMON_PIDS=""
+FUSE_PIDS=""
+FUSE_DIRS=""
 
 cleanup() {
         local p
         for p in $DAEMON_PIDS; do
                 kill -CONT "$p" 2>/dev/null
                 kill -KILL "$p" 2>/dev/null
+        done
+        # A FUSE daemon left stopped would hang the unmount below.
+        bindfs_resume
+        for p in $FUSE_DIRS; do
+                umount -l "$p" 2>/dev/null
         done
         wait 2>/dev/null
         if [ "${KEEP_TEST_DIR:-}" != "" ]; then
@@ -199,4 +206,72 @@ next_interval() {
                 i=$((i + 1))
         done
         return 1
+}
+
+# HOST_EXCLUDE: exclude_paths words for the host's own mounts below / (what
+# is mounted on /dev and /run), for a test that tracks tmpfs: add it with
+# '[mounts] exclude_paths += $HOST_EXCLUDE'.
+HOST_EXCLUDE='[/]dev[/]* [/]run [/]run/*'
+
+# config [EDIT...]: prints the tests' atimed.conf. The base is
+#       [mounts]
+#       exclude_paths = [/] [/]$T       (the host's root and the test's tmpfs)
+#       [sampler]
+#       interval = 1s
+#       walk_rate = 100000
+# and each EDIT changes it, in order:
+#       '[SECTION] KEY = VALUE'   sets KEY (a new section goes at the end)
+#       '[SECTION] KEY += WORDS'  appends WORDS to KEY's value
+#       '[SECTION] KEY'           drops KEY (a section left empty is left out)
+config() {
+        local re='^\[([^]]+)\][[:space:]]+([a-z_]+)([[:space:]]*(\+?=)[[:space:]]*(.*))?$'
+        local -a sections=(mounts sampler) keys=(mounts.exclude_paths sampler.interval sampler.walk_rate)
+        local -A val=([mounts.exclude_paths]="[/] [/]${T#/}" [sampler.interval]=1s [sampler.walk_rate]=100000)
+        local e k s
+        for e in "$@"; do
+                [[ $e =~ $re ]] || bail "config: cannot read the edit '$e'"
+                s=${BASH_REMATCH[1]}
+                k=$s.${BASH_REMATCH[2]}
+                case ${BASH_REMATCH[4]} in
+                "") unset "val[$k]" ;;
+                +=) val[$k]="${val[$k]:-}${val[$k]:+ }${BASH_REMATCH[5]}" ;;
+                *) val[$k]=${BASH_REMATCH[5]} ;;
+                esac
+                [[ " ${sections[*]} " == *" $s "* ]] || sections+=("$s")
+                [[ " ${keys[*]} " == *" $k "* ]] || keys+=("$k")
+        done
+        for s in "${sections[@]}"; do
+                e=""
+                for k in "${keys[@]}"; do
+                        [ "${k%.*}" = "$s" ] && [ -n "${val[$k]+set}" ] && e+="${k##*.} = ${val[$k]}"$'\n'
+                done
+                [ -z "$e" ] || printf '[%s]\n%s' "$s" "$e"
+        done
+}
+
+# write_config [EDIT...]: config's output into $T/atimed.conf.
+write_config() {
+        config "$@" >"$T/atimed.conf"
+}
+
+# bindfs_start SRC DIR: a FUSE mount of SRC on DIR served by a bindfs
+# daemon, whose pid goes into FUSE_PID (and FUSE_PIDS, the test's own):
+# stopped with SIGSTOP it is a filesystem that no longer answers (a dead
+# NFS server, a hostile user's mount). cleanup resumes and unmounts it.
+bindfs_start() {
+        command -v bindfs >/dev/null || bail "bindfs is not installed"
+        bindfs "$1" "$2" || bail "bindfs $1 $2"
+        FUSE_PID=$(pgrep -nf "^bindfs $1 $2\$")
+        [ -n "$FUSE_PID" ] || bail "the pid of bindfs $1 $2 not found"
+        FUSE_PIDS="$FUSE_PIDS $FUSE_PID"
+        FUSE_DIRS="$FUSE_DIRS $2"
+}
+
+# bindfs_stop, bindfs_resume: SIGSTOP and SIGCONT to every FUSE daemon in
+# FUSE_PIDS.
+bindfs_stop() {
+        [ -z "${FUSE_PIDS// /}" ] || kill -STOP $FUSE_PIDS
+}
+bindfs_resume() {
+        [ -z "${FUSE_PIDS// /}" ] || kill -CONT $FUSE_PIDS 2>/dev/null
 }
