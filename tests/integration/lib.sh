@@ -275,3 +275,19 @@ bindfs_stop() {
 bindfs_resume() {
         [ -z "${FUSE_PIDS// /}" ] || kill -CONT $FUSE_PIDS 2>/dev/null
 }
+
+# tty_status COLUMNS ROWS: 'atimectl status' in a terminal of that size (a
+# tmux pane); the screen into $T/pane, the exit status into $T/tmux.rc.
+# Fails if it did not finish within 10 s. (The pane's 'sleep' is no wait:
+# it keeps the finished pane open to be captured; kill-server ends it.)
+tty_status() {
+        local rc
+        rm -f $T/tmux.rc
+        tmux -S $T/tmux.sock -f /dev/null new-session -d -x "$1" -y "$2" \
+                "env -u COLUMNS LC_ALL=C.UTF-8 $ATIMECTL --socket $T/sock status; echo \$? >$T/tmux.rc; sleep 600"
+        wait_until 10 test -s $T/tmux.rc
+        rc=$?
+        tmux -S $T/tmux.sock capture-pane -p -J >$T/pane
+        tmux -S $T/tmux.sock kill-server
+        return $rc
+}
