@@ -28,7 +28,6 @@ write_config '[mounts] exclude_paths += [/]run' '[store] rings = 1s:10min, 10s:1
         "[consumers] tmpfiles_dirs = $T/tmpfiles.d" "[consumers] mail_spools = $M/mail" \
         "[consumers] tmpreaper_conf = $T/none" "[consumers] tmpwatch_cron = $T/none" \
         "[consumers] popcon_conf = $T/none" '[advisor] noatime_threshold = 100'
-
 start_daemon
 rec() { ctl --json recommend "$1" | jq -r ".recommendations[0] | $2"; }
 

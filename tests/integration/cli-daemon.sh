@@ -27,7 +27,6 @@ write_config "[mounts] exclude_paths += [/]srv [/]run $others" '[sampler] walk_r
         '[store] rings = 1s:10min, 10s:1h' "[consumers] tmpfiles_dirs = $T/tmpfiles.d" \
         "[consumers] mail_spools = $M/beta/spool-link" "[consumers] tmpreaper_conf = $T/none" \
         "[consumers] tmpwatch_cron = $T/none" "[consumers] popcon_conf = $T/none"
-
 start_daemon
 
 # --- 1. options anywhere, help per command
@@ -111,7 +110,6 @@ is "COLUMNS=70: no line over 70" "$(COLUMNS=70 ctl status --no-legend | widest |
 is "without COLUMNS or a tty: 80" "$(env -u COLUMNS "$ATIMECTL" --socket $T/sock status | widest | awk '{ print ($1 <= 80 && $1 > 60) }')" "1"
 if command -v tmux >/dev/null; then
         check "tmux: atimectl status ran in an 80x24 terminal" tty_status 80 24
-
         is "tmux: exit 0" "$(cat $T/tmux.rc)" "0"
         is "tmux: the tty's width is used: no line over 80 (wrapped lines joined)" "$(widest <$T/pane | awk '{ print ($1 <= 80) }')" "1"
         # LAST-HOUR gives way before the long target would have to lose

@@ -29,7 +29,6 @@ mount -t tmpfs -o size=1m tmpfs $T/cov/a/b && mount -t tmpfs -o size=1m tmpfs $T
 others=$(findmnt -rno TARGET | grep -v -e "^$T" -e '^/$' | sed -E 's|^(/[^/]+)/.*|\1|' | grep -vx /tmp | sort -u | tr '\n' ' ')
 write_config "[mounts] exclude_paths += [/]run $others" '[sampler] interval = 2min' '[sampler] walk_rate' \
         '[store] rings = 2min:1h'
-
 start_daemon
 
 status_json() { ctl call io.atimed.GetStatus '{}'; }
@@ -44,7 +43,6 @@ is "GetStatus of that target lists both, each with its flag" \
         "$(ctl call io.atimed.GetStatus "{\"target\":\"$T/cov/a/b\"}" | jq -c '[.mounts[].reachable]')" '[false,true]'
 
 check "tmux: atimectl status ran in an 80x40 terminal" tty_status 80 40
-
 sed 's/^/# /' $T/pane
 is "tmux: exit 0" "$(cat $T/tmux.rc)" "0"
 widest=$(perl -CSD -ne 'chomp; $m = length if length > $m; END { print $m + 0 }' <$T/pane)

@@ -34,7 +34,6 @@ for i in 0 1 2 3 4; do cat $M/strict/d0/f$i >/dev/null; done
 next_interval $M/strict 10 >/dev/null && next_interval $M/strict 10 >/dev/null
 wait_until 10 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status $M/strict | jq '.mounts[0].probe.verified')\" = true ]"
 
-
 ctl metrics >$T/metrics.txt
 is "atimectl metrics: exit 0" "$?" "0"
 check "promtool check metrics accepts it" sh -c "promtool check metrics <$T/metrics.txt"

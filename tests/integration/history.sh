@@ -133,7 +133,6 @@ for round in 1 2 3; do
 done
 wait_until 10 sh -c "! $ATIMECTL --socket $T/sock --json status | grep -q /churn-"
 stop_daemon
-
 keys=$(strings $STATE/history | grep -c 'target=')
 diag "histories kept after 45 mounts came and went: $keys; state file $(stat -c %s $STATE/history) bytes"
 check "no more than max_mounts histories are kept" test "$keys" -le 20

@@ -126,6 +126,10 @@ wait_until() {
 
 ctl() { "$ATIMECTL" --socket "$T/sock" "$@"; }
 
+# connections N: exactly N connections to $T/sock are open (the daemon's
+# ends of them, accepted or in its listen backlog).
+connections() { [ "$(ss -xHn src "$T/sock" | wc -l)" -eq "$1" ]; }
+
 # start_daemon [ARGS...]: atimed on $T/sock with $T/atimed.conf if present;
 # sets DAEMON_PID and waits until it answers. DAEMON_WRAPPER (an array, e.g.
 # valgrind and its options) runs it, and START_TIMEOUT bounds the wait.
@@ -212,6 +216,9 @@ next_interval() {
 # is mounted on /dev and /run), for a test that tracks tmpfs: add it with
 # '[mounts] exclude_paths += $HOST_EXCLUDE'.
 HOST_EXCLUDE='[/]dev[/]* [/]run [/]run/*'
+# TMPFS_ONLY: the config edits of a test that tracks its own tmpfs mounts
+# and none of the host's: write_config "${TMPFS_ONLY[@]}" ...
+TMPFS_ONLY=('[mounts] include_fstypes = tmpfs' "[mounts] exclude_paths += $HOST_EXCLUDE")
 
 # config [EDIT...]: prints the tests' atimed.conf. The base is
 #       [mounts]
@@ -223,11 +230,16 @@ HOST_EXCLUDE='[/]dev[/]* [/]run [/]run/*'
 #       '[SECTION] KEY = VALUE'   sets KEY (a new section goes at the end)
 #       '[SECTION] KEY += WORDS'  appends WORDS to KEY's value
 #       '[SECTION] KEY'           drops KEY (a section left empty is left out)
+# With --bare first, the edits start from an empty file instead.
 config() {
         local re='^\[([^]]+)\][[:space:]]+([a-z_]+)([[:space:]]*(\+?=)[[:space:]]*(.*))?$'
         local -a sections=(mounts sampler) keys=(mounts.exclude_paths sampler.interval sampler.walk_rate)
         local -A val=([mounts.exclude_paths]="[/] [/]${T#/}" [sampler.interval]=1s [sampler.walk_rate]=100000)
         local e k s
+        if [ "${1:-}" = --bare ]; then
+                sections=() keys=() val=()
+                shift
+        fi
         for e in "$@"; do
                 [[ $e =~ $re ]] || bail "config: cannot read the edit '$e'"
                 s=${BASH_REMATCH[1]}
@@ -290,4 +302,19 @@ tty_status() {
         tmux -S $T/tmux.sock capture-pane -p -J >$T/pane
         tmux -S $T/tmux.sock kill-server
         return $rc
+}
+
+# poll_activity NAME SOCKET PREFIX UPDATES CI LAST: until killed, twice a
+# second (the sleep is the poll's period, not a wait), a line per mount
+# below PREFIX with a figure from the atimed on SOCKET: "NAME CASE at
+# interval_s UPDATES CI[0] CI[1] LAST", CASE the target less PREFIX and the
+# rest fields of its activity.
+poll_activity() {
+        while :; do
+                "$ATIMECTL" --socket "$2" --json status 2>/dev/null | jq -r --arg n "$1" --arg m "$3" \
+                        --arg u "$4" --arg ci "$5" --arg l "$6" '.mounts[] | select(.target | startswith($m)) |
+                        select(.activity != null) | .activity as $a |
+                        "\($n) \(.target | ltrimstr($m)) \($a.at) \($a.interval_s) \($a[$u]) \($a[$ci][0]?) \($a[$ci][1]?) \($a[$l])"'
+                sleep 0.5
+        done
 }
