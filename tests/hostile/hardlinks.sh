@@ -63,13 +63,8 @@ conf() { # SAMPLE_SIZE
 conf 20000 >$T/atimed.conf
 conf 300 >$T/b.conf
 start_daemon
-"$ATIMED" --config $T/b.conf --socket $T/sock-b --state-dir $T/state-b 2>>$T/atimed-b.log &
-DAEMON_PIDS="$DAEMON_PIDS $!"
-wait_until 10 "$ATIMECTL" --socket $T/sock-b status || bail "the second atimed did not start"
-check "both daemons have probed both mounts" wait_until 60 sh -c "
-        for s in $T/sock $T/sock-b; do
-                [ \"\$($ATIMECTL --socket \$s --json status | jq -r --arg m $M/ '[.mounts[] | select(.target | startswith(\$m)) | select(.probe.verified == true)] | length')\" = 2 ] || exit 1
-        done"
+start_second_daemon $T/b.conf
+check "both daemons have probed both mounts" wait_until 60 both_probed 2
 
 for c in plain links; do
         "$READLOAD" 10 3600 <$T/$c-f.list >/dev/null &

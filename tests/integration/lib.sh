@@ -143,6 +143,26 @@ start_daemon() {
         wait_until "${START_TIMEOUT:-10}" ctl status || { sed 's/^/#   log: /' "$T/atimed.log"; bail "atimed did not start"; }
 }
 
+# start_second_daemon CONFIG: another atimed, on $T/sock-b with CONFIG and a
+# state dir of its own, its log in $T/atimed-b.log; sets B_PID and waits
+# until it answers.
+start_second_daemon() {
+        "$ATIMED" --config "$1" --socket $T/sock-b --state-dir $T/state-b 2>>$T/atimed-b.log &
+        B_PID=$!
+        DAEMON_PIDS="$DAEMON_PIDS $B_PID"
+        wait_until 10 "$ATIMECTL" --socket $T/sock-b status || bail "the second atimed did not start"
+}
+
+# both_probed N: the daemons on $T/sock and $T/sock-b have each verified
+# the policy of N mounts below $M.
+both_probed() {
+        local s
+        for s in $T/sock $T/sock-b; do
+                [ "$("$ATIMECTL" --socket $s --json status | jq --arg m $M/ \
+                        '[.mounts[] | select(.target | startswith($m)) | select(.probe.verified == true)] | length')" = "$1" ] || return 1
+        done
+}
+
 # stop_daemon: SIGTERM, and the exit status in STOP_STATUS.
 stop_daemon() {
         kill -TERM "$DAEMON_PID"
