@@ -114,15 +114,9 @@ conf() { # INTERVAL
 conf $IV_A >$T/atimed.conf
 conf $IV_B >$T/b.conf
 start_daemon
-"$ATIMED" --config $T/b.conf --socket $T/sock-b --state-dir $T/state-b 2>>$T/atimed-b.log &
-B_PID=$!
-DAEMON_PIDS="$DAEMON_PIDS $B_PID"
-wait_until 10 "$ATIMECTL" --socket $T/sock-b status || bail "the second atimed did not start"
+start_second_daemon $T/b.conf
 
-check "both daemons have probed the six mounts" wait_until 60 sh -c "
-        for s in $T/sock $T/sock-b; do
-                [ \"\$($ATIMECTL --socket \$s --json status | jq -r --arg m $M/ '[.mounts[] | select(.target | startswith(\$m)) | select(.probe.verified == true)] | length')\" = 6 ] || exit 1
-        done"
+check "both daemons have probed the six mounts" wait_until 60 both_probed 6
 
 # --- The kernel's count: every event of the four devices, read from
 # trace_pipe as it comes (the buffer never fills), reduced to "time dev"
