@@ -12,15 +12,7 @@ M=$T/mnt
 mkdir -p $M/s
 mount -t tmpfs -o strictatime tmpfs $M/s || bail mount
 make_tree $M/s 1 20
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = [/] [/]${T#/}
-[sampler]
-interval = 1s
-[store]
-rings = 1s:1h, 1min:1d
-flush_interval = 1s
-CONF
+write_config '[sampler] walk_rate' '[store] rings = 1s:1h, 1min:1d' '[store] flush_interval = 1s'
 echo 0 >$T/shift
 start_shifted() {
         CLOCKSHIFT_FILE=$T/shift LD_PRELOAD=$SHIM ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
@@ -33,7 +25,9 @@ start_shifted
 # points RES SINCE: the bucket starts that hold samples, at one resolution.
 points() { ctl --json history $M/s --since "$2" --resolution "$1" | jq -c '[.points[] | select(.samples > 0) | .t]'; }
 check "history accrues" wait_until 15 sh -c "[ \$($ATIMECTL --socket $T/sock --json history $M/s --since 10min --resolution 1 | jq '[.points[] | select(.samples > 0)] | length') -ge 4 ]"
-sleep 1
+next_interval $M/s 10 >/dev/null
+# intervals N: N more intervals of $M/s are measured (by the shifted clock).
+intervals() { local i; for ((i = 0; i < $1; i++)); do next_interval $M/s 10 >/dev/null || return 1; done; }
 # Samples keep landing while this reads, and until the clock is shifted:
 # what the checks compare is what was there at the read, the points up to
 # its newest one.
@@ -43,7 +37,7 @@ mins=$(points 60 1d | jq -c "map(select(. <= $newest))")
 diag "before the jumps: 1 s points $secs, 1 min points $mins"
 
 echo -3600 >$T/shift
-sleep 4
+intervals 3 || diag "fewer than 3 intervals in 30 s"
 check "an hour back: still serving" ctl status
 intervals=$(ctl --json status $M/s | jq '.mounts[0].activity.interval_s')
 check "intervals are still about a second (monotonic): $intervals" awk -v v="$intervals" 'BEGIN { exit !(v > 0.5 && v < 2) }'
@@ -52,7 +46,7 @@ is "no sample went into the past" "$(ctl --json history $M/s --since 1d --resolu
         "$(echo "$mins" | jq "[.[] | select(. < $newest - 120)] | length")"
 
 echo 7200 >$T/shift
-sleep 4
+intervals 3 || diag "fewer than 3 intervals in 30 s"
 check "two hours forward: still serving" ctl status
 check "new points accrue at the new time" wait_until 10 sh -c "[ \$($ATIMECTL --socket $T/sock --json history $M/s --since 10min --resolution 1 | jq '[.points[] | select(.samples > 0)] | length') -ge 2 ]"
 is "the 1 min points from before the jump are untouched" "$(ctl --json history $M/s --since 1d --resolution 60 | jq -c "[.points[] | select(.samples > 0 and .t <= $newest) | .t]")" "$mins"

@@ -57,28 +57,14 @@ echo $M/links/u/l77 >$T/links-f.list
 for c in plain links; do list_tree $M/$c/tree 10 50 | head -60 >$T/$c-tree.list; done
 
 conf() { # SAMPLE_SIZE
-        cat <<CONF
-[mounts]
-include_fstypes = ext4
-exclude_paths = [/]
-[probe]
-interval = 7d
-[sampler]
-interval = ${IV}s
-sample_size = $1
-walk_rate = 100000
-CONF
+        config '[mounts] exclude_paths = [/]' '[mounts] include_fstypes = ext4' '[probe] interval = 7d' \
+                "[sampler] interval = ${IV}s" "[sampler] sample_size = $1"
 }
 conf 20000 >$T/atimed.conf
 conf 300 >$T/b.conf
 start_daemon
-"$ATIMED" --config $T/b.conf --socket $T/sock-b --state-dir $T/state-b 2>>$T/atimed-b.log &
-DAEMON_PIDS="$DAEMON_PIDS $!"
-wait_until 10 "$ATIMECTL" --socket $T/sock-b status || bail "the second atimed did not start"
-check "both daemons have probed both mounts" wait_until 60 sh -c "
-        for s in $T/sock $T/sock-b; do
-                [ \"\$($ATIMECTL --socket \$s --json status | jq -r --arg m $M/ '[.mounts[] | select(.target | startswith(\$m)) | select(.probe.verified == true)] | length')\" = 2 ] || exit 1
-        done"
+start_second_daemon $T/b.conf
+check "both daemons have probed both mounts" wait_until 60 both_probed 2
 
 for c in plain links; do
         "$READLOAD" 10 3600 <$T/$c-f.list >/dev/null &
@@ -100,19 +86,13 @@ done
 kcount() { # CASE
         cat $T/tracing/instances/atimed-hl-$1-$$/per_cpu/cpu*/stats | awk '/^(entries|overrun):/ { s += $2 } END { print s + 0 }'
 }
-sleep 2 # the readers under way
+sleep 2 # not a wait: the readers get under way before the trace starts
 ta=$(date +%s.%N)
 for p in $INSTANCES; do echo 1 >$p/$EV/enable || bail "cannot enable the tracepoint"; done
 
-# "case at interval_s updates lo hi population" of every interval published.
-poll() { # NAME SOCKET
-        while :; do
-                "$ATIMECTL" --socket "$2" --json status 2>/dev/null | jq -r --arg n "$1" --arg m "$M/" '.mounts[] |
-                        select(.target | startswith($m)) | select(.activity != null) | .activity as $a |
-                        "\($n) \(.target | ltrimstr($m)) \($a.at) \($a.interval_s) \($a.atime_updates_per_min) \($a.updates_ci95[0]) \($a.updates_ci95[1]) \($a.population)"'
-                sleep 0.5
-        done >>$T/polled
-}
+# "daemon case at interval_s updates lo hi population" of every interval
+# published, polled twice a second.
+poll() { poll_activity $1 $2 $M/ atime_updates_per_min updates_ci95 population >>$T/polled; } # NAME SOCKET
 poll a $T/sock &
 BG_PIDS="$BG_PIDS $!"
 poll b $T/sock-b &

@@ -5,33 +5,18 @@
 # again, the history written meanwhile is saved.
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
-command -v bindfs >/dev/null || bail "bindfs is not installed"
 M=$T/mnt
 mkdir -p $M/tmp $T/state-src
 mount -t tmpfs tmpfs $M/tmp || bail mount
 echo x >$M/tmp/f
-bindfs $T/state-src $T/state || bail "bindfs"
-FUSE_PID=$(pgrep -f "bindfs $T/state-src $T/state" | head -1)
-[ -n "$FUSE_PID" ] || bail "bindfs pid not found"
-resume_fuse() { kill -CONT $FUSE_PID 2>/dev/null; }
-trap 'resume_fuse; cleanup' EXIT
+bindfs_start $T/state-src $T/state
 
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-include_fstypes = tmpfs
-exclude_paths = [/] [/]dev[/]* [/]run [/]run/* [/]${T#/}
-[sampler]
-interval = 1s
-walk_rate = 100000
-[store]
-rings = 1s:10min, 1min:1d
-flush_interval = 1s
-CONF
+write_config "${TMPFS_ONLY[@]}" '[store] rings = 1s:10min, 1min:1d' '[store] flush_interval = 1s'
 start_daemon
 journal_size() { stat -c %s $T/state-src/history.journal 2>/dev/null || echo 0; }
 check "history is being written" wait_until 30 sh -c "[ \$(stat -c %s $T/state-src/history.journal 2>/dev/null || echo 0) -gt 100 ]"
 
-kill -STOP $FUSE_PID
+bindfs_stop
 diag "bindfs (pid $FUSE_PID) stopped"
 before=$(journal_size)
 # A loop stuck in a write would leave every call hanging until the 5 s
@@ -43,7 +28,7 @@ for i in $(seq 1 10); do
         t0=$(date +%s%N)
         timeout 5 "$ATIMECTL" --socket $T/sock status >/dev/null || { ok_all=1; diag "status $i failed"; }
         lat+=($((($(date +%s%N) - t0) / 1000000)))
-        sleep 0.5
+        sleep 0.5 # (the calls' pace: ten over some seconds of the hang)
 done
 sorted=$(printf '%s\n' "${lat[@]}" | sort -n | tr '\n' ' ')
 median=$(printf '%s\n' "${lat[@]}" | sort -n | sed -n 5p)
@@ -53,7 +38,7 @@ check "within 1 s (median $median ms)" test "$median" -lt 1000
 is "nothing could be written meanwhile" "$(journal_size)" "$before"
 pts_hung=$(ctl --json history $M/tmp --since 10min | jq '[.points[] | select(.samples > 0)] | length')
 
-resume_fuse
+bindfs_resume
 diag "bindfs resumed"
 check "the history is saved once the state dir answers" wait_until 30 sh -c "[ \$(stat -c %s $T/state-src/history.journal 2>/dev/null || echo 0) -gt $before ]"
 stop_daemon

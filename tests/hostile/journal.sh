@@ -21,10 +21,7 @@ mkdir -p /run/systemd/journal
 DAEMON_PIDS="$DAEMON_PIDS $!"
 wait_until 5 test -S /run/systemd/journal/socket || bail "no journal socket"
 
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = [/] [/]${T#/} [/]run
-CONF
+write_config --bare "[mounts] exclude_paths = [/] [/]${T#/} [/]run"
 : >"$T/atimed.log"
 JOURNAL_STREAM=$(stat -c '%d:%i' "$T/atimed.log") start_daemon
 for n in "$NL" "$BAD" "$PLAIN"; do

@@ -19,17 +19,8 @@ mount -t tmpfs "$(head -c 1500 /dev/zero | tr '\0' s)" "$long" || bail "mount lo
 mount -t tmpfs evil "$M/evil target=$M/victim" || bail "mount evil"
 echo x >$M/plain/f
 
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-include_fstypes = tmpfs
-exclude_paths = [/] [/]dev[/]* [/]run [/]run/* [/]${T#/}
-[sampler]
-interval = 5s
-walk_rate = 100000
-[store]
-rings = 5s:10min, 1min:1d
-flush_interval = 5s
-CONF
+write_config "${TMPFS_ONLY[@]}" '[sampler] interval = 5s' '[store] rings = 5s:10min, 1min:1d' \
+        '[store] flush_interval = 5s'
 points() { ctl --json history "$1" --since 10min 2>/dev/null | jq '.points | length'; }
 has_points() { [ "$(points "$1")" -ge "${2:-1}" ]; }
 

@@ -19,16 +19,7 @@ C1="$M/c1"$'\u009b''31m'
 BACK="$M/back\\xff"
 NAMES=("$BAD" "$NL" "$ESC" "$RTL" "$C1" "$BACK")
 
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = [/] [/]${T#/}
-[sampler]
-interval = 1s
-[store]
-flush_interval = 1s
-[export]
-textfile = $T/atimed.prom
-CONF
+write_config '[sampler] walk_rate' '[store] flush_interval = 1s' "[export] textfile = $T/atimed.prom"
 start_daemon
 # Mounted after the start: each is logged ("Tracking ...") at info level.
 for n in "${NAMES[@]}"; do

@@ -21,15 +21,7 @@ touch -a -d '3 days ago' $(find $M/private/home -type d)
 snap() { (cd $M/view/home && find . -type d -printf '%A@ %p\n' | sort); }
 snap >$T/before
 
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = [/] [/]${T#/} $M/view
-[sampler]
-interval = 1s
-walk_rate = 100000
-[control]
-privileged_group = adm
-CONF
+write_config "[mounts] exclude_paths += $M/view" '[control] privileged_group = adm'
 start_daemon
 pid=$DAEMON_PID
 caps=$(for t in /proc/$pid/task/*; do awk '/^Cap(Prm|Eff|Bnd|Inh|Amb)/ { printf "%s%s ", $1, $2 }' $t/status; echo; done | sort -u)
@@ -58,12 +50,7 @@ fi
 stop_daemon
 
 # A socket closed to others.
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = [/] [/]${T#/}
-[control]
-socket_mode = 0600
-CONF
+write_config '[sampler] interval' '[sampler] walk_rate' '[control] socket_mode = 0600'
 start_daemon
 is "socket_mode 0600 is applied" "$(stat -c %a $T/sock)" "600"
 nobody "$ATIMECTL" --socket $T/sock status >/dev/null 2>$T/err

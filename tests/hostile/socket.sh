@@ -28,15 +28,9 @@ flood() { nobody nice -n 19 "$HOLD" "$@"; }
 other() { setpriv --reuid=65533 --regid=65533 --clear-groups "$@"; }
 
 write_conf() { # MAX_CLIENTS PER_USER RESERVED [IDLE_TIMEOUT]
-        cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = [/] [/]${T#/}
-[control]
-max_clients = $1
-max_clients_per_user = $2
-reserved_clients = $3
-idle_timeout = ${4:-2s}
-CONF
+        write_config '[sampler] interval' '[sampler] walk_rate' "[control] max_clients = $1" \
+                "[control] max_clients_per_user = $2" "[control] reserved_clients = $3" \
+                "[control] idle_timeout = ${4:-2s}"
 }
 write_conf 64 8 8
 start_daemon
@@ -57,19 +51,26 @@ real_calls() {
         echo $f
 }
 
-# held_sampler: how many of nobody's connections the daemon has accepted
-# (its sockets that are the peers of connhold's), every 500 ms until the
-# flood ends. The client alone cannot tell: under load a connection may wait
-# in the listen backlog for a while before it is refused.
+# held: how many of nobody's connections the daemon has accepted (its
+# sockets that are the peers of connhold's). The client alone cannot tell:
+# under load a connection may wait in the listen backlog for a while
+# before it is refused.
+held() {
+        ss -xpn | awk -v pid=$DAEMON_PID '
+                $0 ~ "pid=" pid "," { daemon[$6] = 1 }
+                /"connhold"/ { peer[NR] = $8 }
+                END { n = 0; for (i in peer) if (peer[i] in daemon) n++; print n }'
+}
+# held_sampler: held every 500 ms until the flood ends (the sleep is the
+# sampling's period, not a wait).
 held_sampler() {
         while kill -0 $hold 2>/dev/null; do
-                ss -xpn | awk -v pid=$DAEMON_PID '
-                        $0 ~ "pid=" pid "," { daemon[$6] = 1 }
-                        /"connhold"/ { peer[NR] = $8 }
-                        END { n = 0; for (i in peer) if (peer[i] in daemon) n++; print n }'
+                held
                 sleep 0.5
         done
 }
+# holds N: the daemon holds at least N of nobody's connections.
+holds() { [ "$(held)" -ge "$1" ]; }
 # held_summary FILE: "most_often max" of the counts sampled.
 held_summary() {
         sort -n "$1" | uniq -c | sort -k1,1nr -k2,2n | awk 'NR == 1 { mode = $2 } { if ($2 > max) max = $2 } END { print mode, max }'
@@ -81,7 +82,7 @@ hold=$!
 held_sampler >"$T/held" &
 sampler=$!
 # The flood takes hold before measuring.
-sleep 2
+wait_until 10 holds 8
 other "$ATIMECTL" --socket "$T/sock" status >/dev/null 2>"$T/other.err"
 is "another user is still served while nobody floods" "$?" "0"
 read -r calls fails p50 max <<<"$(victim 14)"
@@ -118,7 +119,7 @@ flood -n 200 -t 16 -i 1000 "$T/sock" >"$T/hold" 2>&1 &
 hold=$!
 held_sampler >"$T/held" &
 sampler=$!
-sleep 2
+wait_until 10 holds 24
 # Ten tries, each told why, even when the refusal comes before atimectl
 # has sent its request (it then reads the answer rather than report EPIPE).
 served=0 told=0 other_error=0

@@ -14,19 +14,8 @@ echo "d $M/tmp 1777 root root 10d" >$T/tmpfiles/a.conf
 mkfifo $T/tmpfiles/b.conf
 echo "d $M/tmp/secret-name 1777 root root 4242d" >$T/tmpfiles/private.conf
 chmod 0600 $T/tmpfiles/private.conf
-cat >"$T/atimed.conf" <<CONF
-[daemon]
-log_level = debug
-[mounts]
-include_fstypes = tmpfs
-exclude_paths = [/] [/]dev[/]* [/]run [/]run/* [/]${T#/}
-[sampler]
-interval = 1s
-[store]
-flush_interval = 1s
-[consumers]
-tmpfiles_dirs = $T/tmpfiles
-CONF
+write_config '[daemon] log_level = debug' "${TMPFS_ONLY[@]}" '[sampler] walk_rate' '[store] flush_interval = 1s' \
+        "[consumers] tmpfiles_dirs = $T/tmpfiles"
 chmod 0777 $T/state
 start_daemon
 is "a state dir writable by others is made private" "$(stat -c %a $T/state)" "755"

@@ -6,36 +6,23 @@
 # is not marked stalled and no worker thread is stuck.
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
-command -v bindfs >/dev/null || bail "bindfs is not installed"
 M=$T/mnt
 mkdir -p $M/fs $M/src/b $M/fuse
 mount -t tmpfs -o strictatime tmpfs $M/fs || bail mount
 mkdir -p $M/fs/a/b
 for i in 1 2 3 4 5; do echo x >$M/fs/a/b/f$i; echo x >$M/src/b/f$i; done
-bindfs $M/src $M/fuse || bail "bindfs"
-FUSE_PID=$(pgrep -f "bindfs $M/src $M/fuse" | head -1)
-[ -n "$FUSE_PID" ] || bail "bindfs pid not found"
-resume_fuse() { kill -CONT $FUSE_PID 2>/dev/null; }
-trap 'resume_fuse; umount $M/fuse 2>/dev/null; cleanup' EXIT
+bindfs_start $M/src $M/fuse
 
 # Only the tmpfs is tracked: the FUSE mount is where the symlink leads, not
 # a mount atimed looks at.
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-include_fstypes = tmpfs
-exclude_paths = [/] [/]dev[/]* [/]run [/]run/* [/]${T#/}
-[sampler]
-interval = 1s
-timeout = 2s
-walk_rate = 100000
-CONF
+write_config "${TMPFS_ONLY[@]}" '[sampler] timeout = 2s'
 start_daemon
 check "an interval of $M/fs is measured" next_interval $M/fs 20
 is "with all of it sampled (top, a, b, 5 files)" "$(activity $M/fs | cut -d' ' -f8)" 8
 
 mv $M/fs/a $M/fs/a.moved
 ln -s $M/fuse $M/fs/a
-kill -STOP $FUSE_PID
+bindfs_stop
 diag "a is now a symlink to $M/fuse; bindfs (pid $FUSE_PID) stopped"
 check "the next interval is measured (the sweep did not hang)" next_interval $M/fs 10
 check "and the one after" next_interval $M/fs 10
@@ -50,7 +37,7 @@ if grep -q "$M/fs.*stall\|timed out" "$T/atimed.log"; then
 else
         tap_result 0 "nothing timed out"
 fi
-resume_fuse
+bindfs_resume
 stop_daemon
 is "exit 0" "$STOP_STATUS" "0"
 done_testing

@@ -16,19 +16,9 @@ chmod 0755 $D
 mount -t tmpfs -o strictatime tmpfs $T/mnt/a || bail mount
 echo "precious, not atimed's" >$T/outside/secret
 echo "the symlink's target" >$T/outside/target
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = [/] [/]${T#/} [/]${T#/}/outside
-include_fstypes = tmpfs
-[sampler]
-interval = 1s
-timeout = 2s
-[daemon]
-worker_threads = 2
-[export]
-textfile = $P
-textfile_mode = 0640
-CONF
+write_config "[mounts] exclude_paths += [/]${T#/}/outside" '[mounts] include_fstypes = tmpfs' \
+        '[sampler] walk_rate' '[sampler] timeout = 2s' '[daemon] worker_threads = 2' \
+        "[export] textfile = $P" '[export] textfile_mode = 0640'
 
 # export_time: atimed_last_export_timestamp_seconds in the textfile, or 0.
 export_time() { awk '$1 == "atimed_last_export_timestamp_seconds" { t = $2 } END { print t + 0 }' $P 2>/dev/null || echo 0; }
@@ -74,7 +64,7 @@ chmod 0777 $D
 check "a world-writable directory without the sticky bit is refused, and said so" wait_until 10 \
         grep -q "Cannot write $P: Operation not permitted" $T/atimed.log
 t0=$(export_time)
-sleep 2.5
+sleep 2.5 # not a wait: two intervals and more in which nothing may be written
 is "and nothing is written there" "$(export_time)" "$t0"
 chmod 1777 $D
 check "with the sticky bit, exports resume" exports_go_on
@@ -84,23 +74,20 @@ check "and it is said so" grep -q "Writing $P again" $T/atimed.log
 # SIGSTOPped bindfs): one export is stuck, none follows it until it returns.
 if command -v bindfs >/dev/null; then
         mkdir -p $T/fsrc $T/fuse
-        bindfs $T/fsrc $T/fuse || bail bindfs
-        FUSE_PID=$(pgrep -f "bindfs $T/fsrc $T/fuse" | head -1)
-        resume_fuse() { kill -CONT $FUSE_PID 2>/dev/null; }
-        trap 'resume_fuse; umount -l $T/fuse 2>/dev/null; cleanup' EXIT
+        bindfs_start $T/fsrc $T/fuse
         sed -i "s|^textfile = .*|textfile = $T/fuse/atimed.prom|" $T/atimed.conf
         kill -HUP $DAEMON_PID
         check "the textfile moves to the FUSE directory on reload" wait_until 10 test -s $T/fuse/atimed.prom
         threads1=$(threads)
-        kill -STOP $FUSE_PID
+        bindfs_stop
         check "a write that hangs is reported once it misses its deadline" wait_until 10 \
                 grep -q "Writing $T/fuse/atimed.prom timed out" $T/atimed.log
-        sleep 6 # three more deadlines (timeout = 2s): no new export may start meanwhile
+        sleep 6 # not a wait: three more deadlines (timeout = 2s), in which no new export may start
         is "one thread written off, no pile-up (threads $(threads), before $threads1)" \
                 "$(($(threads) <= threads1 + 1))" "1"
         is "the timeout logged once" "$(grep -c "Writing $T/fuse/atimed.prom timed out" $T/atimed.log)" "1"
         check "status answers meanwhile" timeout 2 "$ATIMECTL" --socket $T/sock status
-        resume_fuse
+        bindfs_resume
         t0=$(awk '$1 == "atimed_last_export_timestamp_seconds" { print $2 }' $T/fuse/atimed.prom)
         check "exports resume when it answers again" wait_until 20 sh -c \
                 "[ \$(awk '\$1 == \"atimed_last_export_timestamp_seconds\" { print \$2 }' $T/fuse/atimed.prom) -gt ${t0:-0} ]"

@@ -35,31 +35,21 @@ done && for i in \$(seq 1 $NC); do
 done" || bail "nobody could not make the bindfs mounts"
 # (mounted through fusermount, their type is plain "fuse")
 is "nobody's mounts" "$(grep -c " - fuse .*user_id=65534" /proc/self/mountinfo)" "$((N + NC))"
-
+# Those others may enter: bindfs_stop stops them, bindfs_resume (and
+# cleanup) resumes them.
 FUSE_PIDS=$(pgrep -u nobody -f "bindfs -o allow_other $M/u/src" | tr '\n' ' ')
-resume() { [ -n "${FUSE_PIDS// /}" ] && kill -CONT $FUSE_PIDS 2>/dev/null; }
-trap 'resume; cleanup' EXIT
 
-cat >"$T/atimed.conf" <<CONF
-[daemon]
-worker_threads = 2
-[mounts]
-include_fstypes = tmpfs fuse
-exclude_paths = [/] [/]dev[/]* [/]run [/]run/* [/]${T#/}
-[probe]
-timeout = 1s
-[sampler]
-interval = ${IV}s
-timeout = 1s
-walk_rate = 100000
-CONF
-kill -STOP $FUSE_PIDS
+write_config '[daemon] worker_threads = 2' '[mounts] include_fstypes = tmpfs fuse' \
+        "[mounts] exclude_paths += $HOST_EXCLUDE" '[probe] timeout = 1s' "[sampler] interval = ${IV}s" \
+        '[sampler] timeout = 1s'
+bindfs_stop
 diag "stopped $(echo $FUSE_PIDS | wc -w) bindfs daemons"
 start_daemon
 check "the real tmpfs gets a figure" wait_until 30 sh -c "[ -n \"\$($ATIMECTL --socket $T/sock --json status | jq -r --arg t $M/real '.mounts[] | select(.target == \$t) | .activity.at // empty')\" ]"
 
 # Readers keep the real mount busy; every interval for 30 s must bring
-# a new figure (a gap of three intervals at most).
+# a new figure (a gap of three intervals at most). (The sleeps are the
+# readers' pace and the sampling's period, not waits.)
 ( while :; do cat $M/real/f* >/dev/null; sleep 0.2; done ) &
 READER=$!
 ats=() maxstuck=0 i=0
@@ -82,7 +72,7 @@ check "stuck threads stay bounded ($maxstuck <= 4)" test "$maxstuck" -le 4
 fails=$(grep -c "sampling failed" $T/atimed.log)
 diag "'sampling failed' lines: $fails"
 check "the $NC denied mounts cost bounded log lines ($fails <= 25 in about 40 s)" test "$fails" -le 25
-resume
+bindfs_resume
 check "once bindfs runs again, a hung mount is measured" wait_until 120 sh -c "[ -n \"\$($ATIMECTL --socket $T/sock --json status | jq -r --arg t $M/u/open1 '.mounts[] | select(.target == \$t) | .activity.at // empty')\" ]"
 stop_daemon
 is "SIGTERM: exit 0" "$STOP_STATUS" "0"

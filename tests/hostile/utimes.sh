@@ -14,17 +14,11 @@ mount -t tmpfs -o relatime,mode=1777 tmpfs $M/tmp || bail mount
 chmod 0755 $T $M
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 as_nobody sh -c "mkdir $M/tmp/x && for i in \$(seq 1 200); do echo y >$M/tmp/x/f\$i; done" || bail "nobody's files"
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-include_fstypes = tmpfs
-exclude_paths = [/] [/]dev[/]* [/]run [/]run/* [/]${T#/}
-[sampler]
-interval = 2s
-walk_rate = 100000
-CONF
+write_config "${TMPFS_ONLY[@]}" '[sampler] interval = 2s'
 start_daemon
 check "the mount is measured" wait_until 30 sh -c "[ -n \"\$($ATIMECTL --socket $T/sock --json status | jq -r --arg t $M/tmp '.mounts[] | select(.target == \$t) | .activity.at // empty')\" ]"
-# setpriv execs the shell: $! is the loop itself.
+# setpriv execs the shell: $! is the loop itself. (Its sleep is the
+# workload's pace, as the one below is the sampling's: no waits.)
 setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c "while :; do touch -a $M/tmp/x/f*; sleep 1; done" &
 TOUCHER=$!
 trap 'kill $TOUCHER 2>/dev/null; cleanup' EXIT

@@ -16,21 +16,9 @@ make_tree $M/strict 5 100
 make_tree $M/rel 3 50
 find $M/strict -type f >$T/strict.list
 
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-include_fstypes = ext4 tmpfs
-exclude_paths = [/] [/]dev[/]* [/]run [/]run/* [/]${T#/} [/]${T#/}/state
-[sampler]
-interval = 1s
-sample_size = 200
-walk_rate = 5000
-[probe]
-interval = 2s
-[store]
-flush_interval = 2s
-[export]
-textfile = $T/atimed.prom
-CONF
+write_config '[mounts] include_fstypes = ext4 tmpfs' "[mounts] exclude_paths += $HOST_EXCLUDE [/]${T#/}/state" \
+        '[sampler] sample_size = 200' '[sampler] walk_rate = 5000' '[probe] interval = 2s' \
+        '[store] flush_interval = 2s' "[export] textfile = $T/atimed.prom"
 
 # Errors and leaks both fail the run with exit status 99; "possible" leaks
 # count too, so a lost pointer into the middle of a block is not excused.
@@ -61,14 +49,21 @@ head -c 100000 /dev/zero | tr '\0' x | "$RAWSOCK" -t 5 "$T/sock" >/dev/null
 
 kill -HUP $DAEMON_PID
 check "after a reload" wait_until 20 ctl status
+# Each goes once the daemon has begun on it, and is gone from status
+# before the next comes.
+begun() { mount_json $M/extra | jq -e '.activity != null or (.progress.stage | IN("walking", "baseline", "measuring"))' >/dev/null; }
 for i in 1 2 3 4 5; do
         mount -t tmpfs tmpfs $M/extra && make_tree $M/extra 1 20
-        sleep 1.5
+        wait_until 20 begun
         umount $M/extra
+        wait_until 20 sh -c "[ -z \"\$($ATIMECTL --socket $T/sock --json status | jq -c --arg t $M/extra '.mounts[] | select(.target == \$t)')\" ]"
 done
 check "after mounts came and went" ctl status
 check "the textfile was written" test -s $T/atimed.prom
-sleep 3 # a flush of the store
+# A flush of the store: the journal grows.
+journal() { stat -c %s $T/state/history.journal 2>/dev/null || echo 0; }
+j0=$(journal)
+wait_until 20 sh -c "[ \$(stat -c %s $T/state/history.journal 2>/dev/null || echo 0) -gt $j0 ]"
 
 stop_daemon
 is "exit status 0 under valgrind (99: errors or leaks)" "$STOP_STATUS" "0"

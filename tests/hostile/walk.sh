@@ -30,16 +30,7 @@ c1000=$(printf 'c/%.0s' $(seq 1 1000))
 c1100=$(printf 'c/%.0s' $(seq 1 1100))
 (cd $M/chain && mkdir -p $c1000 && cd $c1000 && mkdir -p $c1100) || bail "chain"
 
-cat >"$T/atimed.conf" <<CONF
-[daemon]
-log_level = debug
-[mounts]
-include_fstypes = tmpfs
-exclude_paths = [/] [/]dev[/]* [/]run [/]run/* [/]${T#/}
-[sampler]
-interval = 2s
-walk_rate = 1000000
-CONF
+write_config '[daemon] log_level = debug' "${TMPFS_ONLY[@]}" '[sampler] interval = 2s' '[sampler] walk_rate = 1000000'
 start_daemon
 
 vm() { awk -v k="$1:" '$1 == k { print $2 }' /proc/$DAEMON_PID/status; }

@@ -24,23 +24,10 @@ mkdir -p /run/systemd/journal
 "$NOTIFY_RECV" /run/systemd/journal/socket >>$T/journal.out &
 DAEMON_PIDS="$DAEMON_PIDS $!"
 
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = [/] [/]${T#/} [/]run
-[sampler]
-interval = 1s
-walk_rate = 100000
-[store]
-rings = 1s:10min, 10s:1h
-[consumers]
-tmpfiles_dirs = $T/tmpfiles.d
-mail_spools = $M/mail
-tmpreaper_conf = $T/none
-tmpwatch_cron = $T/none
-popcon_conf = $T/none
-[advisor]
-noatime_threshold = 100
-CONF
+write_config '[mounts] exclude_paths += [/]run' '[store] rings = 1s:10min, 10s:1h' \
+        "[consumers] tmpfiles_dirs = $T/tmpfiles.d" "[consumers] mail_spools = $M/mail" \
+        "[consumers] tmpreaper_conf = $T/none" "[consumers] tmpwatch_cron = $T/none" \
+        "[consumers] popcon_conf = $T/none" '[advisor] noatime_threshold = 100'
 start_daemon
 rec() { ctl --json recommend "$1" | jq -r ".recommendations[0] | $2"; }
 

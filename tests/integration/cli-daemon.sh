@@ -23,20 +23,10 @@ echo "D $LONG/cache 0755 root root 10d" >$T/tmpfiles.d/cache.conf
 mkdir -p "$LONG/mail" && echo "From alice@example.com" >"$LONG/mail/alice" && ln -s "$LONG/mail" $M/beta/spool-link
 # Only the test's mounts are tracked: every other mount point is excluded.
 others=$(findmnt -rno TARGET | grep -v -e "^$T" -e '^/$' -e '^/srv' | sed -E 's|^(/[^/]+)/.*|\1|' | grep -vx /tmp | sort -u | tr '\n' ' ')
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = [/] [/]srv [/]${T#/} [/]run $others
-[sampler]
-interval = 1s
-[store]
-rings = 1s:10min, 10s:1h
-[consumers]
-tmpfiles_dirs = $T/tmpfiles.d
-mail_spools = $M/beta/spool-link
-tmpreaper_conf = $T/none
-tmpwatch_cron = $T/none
-popcon_conf = $T/none
-CONF
+write_config "[mounts] exclude_paths += [/]srv [/]run $others" '[sampler] walk_rate' \
+        '[store] rings = 1s:10min, 10s:1h' "[consumers] tmpfiles_dirs = $T/tmpfiles.d" \
+        "[consumers] mail_spools = $M/beta/spool-link" "[consumers] tmpreaper_conf = $T/none" \
+        "[consumers] tmpwatch_cron = $T/none" "[consumers] popcon_conf = $T/none"
 start_daemon
 
 # --- 1. options anywhere, help per command
@@ -119,11 +109,7 @@ is "--full never shortens" "$(COLUMNS=80 ctl status --full -o TARGET --no-legend
 is "COLUMNS=70: no line over 70" "$(COLUMNS=70 ctl status --no-legend | widest | awk '{ print ($1 <= 70) }')" "1"
 is "without COLUMNS or a tty: 80" "$(env -u COLUMNS "$ATIMECTL" --socket $T/sock status | widest | awk '{ print ($1 <= 80 && $1 > 60) }')" "1"
 if command -v tmux >/dev/null; then
-        tmux -S $T/tmux.sock -f /dev/null new-session -d -x 80 -y 24 \
-                "env -u COLUMNS LC_ALL=C.UTF-8 $ATIMECTL --socket $T/sock status; echo \$? >$T/tmux.rc; sleep 600"
-        check "tmux: atimectl status ran in an 80x24 terminal" wait_until 10 test -s $T/tmux.rc
-        tmux -S $T/tmux.sock capture-pane -p -J >$T/pane
-        tmux -S $T/tmux.sock kill-server
+        check "tmux: atimectl status ran in an 80x24 terminal" tty_status 80 24
         is "tmux: exit 0" "$(cat $T/tmux.rc)" "0"
         is "tmux: the tty's width is used: no line over 80 (wrapped lines joined)" "$(widest <$T/pane | awk '{ print ($1 <= 80) }')" "1"
         # LAST-HOUR gives way before the long target would have to lose

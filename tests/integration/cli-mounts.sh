@@ -27,14 +27,8 @@ mount -t tmpfs -o size=1m tmpfs $T/cov/a/b && mount -t tmpfs -o size=1m tmpfs $T
 # Only the test's mounts are tracked. A long interval: the first figures
 # take minutes, so the table shows long progress texts ("measuring ~1min 3s").
 others=$(findmnt -rno TARGET | grep -v -e "^$T" -e '^/$' | sed -E 's|^(/[^/]+)/.*|\1|' | grep -vx /tmp | sort -u | tr '\n' ' ')
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = [/] [/]${T#/} [/]run $others
-[sampler]
-interval = 2min
-[store]
-rings = 2min:1h
-CONF
+write_config "[mounts] exclude_paths += [/]run $others" '[sampler] interval = 2min' '[sampler] walk_rate' \
+        '[store] rings = 2min:1h'
 start_daemon
 
 status_json() { ctl call io.atimed.GetStatus '{}'; }
@@ -48,11 +42,7 @@ is "every other mount is reachable" "$(status_json | jq '[.mounts[] | select(.re
 is "GetStatus of that target lists both, each with its flag" \
         "$(ctl call io.atimed.GetStatus "{\"target\":\"$T/cov/a/b\"}" | jq -c '[.mounts[].reachable]')" '[false,true]'
 
-tmux -S $T/tmux.sock -f /dev/null new-session -d -x 80 -y 40 \
-        "env -u COLUMNS LC_ALL=C.UTF-8 $ATIMECTL --socket $T/sock status; echo \$? >$T/tmux.rc; sleep 600"
-check "tmux: atimectl status ran in an 80x40 terminal" wait_until 10 test -s $T/tmux.rc
-tmux -S $T/tmux.sock capture-pane -p -J >$T/pane
-tmux -S $T/tmux.sock kill-server
+check "tmux: atimectl status ran in an 80x40 terminal" tty_status 80 40
 sed 's/^/# /' $T/pane
 is "tmux: exit 0" "$(cat $T/tmux.rc)" "0"
 widest=$(perl -CSD -ne 'chomp; $m = length if length > $m; END { print $m + 0 }' <$T/pane)

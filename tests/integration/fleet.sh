@@ -23,24 +23,16 @@ mkdir -p $M/strict $M/noatime $T/textfile
 make_ext4 a 32 || bail mkfs
 mount -o loop,strictatime $T/a.img $M/strict && mount -t tmpfs -o noatime tmpfs $M/noatime || bail mount
 make_tree $M/strict 2 20
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = [/] [/]${T#/}
-[sampler]
-interval = 1s
-walk_rate = 100000
-[store]
-rings = 1s:10min, 10s:1h
-[export]
-textfile = $T/textfile/atimed.prom
-CONF
+write_config '[store] rings = 1s:10min, 10s:1h' "[export] textfile = $T/textfile/atimed.prom"
 # The shipped unit's UMask=0077: the textfile must be readable all the same.
 umask 077
 start_daemon
 umask 022
 check "the strict mount is measured" wait_until 20 sh -c "$ATIMECTL --socket $T/sock --json status $M/strict | jq -e '.mounts[0].activity != null' >/dev/null"
 for i in 0 1 2 3 4; do cat $M/strict/d0/f$i >/dev/null; done
-sleep 2
+# The metrics below are of an interval with these reads in it, and of a probe.
+next_interval $M/strict 10 >/dev/null && next_interval $M/strict 10 >/dev/null
+wait_until 10 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status $M/strict | jq '.mounts[0].probe.verified')\" = true ]"
 
 ctl metrics >$T/metrics.txt
 is "atimectl metrics: exit 0" "$?" "0"

@@ -14,19 +14,8 @@ make_tree $M/strict 2 50
 mount -t tmpfs -o size=2m tmpfs $S || bail mount
 STATE=$S/atimed
 
-cat >"$T/atimed.conf" <<CONF
-[daemon]
-state_dir = $STATE
-[mounts]
-exclude_paths = [/] [/]${T#/} $S
-[sampler]
-interval = 1s
-walk_rate = 100000
-[store]
-rings = 1s:10min, 10s:1h, 1min:1d
-flush_interval = 1s
-max_mounts = 20
-CONF
+write_config "[daemon] state_dir = $STATE" "[mounts] exclude_paths += $S" \
+        '[store] rings = 1s:10min, 10s:1h, 1min:1d' '[store] flush_interval = 1s' '[store] max_mounts = 20'
 start() { "$ATIMED" --config "$T/atimed.conf" --socket "$T/sock" 2>>"$T/atimed.log" & DAEMON_PID=$!; DAEMON_PIDS="$DAEMON_PIDS $DAEMON_PID"; wait_until 10 ctl status || bail "no start"; }
 hist() { ctl --json history "$1" --since "${2:-10min}" ${3:+--resolution $3}; }
 # point T: "samples per_min atime probe" of the 1 s point at T
@@ -56,8 +45,9 @@ check "and average the 1 s ones" sh -c "echo '$ten' | jq -e --argjson t $((busie
 stop_daemon
 is "SIGTERM: exit 0" "$STOP_STATUS" "0"
 check "a snapshot is written on the way out" test -s $STATE/history -a ! -e $STATE/history.journal
-sleep 4
+sleep 4 # not a wait: atimed is down for 4 s, the gap measured below
 start
+restarted=$(date +%s)
 is "after a restart the earlier point is served unchanged" "$(point $busiest)" "$before"
 check "new points accrue after it" wait_until 10 sh -c "[ \$($ATIMECTL --socket $T/sock --json history $M/strict --since 10min | jq '.points[-1].t') -gt $(($(date +%s) - 3)) ]"
 gaps=$(hist $M/strict | jq '[.points[] | select(.samples == 0)] | length')
@@ -65,8 +55,14 @@ diag "gap points after a 4 s stop: $gaps"
 check "the time it was down is a gap, not zeros" test "$gaps" -ge 3
 like "atimectl history says so" "$(ctl history $M/strict --since 10min)" "gaps? \\(atimed not running\\)"
 
-# --- kill -9: everything up to the last flush survives.
-sleep 3
+# --- kill -9: everything up to the last flush survives. First, points
+# since the restart that are older than 2 s (flush_interval = 1s) and so in
+# the journal.
+flushed_since() {
+        [ -s $STATE/history.journal ] && [ "$(hist $M/strict | jq --argjson s "$1" --argjson n $(($(date +%s) - 2)) \
+                '[.points[] | select(.t > $s and .t < $n and .samples > 0)] | length')" -ge 1 ]
+}
+wait_until 10 flushed_since $restarted
 snap=$(hist $M/strict | jq -c "[.points[] | select(.t < $(($(date +%s) - 2)) and .samples > 0) | [.t, .atime_updates_per_min]]")
 kill -KILL $DAEMON_PID
 wait $DAEMON_PID 2>/dev/null
@@ -128,12 +124,14 @@ mount -o remount,rw $S
 check "and recovered from" wait_until 10 grep -q "History written to $STATE again" "$T/atimed.log"
 
 # --- Mounts coming and going: the state stays bounded (max_mounts = 20).
+# measured N PATTERN: N mounts whose target matches PATTERN have a figure.
+measured() { [ "$(ctl --json status | jq --arg p "$2" '[.mounts[] | select((.target | test($p)) and .activity != null)] | length')" -eq "$1" ]; }
 for round in 1 2 3; do
         for i in $(seq 1 15); do mkdir -p $M/churn-$round-$i; mount -t tmpfs tmpfs $M/churn-$round-$i; done
-        sleep 2.5
+        wait_until 20 measured 15 "/churn-$round-" || diag "round $round: not all 15 mounts measured"
         for i in $(seq 1 15); do umount $M/churn-$round-$i; done
 done
-sleep 2
+wait_until 10 sh -c "! $ATIMECTL --socket $T/sock --json status | grep -q /churn-"
 stop_daemon
 keys=$(strings $STATE/history | grep -c 'target=')
 diag "histories kept after 45 mounts came and went: $keys; state file $(stat -c %s $STATE/history) bytes"

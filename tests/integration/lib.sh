@@ -90,12 +90,19 @@ enter_namespace() {
 }
 
 DAEMON_PIDS=""
+FUSE_PIDS=""
+FUSE_DIRS=""
 
 cleanup() {
         local p
         for p in $DAEMON_PIDS; do
                 kill -CONT "$p" 2>/dev/null
                 kill -KILL "$p" 2>/dev/null
+        done
+        # A FUSE daemon left stopped would hang the unmount below.
+        bindfs_resume
+        for p in $FUSE_DIRS; do
+                umount -l "$p" 2>/dev/null
         done
         wait 2>/dev/null
         if [ "${KEEP_TEST_DIR:-}" != "" ]; then
@@ -119,6 +126,10 @@ wait_until() {
 
 ctl() { "$ATIMECTL" --socket "$T/sock" "$@"; }
 
+# connections N: exactly N connections to $T/sock are open (the daemon's
+# ends of them, accepted or in its listen backlog).
+connections() { [ "$(ss -xHn src "$T/sock" | wc -l)" -eq "$1" ]; }
+
 # start_daemon [ARGS...]: atimed on $T/sock with $T/atimed.conf if present;
 # sets DAEMON_PID and waits until it answers. DAEMON_WRAPPER (an array, e.g.
 # valgrind and its options) runs it, and START_TIMEOUT bounds the wait.
@@ -130,6 +141,26 @@ start_daemon() {
         DAEMON_PID=$!
         DAEMON_PIDS="$DAEMON_PIDS $DAEMON_PID"
         wait_until "${START_TIMEOUT:-10}" ctl status || { sed 's/^/#   log: /' "$T/atimed.log"; bail "atimed did not start"; }
+}
+
+# start_second_daemon CONFIG: another atimed, on $T/sock-b with CONFIG and a
+# state dir of its own, its log in $T/atimed-b.log; sets B_PID and waits
+# until it answers.
+start_second_daemon() {
+        "$ATIMED" --config "$1" --socket $T/sock-b --state-dir $T/state-b 2>>$T/atimed-b.log &
+        B_PID=$!
+        DAEMON_PIDS="$DAEMON_PIDS $B_PID"
+        wait_until 10 "$ATIMECTL" --socket $T/sock-b status || bail "the second atimed did not start"
+}
+
+# both_probed N: the daemons on $T/sock and $T/sock-b have each verified
+# the policy of N mounts below $M.
+both_probed() {
+        local s
+        for s in $T/sock $T/sock-b; do
+                [ "$("$ATIMECTL" --socket $s --json status | jq --arg m $M/ \
+                        '[.mounts[] | select(.target | startswith($m)) | select(.probe.verified == true)] | length')" = "$1" ] || return 1
+        done
 }
 
 # stop_daemon: SIGTERM, and the exit status in STOP_STATUS.
@@ -199,4 +230,111 @@ next_interval() {
                 i=$((i + 1))
         done
         return 1
+}
+
+# HOST_EXCLUDE: exclude_paths words for the host's own mounts below / (what
+# is mounted on /dev and /run), for a test that tracks tmpfs: add it with
+# '[mounts] exclude_paths += $HOST_EXCLUDE'.
+HOST_EXCLUDE='[/]dev[/]* [/]run [/]run/*'
+# TMPFS_ONLY: the config edits of a test that tracks its own tmpfs mounts
+# and none of the host's: write_config "${TMPFS_ONLY[@]}" ...
+TMPFS_ONLY=('[mounts] include_fstypes = tmpfs' "[mounts] exclude_paths += $HOST_EXCLUDE")
+
+# config [EDIT...]: prints the tests' atimed.conf. The base is
+#       [mounts]
+#       exclude_paths = [/] [/]$T       (the host's root and the test's tmpfs)
+#       [sampler]
+#       interval = 1s
+#       walk_rate = 100000
+# and each EDIT changes it, in order:
+#       '[SECTION] KEY = VALUE'   sets KEY (a new section goes at the end)
+#       '[SECTION] KEY += WORDS'  appends WORDS to KEY's value
+#       '[SECTION] KEY'           drops KEY (a section left empty is left out)
+# With --bare first, the edits start from an empty file instead.
+config() {
+        local re='^\[([^]]+)\][[:space:]]+([a-z_]+)([[:space:]]*(\+?=)[[:space:]]*(.*))?$'
+        local -a sections=(mounts sampler) keys=(mounts.exclude_paths sampler.interval sampler.walk_rate)
+        local -A val=([mounts.exclude_paths]="[/] [/]${T#/}" [sampler.interval]=1s [sampler.walk_rate]=100000)
+        local e k s
+        if [ "${1:-}" = --bare ]; then
+                sections=() keys=() val=()
+                shift
+        fi
+        for e in "$@"; do
+                [[ $e =~ $re ]] || bail "config: cannot read the edit '$e'"
+                s=${BASH_REMATCH[1]}
+                k=$s.${BASH_REMATCH[2]}
+                case ${BASH_REMATCH[4]} in
+                "") unset "val[$k]" ;;
+                +=) val[$k]="${val[$k]:-}${val[$k]:+ }${BASH_REMATCH[5]}" ;;
+                *) val[$k]=${BASH_REMATCH[5]} ;;
+                esac
+                [[ " ${sections[*]} " == *" $s "* ]] || sections+=("$s")
+                [[ " ${keys[*]} " == *" $k "* ]] || keys+=("$k")
+        done
+        for s in "${sections[@]}"; do
+                e=""
+                for k in "${keys[@]}"; do
+                        [ "${k%.*}" = "$s" ] && [ -n "${val[$k]+set}" ] && e+="${k##*.} = ${val[$k]}"$'\n'
+                done
+                [ -z "$e" ] || printf '[%s]\n%s' "$s" "$e"
+        done
+}
+
+# write_config [EDIT...]: config's output into $T/atimed.conf.
+write_config() {
+        config "$@" >"$T/atimed.conf"
+}
+
+# bindfs_start SRC DIR: a FUSE mount of SRC on DIR served by a bindfs
+# daemon, whose pid goes into FUSE_PID (and FUSE_PIDS, the test's own):
+# stopped with SIGSTOP it is a filesystem that no longer answers (a dead
+# NFS server, a hostile user's mount). cleanup resumes and unmounts it.
+bindfs_start() {
+        command -v bindfs >/dev/null || bail "bindfs is not installed"
+        bindfs "$1" "$2" || bail "bindfs $1 $2"
+        FUSE_PID=$(pgrep -nf "^bindfs $1 $2\$")
+        [ -n "$FUSE_PID" ] || bail "the pid of bindfs $1 $2 not found"
+        FUSE_PIDS="$FUSE_PIDS $FUSE_PID"
+        FUSE_DIRS="$FUSE_DIRS $2"
+}
+
+# bindfs_stop, bindfs_resume: SIGSTOP and SIGCONT to every FUSE daemon in
+# FUSE_PIDS.
+bindfs_stop() {
+        [ -z "${FUSE_PIDS// /}" ] || kill -STOP $FUSE_PIDS
+}
+bindfs_resume() {
+        [ -z "${FUSE_PIDS// /}" ] || kill -CONT $FUSE_PIDS 2>/dev/null
+}
+
+# tty_status COLUMNS ROWS: 'atimectl status' in a terminal of that size (a
+# tmux pane); the screen into $T/pane, the exit status into $T/tmux.rc.
+# Fails if it did not finish within 10 s. (The pane's 'sleep' is no wait:
+# it keeps the finished pane open to be captured; kill-server ends it.)
+tty_status() {
+        local rc
+        rm -f $T/tmux.rc
+        tmux -S $T/tmux.sock -f /dev/null new-session -d -x "$1" -y "$2" \
+                "env -u COLUMNS LC_ALL=C.UTF-8 $ATIMECTL --socket $T/sock status; echo \$? >$T/tmux.rc; sleep 600"
+        wait_until 10 test -s $T/tmux.rc
+        rc=$?
+        tmux -S $T/tmux.sock capture-pane -p -J >$T/pane
+        tmux -S $T/tmux.sock kill-server
+        return $rc
+}
+
+# poll_activity NAME SOCKET PREFIX UPDATES CI LAST: until killed, twice a
+# second (the sleep is the poll's period, not a wait), a line per mount
+# below PREFIX with a figure from the atimed on SOCKET: "NAME CASE at
+# interval_s UPDATES CI[0] CI[1] LAST", CASE the target less PREFIX and the
+# rest fields of its activity.
+poll_activity() {
+        while :; do
+                "$ATIMECTL" --socket "$2" --json status 2>/dev/null | jq -r --arg n "$1" --arg m "$3" \
+                        --arg u "$4" --arg ci "$5" --arg l "$6" '.mounts[] | select(.target | startswith($m)) |
+                        select(.activity != null) | .activity as $a |
+                        "\($n) \(.target | ltrimstr($m)) \($a.at) \($a.interval_s) \($a[$u]) \($a[$ci][0]?) \($a[$ci][1]?) \($a[$l])"'
+                sleep 0.5
+        done
 }

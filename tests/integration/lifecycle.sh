@@ -13,10 +13,7 @@ mount -t tmpfs -o strictatime tmpfs $M/a && mount -t tmpfs -o noatime tmpfs $M/b
 "$NOTIFY_RECV" "$T/notify" >>"$T/notify.out" &
 DAEMON_PIDS="$DAEMON_PIDS $!"
 wait_until 5 test -S "$T/notify" || bail "notify-recv"
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = $M/b
-CONF
+write_config --bare "[mounts] exclude_paths = $M/b"
 # exec keeps the pid, so WATCHDOG_PID names the daemon itself.
 NOTIFY_SOCKET=$T/notify sh -c "WATCHDOG_PID=\$\$ WATCHDOG_USEC=400000 exec $ATIMED --config $T/atimed.conf --socket $T/sock --state-dir $T/state" 2>>"$T/atimed.log" &
 DAEMON_PID=$!
@@ -24,15 +21,12 @@ DAEMON_PIDS="$DAEMON_PIDS $DAEMON_PID"
 check "READY=1 arrives" wait_until 10 grep -qx READY=1 "$T/notify.out"
 check "the socket answers as soon as READY=1 is sent" ctl status
 like "STATUS= says what is tracked" "$(cat $T/notify.out)" "^STATUS=Tracking [0-9]+ mounts: [1-9][0-9]* strictatime"
-sleep 1
+sleep 1 # not a wait: a second of the daemon's life, in which the pings are counted
 is "the watchdog is fed at least every WATCHDOG_USEC/2" "$( [ "$(grep -c '^WATCHDOG=1' $T/notify.out)" -ge 3 ] && echo yes)" "yes"
 is "exclude_paths from the file applies" "$(mount_json $M/b)" ""
 
 # --- SIGHUP with a good new config.
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = $M/a
-CONF
+write_config --bare "[mounts] exclude_paths = $M/a"
 : >"$T/notify.out"
 kill -HUP $DAEMON_PID
 check "reload: RELOADING=1 then READY=1" wait_until 5 sh -c "grep -n . $T/notify.out | grep -E ':(RELOADING|READY)=1' | tr '\n' ' ' | grep -Eq 'RELOADING=1 .*READY=1'"

@@ -40,14 +40,8 @@ list_tree $M/rel $NDIRS $PER_DIR | xargs cat >/dev/null
 snapshot_idle() { (cd $M/idle-view && find . -printf '%A@ %p\n' | sort); }
 snapshot_idle >$T/idle.before
 
-cat >"$T/atimed.conf" <<CONF
-[sampler]
-interval = ${INTERVAL}s
-sample_size = 2000
-walk_rate = 200000
-[probe]
-interval = 1h
-CONF
+write_config '[mounts] exclude_paths' "[sampler] interval = ${INTERVAL}s" '[sampler] sample_size = 2000' \
+        '[sampler] walk_rate = 200000' '[probe] interval = 1h'
 start_daemon
 
 # Before the first figure (a baseline and then a whole interval are needed,
@@ -173,17 +167,9 @@ is "exit 0" "$STOP_STATUS" "0"
 
 # --- Pacing and refresh: a walk never goes faster than walk_rate, and a
 # new walk after 'refresh' lets new files into the sample.
-cat >"$T/atimed.conf" <<CONF
-[daemon]
-log_level = debug
-[mounts]
-include_fstypes = ext4 tmpfs
-exclude_paths = $M/strict $M/noatime $M/rel $M/idle-view [/] [/]${T#/}
-[sampler]
-interval = 2s
-walk_rate = 5000
-refresh = 10s
-CONF
+write_config '[daemon] log_level = debug' '[mounts] include_fstypes = ext4 tmpfs' \
+        "[mounts] exclude_paths += $M/strict $M/noatime $M/rel $M/idle-view" \
+        '[sampler] interval = 2s' '[sampler] walk_rate = 5000' '[sampler] refresh = 10s'
 # ("[/]" and "[/]${T#/}" are globs matching / and $T exactly: the host's
 # root and the test's own tmpfs stay out, the mounts below $T stay in.)
 : >"$T/atimed.log"

@@ -20,13 +20,8 @@ chattr +i $M/imm-sub $M/imm-bare $M/imm-override
 chattr +A $M/noatime-attr
 trap 'chattr -i $M/imm-sub $M/imm-bare $M/imm-override 2>/dev/null; cleanup' EXIT
 
-cat >"$T/atimed.conf" <<CONF
-[probe]
-dir = probe-here
-interval = 1h
-[mount:$M/imm-override]
-probe_dir = $M/imm-override/scratch
-CONF
+write_config --bare '[probe] dir = probe-here' '[probe] interval = 1h' \
+        "[mount:$M/imm-override] probe_dir = $M/imm-override/scratch"
 start_daemon
 probe_of() { ctl --json status | jq -r --arg t "$1" '.mounts[] | select(.target == $t) | .probe | "\(.verified) \(.effective) \(.matches_table)"'; }
 check "every mount is probed" wait_until 10 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status | jq '[.mounts[] | select(.probe == null)] | length')\" = 0 ]"

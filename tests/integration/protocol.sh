@@ -6,12 +6,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
 
-cat >"$T/atimed.conf" <<CONF
-[control]
-max_clients = 4
-idle_timeout = 2s
-max_message_size = 4K
-CONF
+write_config --bare '[control] max_clients = 4' '[control] idle_timeout = 2s' '[control] max_message_size = 4K'
 start_daemon
 
 raw() { "$RAWSOCK" "$@" "$T/sock"; }
@@ -86,7 +81,7 @@ check "the daemon serves others after an oversize request" ctl status
 # 2 s idle_timeout that counts whole requests) does not delay anyone else.
 nul '{"method":"org.varlink.service.GetInfo"}' | raw -d 40 -n 1 >"$T/slow.out" &
 slow=$!
-sleep 0.1
+wait_until 5 connections 1
 # Timed from connect to the reply (a client's own start-up under ASan on a
 # loaded machine can take longer than the bound).
 read -r _ calls _ fails _ p50 _ max <<<"$("$top_builddir/tests/helpers/connhold" -m -t 1 "$T/sock")"
@@ -108,7 +103,7 @@ for i in 1 2 3 4; do
         : | raw -k -t 30 >/dev/null &
         holders="${holders:-} $!"
 done
-sleep 0.3
+wait_until 5 connections 4
 out=$(nul '{"method":"org.varlink.service.GetInfo"}' | raw -t 5)
 like "a client over max_clients gets TooManyClients" "$out" '"error":"io.atimed.TooManyClients"'
 like "the refusal is logged" "$(cat $T/atimed.log)" "Refusing control connection .*4 clients already connected"
@@ -120,7 +115,7 @@ check "slots are freed when clients go" wait_until 3 ctl status
 # not in anyone's way.
 (for i in $(seq 1 2000); do printf '{"method":"io.atimed.GetStatus"}\0'; done) | raw -k -t 1 -n 0 >/dev/null 2>&1 &
 hog=$!
-sleep 0.3
+wait_until 5 connections 1
 check "a client that does not read its replies does not block others" ctl status
 kill $hog 2>/dev/null
 wait $hog 2>/dev/null

@@ -46,14 +46,7 @@ M=$T/mnt
 mkdir -p $M/strict $T/textfile
 mount -t tmpfs -o strictatime tmpfs $M/strict || bail mount
 make_tree $M/strict 2 5
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = [/] [/]${T#/}
-[sampler]
-interval = 1s
-[export]
-textfile = $T/textfile/atimed.prom
-CONF
+write_config '[sampler] walk_rate' "[export] textfile = $T/textfile/atimed.prom"
 start_daemon
 check "the mount is measured" wait_until 20 sh -c \
         "$ATIMECTL --socket $T/sock --json status $M/strict | jq -e '.mounts[0].activity != null'"

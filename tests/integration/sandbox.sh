@@ -27,12 +27,7 @@ done | awk '/unknown/ { print "x"; exit } { m += 2 ^ $1 } END { if (NR) printf "
 diag "unit: CapabilityBoundingSet=$caps UMask=$umask_unit"
 
 mkdir -p $T/mnt/t && mount -t tmpfs -o strictatime tmpfs $T/mnt/t || bail mount
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = [/] [/]${T#/}
-[sampler]
-interval = 1s
-CONF
+write_config '[sampler] walk_rate'
 
 # --- The unit's capability set and umask.
 (
@@ -86,14 +81,8 @@ socket_activated() {
         wait_until 10 test -S "$T/act.sock" && chmod 0666 "$T/act.sock" &&
                 wait_until 20 "$ATIMECTL" --socket "$T/act.sock" status
 }
-cat >"$T/group.conf" <<CONF
-[control]
-socket = $T/act.sock
-socket_mode = 0660
-socket_group = adm
-[mounts]
-exclude_paths = [/] [/]${T#/}
-CONF
+config '[sampler] interval' '[sampler] walk_rate' "[control] socket = $T/act.sock" \
+        '[control] socket_mode = 0660' '[control] socket_group = adm' >"$T/group.conf"
 check "socket activated, it serves" socket_activated "$T/group.conf"
 like "it says socket_mode and socket_group are not applied, and where to set them" "$(cat "$T/act.log")" \
         "^<5>The service manager passed the socket $T/act.sock \\(mode 0666, group 0\\): .*socket_mode = 0660 and socket_group = adm are not applied under socket activation. Set SocketMode=, SocketGroup="

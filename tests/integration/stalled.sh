@@ -4,35 +4,21 @@
 # stalled, keep at most one thread stuck on it, and recover when it returns.
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
-command -v bindfs >/dev/null || bail "bindfs is not installed"
 M=$T/mnt
 mkdir -p $M/src $M/fuse $M/tmp
 make_tree $M/src 2 10
 mount -t tmpfs -o strictatime tmpfs $M/tmp || bail mount
-bindfs $M/src $M/fuse || bail "bindfs"
-FUSE_PID=$(pgrep -f "bindfs $M/src $M/fuse" | head -1)
-[ -n "$FUSE_PID" ] || bail "bindfs pid not found"
-resume_fuse() { kill -CONT $FUSE_PID 2>/dev/null; }
-trap 'resume_fuse; umount $M/fuse 2>/dev/null; cleanup' EXIT
+bindfs_start $M/src $M/fuse
 
 # The host's own mounts are left out: on a busy machine a walk of / can
 # itself take longer than the 2 s timeout.
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = [/] [/]dev[/]* [/]run [/]run/* [/]mnt/*
-[sampler]
-interval = 1s
-timeout = 2s
-walk_rate = 100000
-[probe]
-interval = 2s
-timeout = 1s
-CONF
+write_config "[mounts] exclude_paths = [/] $HOST_EXCLUDE [/]mnt/*" '[sampler] timeout = 2s' \
+        '[probe] interval = 2s' '[probe] timeout = 1s'
 start_daemon
 check "the FUSE mount is tracked" wait_until 10 sh -c "[ -n \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/fuse\") | .fstype')\" ]"
 is "and not stalled while its daemon runs" "$(mount_field $M/fuse stalled)" "false"
 
-kill -STOP $FUSE_PID
+bindfs_stop
 diag "bindfs (pid $FUSE_PID) stopped"
 check "it is marked stalled within 10 s" wait_until 10 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/fuse\") | .stalled')\" = true ]"
 
@@ -47,13 +33,13 @@ like "and the summary line counts it" "$(ctl status)" "1 stalled"
 timeout 5 "$ATIMECTL" --socket $T/sock probe $M/fuse >$T/probe.out 2>&1
 is "an on-demand probe of the stalled mount answers at once" "$?" "0"
 like "saying it is stalled or timed out" "$(cat $T/probe.out)" "not verified .*(stalled|timed out)"
-sleep 6
+sleep 6 # not a wait: three timeouts (2 s) of the stalled mount, in which stuck threads would pile up
 stuck=$(ctl --json status | jq .stuck_threads)
 diag "stuck worker threads after 6 s stalled: $stuck"
 check "at most one stuck thread for the filesystem and one per mount" test "$stuck" -le 2
 like "the stall is logged" "$(cat $T/atimed.log)" "$M/fuse: .*timed out.*stalled"
 
-resume_fuse
+bindfs_resume
 diag "bindfs resumed"
 check "it recovers within 40 s of its daemon resuming" wait_until 40 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/fuse\") | .stalled')\" = false ]"
 is "no thread stays stuck" "$(ctl --json status | jq .stuck_threads)" "0"

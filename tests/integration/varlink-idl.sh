@@ -10,10 +10,7 @@ command -v $GEN >/dev/null || skip_all "needs $GEN (apt-get install varlink-go) 
 enter_namespace
 
 # Nothing to track: only the socket is under test.
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = /
-CONF
+write_config --bare '[mounts] exclude_paths = /'
 start_daemon
 
 raw() { printf '%s\0' "$1" | "$RAWSOCK" -n 1 "$T/sock"; }
