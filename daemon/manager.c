@@ -426,11 +426,14 @@ static gid_t resolve_group(const char *name) {
         return gr->gr_gid;
 }
 
-static int manager_reload(Manager *m) {
+int manager_reload(Manager *m, char ***ret_errors) {
         _cleanup_(config_freep) struct config *c = NULL;
         _cleanup_strv_free_ char **errors = NULL;
         struct control_limits lim;
         int r;
+
+        if (ret_errors)
+                *ret_errors = NULL;
 
         pass_complete(m); /* it holds the configuration's costs */
         m->generation++;
@@ -439,14 +442,21 @@ static int manager_reload(Manager *m) {
 
         r = manager_read_config(m->config_path, m->override_socket, m->override_state_dir, &c, &errors);
         if (r < 0) {
+                if (!errors) {
+                        _cleanup_free_ char *e = NULL;
+
+                        if (asprintf(&e, "Failed to read configuration %s: %s",
+                                     m->config_path ? m->config_path : ATIMED_CONFIG_DEFAULT, fileio_strerror(r)) < 0 ||
+                            strv_extend(&errors, e) < 0)
+                                log_oom();
+                }
                 STRV_FOREACH(e, errors)
                         log_error("%s", *e);
-                if (!errors)
-                        log_error("Failed to read configuration %s: %s",
-                                  m->config_path ? m->config_path : ATIMED_CONFIG_DEFAULT, fileio_strerror(r));
                 log_error("Configuration not reloaded; keeping the running one.");
                 (void) sd_notify(0, "READY=1");
                 manager_notify_status(m);
+                if (ret_errors)
+                        *ret_errors = TAKE_PTR(errors);
                 return r;
         }
 
@@ -485,7 +495,7 @@ static int manager_reload(Manager *m) {
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        (void) manager_reload(userdata);
+        (void) manager_reload(userdata, NULL);
         return 0;
 }
 

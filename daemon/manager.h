@@ -79,5 +79,11 @@ DEFINE_FREE_FUNC(Manager, manager_free);
  * (its key refused by the store; logged once). */
 bool manager_mount_history_refused(const Manager *m, int mount_id);
 
+/* Reads the configuration again and puts it in force before returning (what
+ * SIGHUP and the Reload method do). On failure the running configuration
+ * stays, the reasons are logged, and *ret_errors (if given) holds them, one
+ * "file:line: ...", or the one reason the file could not be read. */
+int manager_reload(Manager *m, char ***ret_errors);
+
 /* Re-reads the mount table now. */
 int manager_rescan_mounts(Manager *m);
