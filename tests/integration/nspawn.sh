@@ -108,12 +108,6 @@ else
         diag "no tag v0.1.0 in $src (a clone without tags?): the upgrade from the previous release is not tried"
 fi
 diag "packages ready in $(($(date +%s) - start)) s: ${NEW_DEB##*/}${OLD_DEB:+ and ${OLD_DEB##*/}}"
-NEW_VERSION=$(dpkg-deb -f "$NEW_DEB" Version)
-if [ -n "$OLD_DEB" ]; then
-        OLD_VERSION=$(dpkg-deb -f "$OLD_DEB" Version)
-        check "this checkout's version ($NEW_VERSION) is above the previous release's ($OLD_VERSION)" \
-                dpkg --compare-versions "$NEW_VERSION" gt "$OLD_VERSION"
-fi
 
 # --- Boot. A fresh copy of the root each run.
 rm -rf "$ROOT"
@@ -137,8 +131,15 @@ boot() {
                 [ -n "$LEADER" ] || sleep 0.1
         done
         [ -n "$LEADER" ] || return 1
-        state=$(timeout 120 nsenter -t "$LEADER" -a systemctl is-system-running --wait 2>&1)
-        case $state in running | degraded) return 0 ;; esac
+        # Until its bus is up, systemctl cannot even ask (--wait neither).
+        for ((i = 0; i < 1200; i++)); do
+                state=$(nsenter -t "$LEADER" -a systemctl is-system-running 2>&1)
+                case $state in
+                running | degraded) return 0 ;;
+                initializing | starting | *"connect to bus"*) sleep 0.1 ;;
+                *) break ;;
+                esac
+        done
         echo "system state: $state" >>"$T/console.$BOOTS"
         return 1
 }
@@ -149,6 +150,12 @@ if ! boot; then
 fi
 diag "the container booted in $(($(date +%s) - start)) s ($(C systemctl --version | head -1))"
 is "PID 1 in the container is systemd" "$(C cat /proc/1/comm)" "systemd"
+NEW_VERSION=$(dpkg-deb -f "$NEW_DEB" Version)
+if [ -n "$OLD_DEB" ]; then
+        OLD_VERSION=$(dpkg-deb -f "$OLD_DEB" Version)
+        check "this checkout's version ($NEW_VERSION) is above the previous release's ($OLD_VERSION)" \
+                dpkg --compare-versions "$NEW_VERSION" gt "$OLD_VERSION"
+fi
 
 # atimectl in the container; its JSON read here.
 ctl_c() { C atimectl "$@"; }
