@@ -16,3 +16,31 @@ build_deb() {
         rm -rf "$dir/src"
         ls "$dir"/atimed_*.deb >/dev/null 2>&1
 }
+
+# Packages built for the tests are kept per commit, in build/systemd/deb/
+# of the checkout (ATIMED_SYSTEMD_CACHE moves build/systemd), so that the
+# systemd suite reuses what package.sh built.
+deb_cache() {
+        echo "${ATIMED_SYSTEMD_CACHE:-$(cd "$top_srcdir" && pwd -P)/build/systemd}/deb"
+}
+
+# keep_deb COMMIT DIR: keeps DIR's atimed_*.deb as the package of COMMIT.
+keep_deb() {
+        local to
+        to=$(deb_cache)/$1
+        [ ! -e "$to" ] || return 0
+        rm -rf "$to.tmp" && mkdir -p "$to.tmp" && cp "$2"/atimed_*.deb "$to.tmp/" && mv "$to.tmp" "$to"
+}
+
+# cached_deb REPO COMMIT: prints the path of the package of COMMIT, built by
+# build_deb the first time; on failure, the end of the build's output.
+cached_deb() {
+        local dir
+        dir=$(deb_cache)/$2
+        if ! ls "$dir"/atimed_*.deb >/dev/null 2>&1; then
+                rm -rf "$dir" "$dir.tmp"
+                build_deb "$1" "$2" "$dir.tmp" || { tail -20 "$dir.tmp/build.log" | sed 's/^/#   /' >&2; return 1; }
+                mv "$dir.tmp" "$dir" || return 1
+        fi
+        ls "$dir"/atimed_*.deb
+}

@@ -82,16 +82,8 @@ if [ "$(cat "$BASE.stamp" 2>/dev/null)" != "$INCLUDE" ]; then
 fi
 
 # --- The packages: this checkout's HEAD, and the previous release (the tag
-# v0.1.0), each built once per commit from a clean clone and kept.
-deb_of() { # COMMIT: the cached package of COMMIT, built if need be
-        local dir=$CACHE/deb/$1
-        if ! ls "$dir"/atimed_*.deb >/dev/null 2>&1; then
-                rm -rf "$dir" "$dir.tmp"
-                build_deb "$src" "$1" "$dir.tmp" || { tail -20 "$dir.tmp/build.log" | sed 's/^/#   /' >&2; return 1; }
-                mv "$dir.tmp" "$dir" || return 1
-        fi
-        ls "$dir"/atimed_*.deb
-}
+# v0.1.0), each built once per commit from a clean clone and kept (deb.sh;
+# package.sh keeps the one it builds).
 head=$(git -C "$src" rev-parse HEAD)
 old=$(git -C "$src" rev-parse -q --verify 'refs/tags/v0.1.0^{commit}' 2>/dev/null)
 mkdir -p "$CACHE/deb"
@@ -100,10 +92,10 @@ for d in "$CACHE"/deb/*; do
         case ${d##*/} in "$head" | "${old:-none}") ;; *) rm -rf "$d" ;; esac
 done
 start=$(date +%s)
-NEW_DEB=$(deb_of "$head") || bail "the package of HEAD ($head) does not build"
+NEW_DEB=$(cached_deb "$src" "$head") || bail "the package of HEAD ($head) does not build"
 OLD_DEB=""
 if [ -n "$old" ]; then
-        OLD_DEB=$(deb_of "$old") || bail "the package of v0.1.0 ($old) does not build"
+        OLD_DEB=$(cached_deb "$src" "$old") || bail "the package of v0.1.0 ($old) does not build"
 else
         diag "no tag v0.1.0 in $src (a clone without tags?): the upgrade from the previous release is not tried"
 fi

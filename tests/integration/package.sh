@@ -40,6 +40,7 @@ is "git clone and dpkg-buildpackage -us -uc -b succeed" "$status" "0"
 [ "$status" -eq 0 ] || { tail -30 "$B/build.log" | sed 's/^/#   /'; bail "no package"; }
 deb=$(ls "$B"/atimed_*.deb)
 [ -f "$deb" ] || bail "no atimed_*.deb built"
+keep_deb "$(git -C "$src" rev-parse HEAD)" "$B" || diag "could not keep the package in $(deb_cache)"
 
 depends=$(dpkg-deb -f "$deb" Depends)
 for lib in libinih1 libjson-c5 libmount1 libsystemd0; do
