@@ -123,16 +123,17 @@ boot() {
                 [ -n "$LEADER" ] || sleep 0.1
         done
         [ -n "$LEADER" ] || return 1
-        # Until its bus is up, systemctl cannot even ask (--wait neither).
+        # Until its /run/systemd and its bus are up, systemctl cannot even
+        # ask (--wait neither).
         for ((i = 0; i < 1200; i++)); do
                 state=$(nsenter -t "$LEADER" -a systemctl is-system-running 2>&1)
                 case $state in
                 running | degraded) return 0 ;;
-                initializing | starting | *"connect to bus"*) sleep 0.1 ;;
+                initializing | starting | offline | unknown | *"connect to bus"* | *"not been booted"*) sleep 0.1 ;;
                 *) break ;;
                 esac
         done
-        echo "system state: $state" >>"$T/console.$BOOTS"
+        echo "system state: $state" | tee -a "$T/console.$BOOTS" >&2
         return 1
 }
 start=$(date +%s)
