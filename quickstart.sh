@@ -24,9 +24,12 @@ BUILD_DEPS=(build-essential autoconf automake libtool pkg-config debhelper dpkg-
 # Prometheus and node_exporter to scrape the metrics, valgrind for leaks,
 # clang for the libFuzzer targets, git and lintian for the package test,
 # tmux for the terminal test, varlink-go to parse the served Varlink
-# interfaces, apache2 and ab for the seed's own busy-host experiment.
+# interfaces, apache2 and ab for the seed's own busy-host experiment,
+# debootstrap and systemd-container (systemd-nspawn) for the suite under a
+# real systemd.
 TEST_DEPS=(jq curl python3 iproute2 tmux varlink-go e2fsprogs xfsprogs util-linux mount systemd bindfs fuse3 prometheus
-        prometheus-node-exporter valgrind clang libclang-rt-dev git lintian apache2 apache2-utils)
+        prometheus-node-exporter valgrind clang libclang-rt-dev git lintian apache2 apache2-utils debootstrap
+        systemd-container)
 
 if [ "$(id -u)" -ne 0 ]; then
         echo "quickstart.sh: run as root (sudo ./quickstart.sh): it installs packages and starts a service." >&2

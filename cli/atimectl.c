@@ -703,6 +703,32 @@ static int cmd_probe(int argc, char **argv) {
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 
+/* The daemon reads its configuration again; the reply comes once the new
+ * one is in force, or with the errors that kept the running one. */
+static int cmd_reload(int argc, char **argv) {
+        _cleanup_json_ json_object *reply = NULL;
+        _cleanup_free_ char *error = NULL;
+        json_object *errors;
+        const char *path;
+        int r;
+
+        r = call_error(METHOD_RELOAD, NULL, &reply, &error);
+        if (r != EXIT_OK && !streq_ptr(error, ERROR_INVALID_CONFIGURATION))
+                return error ? fail_remote(error, reply) : r;
+        if (arg_json)
+                return print_json(reply) == EXIT_OK && r == EXIT_OK ? EXIT_OK : EXIT_FAIL;
+        if (r == EXIT_OK) {
+                path = get_str(reply, F_CONFIG);
+                printf("Configuration reloaded from %s.\n", path ? escape_tmp(path) : "the built-in defaults");
+                return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+        }
+        fprintf(stderr, "atimectl: the configuration was not reloaded; the running one stays in force:\n");
+        errors = get_array(reply, P_ERRORS);
+        for (size_t i = 0; errors && i < json_object_array_length(errors); i++)
+                fprintf(stderr, "  %s\n", escape_tmp(json_object_get_string(json_object_array_get_idx(errors, i))));
+        return EXIT_FAIL;
+}
+
 static int cmd_call(int argc, char **argv) {
         _cleanup_json_ json_object *reply = NULL;
         json_object *params = NULL;
@@ -809,6 +835,11 @@ static const struct command commands[] = {
           "relatime, strictatime, optionally with ,lazytime or ,nolazytime). It lasts\n"
           "until the next mount; atimectl fstab makes it last.\n",
           OPT_FORCE, 2, 3, cmd_remount },
+        { "reload", "", "read the configuration again and put it in force (root)",
+          "atimed reads its configuration file again. This returns once the new\n"
+          "configuration is in force, or fails naming each error (file:line), the\n"
+          "running configuration staying in force. systemctl reload atimed runs it.\n",
+          0, 1, 1, cmd_reload },
         { "metrics", "", "every mount's figures for Prometheus (text format)",
           "Every mount's figures in the Prometheus text exposition format (not JSON).\n",
           0, 1, 1, cmd_metrics },

@@ -30,6 +30,7 @@
 #define METHOD_PROBE "io.atimed.Probe"
 #define METHOD_GET_HISTORY "io.atimed.GetHistory"
 #define METHOD_GET_RECOMMENDATIONS "io.atimed.GetRecommendations"
+#define METHOD_RELOAD "io.atimed.Reload"
 
 /* Errors: Varlink's own, then ours */
 #define ERROR_INTERFACE_NOT_FOUND "org.varlink.service.InterfaceNotFound"
@@ -42,6 +43,8 @@
 #define ERROR_REQUEST_TOO_LARGE "io.atimed.RequestTooLarge"
 #define ERROR_TOO_MANY_CLIENTS "io.atimed.TooManyClients"
 #define ERROR_INTERNAL "io.atimed.InternalError"
+/* Reload: the configuration was not put in force; the running one stays. */
+#define ERROR_INVALID_CONFIGURATION "io.atimed.InvalidConfiguration"
 
 /* Error parameters */
 #define P_METHOD "method"
@@ -52,6 +55,7 @@
 #define P_SINCE "since"
 #define P_RESOLUTION "resolution"
 #define P_HISTORY_S "history_s"
+#define P_ERRORS "errors" /* InvalidConfiguration: "file:line: ..." each */
 
 /* GetInfo reply (Varlink's fixed names) */
 #define F_VENDOR "vendor"
@@ -60,6 +64,9 @@
 #define F_URL "url"
 #define F_INTERFACES "interfaces"
 #define F_DESCRIPTION "description"
+
+/* Reload: the file now in force; null for the built-in defaults */
+#define F_CONFIG "config"
 
 /* GetStatus */
 #define F_SCHEMA_VERSION "schema_version"

@@ -34,11 +34,13 @@
 static void manager_scan_consumers(Manager *m);
 
 int manager_read_config(const char *config_path, const char *override_socket, const char *override_state_dir,
-                        struct config **ret) {
+                        struct config **ret, char ***ret_errors) {
         _cleanup_(config_freep) struct config *c = NULL;
         _cleanup_strv_free_ char **errors = NULL;
         int r;
 
+        if (ret_errors)
+                *ret_errors = NULL;
         if (config_path)
                 r = config_load(config_path, &c, &errors);
         else if (access(ATIMED_CONFIG_DEFAULT, F_OK) == 0)
@@ -46,11 +48,18 @@ int manager_read_config(const char *config_path, const char *override_socket, co
         else
                 r = config_new(&c);
         if (r < 0) {
+                if (!errors) {
+                        _cleanup_free_ char *e = NULL;
+
+                        if (asprintf(&e, "Failed to read configuration %s: %s", config_path ?: ATIMED_CONFIG_DEFAULT,
+                                     fileio_strerror(r)) < 0 ||
+                            strv_extend(&errors, e) < 0)
+                                return log_oom();
+                }
                 STRV_FOREACH(e, errors)
                         log_error("%s", *e);
-                if (!errors)
-                        log_error("Failed to read configuration %s: %s", config_path ?: ATIMED_CONFIG_DEFAULT,
-                                  fileio_strerror(r));
+                if (ret_errors)
+                        *ret_errors = TAKE_PTR(errors);
                 return r;
         }
         if ((override_socket && config_set_string(&c->socket_path, override_socket) < 0) ||
@@ -96,8 +105,8 @@ static void on_shown_changed(void *userdata) {
         methods_changed(m->methods);
 }
 
-static int op_reload(void *userdata) {
-        return manager_reload(userdata);
+static int op_reload(void *userdata, char ***ret_errors) {
+        return manager_reload(userdata, ret_errors);
 }
 
 static int op_probe(void *userdata, int mount_id, tracker_probe_cb cb, void *cb_userdata) {
@@ -385,16 +394,18 @@ static gid_t resolve_group(const char *name) {
         return gr->gr_gid;
 }
 
-int manager_reload(Manager *m) {
+int manager_reload(Manager *m, char ***ret_errors) {
         _cleanup_(config_freep) struct config *c = NULL;
         struct control_limits lim;
         int r;
 
+        if (ret_errors)
+                *ret_errors = NULL;
         tick_complete(m->tick); /* it holds the configuration's costs */
         (void) sd_notifyf(0, "RELOADING=1\nSTATUS=Reloading configuration\nMONOTONIC_USEC=%llu",
                           (unsigned long long) now_usec(CLOCK_MONOTONIC));
 
-        r = manager_read_config(m->config_path, m->override_socket, m->override_state_dir, &c);
+        r = manager_read_config(m->config_path, m->override_socket, m->override_state_dir, &c, ret_errors);
         if (r < 0) {
                 log_error("Configuration not reloaded; keeping the running one.");
                 (void) sd_notify(0, "READY=1");
@@ -438,7 +449,7 @@ int manager_reload(Manager *m) {
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        (void) manager_reload(userdata);
+        (void) manager_reload(userdata, NULL);
         return 0;
 }
 

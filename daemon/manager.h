@@ -68,9 +68,9 @@ typedef struct Manager {
 } Manager;
 
 /* Reads the configuration the way the manager will on every reload; its
- * errors are logged. */
+ * errors are logged and, if ret_errors is not NULL, handed back. */
 int manager_read_config(const char *config_path, const char *override_socket, const char *override_state_dir,
-                        struct config **ret);
+                        struct config **ret, char ***ret_errors);
 
 /* Takes ownership of 'config'. */
 int manager_new(struct config *config, const char *config_path, const char *override_socket,
@@ -81,10 +81,12 @@ int manager_run(Manager *m);
 Manager *manager_free(Manager *m);
 DEFINE_FREE_FUNC(Manager, manager_free);
 
+/* Reads the configuration again and puts it in force before returning (what
+ * SIGHUP and the Reload method do). On failure the running configuration
+ * stays, the reasons are logged, and *ret_errors (if given) holds them, one
+ * "file:line: ...", or the one reason the file could not be read. */
+int manager_reload(Manager *m, char ***ret_errors);
+
 /* Re-reads the mount table now. */
 int manager_rescan_mounts(Manager *m);
 
-/* Reads the configuration again and applies it, as SIGHUP does: 0, or
- * -errno with the running configuration kept (the errors logged). The
- * request side reaches it through the view's ops (view.h). */
-int manager_reload(Manager *m);

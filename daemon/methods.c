@@ -19,6 +19,7 @@
 #include "recommend.h"
 #include "report.h"
 #include "status.h"
+#include "strv.h"
 #include "time-util.h"
 #include "varlink.h"
 
@@ -735,6 +736,32 @@ static int method_probe(Methods *m, ControlCall *call, json_object *params, json
         return 1;
 }
 
+/* The configuration read again and put in force before the reply, or the
+ * errors that kept the running one. */
+static json_object *method_reload(Methods *m, const ControlPeer *peer, json_object *params) {
+        _cleanup_strv_free_ char **errors = NULL;
+        _cleanup_json_ json_object *p = NULL, *list = NULL;
+
+        if (view_reload(m->view, &errors) >= 0) {
+                p = json_object_new_object();
+                if (!p || add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
+                    (m->view->config->path ? add(p, F_CONFIG, varlink_name_new(m->view->config->path))
+                                     : add_nullable(p, F_CONFIG, NULL)) < 0)
+                        return NULL;
+                return varlink_reply_new(TAKE_PTR(p));
+        }
+        p = json_object_new_object();
+        list = json_object_new_array();
+        if (!p || !list)
+                return NULL;
+        STRV_FOREACH(e, errors)
+                if (json_object_array_add(list, varlink_name_new(*e)) < 0)
+                        return NULL;
+        if (add(p, P_ERRORS, TAKE_PTR(list)) < 0)
+                return NULL;
+        return varlink_error_new(ERROR_INVALID_CONFIGURATION, TAKE_PTR(p));
+}
+
 static const char *const no_params[] = { NULL };
 static const char *const interface_params[] = { P_INTERFACE, NULL };
 static const char *const status_params[] = { F_TARGET, P_HISTORY_S, NULL };
@@ -749,6 +776,7 @@ static const struct method methods[] = {
         { METHOD_GET_HISTORY, method_get_history, NULL, history_params, false },
         { METHOD_GET_RECOMMENDATIONS, method_get_recommendations, NULL, recommendations_params, false },
         { METHOD_PROBE, NULL, method_probe, probe_params, true },
+        { METHOD_RELOAD, method_reload, NULL, no_params, true },
 };
 
 const char *const *methods_list(void) {

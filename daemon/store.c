@@ -53,6 +53,7 @@ struct Store {
         off_t snapshot_size;
         off_t journal_size;
         bool need_snapshot;
+        bool refused; /* a file of a newer format is there: nothing is written */
 };
 
 /* ---------------------------------------------------------------- CRC-32 (IEEE 802.3) */
@@ -824,8 +825,11 @@ static int journal_check_header(struct cur *c, char **ret_problem) {
                 return journal_bad(ret_problem, "not an atimed journal");
         c->off = 8;
         version = get_u32(c);
-        if (version == 0 || version > STORE_VERSION)
-                return journal_bad(ret_problem, "journal of another format version");
+        if (version > STORE_VERSION)
+                return journal_bad(ret_problem, "written by a newer atimed (format version %u; this one reads %u)",
+                                   version, STORE_VERSION);
+        if (version == 0)
+                return journal_bad(ret_problem, "unknown format version 0");
         return 0;
 }
 
@@ -1087,6 +1091,45 @@ static int load_journal(Store *s, int dfd, int64_t now, struct store_load_report
         return 0;
 }
 
+/* The format version in the header of a state file that is there, is a
+ * regular file and begins with 'magic'; else 0. Read without waiting:
+ * a FIFO in its place is not waited on. */
+static uint32_t file_version(int dfd, const char *name, const char *magic) {
+        _cleanup_close_ int fd = -1;
+        uint8_t h[12];
+        struct stat st;
+
+        fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || pread(fd, h, sizeof h, 0) != (ssize_t) sizeof h ||
+            memcmp(h, magic, 8) != 0)
+                return 0;
+        return get_u32_at(h + 8);
+}
+
+/* A file written by a newer atimed (after a downgrade) is not ours to
+ * judge: it is neither read, nor moved aside, nor overwritten, and the
+ * store writes nothing while it is there, so that the newer atimed finds
+ * its history whole when it runs again. */
+static bool refuse_newer(Store *s, int dfd, struct store_load_report *rep) {
+        static const struct {
+                const char *name, *magic;
+        } files[] = { { STORE_FILE, SNAPSHOT_MAGIC }, { STORE_JOURNAL, JOURNAL_MAGIC } };
+
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                uint32_t v = file_version(dfd, files[i].name, files[i].magic);
+
+                if (v <= STORE_VERSION)
+                        continue;
+                problem(rep,
+                        "%s was written by a newer atimed (format version %u; this one reads up to %u): "
+                        "left as it is, and no history is written until that atimed runs again or the "
+                        "files are moved away",
+                        files[i].name, v, STORE_VERSION);
+                s->refused = rep->refused = true;
+        }
+        return s->refused;
+}
+
 int store_load(Store *s, int64_t now, struct store_load_report *rep) {
         _cleanup_close_ int dfd = -1;
         int r;
@@ -1104,6 +1147,8 @@ int store_load(Store *s, int64_t now, struct store_load_report *rep) {
         /* A snapshot's temporary file left by a crash in mid-write: no
          * other writer runs (the state dir is locked by its daemon). */
         (void) remove_stale_temporaries_at(dfd, STORE_FILE);
+        if (refuse_newer(s, dfd, rep))
+                return 0;
         r = load_snapshot(s, dfd, now, rep);
         if (r >= 0)
                 r = load_journal(s, dfd, now, rep);
@@ -1206,6 +1251,8 @@ int store_flush_begin(Store *s, int64_t now, bool snapshot, StoreWrite **ret) {
         *ret = NULL;
         if (!s->dir)
                 return -EINVAL;
+        if (s->refused)
+                return 0;
         snapshot = snapshot || s->need_snapshot || now - s->snapshot_at >= SNAPSHOT_MAX_AGE ||
                    s->journal_size > MAX(JOURNAL_MIN_COMPACT, s->snapshot_size / 2);
         if (!snapshot && s->n_pending == 0)

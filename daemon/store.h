@@ -6,9 +6,15 @@
  * checksummed blocks; replaying it over the snapshot gives the exact state.
  * A flush so costs kilobytes, not the whole history; the snapshot is
  * rewritten on shutdown, daily, when the journal grows large, and after any
- * failed write. A file that is corrupt, truncated, empty or from a newer
- * version is moved aside (history.corrupt-TIME) and never trusted; what
- * could be read before the damage in a journal is kept. */
+ * failed write. A file that is corrupt, truncated or empty is moved aside
+ * (history.corrupt-TIME) and never trusted; what could be read before the
+ * damage in a journal is kept. A file of a newer format (after a
+ * downgrade) is refused: left as it is, never overwritten; the store then
+ * keeps history in memory only and writes nothing.
+ *
+ * Formats: version 1 (atimed before 0.1.0) held atime-written inodes per
+ * minute, version 2 (0.1.0 on) atime updates per minute, in the same
+ * layout; both are read. tests/fixtures/store/ keeps files of each. */
 #pragma once
 
 #include <stdbool.h>
@@ -28,6 +34,7 @@ struct store_load_report {
         size_t mounts;         /* histories loaded */
         size_t replayed;       /* journal samples replayed */
         char **problems;       /* one line per file moved aside or ring dropped */
+        bool refused;          /* a file of a newer format: nothing loaded, nothing will be written */
 };
 
 int store_new(const char *dir, const struct stats_ring_spec *specs, unsigned n_specs, size_t max_mounts,

@@ -24,9 +24,12 @@ typedef struct StatusCounters StatusCounters; /* status.h */
  * behalf of a client the methods module has checked. Each may be NULL (not
  * offered: -EOPNOTSUPP). */
 typedef struct ViewOps {
-        /* Reads the configuration again, as SIGHUP does: 0, or -errno with
-         * the running configuration kept (the errors are logged). */
-        int (*reload)(void *userdata);
+        /* Reads the configuration again and puts it in force before
+         * returning, as SIGHUP does: 0, or -errno with the running
+         * configuration kept, the errors logged and, if ret_errors is not
+         * NULL, handed back ("file:line: ...", or the one reason the file
+         * could not be read). */
+        int (*reload)(void *userdata, char ***ret_errors);
         /* Probes the tracked mount 'mount_id' now; cb is called once, later
          * (see tracker_probe_now()). */
         int (*probe)(void *userdata, int mount_id, tracker_probe_cb cb, void *cb_userdata);
@@ -58,8 +61,10 @@ static inline void config_mount_filter(const struct config *c, struct mount_filt
         };
 }
 
-static inline int view_reload(const View *v) {
-        return v->ops.reload ? v->ops.reload(v->ops.userdata) : -EOPNOTSUPP;
+static inline int view_reload(const View *v, char ***ret_errors) {
+        if (ret_errors)
+                *ret_errors = NULL;
+        return v->ops.reload ? v->ops.reload(v->ops.userdata, ret_errors) : -EOPNOTSUPP;
 }
 
 static inline int view_probe(const View *v, int mount_id, tracker_probe_cb cb, void *userdata) {

@@ -117,6 +117,9 @@ alone "atime updates on a busy host, judged by the kernel" tests/integration/bus
 # The Debian package: built from a clean clone, linted, installed, run,
 # purged. The package build is long and would load the timing of others.
 alone "Debian package" tests/integration/package.sh
+# Under a real systemd: Debian 12 booted in systemd-nspawn (its root and the
+# packages cached in build/systemd/), the previous release upgraded in place.
+alone "under a real systemd (systemd-nspawn)" tests/integration/nspawn.sh
 
 # libFuzzer: each target for a bounded time from its seed corpus (the
 # corpora themselves were replayed by make check).

@@ -57,7 +57,7 @@ comp() { # WORDS... : the completions for the last word
                 _atimectl
                 printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' comp "$top_srcdir/completion/atimectl" "$@"
 }
-is "completion: the commands" "$(comp atimectl re)" "recommend remount "
+is "completion: the commands" "$(comp atimectl re)" "recommend reload remount "
 is "completion: a command's options" "$(comp atimectl status --f)" "--full "
 is "completion: common options after the command" "$(comp atimectl history --j)" "--json "
 is "completion: history's own options" "$(comp atimectl history --s)" "--since --socket "

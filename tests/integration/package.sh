@@ -30,16 +30,17 @@ pkg_cleanup() {
 trap pkg_cleanup EXIT
 
 # --- Build from a clean clone, as CI and a fleet's build host would.
-check "git clone of the tree under test" git clone -q --no-hardlinks "$src" "$B/atimed"
-diag "building $(git -C "$B/atimed" log -1 --format='%h %s')"
+. "$top_srcdir/tests/integration/deb.sh"
+diag "building $(git -C "$src" log -1 --format='%h %s' HEAD)"
 start=$(date +%s)
-(cd "$B/atimed" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" dpkg-buildpackage -us -uc -b) >"$B/build.log" 2>&1
+build_deb "$src" "$(git -C "$src" rev-parse HEAD)" "$B"
 status=$?
 diag "dpkg-buildpackage took $(($(date +%s) - start)) s"
-is "dpkg-buildpackage -us -uc -b succeeds" "$status" "0"
+is "git clone and dpkg-buildpackage -us -uc -b succeed" "$status" "0"
 [ "$status" -eq 0 ] || { tail -30 "$B/build.log" | sed 's/^/#   /'; bail "no package"; }
 deb=$(ls "$B"/atimed_*.deb)
 [ -f "$deb" ] || bail "no atimed_*.deb built"
+keep_deb "$(git -C "$src" rev-parse HEAD)" "$B" || diag "could not keep the package in $(deb_cache)"
 
 depends=$(dpkg-deb -f "$deb" Depends)
 for lib in libinih1 libjson-c5 libmount1 libsystemd0; do

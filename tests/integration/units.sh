@@ -9,8 +9,10 @@ trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/units" "$T/man/man5" "$T/man/man8"
 for u in atimed.service atimed.socket; do
         [ -f "$top_builddir/systemd/$u" ] || bail "systemd/$u not generated"
-        # Point ExecStart at the binary just built: verify checks it exists.
-        sed "s|^ExecStart=.*/atimed|ExecStart=$top_builddir/atimed|" "$top_builddir/systemd/$u" >"$T/units/$u"
+        # Point ExecStart and ExecReload at the binaries just built: verify
+        # checks they exist.
+        sed -e "s|^ExecStart=.*/atimed|ExecStart=$top_builddir/atimed|" \
+                -e "s|^ExecReload=.*/atimectl |ExecReload=$top_builddir/atimectl |" "$top_builddir/systemd/$u" >"$T/units/$u"
 done
 cp "$top_srcdir/man/atimed.8" "$top_srcdir/man/atimectl.8" "$T/man/man8/"
 cp "$top_srcdir/man/atimed.conf.5" "$T/man/man5/"
@@ -20,7 +22,10 @@ is "systemd-analyze verify passes" "$?" "0"
 is "and prints nothing" "$(grep -v '^$' "$T/verify.out")" ""
 
 like "Type=notify with a watchdog" "$(cat $T/units/atimed.service)" "^WatchdogSec="
-like "reload by SIGHUP" "$(cat $T/units/atimed.service)" '^ExecReload=/bin/kill -HUP \$MAINPID$'
+# Synchronous, and with nothing a minimal system lacks (no /bin/kill).
+like "reload by atimectl reload" "$(cat $T/units/atimed.service)" "^ExecReload=$top_builddir/atimectl reload$"
+like "the installed unit runs the installed atimectl" "$(cat $top_builddir/systemd/atimed.service)" \
+        "^ExecReload=/[^ @]*/atimectl reload$"
 like "the socket unit listens where the daemon would" "$(cat $T/units/atimed.socket)" \
         "^ListenStream=$("$ATIMED" --check-config --config /dev/null | sed -n 's/^socket = //p')$"
 
