@@ -519,6 +519,8 @@ static void history_record(Manager *m, const TrackedMount *tm, MountNotes *n, co
         if (!key)
                 return; /* who the filesystem is is not known yet */
         r = store_add(m->store, key, s);
+        if (r >= 0 && tracker_mount_is_users(tm->entry))
+                store_mark_users(m->store, key); /* it gives way first when slots run short */
         if (r < 0 && !n->history.refused)
                 log_mount_warning_errno(tm->entry->target, r, "%s: cannot record history: %m", tm->entry->target);
         n->history.refused = r < 0;
