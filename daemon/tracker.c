@@ -485,7 +485,8 @@ static void probe_apply(Tracker *t, TrackedMount *m, const struct probe_result *
         m->probe.result = *r;
         m->probe.next_due = now + t->config->probe_interval_usec;
         if (timeouts > 0 && log_ratelimit_test(&t->fail_log, LOG_INFO))
-                log_mount_info(m->entry->target, "%s: probe answers again after %u timed out", m->entry->target, timeouts);
+                log_mount_info(m->entry->target, "%s: probe answers again after %u timed out probe%s", m->entry->target,
+                               timeouts, timeouts == 1 ? "" : "s");
         if (!r->verified) {
                 if (m->probe.fail_count++ == 0 && log_ratelimit_test(&t->fail_log, LOG_INFO))
                         log_mount_info(m->entry->target, "%s: atime policy not verified: %s", m->entry->target, r->reason);
