@@ -1167,14 +1167,13 @@ static int fs_find_counter(Filesystem *fs, const TrackedMount *place) {
 static int fs_submit(Filesystem *fs, FsJobKind kind) {
         Tracker *t = fs->tracker;
         const TrackedMount *place = fs_place(fs);
+        struct fs_job *j;
+        int r;
 
         /* Who the filesystem is comes from its device alone: any mount of
          * it names the job, a file bind mount too. */
         if (!place && kind == FS_JOB_IDENTIFY && fs->n_mounts > 0)
                 place = fs->mounts[0];
-        struct fs_job *j;
-        int r;
-
         if (!place)
                 return -ENOENT;
         if (t->shutting_down)

@@ -14,15 +14,10 @@ M=$T/mnt
 N=30
 BATCH=10
 
-# A fuse device anyone may open, and user_allow_other, in this namespace.
-mknod -m 0666 $T/fuse c 10 229 || bail "mknod"
-mount --bind $T/fuse /dev/fuse || bail "bind /dev/fuse"
-printf 'user_allow_other\nmount_max = 1000\n' >$T/fuse.conf
-mount --bind $T/fuse.conf /etc/fuse.conf || bail "bind fuse.conf"
+fuse_for_users
 chmod 0755 $T $M
 mkdir -p $M/root $M/u
 chmod 1777 $M/u
-as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 as_nobody sh -c "mkdir -p $M/u/src && echo y >$M/u/src/f" || bail "nobody's source dir"
 
 cat >"$T/atimed.conf" <<CONF
