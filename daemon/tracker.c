@@ -81,6 +81,7 @@ struct Filesystem {
                 struct fs_count prev; /* at the last sweep */
         } counter;
         bool probed;           /* a probe ran on one of its mounts since the last sweep */
+        bool skip_said;        /* directories a walk had to skip were logged */
         bool identified;       /* the UUID lookup is done (whatever it found) */
         char *uuid;            /* the filesystem's UUID, if it has one */
 };
@@ -1056,6 +1057,17 @@ static void fs_walk_done(Filesystem *fs, const struct fs_job *j, uint64_t now) {
                 t->maybe_sweeps = fs->sweep_pending = true;
         log_mount_debug(j->target, "%s: sample walk done: %llu inodes, %zu sampled", j->target,
                   (unsigned long long) fs->sampler->next->population, fs->sampler->next->n);
+        /* Said once per filesystem: in a user namespace, or on a network
+         * filesystem that squashes root, most of it may be out of reach. */
+        if (fs->sampler->next->skipped > 0 && !fs->skip_said) {
+                fs->skip_said = true;
+                bool one = fs->sampler->next->skipped == 1;
+
+                log_mount_info(j->target, "%s: the walk skipped %llu director%s it cannot open without changing %s "
+                               "atime (owned by a user root cannot act for here): the figure leaves %s out",
+                               j->target, (unsigned long long) fs->sampler->next->skipped, one ? "y" : "ies",
+                               one ? "its" : "their", one ? "it" : "them");
+        }
 }
 
 static void fs_done(void *arg, WorkerStatus status) {

@@ -73,6 +73,7 @@ wait $pid
 echo "exit=$?"
 echo "notices=$(grep -c '^<5>Running in a user namespace' $U/log)"
 echo "errors=$(grep -c '^<[0-3]>' $U/log)"
+echo "skips=$(grep -c "^<6>$(dirname $U): the walk skipped [0-9]* director" $U/log)"
 grep -v '^<7>' $U/log | sed 's/^/log: /'
 INNER
 out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups unshare -Urm bash $T/inner.sh $U "$ATIMED" "$ATIMECTL" 2>&1)
@@ -85,4 +86,5 @@ is "user namespace: and its policy verified" "$(field probe)" strictatime
 is "user namespace: SIGTERM: exit 0" "$(field exit)" 0
 is "user namespace: what it cannot do said once" "$(field notices)" 1
 is "user namespace: no error logged" "$(field errors)" 0
+is "user namespace: the directories of root outside, skipped, said once" "$(field skips)" 1
 done_testing
