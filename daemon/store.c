@@ -397,16 +397,19 @@ static int64_t longest_reach(const Store *s) {
  * test's, an automount's): it gives way before the system's. */
 #define SHORT_LIVED_S 3600
 
-/* Whether the history spans less than SHORT_LIVED_S: its finest ring, not
- * full yet, begins with its first sample. */
+/* Whether the history spans less than SHORT_LIVED_S: a ring not full yet
+ * begins with the first sample's bucket (the finest such ring tells it
+ * best); one that every ring has filled is long. */
 static bool short_lived(const MountHistory *h) {
-        const StatsRing *g = &h->rings[0];
+        for (unsigned r = 0; r < h->n_rings; r++) {
+                const StatsRing *g = &h->rings[r];
 
-        if (h->n_rings == 0 || g->count == 0)
-                return true;
-        if (g->count >= g->spec.capacity)
-                return false;
-        return h->last_seen - history_oldest(h, 0) < SHORT_LIVED_S;
+                if (g->count == 0)
+                        return true; /* nothing recorded yet */
+                if (g->count < g->spec.capacity)
+                        return h->last_seen - history_oldest(h, r) < SHORT_LIVED_S;
+        }
+        return h->n_rings == 0;
 }
 
 /* Which histories go first beyond max_mounts: users' mounts, then passing

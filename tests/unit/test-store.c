@@ -249,6 +249,22 @@ int main(void) {
                    "a passing mount goes before the system's, though seen later");
                 store_free(c);
         }
+        {
+                /* A finest ring shorter than an hour: the next ring tells
+                 * how long a history spans. */
+                struct stats_ring_spec short_rings[2];
+                unsigned ns;
+                Store *c = NULL;
+
+                stats_parse_rings("1min:10min, 1h:1d", short_rings, &ns);
+                store_new(dir, short_rings, ns, 1, &c);
+                feed(c, "system", 0, 180);       /* three hours */
+                feed(c, "half-hour", 200, 230); /* its finest ring full, yet passing */
+                is_int(store_prune(c, T0 + 300 * 60), 1, "short finest ring: one dropped");
+                ok(store_find(c, "system") && !store_find(c, "half-hour"),
+                   "short finest ring: the half-hour mount passed, the three-hour one stays");
+                store_free(c);
+        }
 
         /* A state dir that cannot be written: errors, then recovery. */
         {
