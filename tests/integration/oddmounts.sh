@@ -85,6 +85,12 @@ is "the over-mounted mount: not reachable" \
 is "the over-mounted mount: its stage says so" "$(stage $M/cov/a/b $LOWER_ID)" "overmounted"
 like "the over-mounted mount: its probe's reason says so" \
         "$(st | jq -r --arg id "$LOWER_ID" '.mounts[] | select((.mount_id | tostring) == $id) | .probe.reason')" "over-mounted"
+# Its recent history is its own, not that of the mount its target leads to
+# (noatime, measured: zeros).
+check "the over-mounted mount's recent history is its own (nothing measured)" sh -c "$ATIMECTL --socket $T/sock call io.atimed.GetStatus '{\"history_s\":3600}' |
+        jq -e --arg id $LOWER_ID '[.mounts[] | select((.mount_id | tostring) == \$id) | .history // [] | .[] | select(. != null)] | length == 0'"
+check "while the reachable one at that target has measured points" wait_until 20 sh -c "$ATIMECTL --socket $T/sock call io.atimed.GetStatus '{\"history_s\":3600}' |
+        jq -e --arg t $M/cov/a/b --arg id $LOWER_ID '[.mounts[] | select(.target == \$t and (.mount_id | tostring) != \$id) | .history // [] | .[] | select(. != null)] | length > 0'"
 check "the filesystem of a file bind mount is still sampled where it is a directory" \
         wait_until 20 sh -c "$ATIMECTL --socket $T/sock --json status | jq -e --arg t $M/data '.mounts[] | select(.target == \$t) | .activity.at'"
 out=$(COLUMNS=100 ctl status)
