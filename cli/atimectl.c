@@ -45,6 +45,11 @@ static void format_progress(json_object *mnt, bool brief, char *buf, size_t len)
                 snprintf(buf, len, "-");
                 return;
         }
+        /* Mounts never sampled say why in words. */
+        if (streq(stage, STAGE_FILE_MOUNT) || streq(stage, STAGE_OVERMOUNTED)) {
+                snprintf(buf, len, "%s", streq(stage, STAGE_FILE_MOUNT) ? "file mount" : "over-mounted");
+                return;
+        }
         (void) get_double(p, F_WALKED, &walked);
         if (get_double(p, F_INODES, &inodes) && inodes > 0 && streq(stage, STAGE_WALKING))
                 snprintf(pct, sizeof pct, " %.0f%%", fmin(99, 100 * walked / inodes));
@@ -99,18 +104,25 @@ static void format_activity(json_object *mnt, bool brief, char *buf, size_t len)
                 snprintf(buf, len, "%s%s (%s-%s)", b1, mark, b2, b3);
 }
 
-/* "ok", "MISMATCH: noatime", "unverified", "-" before the first probe. */
+/* "ok", "MISMATCH: noatime", "unverified", "-" before the first probe;
+ * "n/a (...)" where no probe is made. */
 static void format_probe(json_object *mnt, char *buf, size_t len) {
-        json_object *p;
-        const char *eff;
+        json_object *p, *prog;
+        const char *eff, *stage = NULL;
 
         if (!json_object_object_get_ex(mnt, F_PROBE, &p) || !json_object_is_type(p, json_type_object)) {
                 snprintf(buf, len, "-");
                 return;
         }
+        if (json_object_object_get_ex(mnt, F_PROGRESS, &prog) && json_object_is_type(prog, json_type_object))
+                stage = get_str(prog, F_STAGE);
         eff = get_str(p, F_EFFECTIVE);
         if (get_bool(mnt, F_READ_ONLY))
                 snprintf(buf, len, "n/a (ro)");
+        else if (streq_ptr(stage, STAGE_FILE_MOUNT))
+                snprintf(buf, len, "n/a (file)");
+        else if (streq_ptr(stage, STAGE_OVERMOUNTED))
+                snprintf(buf, len, "n/a (hidden)");
         else if (!get_bool(p, F_VERIFIED) || !eff)
                 snprintf(buf, len, "unverified");
         else if (!get_bool(p, F_MATCHES_TABLE))

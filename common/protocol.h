@@ -131,6 +131,10 @@
 #define STAGE_BASELINE "baseline" /* the sample's atimes are being recorded */
 #define STAGE_MEASURING "measuring" /* the first interval runs */
 #define STAGE_STALLED "stalled"
+/* Never sampled (no figure ever comes): the mount's root is a file (a
+ * file bind mount), or it is over-mounted (see F_REACHABLE). */
+#define STAGE_FILE_MOUNT "file_mount"
+#define STAGE_OVERMOUNTED "overmounted"
 #define F_INTERVAL_S "interval_s"
 #define F_SAMPLE_SIZE "sample_size"
 #define F_POPULATION "population"

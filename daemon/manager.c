@@ -944,6 +944,27 @@ static int manager_setup_signals(Manager *m) {
         return 0;
 }
 
+/* Capabilities dropped, and said at the level of what it means: in a
+ * container or a user namespace, what cannot be done is said once, plainly. */
+static void manager_drop_capabilities(void) {
+        uint32_t outside;
+        int r = caps_drop_to_minimum();
+
+        if (r < 0)
+                log_warning_errno(r, "Failed to drop capabilities; atimed runs on with those it was started with: %m");
+        else if (r > 0)
+                log_info("The capability bounding set is left as it is (no CAP_SETPCAP here, as in a container): atimed "
+                         "holds only CAP_DAC_READ_SEARCH, CAP_FOWNER and CAP_DAC_OVERRIDE, and no_new_privs keeps "
+                         "anything it runs from gaining more");
+        else
+                log_debug("Capabilities reduced to CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_DAC_OVERRIDE");
+        if (caps_user_namespace(&outside) > 0 && geteuid() == 0)
+                log_notice("Running in a user namespace (root here is %s outside): directories of users not mapped "
+                           "here cannot be read without changing their atime and are skipped, and no probe can be "
+                           "made where only they may write; figures cover what this namespace may read",
+                           outside == UINT32_MAX ? "no uid" : outside == 0 ? "root" : "an unprivileged uid");
+}
+
 /* What is looked at again now and then: the mount table, and (scanned
  * first now) the atime consumers. */
 static int manager_start_rechecks(Manager *m) {
@@ -981,11 +1002,7 @@ static int manager_start_privileged(Manager *m, int *ret_fd) {
         r = manager_prepare_state_dir(m);
         if (r < 0)
                 return r;
-        r = caps_drop_to_minimum();
-        if (r < 0)
-                log_warning_errno(r, "Failed to drop capabilities: %m");
-        else
-                log_debug("Capabilities reduced to CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_DAC_OVERRIDE");
+        manager_drop_capabilities();
         return 0;
 }
 

@@ -180,16 +180,23 @@ static int param_int(json_object *params, const char *name, int64_t lo, int64_t 
         return 1;
 }
 
-static const MountHistory *history_of(const View *v, const char *target) {
-        const MountEntry *e = mount_table_find_target(v->mounts, target);
+/* The history of the tracked mount with id 'mount_id' (> 0; an
+ * over-mounted one shares its target with another), else of the mount at
+ * target. */
+static const MountHistory *history_of_mount(const View *v, int mount_id, const char *target) {
+        const TrackedMount *tm = mount_id > 0 ? tracker_find(v->tracker, mount_id) : NULL;
+        const MountEntry *e = tm ? NULL : mount_table_find_target(v->mounts, target);
         const MountHistory *best = NULL;
 
-        if (e) {
-                const TrackedMount *tm = tracker_find(v->tracker, e->id);
-                const char *key = tm ? tracker_mount_key(tm) : NULL;
+        if (e)
+                tm = tracker_find(v->tracker, e->id);
+        if (tm) {
+                const char *key = tracker_mount_key(tm);
 
                 if (key)
                         return store_find(v->store, key);
+                if (mount_id > 0)
+                        return NULL; /* not identified yet: no other mount's */
         }
         /* Not mounted now: the last mount that was there, its target
          * compared whole (a mount at ".../x target=/victim" is not at
@@ -201,6 +208,10 @@ static const MountHistory *history_of(const View *v, const char *target) {
                         best = h;
         }
         return best;
+}
+
+static const MountHistory *history_of(const View *v, const char *target) {
+        return history_of_mount(v, 0, target);
 }
 
 /* About 60 values over the last 'seconds', from the finest ring whose
@@ -282,7 +293,7 @@ static int append_serialized(struct printbuf *pb, json_object *j) {
 static json_object *status_mount_to_json(const View *v, const ReportMount *rm, int64_t history_s) {
         json_object *j = report_mount_to_json(rm);
 
-        if (j && history_s > 0 && v->store && add(j, F_HISTORY, recent_history(history_of(v, rm->target), history_s)) < 0) {
+        if (j && history_s > 0 && v->store && add(j, F_HISTORY, recent_history(history_of_mount(v, rm->id, rm->target), history_s)) < 0) {
                 json_object_put(j);
                 return NULL;
         }

@@ -88,13 +88,19 @@ static int probe_do(const char *dir, int mount_id, struct probe_result *ret) {
         clock_gettime(CLOCK_REALTIME, &now);
         ret->at = (uint64_t) now.tv_sec * USEC_PER_SEC + (uint64_t) now.tv_nsec / NSEC_PER_USEC;
 
-        dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        /* What the path leads to is looked at before it is taken for a
+         * directory: a file bind mount's root is a file. */
+        dfd = open(dir, O_PATH | O_CLOEXEC);
         if (dfd < 0)
                 return unverified(ret, "cannot open %s: %s", dir, strerror(errno));
-        if (statx(dfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0)
+        if (statx(dfd, "", AT_EMPTY_PATH, STATX_MNT_ID | STATX_TYPE, &stx) < 0)
                 return unverified(ret, "cannot stat %s: %s", dir, strerror(errno));
         if ((stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id != (uint64_t) mount_id)
                 return unverified(ret, "%s is no longer on the mount probed", dir);
+        if (!S_ISDIR(stx.stx_mode)) {
+                ret->not_directory = true;
+                return unverified(ret, PROBE_REASON_NOT_DIRECTORY);
+        }
 
         fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
         if (fd < 0) {

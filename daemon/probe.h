@@ -16,6 +16,11 @@
 #include "mounts.h"
 
 #define PROBE_REASON_MAX 192
+/* Why a mount is not probed, for status and the log. */
+#define PROBE_REASON_NOT_DIRECTORY \
+        "its root is a file (a file bind mount): nothing to probe or sample in; the mount table's policy stands"
+#define PROBE_REASON_OVERMOUNTED \
+        "over-mounted: its mount point leads to another mount; not probed or sampled while it is hidden"
 
 struct probe_result {
         bool verified;            /* the experiment ran and was consistent */
@@ -24,12 +29,13 @@ struct probe_result {
         char reason[PROBE_REASON_MAX]; /* why not verified; empty when verified */
         bool old_moved, fresh_moved;
         bool noatime_attr;        /* the probe's inode inherited FS_NOATIME_FL (chattr +A on the directory) */
+        bool not_directory;       /* the mount's root is a file (a file bind mount): nothing to probe in */
 };
 
 /* Classifies the two observations; false if no policy explains them. */
 bool probe_classify(bool old_moved, bool fresh_moved, AtimeMode *ret);
 
-/* Runs the experiment in 'dir', which must be on the mount with id
+/* Runs the experiment in 'dir' (not_directory: 'dir' is a file), which must be on the mount with id
  * 'mount_id' (checked, so a mount replaced in the meantime is not probed by
  * mistake). Blocking: for a worker thread. Never fails: problems are
  * reported as verified = false with a reason. */

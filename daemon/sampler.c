@@ -139,14 +139,17 @@ static char *path_join(const char *dir, const char *name) {
         return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
 }
 
-/* Opens the mount point and checks it is still the mount expected. */
+/* Opens the mount point and checks it is still the mount expected; a
+ * mount whose root is a file (a file bind mount) is -ENOTDIR, nothing
+ * else: what the path leads to is looked at before it is opened as a
+ * directory. */
 static int open_place(const struct sampler_place *pl, int flags) {
         struct statx stx;
-        int fd = open(pl->target, flags | O_DIRECTORY | O_CLOEXEC);
+        int fd = open(pl->target, flags | O_CLOEXEC);
 
         if (fd < 0)
                 return -errno;
-        if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID | STATX_INO, &stx) < 0) {
+        if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID | STATX_INO | STATX_TYPE, &stx) < 0) {
                 int r = -errno;
                 safe_close(fd);
                 return r;
@@ -154,6 +157,10 @@ static int open_place(const struct sampler_place *pl, int flags) {
         if ((stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id != (uint64_t) pl->mount_id) {
                 safe_close(fd);
                 return -ESTALE;
+        }
+        if (!S_ISDIR(stx.stx_mode)) {
+                safe_close(fd);
+                return -ENOTDIR;
         }
         return fd;
 }

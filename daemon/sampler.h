@@ -136,7 +136,8 @@ DEFINE_FREE_FUNC(Sampler, sampler_free);
 /* Walks at most *budget directory entries, taking what it walks off
  * *budget. Returns 1 when the walk is complete (the new reservoir waits in
  * s->next), 0 when there is more to do, or -errno (-ESTALE: the mount is not
- * the one expected). Blocking. */
+ * the one expected; -ENOTDIR: its root is a file, a file bind mount, and
+ * there is nothing to walk). Blocking. */
 int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budget, const atomic_bool *cancel);
 /* Walks as on a kernel without openat2() (before 5.6): for tests. */
 void sampler_disable_openat2(void);

@@ -77,6 +77,7 @@ typedef struct MountHistory {
         char *key;
         int64_t last_seen; /* Unix seconds of the last sample */
         uint32_t scratch;  /* the store's, while it writes */
+        bool users;        /* the store's: a user's mount (store_mark_users()), in memory only */
         unsigned n_rings;
         StatsRing rings[STATS_MAX_RINGS];
 } MountHistory;

@@ -394,10 +394,48 @@ static int64_t longest_reach(const Store *s) {
         return r;
 }
 
-static int cmp_last_seen(const void *a, const void *b) {
-        const MountHistory *x = *(MountHistory *const *) a, *y = *(MountHistory *const *) b;
+/* A history shorter than this is a passing mount's (a container's, a
+ * test's, an automount's): it gives way before the system's. */
+#define SHORT_LIVED_S 3600
 
+/* Whether the history spans less than SHORT_LIVED_S: a ring not full yet
+ * begins with the first sample's bucket (the finest such ring tells it
+ * best); one that every ring has filled is long. */
+static bool short_lived(const MountHistory *h) {
+        for (unsigned r = 0; r < h->n_rings; r++) {
+                const StatsRing *g = &h->rings[r];
+
+                if (g->count == 0)
+                        return true; /* nothing recorded yet */
+                if (g->count < g->spec.capacity)
+                        return h->last_seen - history_oldest(h, r) < SHORT_LIVED_S;
+        }
+        return h->n_rings == 0;
+}
+
+/* Which histories go first beyond max_mounts: users' mounts, then passing
+ * ones, then the system's (0, 1, 2). */
+static int keep_rank(const MountHistory *h) {
+        return h->users ? 0 : short_lived(h) ? 1 : 2;
+}
+
+/* The order histories are dropped in: lowest rank first, and in a rank the
+ * longest gone. */
+static int cmp_drop_order(const void *a, const void *b) {
+        const MountHistory *x = *(MountHistory *const *) a, *y = *(MountHistory *const *) b;
+        int rx = keep_rank(x), ry = keep_rank(y);
+
+        if (rx != ry)
+                return rx - ry;
         return (x->last_seen > y->last_seen) - (x->last_seen < y->last_seen);
+}
+
+void store_mark_users(Store *s, const char *key) {
+        bool found;
+        ssize_t i = find_index(s, key, &found);
+
+        if (found)
+                s->h[i]->users = true;
 }
 
 static int cmp_key(const void *a, const void *b) {
@@ -419,8 +457,9 @@ size_t store_prune(Store *s, int64_t now) {
         }
         s->n = kept;
         if (s->n > s->max_mounts) {
-                /* Beyond the cap, the longest gone go first. */
-                qsort(s->h, s->n, sizeof *s->h, cmp_last_seen);
+                /* Beyond the cap, users' and passing mounts first, then
+                 * the longest gone. */
+                qsort(s->h, s->n, sizeof *s->h, cmp_drop_order);
                 for (size_t i = 0; i < s->n - s->max_mounts; i++) {
                         history_free(s->h[i]);
                         dropped++;

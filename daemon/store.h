@@ -79,8 +79,15 @@ void store_write_run(StoreWrite *w);
 int store_flush_end(Store *s, StoreWrite *w);
 StoreWrite *store_write_free(StoreWrite *w);
 
-/* Drops histories not seen for longer than the longest ring reaches, and the
- * least recently seen ones beyond max_mounts. Returns how many. */
+/* The history of 'key' is a user's mount (tracker_mount_is_users()): when
+ * histories must be dropped, it goes first. Kept in memory only: after a
+ * restart such a history is told apart by its short life alone. */
+void store_mark_users(Store *s, const char *key);
+
+/* Drops histories not seen for longer than the longest ring reaches, and
+ * beyond max_mounts, the system's last: users' mounts first, then those
+ * that lived under an hour, each the least recently seen first. Returns
+ * how many. */
 size_t store_prune(Store *s, int64_t now);
 
 size_t store_n_mounts(const Store *s);

@@ -161,6 +161,8 @@ static void history_record(Tick *t, const TrackedMount *tm, MountNotes *n, const
         if (!key || !t->store)
                 return; /* who the filesystem is is not known yet, or no history is kept */
         r = store_add(t->store, key, s);
+        if (r >= 0 && tracker_mount_is_users(tm->entry))
+                store_mark_users(t->store, key); /* it gives way first when slots run short */
         if (r < 0 && !n->history.refused)
                 log_mount_warning_errno(tm->entry->target, r, "%s: cannot record history: %m", tm->entry->target);
         n->history.refused = r < 0;

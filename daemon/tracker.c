@@ -83,6 +83,7 @@ struct Filesystem {
                 struct fs_count prev; /* at the last sweep */
         } counter;
         bool probed;           /* a probe ran on one of its mounts since the last sweep */
+        bool skip_said;        /* directories a walk had to skip were logged */
         bool identified;       /* the UUID lookup is done (whatever it found) */
         char *uuid;            /* the filesystem's UUID, if it has one */
 };
@@ -203,9 +204,18 @@ bool tracker_mount_writes_atime(const TrackedMount *m) {
         return m->entry->policy.atime != ATIME_NOATIME && !m->entry->policy.read_only;
 }
 
+bool tracker_mount_sampled(const TrackedMount *m) {
+        return !m->root_not_dir && m->entry->reachable;
+}
+
+/* A mount whose atime updates a sweep measures. */
+static bool mount_measured(const TrackedMount *m) {
+        return tracker_mount_sampled(m) && tracker_mount_writes_atime(m);
+}
+
 static bool fs_needs_sampling(const Filesystem *fs) {
         for (size_t i = 0; i < fs->n_mounts; i++)
-                if (tracker_mount_writes_atime(fs->mounts[i]))
+                if (mount_measured(fs->mounts[i]))
                         return true;
         return false;
 }
@@ -264,6 +274,8 @@ bool tracker_mount_activity(const TrackedMount *m, struct activity *ret) {
                 };
                 return true;
         }
+        if (!tracker_mount_sampled(m))
+                return false; /* nothing is known of what it writes */
         *ret = m->activity;
         return m->activity.have;
 }
@@ -384,6 +396,8 @@ static void probe_work(void *arg, const atomic_bool *cancel) {
         if (j->dir && access(j->dir, F_OK) == 0)
                 dir = j->dir;
         probe_run(dir, j->mount_id, &j->result);
+        if (dir != j->target)
+                j->result.not_directory = false; /* the configured directory is a file, not the mount's root */
 }
 
 static void rearm_probe_timer(Tracker *t);
@@ -409,26 +423,87 @@ static void probe_timed_out(Tracker *t, TrackedMount *m, struct probe_job *j, ui
         m->probe.stalled = true;
         m->probe.failures++;
         m->probe.next_due = now + backoff(m->probe.failures);
-        log_mount_warning(m->entry->target, "%s: probe timed out; marked stalled, retrying in %llus", m->entry->target,
-                    (unsigned long long) (backoff(m->probe.failures) / USEC_PER_SEC));
+        /* Said when it starts; probe_apply() says when it ends, with the
+         * count: not at every attempt. */
+        if (m->probe.failures == 1 && log_ratelimit_test(&t->fail_log, LOG_WARNING))
+                log_mount_warning(m->entry->target, "%s: probe timed out; marked stalled, retrying with back-off up to an hour",
+                                  m->entry->target);
 }
 
-/* A probe's result taken in; said in the log when it changed. */
+/* Why the mount is not probed, in *r (false: it is). */
+static bool unprobed_result(const Tracker *t, const TrackedMount *m, struct probe_result *r) {
+        const char *why;
+
+        if (m->root_not_dir)
+                why = PROBE_REASON_NOT_DIRECTORY;
+        else if (!m->entry->reachable)
+                why = PROBE_REASON_OVERMOUNTED;
+        else if (m->entry->policy.read_only)
+                why = "read-only mount: no atime can be written, none was probed";
+        else
+                return false;
+        *r = (struct probe_result) { .at = tracker_now(t, CLOCK_REALTIME), .not_directory = m->root_not_dir };
+        snprintf(r->reason, sizeof r->reason, "%s", why);
+        return true;
+}
+
+/* A mount found to have a file for its root: said once, and never probed,
+ * walked or sampled again (its id cannot come to name a directory). */
+static void mount_mark_not_dir(Tracker *t, TrackedMount *m) {
+        if (m->root_not_dir)
+                return;
+        m->root_not_dir = true;
+        m->activity = (struct activity) {};
+        m->probe.have = true;
+        m->probe.stalled = false;
+        m->probe.failures = m->probe.fail_count = 0;
+        m->probe.result = (struct probe_result) { .at = tracker_now(t, CLOCK_REALTIME), .not_directory = true };
+        snprintf(m->probe.result.reason, sizeof m->probe.result.reason, "%s", PROBE_REASON_NOT_DIRECTORY);
+        t->walks_changed = true;
+        t->generation++;
+        log_mount_info(m->entry->target, "%s: %s", m->entry->target, PROBE_REASON_NOT_DIRECTORY);
+}
+
+/* A probe's result taken in; said in the log when it changed: a probe
+ * that cannot verify the policy once when that starts, and once when it
+ * ends, with how many probes it took; one that timed out likewise. */
 static void probe_apply(Tracker *t, TrackedMount *m, const struct probe_result *r, uint64_t now) {
         bool changed = !m->probe.have || m->probe.result.verified != r->verified ||
                        m->probe.result.effective != r->effective;
+        unsigned timeouts = m->probe.stalled ? m->probe.failures : 0;
 
+        if (r->not_directory)
+                mount_mark_not_dir(t, m);
         m->probe.running = false;
+        if (unprobed_result(t, m, &m->probe.result)) {
+                /* Its root is a file, or it was over-mounted while the
+                 * probe ran: what it found is not the mount's. */
+                m->probe.have = true;
+                m->probe.stalled = false;
+                m->probe.failures = 0;
+                m->probe.next_due = now + t->config->probe_interval_usec;
+                return;
+        }
         m->probe.stalled = false;
         m->probe.failures = 0;
         m->probe.have = true;
         m->probe.result = *r;
         m->probe.next_due = now + t->config->probe_interval_usec;
+        if (timeouts > 0 && log_ratelimit_test(&t->fail_log, LOG_INFO))
+                log_mount_info(m->entry->target, "%s: probe answers again after %u timed out probe%s", m->entry->target,
+                               timeouts, timeouts == 1 ? "" : "s");
+        if (!r->verified) {
+                if (m->probe.fail_count++ == 0 && log_ratelimit_test(&t->fail_log, LOG_INFO))
+                        log_mount_info(m->entry->target, "%s: atime policy not verified: %s", m->entry->target, r->reason);
+                return;
+        }
+        if (m->probe.fail_count > 0 && log_ratelimit_test(&t->fail_log, LOG_INFO))
+                log_mount_info(m->entry->target, "%s: atime policy verified after %u probe%s that could not", m->entry->target,
+                               m->probe.fail_count, m->probe.fail_count == 1 ? "" : "s");
+        m->probe.fail_count = 0;
         if (!changed)
                 return;
-        if (!r->verified)
-                log_mount_info(m->entry->target, "%s: atime policy not verified: %s", m->entry->target, r->reason);
-        else if (r->effective != m->entry->policy.atime)
+        if (r->effective != m->entry->policy.atime)
                 log_mount_warning(m->entry->target, "%s: the mount table says %s but the probe finds %s in force", m->entry->target,
                             atime_mode_to_string(m->entry->policy.atime), atime_mode_to_string(r->effective));
         else
@@ -495,11 +570,6 @@ static void probe_done(void *arg, WorkerStatus status) {
         rearm_probe_timer(t);
 }
 
-static void read_only_result(const Tracker *t, struct probe_result *r) {
-        *r = (struct probe_result) { .at = tracker_now(t, CLOCK_REALTIME) };
-        snprintf(r->reason, sizeof r->reason, "read-only mount: no atime can be written, none was probed");
-}
-
 static int probe_submit(Tracker *t, TrackedMount *m, struct probe_waiter *waiter) {
         const struct mount_config *mc = config_find_mount(t->config, m->entry->target);
         struct probe_job *j;
@@ -551,8 +621,7 @@ static void run_due_probes(Tracker *t) {
 
                 if (m->probe.running || m->probe.next_due > now)
                         continue;
-                if (m->entry->policy.read_only) {
-                        read_only_result(t, &m->probe.result);
+                if (unprobed_result(t, m, &m->probe.result)) {
                         m->probe.have = true;
                         m->probe.stalled = false;
                         m->probe.next_due = now + t->config->probe_interval_usec;
@@ -596,12 +665,13 @@ int tracker_probe_now(Tracker *t, int mount_id, tracker_probe_cb cb, void *userd
                 tracker_changed(t);
         if (!m)
                 return -ENOENT;
-        if (m->entry->policy.read_only) {
+        {
                 struct probe_result res;
 
-                read_only_result(t, &res);
-                cb(m, &res, userdata);
-                return 0;
+                if (unprobed_result(t, m, &res)) {
+                        cb(m, &res, userdata);
+                        return 0;
+                }
         }
         if (m->probe.running && m->probe.stalled) {
                 struct probe_result res = m->probe.result;
@@ -658,13 +728,16 @@ static void fs_job_free(struct fs_job *j) {
 }
 
 /* The mount the sampler reaches the filesystem through: the one showing
- * most of it (the shortest root), the oldest on a tie. */
+ * most of it (the shortest root), the oldest on a tie; never one whose
+ * root is a file or whose path leads to another mount. */
 static const TrackedMount *fs_place(const Filesystem *fs) {
         const TrackedMount *best = NULL;
 
         for (size_t i = 0; i < fs->n_mounts; i++) {
                 const TrackedMount *m = fs->mounts[i];
 
+                if (!tracker_mount_sampled(m))
+                        continue;
                 if (!best || strlen(m->entry->root) < strlen(best->entry->root))
                         best = m;
         }
@@ -953,12 +1026,13 @@ static void fs_timed_out(Filesystem *fs, const struct fs_job *j, uint64_t now) {
         fs->stalled = true;
         fs->failures++;
         fs->retry_at = now + backoff(fs->failures);
-        if (!fs->orphaned) {
+        /* Said when it starts; fs_note_outcome() says when it ends. */
+        if (!fs->orphaned && fs->failures == 1 && log_ratelimit_test(&t->fail_log, LOG_WARNING)) {
                 const char *target = fs->n_mounts ? fs->mounts[0]->entry->target : "?";
 
-                log_mount_warning(target, "%s: %s timed out; filesystem marked stalled, retrying in %llus", target,
-                                  j->kind == FS_JOB_WALK ? "sample walk" : j->kind == FS_JOB_FINE ? "fine sweep" : "sample sweep",
-                                  (unsigned long long) (backoff(fs->failures) / USEC_PER_SEC));
+                log_mount_warning(target, "%s: %s timed out; filesystem marked stalled, retrying with back-off up to an hour",
+                                  target,
+                                  j->kind == FS_JOB_WALK ? "sample walk" : j->kind == FS_JOB_FINE ? "fine sweep" : "sample sweep");
         }
         if (t->walking == fs) {
                 t->walking = NULL; /* let the other filesystems walk meanwhile */
@@ -1001,12 +1075,22 @@ static void fs_failed(Filesystem *fs, const struct fs_job *j, uint64_t now) {
 static void fs_note_outcome(Filesystem *fs, const struct fs_job *j, uint64_t now) {
         Tracker *t = fs->tracker;
 
+        if (j->r == -ENOTDIR) {
+                /* No failure: the place's root is a file. That mount is
+                 * never a place again; another of the filesystem, if any. */
+                TrackedMount *m = find_mount(t, j->mount_id);
+
+                if (m && m->fs == fs)
+                        mount_mark_not_dir(t, m);
+                return;
+        }
         if (j->r < 0 && j->r != -ECANCELED && j->r != -EAGAIN) {
                 fs_failed(fs, j, now);
                 return;
         }
-        if (fs->stalled)
-                log_mount_info(j->target, "%s: filesystem answers again", j->target);
+        if (fs->stalled && log_ratelimit_test(&t->fail_log, LOG_INFO))
+                log_mount_info(j->target, "%s: filesystem answers again after %u timed out job%s", j->target, fs->failures,
+                               fs->failures == 1 ? "" : "s");
         if (fs->failing && log_ratelimit_test(&t->fail_log, LOG_INFO))
                 log_mount_info(j->target, "%s: sampling works again after %u failed attempt%s", j->target, fs->fail_count,
                                fs->fail_count == 1 ? "" : "s");
@@ -1032,6 +1116,17 @@ static void fs_walk_done(Filesystem *fs, const struct fs_job *j, uint64_t now) {
                 t->maybe_sweeps = fs->sweep_pending = true;
         log_mount_debug(j->target, "%s: sample walk done: %llu inodes, %zu sampled", j->target,
                   (unsigned long long) fs->sampler->next->population, fs->sampler->next->n);
+        /* Said once per filesystem: in a user namespace, or on a network
+         * filesystem that squashes root, most of it may be out of reach. */
+        if (fs->sampler->next->skipped > 0 && !fs->skip_said) {
+                fs->skip_said = true;
+                bool one = fs->sampler->next->skipped == 1;
+
+                log_mount_info(j->target, "%s: the walk skipped %llu director%s it cannot open without changing %s "
+                               "atime (owned by a user root cannot act for here): the figure leaves %s out",
+                               j->target, (unsigned long long) fs->sampler->next->skipped, one ? "y" : "ies",
+                               one ? "its" : "their", one ? "it" : "them");
+        }
 }
 
 static void fs_done(void *arg, WorkerStatus status) {
@@ -1104,7 +1199,7 @@ static int fs_job_add_writers(struct fs_job *j, const Filesystem *fs) {
         for (size_t i = 0; i < fs->n_mounts; i++) {
                 char *root;
 
-                if (!tracker_mount_writes_atime(fs->mounts[i]))
+                if (!mount_measured(fs->mounts[i]))
                         continue;
                 root = strdup(fs->mounts[i]->entry->root);
                 if (!root)
@@ -1146,6 +1241,10 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
         struct fs_job *j;
         int r;
 
+        /* Who the filesystem is comes from its device alone: any mount of
+         * it names the job, a file bind mount too. */
+        if (!place && kind == FS_JOB_IDENTIFY && fs->n_mounts > 0)
+                place = fs->mounts[0];
         if (!place)
                 return -ENOENT;
         if (t->shutting_down)
@@ -1485,10 +1584,14 @@ bool tracker_mount_progress(const TrackedMount *m, struct progress *ret) {
 
         assert(m);
         assert(ret);
+        *ret = (struct progress) { .stage = STAGE_WAITING, .eta_s = -1 };
+        if (m->root_not_dir || !m->entry->reachable) {
+                ret->stage = m->root_not_dir ? STAGE_FILE_MOUNT : STAGE_OVERMOUNTED;
+                return true;
+        }
         if (m->activity.have || !tracker_mount_writes_atime(m) || !t)
                 return false;
         now = tracker_now(t, CLOCK_MONOTONIC);
-        *ret = (struct progress) { .stage = STAGE_WAITING, .eta_s = -1 };
         if (fs->stalled)
                 ret->stage = STAGE_STALLED;
         else if (fs->seen.walking) {
@@ -1572,7 +1675,8 @@ static TrackedMount *mount_for_entry(TrackedMount **old, size_t n_old, size_t *c
         if (*cursor < n_old && old[*cursor]->id == e->id) {
                 m = TAKE_PTR(old[*cursor]);
                 (*cursor)++;
-                if (m->entry->policy.atime != e->policy.atime || m->entry->policy.read_only != e->policy.read_only) {
+                if (m->entry->policy.atime != e->policy.atime || m->entry->policy.read_only != e->policy.read_only ||
+                    m->entry->reachable != e->reachable) {
                         m->probe.next_due = now;
                         m->activity = (struct activity) {};
                 }

@@ -31,6 +31,7 @@ struct probe_state {
         bool running;    /* a job is out (possibly stuck) */
         bool stalled;    /* the last attempt missed its deadline */
         unsigned failures;
+        unsigned fail_count; /* probes in a row that could not verify the policy, for the log */
         uint64_t next_due; /* CLOCK_MONOTONIC usec */
         struct probe_job *job; /* the job out, while running */
 };
@@ -70,6 +71,9 @@ typedef struct TrackedMount {
         struct probe_state probe;
         struct activity activity;
         char *key; /* the tracker's: see tracker_mount_key() */
+        /* Its root is a file (a file bind mount, found by the first probe
+         * or walk to open it): never probed, walked or sampled. */
+        bool root_not_dir;
 } TrackedMount;
 
 /* 'pool' is the caller's and must outlive the tracker's jobs: call
@@ -106,7 +110,9 @@ struct progress {
         uint64_t inodes;   /* inodes in use on the filesystem; 0: unknown */
         int64_t eta_s;     /* seconds until the first figure, about; -1: unknown */
 };
-/* False when the mount has a figure (or is not sampled at all). */
+/* False when the mount has a figure (or cannot write atime). A mount
+ * that is never sampled (a file bind mount, an over-mounted one) says why
+ * in its stage, whatever its policy. */
 bool tracker_mount_progress(const TrackedMount *m, struct progress *ret);
 
 /* The mount's filesystem as the tracker knows it: its device (NULL if it
@@ -121,6 +127,9 @@ uint64_t tracker_mount_population(const TrackedMount *m);
 /* Whether a mount lets atime be written at all (not noatime, not ro). */
 bool tracker_mount_writes_atime(const TrackedMount *m);
 bool tracker_mount_stalled(const TrackedMount *m);
+/* Whether atimed looks at the mount's files at all: not when its root is
+ * a file or it is over-mounted (its path leads to another mount). */
+bool tracker_mount_sampled(const TrackedMount *m);
 /* A mount a user other than root made and serves (FUSE user_id=): its jobs
  * get a bounded share of the workers, its history gives way first. */
 bool tracker_mount_is_users(const MountEntry *e);

@@ -34,7 +34,6 @@ trace_cleanup() {
         done
 }
 trap 'trace_cleanup; cleanup' EXIT
-as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 
 make_tree $T/src/tree 10 50
 echo "the file with many names" >$T/src/f

@@ -16,18 +16,13 @@ N=100
 NC=60
 IV=2
 
-# A fuse device anyone may open, and user_allow_other, in this namespace.
-mknod -m 0666 $T/fuse c 10 229 || bail "mknod"
-mount --bind $T/fuse /dev/fuse || bail "bind /dev/fuse"
-printf 'user_allow_other\nmount_max = 1000\n' >$T/fuse.conf
-mount --bind $T/fuse.conf /etc/fuse.conf || bail "bind fuse.conf"
+fuse_for_users
 
 mkdir -p $M/real $M/u
 mount -t tmpfs -o strictatime tmpfs $M/real || bail "mount real"
 for i in $(seq 1 20); do echo x >$M/real/f$i; done
 chmod 0755 $T $M
 chmod 1777 $M/u
-as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 as_nobody sh -c "mkdir -p $M/u/src && echo y >$M/u/src/f && for i in \$(seq 1 $N); do
         mkdir -p $M/u/open\$i && bindfs -o allow_other $M/u/src $M/u/open\$i || exit 1
 done && for i in \$(seq 1 $NC); do

@@ -12,7 +12,6 @@ M=$T/mnt
 mkdir -p $M/tmp
 mount -t tmpfs -o relatime,mode=1777 tmpfs $M/tmp || bail mount
 chmod 0755 $T $M
-as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 as_nobody sh -c "mkdir $M/tmp/x && for i in \$(seq 1 200); do echo y >$M/tmp/x/f\$i; done" || bail "nobody's files"
 write_config "${TMPFS_ONLY[@]}" '[sampler] interval = 2s'
 start_daemon

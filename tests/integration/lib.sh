@@ -338,3 +338,16 @@ poll_activity() {
                 sleep 0.5
         done
 }
+
+# fuse_for_users: in this test's namespace, a /dev/fuse anyone may open and
+# a fuse.conf with user_allow_other (as on many hosts; this one has 0600
+# and no such line), so that nobody can make FUSE mounts others may enter.
+fuse_for_users() {
+        mknod -m 0666 $T/fuse c 10 229 || bail "mknod"
+        mount --bind $T/fuse /dev/fuse || bail "bind /dev/fuse"
+        printf 'user_allow_other\nmount_max = 1000\n' >$T/fuse.conf
+        mount --bind $T/fuse.conf /etc/fuse.conf || bail "bind fuse.conf"
+}
+
+# as_nobody COMMAND...: runs it as user nobody, group nogroup.
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }

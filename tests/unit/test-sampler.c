@@ -476,6 +476,25 @@ int main(void) {
         hard_links(&pl);
         sets_are_not_reads(&pl);
 
+        {
+                /* A place whose root is a file (as a file bind mount's is):
+                 * said so, and nothing is walked. */
+                char file[300];
+                struct sampler_place fpl = pl;
+                FILE *f;
+
+                snprintf(file, sizeof file, "%s/a-file", root);
+                f = fopen(file, "we");
+                if (f)
+                        fclose(f);
+                fpl.target = file;
+                ok(sampler_new(10, 1, &s) == 0 &&
+                           sampler_walk_step(s, &fpl, &(uint64_t) { 100 }, &no_cancel) == -ENOTDIR && !s->walk,
+                   "a place whose root is a file: -ENOTDIR, no walk begun");
+                sampler_free(s);
+                (void) unlink(file);
+        }
+
         pl.mount_id += 1000;
         ok(sampler_new(10, 1, &s) == 0 && sampler_walk_step(s, &pl, &(uint64_t) { 100 }, &no_cancel) == -ESTALE,
            "a place on another mount than expected is refused");

@@ -312,6 +312,53 @@ int main(void) {
                 store_free(c);
         }
 
+        /* Over the cap, the system's history stays: users' mounts go
+         * first, then passing ones (under an hour), whenever last seen. */
+        {
+                Store *c = NULL;
+
+                store_new(dir, sp, nsp, 3, &c);
+                feed(c, "system", 0, 120);     /* two hours, gone since */
+                feed(c, "root-short", 200, 205); /* five minutes, gone since */
+                feed(c, "u1", 300, 302);
+                feed(c, "u2", 301, 303);
+                feed(c, "u3", 302, 304);
+                store_mark_users(c, "u1");
+                store_mark_users(c, "u2");
+                store_mark_users(c, "u3");
+                store_mark_users(c, "not-there"); /* nothing happens */
+                is_int(store_prune(c, T0 + 400 * 60), 2, "over a cap of 3: two dropped");
+                ok(store_find(c, "system") && store_find(c, "root-short") && store_find(c, "u3") && !store_find(c, "u1") &&
+                           !store_find(c, "u2"),
+                   "the users' mounts seen longest ago went; root's passing mount and the system's stay");
+                is_int(store_prune(c, T0 + 400 * 60), 0, "at the cap: nothing more");
+                store_free(c);
+
+                store_new(dir, sp, nsp, 1, &c);
+                feed(c, "system", 0, 120);
+                feed(c, "root-short", 200, 205);
+                is_int(store_prune(c, T0 + 400 * 60), 1, "over a cap of 1: one dropped");
+                ok(store_find(c, "system") && !store_find(c, "root-short"),
+                   "a passing mount goes before the system's, though seen later");
+                store_free(c);
+        }
+        {
+                /* A finest ring shorter than an hour: the next ring tells
+                 * how long a history spans. */
+                struct stats_ring_spec short_rings[2];
+                unsigned ns;
+                Store *c = NULL;
+
+                stats_parse_rings("1min:10min, 1h:1d", short_rings, &ns);
+                store_new(dir, short_rings, ns, 1, &c);
+                feed(c, "system", 0, 180);       /* three hours */
+                feed(c, "half-hour", 200, 230); /* its finest ring full, yet passing */
+                is_int(store_prune(c, T0 + 300 * 60), 1, "short finest ring: one dropped");
+                ok(store_find(c, "system") && !store_find(c, "half-hour"),
+                   "short finest ring: the half-hour mount passed, the three-hour one stays");
+                store_free(c);
+        }
+
         /* A state dir that cannot be written: errors, then recovery. */
         {
                 Store *c = NULL;
