@@ -539,6 +539,47 @@ static int walk_finish(Sampler *s) {
         return 1;
 }
 
+/* A copy of a first walk's reservoir so far, both strata: what a sweep can
+ * measure before the walk is done (see sampler.h). */
+static int walk_snapshot(const Walk *w, Reservoir **ret) {
+        _cleanup_free_ Reservoir *res = calloc(1, sizeof *res);
+        size_t n = w->n_res + w->n_fresh;
+
+        if (!res)
+                return -ENOMEM;
+        res->v = calloc(MAX(n, (size_t) 1), sizeof *res->v);
+        if (!res->v)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const SampleEntry *e = i < w->n_res ? &w->res[i] : &w->fresh[i - w->n_res];
+
+                res->v[i] = *e;
+                res->v[i].path = strdup(e->path);
+                if (!res->v[i].path) {
+                        entries_free(res->v, i);
+                        res->v = NULL;
+                        return -ENOMEM;
+                }
+        }
+        res->n = n;
+        res->population = w->seen;
+        res->inodes = w->inodes;
+        res->stratum_population[STRATUM_REST] = w->seen - w->seen_fresh;
+        res->stratum_population[STRATUM_FRESH] = w->seen_fresh;
+        res->skipped = w->skipped;
+        res->partial = true;
+        *ret = TAKE_PTR(res);
+        return 0;
+}
+
+bool sampler_can_sweep(const Sampler *s) {
+        return s && (s->current || s->next || (s->walk && s->walk->n_res > 0));
+}
+
+bool sampler_whole(const Sampler *s) {
+        return s && ((s->current && !s->current->partial) || (s->next && !s->next->partial));
+}
+
 int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budget, const atomic_bool *cancel) {
         _cleanup_close_ int rootfd = -1;
         int r;
@@ -980,9 +1021,17 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
         int r;
 
         *ret = res;
-        if (!s->current && !s->next)
+        if (!sampler_can_sweep(s))
                 return -EAGAIN;
         too_soon = s->current && s->last_sweep > 0 && now_usec < s->last_sweep + min_usec;
+        /* A first walk under way: the part walked so far is measured over
+         * the next interval (never swapped in where the one before it was
+         * not measured yet). */
+        if (s->walk && !s->next && s->walk->n_res > 0 && (!s->current || (s->current->partial && !too_soon))) {
+                r = walk_snapshot(s->walk, &s->next);
+                if (r < 0)
+                        return r;
+        }
         if (too_soon && !s->next)
                 return -EAGAIN; /* a short interval is never scaled up to a rate */
         fd = open_place(pl, O_PATH);
@@ -993,7 +1042,10 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
 
                 if (fstatfs(fd, &sfs) == 0)
                         res = (struct sweep_result) { .have_statfs = true, .free_blocks = (uint64_t) sfs.f_bfree,
-                                                      .free_inodes = (uint64_t) sfs.f_ffree };
+                                                      .free_inodes = (uint64_t) sfs.f_ffree,
+                                                      .used_inodes = sfs.f_files > sfs.f_ffree
+                                                                             ? (uint64_t) (sfs.f_files - sfs.f_ffree)
+                                                                             : 0 };
         }
 
         for (size_t w = 0; w < n_writers; w++)
@@ -1007,6 +1059,7 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
                 if (r < 0)
                         return r;
                 res.valid = res.sample > 0;
+                res.partial = s->current->partial;
                 res.population = (uint64_t) llround(fmax(1, s->current->inodes));
                 memcpy(res.stratum_population, s->current->stratum_population, sizeof res.stratum_population);
                 compared = true;
