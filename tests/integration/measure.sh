@@ -171,8 +171,9 @@ like "status shows the activity and device columns" "$(ctl status --full -o TARG
 stop_daemon
 is "exit 0" "$STOP_STATUS" "0"
 
-# --- Pacing and refresh: a walk never goes faster than walk_rate, and a
-# new walk after 'refresh' lets new files into the sample.
+# --- Pacing and refresh: a walk never goes faster than walk_rate (nor a
+# first walk faster than idle_walk_rate), and a new walk after 'refresh'
+# lets new files into the sample.
 cat >"$T/atimed.conf" <<CONF
 [daemon]
 log_level = debug
@@ -182,6 +183,7 @@ exclude_paths = $M/strict $M/noatime $M/rel $M/idle-view [/] [/]${T#/}
 [sampler]
 interval = 2s
 walk_rate = 5000
+idle_walk_rate = 5000
 refresh = 10s
 CONF
 # ("[/]" and "[/]${T#/}" are globs matching / and $T exactly: the host's
