@@ -66,15 +66,16 @@ static const char *activity_mark(json_object *a) {
 }
 
 /* While the first walk runs: " 12% ~4min", the share of the filesystem
- * the figure rests on so far and the time until it rests on all of it. */
-static void format_coverage(json_object *a, char *buf, size_t len) {
+ * the figure rests on so far and the time until it rests on all of it
+ * (brief: the share alone). */
+static void format_coverage(json_object *a, bool brief, char *buf, size_t len) {
         double cov = 1, ready = -1;
         char d[16] = "";
 
         buf[0] = 0;
         if (!get_double(a, F_COVERAGE, &cov) || cov >= 1)
                 return;
-        if (get_double(a, F_READY_IN_S, &ready) && ready >= 0) {
+        if (!brief && get_double(a, F_READY_IN_S, &ready) && ready >= 0) {
                 d[0] = ' ';
                 d[1] = '~';
                 format_duration(d + 2, sizeof d - 2, (uint64_t) fmax(1, ready) * USEC_PER_SEC);
@@ -101,8 +102,9 @@ static void format_activity(json_object *mnt, bool brief, char *buf, size_t len)
                 return;
         }
         mark = activity_mark(a);
+        format_coverage(a, brief, cov, sizeof cov);
         if (brief || !json_object_object_get_ex(a, F_UPDATES_CI95, &ci) || json_object_array_length(ci) != 2) {
-                snprintf(buf, len, "%s%s", chart_format_count(b1, sizeof b1, v), mark);
+                snprintf(buf, len, "%s%s%s", chart_format_count(b1, sizeof b1, v), mark, cov);
                 return;
         }
         lo = json_object_get_double(json_object_array_get_idx(ci, 0));
@@ -110,7 +112,6 @@ static void format_activity(json_object *mnt, bool brief, char *buf, size_t len)
         chart_format_count(b1, sizeof b1, v);
         chart_format_count(b2, sizeof b2, lo);
         chart_format_count(b3, sizeof b3, hi);
-        format_coverage(a, cov, sizeof cov);
         if (streq(b2, b3))
                 snprintf(buf, len, "%s%s%s", b1, mark, cov); /* nothing uncertain at this precision */
         else

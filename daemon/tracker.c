@@ -1579,14 +1579,19 @@ static int on_fine_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+/* The monotonic time of the first timed sweep at 'when' or after. */
+static uint64_t first_sweep_after(const Tracker *t, uint64_t when) {
+        uint64_t iv = t->config->sampler_interval_usec, next = next_sweep(t);
+
+        while (next < when)
+                next += iv;
+        return next;
+}
+
 /* The monotonic time of the first sweep that measures an interval begun
  * at 'since' (a sweep closer than 9/10 of an interval is skipped). */
 static uint64_t first_measuring_sweep(const Tracker *t, uint64_t since) {
-        uint64_t iv = t->config->sampler_interval_usec, next = next_sweep(t);
-
-        while (next < since + iv / 10 * 9)
-                next += iv;
-        return next;
+        return first_sweep_after(t, since + t->config->sampler_interval_usec / 10 * 9);
 }
 
 bool tracker_mount_progress(const TrackedMount *m, struct progress *ret) {
@@ -1606,12 +1611,14 @@ bool tracker_mount_progress(const TrackedMount *m, struct progress *ret) {
                 ret->stage = STAGE_WALKING;
                 ret->walked = fs->seen.walked;
                 ret->inodes = fs->seen.inodes;
-                if (ret->inodes > 0) {
-                        /* The first figure needs a part walked, not all:
-                         * the sweep after next at the latest. */
-                        uint64_t done = MIN(fs_walk_end(fs, ret->inodes, now), now + t->config->sampler_interval_usec);
+                /* The first figure needs a part walked, not all: the
+                 * sweep half an interval after the baseline the walk's
+                 * first step brings (sampler_sweep()). */
+                {
+                        uint64_t from = fs->seen.baseline_at > 0 ? fs->seen.baseline_at : now;
+                        uint64_t at = first_sweep_after(t, from + t->config->sampler_interval_usec / 2);
 
-                        ret->eta_s = (int64_t) ((first_measuring_sweep(t, done) - now) / USEC_PER_SEC);
+                        ret->eta_s = at > now ? (int64_t) ((at - now) / USEC_PER_SEC) : 0;
                 }
         } else if (fs->seen.sampled && fs->seen.baseline_at == 0) {
                 ret->stage = STAGE_BASELINE;
