@@ -89,7 +89,7 @@ static void add_activity(const Manager *m, const TrackedMount *tm, int64_t now, 
         r->in.counter_hi_per_min = a.counter_hi;
         if (r->in.have_activity)
                 return;
-        if (a.coverage < 1 && a.source != SOURCE_KERNEL) {
+        if (a.coverage > 0 && a.coverage < 1 && a.source != SOURCE_KERNEL) {
                 /* Its interval is open where the walk has not been. */
                 r->in.too_early = true;
                 r->in.ready_in_s = a.ready_at > now ? a.ready_at - now : 0;

@@ -995,10 +995,10 @@ static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
                 if (!m || m->fs != fs || !acts[w].have)
                         continue;
                 m->activity = acts[w];
-                /* A figure whose interval the walk has yet to close (the
-                 * sample's alone, unbounded by a kernel count) is shown,
-                 * not kept: history and advice begin with the whole walk. */
-                if (t->hooks.activity && !(acts[w].coverage < 1 && acts[w].source == SOURCE_SAMPLE))
+                /* A figure from the part walked so far (the sample's,
+                 * not the kernel's count) is shown, not kept: history and
+                 * advice begin with the whole walk. */
+                if (t->hooks.activity && !(acts[w].coverage < 1 && acts[w].source != SOURCE_KERNEL))
                         t->hooks.activity(m, &acts[w], t->hooks.userdata);
         }
 done:
