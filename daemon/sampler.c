@@ -543,37 +543,47 @@ static int walk_finish(Sampler *s) {
  * measure before the walk is done (see sampler.h). */
 static int walk_snapshot(const Walk *w, Reservoir **ret) {
         _cleanup_free_ Reservoir *res = calloc(1, sizeof *res);
-        size_t n = w->n_res + w->n_fresh;
+        size_t n = 0;
 
         if (!res)
                 return -ENOMEM;
+        for (unsigned k = 0; k < _STRATUM_MAX; k++)
+                n += w->strata[k].n;
         res->v = calloc(MAX(n, (size_t) 1), sizeof *res->v);
         if (!res->v)
                 return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                const SampleEntry *e = i < w->n_res ? &w->res[i] : &w->fresh[i - w->n_res];
+        for (unsigned k = 0; k < _STRATUM_MAX; k++) {
+                for (size_t i = 0; i < w->strata[k].n; i++) {
+                        SampleEntry *e = &res->v[res->n];
 
-                res->v[i] = *e;
-                res->v[i].path = strdup(e->path);
-                if (!res->v[i].path) {
-                        entries_free(res->v, i);
-                        res->v = NULL;
-                        return -ENOMEM;
+                        *e = w->strata[k].v[i];
+                        e->path = strdup(e->path);
+                        if (!e->path) {
+                                entries_free(res->v, res->n);
+                                res->v = NULL;
+                                return -ENOMEM;
+                        }
+                        res->n++;
                 }
+                res->stratum_population[k] = w->strata[k].seen;
         }
-        res->n = n;
         res->population = w->seen;
         res->inodes = w->inodes;
-        res->stratum_population[STRATUM_REST] = w->seen - w->seen_fresh;
-        res->stratum_population[STRATUM_FRESH] = w->seen_fresh;
         res->skipped = w->skipped;
         res->partial = true;
         *ret = TAKE_PTR(res);
         return 0;
 }
 
+static bool walk_drew(const Walk *w) {
+        for (unsigned k = 0; w && k < _STRATUM_MAX; k++)
+                if (w->strata[k].n > 0)
+                        return true;
+        return false;
+}
+
 bool sampler_can_sweep(const Sampler *s) {
-        return s && (s->current || s->next || (s->walk && s->walk->n_res > 0));
+        return s && (s->current || s->next || walk_drew(s->walk));
 }
 
 bool sampler_whole(const Sampler *s) {
@@ -1027,7 +1037,7 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
         /* A first walk under way: the part walked so far is measured over
          * the next interval (never swapped in where the one before it was
          * not measured yet). */
-        if (s->walk && !s->next && s->walk->n_res > 0 && (!s->current || (s->current->partial && !too_soon))) {
+        if (walk_drew(s->walk) && !s->next && (!s->current || (s->current->partial && !too_soon))) {
                 r = walk_snapshot(s->walk, &s->next);
                 if (r < 0)
                         return r;

@@ -767,7 +767,7 @@ static int stratified_estimates(const struct sweep_result *res, const struct sam
         /* A first walk's sample so far: the inodes it has not seen yet are
          * taken as like the rest stratum for the figure, and as anything
          * from none to all hot for its interval (estimate_unseen()); the
-         * fresh stratum is what the walk found read, not scaled. */
+         * fresh and hot strata are what the walk found read, not scaled. */
         double unseen = res->partial && res->used_inodes > res->population
                                 ? (double) (res->used_inodes - res->population) : 0;
         double tick_s = res->tick_ns > 0 ? (double) res->tick_ns / 1e9 : 0.004;
