@@ -37,7 +37,7 @@ EV=events/ext4/ext4_mark_inode_dirty
 IMGS=""
 ff_cleanup() {
         local i
-        for i in "$B"/tracing/instances/atimed-ff-*; do
+        for i in "$B"/tracing/instances/atimed-ff-$$-*; do
                 [ -d "$i" ] && { echo 0 >"$i/tracing_on"; rmdir "$i"; }
         done 2>/dev/null
         bench_cleanup
