@@ -5,8 +5,12 @@
 # with atimed running and with atimed stopped (SIGSTOP: no CPU, no I/O),
 # in ABBA order; the ratio of each round's medians is reported. Then the
 # daemon's CPU per sample sweep and per walked entry, and its RSS.
+# With FIRST_WALK_INODES=N, a second ext4 of N empty files is tracked too,
+# and the rounds run while atimed's first walk of it does (the walked share
+# is printed before and after the rounds): the cost of a first walk.
 #
 #   sudo make bench BENCH=observer-overhead   (ROUNDS=20 PASSES=5 by default)
+#   sudo make bench BENCH=observer-overhead FIRST_WALK_INODES=1000000
 . "$top_srcdir/bench/lib.sh"
 bench_enter_namespace
 NFILES=${NFILES:-20000}
@@ -19,6 +23,30 @@ mount -o loop,strictatime "$B/a.img" "$B/mnt/strict"
 make_files "$B/mnt/strict" "$NFILES"
 sync
 list_files "$B/mnt/strict" "$NFILES" >"$B/list"
+FIRST_WALK_INODES=${FIRST_WALK_INODES:-}
+if [ -n "$FIRST_WALK_INODES" ]; then
+        big=${BENCH_DIR:-/var/tmp}/atimed-oo-$$.img
+        truncate -s $((FIRST_WALK_INODES * 600 / 1048576 + 256))M "$big"
+        mkfs.ext4 -q -F -N $((FIRST_WALK_INODES + 4096)) "$big"
+        trap 'bench_cleanup; rm -f "$big"' EXIT
+        mkdir -p "$B/mnt/big"
+        mount -o loop "$big" "$B/mnt/big"
+        python3 - "$B/mnt/big" "$FIRST_WALK_INODES" <<'EOF'
+import os, sys
+top, n = sys.argv[1], int(sys.argv[2])
+for d in range((n + 99) // 100):
+    dd = os.path.join(top, "d%d" % d)
+    os.mkdir(dd)
+    for j in range(99):
+        os.close(os.open(os.path.join(dd, "f%d" % j), os.O_CREAT | os.O_WRONLY, 0o644))
+EOF
+        umount "$B/mnt/big" && mount -o loop "$big" "$B/mnt/big" # its caches cold
+fi
+# walked_share: how much of the big filesystem the first walk has seen.
+walked_share() {
+        "$ATIMECTL" --socket "$B/sock" --json status | jq -r --arg t "$B/mnt/big" '.mounts[] | select(.target == $t) |
+                if .activity then "figure resting on \(.activity.coverage * 100 | floor)%" else "\(.progress.stage) \(.progress.walked)/\(.progress.inodes)" end'
+}
 
 echo "observer-overhead: readblock over $NFILES files on strictatime ext4 (loop), warm cache"
 echo "machine: $(nproc) CPUs, $(uname -r), $(awk '/^model name/ { $1=$2=$3=""; print; exit }' /proc/cpuinfo | sed 's/^ *//')"
@@ -30,6 +58,7 @@ wait_measured "$B/mnt/strict" 240 || { echo "bench: no measurement after 240 s" 
 echo "first measurement of the mount after $(($(date +%s) - t0)) s (walk at 1000 entries/s, then two 1 min sweeps)"
 
 "$READBLOCK" 3 <"$B/list" >/dev/null # warm the cache
+[ -n "$FIRST_WALK_INODES" ] && echo "first walk of $FIRST_WALK_INODES inodes before the rounds: $(walked_share)"
 : >"$B/ratios"
 : >"$B/with"
 : >"$B/without"
@@ -51,6 +80,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
         awk -v a="$w" -v b="$wo" 'BEGIN { printf "%.4f\n", a / b }' >>"$B/ratios"
 done
 
+[ -n "$FIRST_WALK_INODES" ] && echo "first walk of $FIRST_WALK_INODES inodes after the rounds: $(walked_share)"
 printf '\n%-28s %10s %10s %10s\n' "" median min max
 printf '%-28s %10.1f %10.1f %10.1f\n' "ns/file, atimed stopped" "$(median <$B/without)" "$(minimum <$B/without)" "$(maximum <$B/without)"
 printf '%-28s %10.1f %10.1f %10.1f\n' "ns/file, atimed running" "$(median <$B/with)" "$(minimum <$B/with)" "$(maximum <$B/with)"

@@ -70,13 +70,31 @@ static const char *activity_mark(json_object *a) {
         return streq_ptr(get_str(a, F_FIGURE_SOURCE), "kernel_count") ? "*" : "";
 }
 
+/* While the first walk runs: " 12% ~4min", the share of the filesystem
+ * the figure rests on so far and the time until it rests on all of it
+ * (brief: the share alone). */
+static void format_coverage(json_object *a, bool brief, char *buf, size_t len) {
+        double cov = 1, ready = -1;
+        char d[16] = "";
+
+        buf[0] = 0;
+        if (!get_double(a, F_COVERAGE, &cov) || cov >= 1)
+                return;
+        if (!brief && get_double(a, F_READY_IN_S, &ready) && ready >= 0) {
+                d[0] = ' ';
+                d[1] = '~';
+                format_duration(d + 2, sizeof d - 2, (uint64_t) fmax(1, ready) * USEC_PER_SEC);
+        }
+        snprintf(buf, len, " %.0f%%%s", fmin(99, floor(100 * cov)), d);
+}
+
 /* "3000 (2870-3130)", "0", "walking 12% ~8m" before the first interval;
  * brief: the figure without its interval, the progress without its time
  * ("3000", "walking 12%"), for a table that must give way. */
 static void format_activity(json_object *mnt, bool brief, char *buf, size_t len) {
         json_object *a, *ci;
         double v, lo, hi;
-        char b1[16], b2[16], b3[16];
+        char b1[16], b2[16], b3[16], cov[40];
         const char *mark;
 
         if (get_bool(mnt, F_STALLED)) {
@@ -89,8 +107,9 @@ static void format_activity(json_object *mnt, bool brief, char *buf, size_t len)
                 return;
         }
         mark = activity_mark(a);
+        format_coverage(a, brief, cov, sizeof cov);
         if (brief || !json_object_object_get_ex(a, F_UPDATES_CI95, &ci) || json_object_array_length(ci) != 2) {
-                snprintf(buf, len, "%s%s", chart_format_count(b1, sizeof b1, v), mark);
+                snprintf(buf, len, "%s%s%s", chart_format_count(b1, sizeof b1, v), mark, cov);
                 return;
         }
         lo = json_object_get_double(json_object_array_get_idx(ci, 0));
@@ -99,9 +118,9 @@ static void format_activity(json_object *mnt, bool brief, char *buf, size_t len)
         chart_format_count(b2, sizeof b2, lo);
         chart_format_count(b3, sizeof b3, hi);
         if (streq(b2, b3))
-                snprintf(buf, len, "%s%s", b1, mark); /* nothing uncertain at this precision */
+                snprintf(buf, len, "%s%s%s", b1, mark, cov); /* nothing uncertain at this precision */
         else
-                snprintf(buf, len, "%s%s (%s-%s)", b1, mark, b2, b3);
+                snprintf(buf, len, "%s%s (%s-%s)%s", b1, mark, b2, b3, cov);
 }
 
 /* "ok", "MISMATCH: noatime", "unverified", "-" before the first probe;
@@ -270,6 +289,7 @@ static int parse_columns(const char *list, size_t *ret, size_t *ret_n) {
 struct status_counts {
         unsigned strict, rel, noat, stalled;
         unsigned kernel, disagree; /* figures marked '*' and '!' */
+        unsigned partial;          /* figures resting on part of a filesystem */
         double interval; /* the longest measuring interval, seconds */
 };
 
@@ -398,6 +418,7 @@ static int status_add_row(Table *t, json_object *mnt, const char *label, double 
         if (a && json_object_is_type(a, json_type_object)) {
                 c->kernel += streq(activity_mark(a), "*");
                 c->disagree += streq(activity_mark(a), "!");
+                c->partial += get_double(a, F_COVERAGE, &s) && s < 1;
         }
         return 0;
 }
@@ -419,6 +440,9 @@ static void status_legend(json_object *mounts, const struct status_counts *c, do
                 printf("*: counted by the kernel (the filesystem's transactions: it made nothing else).\n");
         if (c->disagree)
                 printf("!: the sample and the kernel's count of transactions disagree: the figure is in doubt.\n");
+        if (c->partial)
+                printf("N%% ~T: the first walk has seen N%% of the filesystem so far; the interval covers the rest, the\n"
+                       "figure rests on all of it (for advice) in about T.\n");
         if (scale > 0 && sparklines)
                 printf("LAST-HOUR: one scale for all rows, full block = %s/min.\n", chart_format_count(b, sizeof b, scale));
         /* Live changes that the next mount would undo, or the reverse. */

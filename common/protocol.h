@@ -119,6 +119,11 @@
 /* Atimes set by utimensat()/futimens() (touch -a, cp -p, rsync), per
  * minute: no mount option saves them, so no other figure counts them. */
 #define F_ATIME_SETS_PER_MIN "atime_sets_per_min"
+/* While a filesystem's first walk runs: the share of its inodes the figure's
+ * sample was drawn from (1 after), and the seconds until a figure from the
+ * whole walk's sample is due (null then). */
+#define F_COVERAGE "coverage"
+#define F_READY_IN_S "ready_in_s"
 
 /* GetStatus: what a mount waits for until its first figure */
 #define F_PROGRESS "progress"

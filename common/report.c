@@ -171,7 +171,9 @@ static json_object *activity_to_json(const ReportActivity *a) {
             add_nullable(o, F_KERNEL_COUNTER, a->counter ? json_object_new_string(a->counter) : NULL) < 0 ||
             add_nullable(o, F_KERNEL_TRANSACTIONS_PER_MIN,
                          a->counter ? pair_rounded(a->counter_lo, a->counter_hi, 2) : NULL) < 0 ||
-            add(o, F_COUNTER_DISAGREES, json_object_new_boolean(a->disagrees)) < 0)
+            add(o, F_COUNTER_DISAGREES, json_object_new_boolean(a->disagrees)) < 0 ||
+            add(o, F_COVERAGE, report_json_rounded(a->coverage, 4)) < 0 ||
+            add_nullable(o, F_READY_IN_S, a->ready_in_s >= 0 ? json_object_new_int64(a->ready_in_s) : NULL) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }
@@ -336,6 +338,10 @@ static void activity_from_json(Report *r, json_object *o, ReportActivity *a) {
         if (!a->counter || !pair(o, F_KERNEL_TRANSACTIONS_PER_MIN, &a->counter_lo, &a->counter_hi))
                 a->counter = NULL;
         a->disagrees = boolean(o, F_COUNTER_DISAGREES);
+        /* A daemon before coverage: its figures rest on whole walks. */
+        if (!number(o, F_COVERAGE, &a->coverage))
+                a->coverage = 1;
+        a->ready_in_s = member(o, F_READY_IN_S, json_type_int) ? integer(o, F_READY_IN_S) : -1;
 }
 
 static int mount_from_json(Report *r, json_object *o) {

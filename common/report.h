@@ -49,6 +49,8 @@ typedef struct ReportActivity {
         uint64_t sample, population;
         bool exact, shared;
         int64_t at; /* Unix seconds; 0: none (an exact zero) */
+        double coverage;    /* of the filesystem's inodes, the share the sample rests on (1: all) */
+        int64_t ready_in_s; /* seconds until a figure from the whole walk's sample, about; -1: this is one */
 } ReportActivity;
 
 /* The advice for the mount (GetRecommendations' figures that the metrics

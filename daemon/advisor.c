@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse-util.h"
 #include "string-table.h"
 
 static const char *const advice_confidence_table[_CONFIDENCE_MAX] = {
@@ -378,6 +379,17 @@ void advisor_advise(const struct advisor_input *in, const struct advisor_params 
                 set(&a, in, in->policy.atime, in->policy.lazytime);
                 reason(&a, "read-only: no atime is ever written here");
                 by_rule(&a, BASIS_RULE);
+        } else if (in->too_early && in->need == NEED_NONE && in->policy.atime != ATIME_NOATIME) {
+                /* Whatever it said now could turn round once the walk has
+                 * seen the rest: a hot corner may be there. */
+                char d[32];
+
+                set(&a, in, in->policy.atime, in->policy.lazytime);
+                reason(&a, "too early: the figure so far rests on %.0f%% of the filesystem; advice in about %s",
+                       fmin(99, floor(100 * in->coverage)),
+                       format_duration(d, sizeof d, (uint64_t) MAX(in->ready_in_s, (int64_t) 1) * 1000000));
+                a.basis = BASIS_NONE;
+                a.confidence = CONFIDENCE_LOW;
         } else {
                 if (in->need != NEED_NONE)
                         advise_for_consumers(&a, in, lazy_pays);

@@ -79,6 +79,13 @@ struct advisor_input {
         uint64_t population;          /* inodes in the filesystem */
         bool counter_disagrees;       /* the last interval's sample and the kernel's count exclude each other */
         double counter_lo_per_min, counter_hi_per_min; /* that count: the filesystem's transactions */
+        /* No figure to advise on yet, only one from the part of the
+         * filesystem a first walk has seen (coverage, 0 to 1): the
+         * advice would change. ready_in_s: seconds until it rests on all
+         * of it, about. */
+        bool too_early;
+        int64_t ready_in_s;
+        double coverage;
 };
 
 struct advisor_params {

@@ -75,6 +75,7 @@ struct config {
         uint64_t sampler_interval_usec;
         unsigned sample_size;
         unsigned walk_rate; /* directory entries per second, for all walks together */
+        unsigned idle_walk_rate; /* the same for first walks while the host's CPUs are idle */
         uint64_t walk_refresh_usec;
         uint64_t sampler_timeout_usec;
 

@@ -286,3 +286,12 @@ int estimate_updates(const struct update_totals *t, uint64_t sample, uint64_t po
         ret->hi = fmax(ret->per_min, N * phi * mhi * rate);
         return 0;
 }
+
+void estimate_unseen(struct estimate *e, double seen, double unseen, double cap) {
+        if (unseen <= 0)
+                return;
+        if (seen > 0)
+                e->per_min *= (seen + unseen) / seen;
+        e->hi = fmax(e->hi + unseen * cap, e->per_min);
+        e->exact = false;
+}

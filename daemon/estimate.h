@@ -136,3 +136,16 @@ int estimate_updates(const struct update_totals *t, uint64_t sample, uint64_t po
                      struct estimate *ret);
 /* A sample's sum scaled to the population, per minute (0 without a sample). */
 double estimate_per_min(double sum, uint64_t sample, uint64_t population, double seconds);
+
+/* ---- a figure resting on part of a filesystem
+ *
+ * A first walk's sample covers only the inodes the walk has seen so far;
+ * 'unseen' more are in use. 'e' is the figure of one stratum of what was
+ * seen, whose 'seen' inodes it speaks for. The point is scaled as if the
+ * unseen inodes were like these (the best guess a uniform walk order would
+ * give); the lower bound stays (the unseen may hold nothing); the upper
+ * bound adds the most the unseen can hold: 'cap' per inode per minute (an
+ * update per tick of the timestamp clock, or one changed inode per
+ * interval). So a hot file where the walk has not been is inside the
+ * interval, however hot. */
+void estimate_unseen(struct estimate *e, double seen, double unseen, double cap);

@@ -90,6 +90,13 @@ static void add_activity(const View *v, const TrackedMount *tm, int64_t now, str
         r->in.counter_hi_per_min = a.counter_hi;
         if (r->in.have_activity)
                 return;
+        if (a.coverage > 0 && a.coverage < 1 && a.source != SOURCE_KERNEL) {
+                /* Its interval is open where the walk has not been. */
+                r->in.too_early = true;
+                r->in.ready_in_s = a.ready_at > now ? a.ready_at - now : 0;
+                r->in.coverage = a.coverage;
+                return;
+        }
         r->in.have_activity = true;
         r->in.per_min = r->in.peak_per_min = a.updates.per_min;
         r->in.lo_per_min = a.updates.lo;

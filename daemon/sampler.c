@@ -546,6 +546,57 @@ static int walk_finish(Sampler *s) {
         return 1;
 }
 
+/* A copy of a first walk's reservoir so far, both strata: what a sweep can
+ * measure before the walk is done (see sampler.h). */
+static int walk_snapshot(const Walk *w, Reservoir **ret) {
+        _cleanup_free_ Reservoir *res = calloc(1, sizeof *res);
+        size_t n = 0;
+
+        if (!res)
+                return -ENOMEM;
+        for (unsigned k = 0; k < _STRATUM_MAX; k++)
+                n += w->strata[k].n;
+        res->v = calloc(MAX(n, (size_t) 1), sizeof *res->v);
+        if (!res->v)
+                return -ENOMEM;
+        for (unsigned k = 0; k < _STRATUM_MAX; k++) {
+                for (size_t i = 0; i < w->strata[k].n; i++) {
+                        SampleEntry *e = &res->v[res->n];
+
+                        *e = w->strata[k].v[i];
+                        e->path = strdup(e->path);
+                        if (!e->path) {
+                                entries_free(res->v, res->n);
+                                res->v = NULL;
+                                return -ENOMEM;
+                        }
+                        res->n++;
+                }
+                res->stratum_population[k] = w->strata[k].seen;
+        }
+        res->population = w->seen;
+        res->inodes = w->inodes;
+        res->skipped = w->skipped;
+        res->partial = true;
+        *ret = TAKE_PTR(res);
+        return 0;
+}
+
+static bool walk_drew(const Walk *w) {
+        for (unsigned k = 0; w && k < _STRATUM_MAX; k++)
+                if (w->strata[k].n > 0)
+                        return true;
+        return false;
+}
+
+bool sampler_can_sweep(const Sampler *s) {
+        return s && (s->current || s->next || walk_drew(s->walk));
+}
+
+bool sampler_whole(const Sampler *s) {
+        return s && ((s->current && !s->current->partial) || (s->next && !s->next->partial));
+}
+
 int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budget, const atomic_bool *cancel) {
         _cleanup_close_ int rootfd = -1;
         int r;
@@ -987,9 +1038,17 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
         int r;
 
         *ret = res;
-        if (!s->current && !s->next)
+        if (!sampler_can_sweep(s))
                 return -EAGAIN;
         too_soon = s->current && s->last_sweep > 0 && now_usec < s->last_sweep + min_usec;
+        /* A first walk under way: the part walked so far is measured over
+         * the next interval (never swapped in where the one before it was
+         * not measured yet). */
+        if (walk_drew(s->walk) && !s->next && (!s->current || (s->current->partial && !too_soon))) {
+                r = walk_snapshot(s->walk, &s->next);
+                if (r < 0)
+                        return r;
+        }
         if (too_soon && !s->next)
                 return -EAGAIN; /* a short interval is never scaled up to a rate */
         fd = open_place(pl, O_PATH);
@@ -1000,7 +1059,10 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
 
                 if (fstatfs(fd, &sfs) == 0)
                         res = (struct sweep_result) { .have_statfs = true, .free_blocks = (uint64_t) sfs.f_bfree,
-                                                      .free_inodes = (uint64_t) sfs.f_ffree };
+                                                      .free_inodes = (uint64_t) sfs.f_ffree,
+                                                      .used_inodes = sfs.f_files > sfs.f_ffree
+                                                                             ? (uint64_t) (sfs.f_files - sfs.f_ffree)
+                                                                             : 0 };
         }
 
         for (size_t w = 0; w < n_writers; w++)
@@ -1014,6 +1076,7 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
                 if (r < 0)
                         return r;
                 res.valid = res.sample > 0;
+                res.partial = s->current->partial;
                 res.population = (uint64_t) llround(fmax(1, s->current->inodes));
                 memcpy(res.stratum_population, s->current->stratum_population, sizeof res.stratum_population);
                 compared = true;

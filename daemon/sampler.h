@@ -67,6 +67,7 @@ typedef struct Reservoir {
         uint64_t skipped;    /* directories the walk could not read without O_NOATIME */
         size_t n_hot;        /* entries with hot > 0 */
         bool fine_times;     /* some atime had a fraction of a second */
+        bool partial;        /* drawn from the part of the filesystem a first walk has seen so far */
 } Reservoir;
 
 typedef struct Walk Walk;
@@ -120,6 +121,9 @@ struct sweep_result {
         int64_t tick_ns;     /* the timestamp tick the updates were counted in */
         bool have_statfs;    /* statfs() answered at the sweep: */
         uint64_t free_blocks, free_inodes; /* nothing allocated or freed while they stay */
+        uint64_t used_inodes; /* the filesystem's inodes in use, by statfs(); 0: unknown */
+        bool partial;        /* the sample is of the part a first walk had seen (population): the rest,
+                              * used_inodes - population, was not sampled (see sampler_sweep()) */
 };
 
 /* A sampled name's share of its inode: 1/nlink for a file with hard links,
@@ -149,7 +153,12 @@ uint64_t sampler_walk_seen(const Sampler *s);
 uint64_t sampler_walk_inodes_hint(const Sampler *s);
 
 /* Compares the reservoir with the previous sweep, then swaps in a finished
- * walk's reservoir. An atime that moved together with the ctime and is not
+ * walk's reservoir. While the first walk runs (no finished reservoir yet),
+ * each sweep that can measure swaps in instead a copy of the walk's
+ * reservoir so far, marked partial: a uniform sample of the inodes the walk
+ * has seen (Algorithm R is uniform over every prefix of what it is
+ * offered), measured over the next interval. Its figures speak for that
+ * part only; the caller bounds the rest (estimate_unseen()). An atime that moved together with the ctime and is not
  * newer than the new ctime (or is ahead of the clock) was set by
  * utimensat()/futimens() (touch -a, cp -p, tar, rsync, a restore), not
  * written by a read: no mount option would save it, so it is left out of
@@ -167,3 +176,9 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
 int sampler_fine_sweep(Sampler *s, const struct sampler_place *pl, const atomic_bool *cancel);
 /* Whether a fine sweep has anything to look at. */
 bool sampler_has_hot(const Sampler *s);
+/* Whether a sweep has something to measure or a baseline to take: a
+ * reservoir, or a first walk that has drawn some of one. */
+bool sampler_can_sweep(const Sampler *s);
+/* Whether every figure rests on a whole walk's sample (false while the
+ * first walk runs). */
+bool sampler_whole(const Sampler *s);

@@ -100,6 +100,13 @@ static void fill_activity(ReportActivity *ra, const TrackedMount *tm) {
         ra->counter_lo = a.counter_lo;
         ra->counter_hi = a.counter_hi;
         ra->disagrees = a.disagrees;
+        ra->coverage = a.coverage > 0 ? a.coverage : 1;
+        ra->ready_in_s = -1;
+        if (a.ready_at > 0) {
+                int64_t now = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
+
+                ra->ready_in_s = a.ready_at > now ? a.ready_at - now : 0;
+        }
 }
 
 static void fill_progress(ReportProgress *rp, const TrackedMount *tm) {

@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "log.h"
 #include "store.h"
 #include "string-table.h"
@@ -116,6 +118,11 @@ struct Tracker {
         bool shutting_down;  /* no new jobs: the pool is being torn down */
         tracker_clock_fn clock; /* NULL: clock_gettime() */
         void *clock_userdata;
+        struct {             /* the host's CPU time at the last look (host_idle()) */
+                bool have;
+                uint64_t busy, total; /* ticks of /proc/stat, all CPUs */
+                uint64_t self_usec;   /* atimed's own, every thread */
+        } cpu;
 };
 
 struct probe_waiter {
@@ -460,7 +467,7 @@ static void mount_mark_not_dir(Tracker *t, TrackedMount *m) {
         m->probe.result = (struct probe_result) { .at = tracker_now(t, CLOCK_REALTIME), .not_directory = true };
         snprintf(m->probe.result.reason, sizeof m->probe.result.reason, "%s", PROBE_REASON_NOT_DIRECTORY);
         t->walks_changed = true;
-        t->generation++;
+        tracker_changed(t);
         log_mount_info(m->entry->target, "%s: %s", m->entry->target, PROBE_REASON_NOT_DIRECTORY);
 }
 
@@ -701,6 +708,57 @@ int tracker_probe_now(Tracker *t, int mount_id, tracker_probe_cb cb, void *userd
 
 /* ---------------------------------------------------------------- walks and sweeps */
 
+/* Whether, since the last look, everything on the host but atimed used
+ * under a tenth of its CPUs (/proc/stat, less atimed's own time). The
+ * first look says no. */
+static bool host_idle(Tracker *t) {
+        _cleanup_(fclosep) FILE *f = fopen("/proc/stat", "re");
+        unsigned long long v[8] = {};
+        uint64_t busy = 0, total = 0, self, hz = (uint64_t) MAX(sysconf(_SC_CLK_TCK), 1L);
+        struct rusage ru;
+        bool idle;
+
+        if (!f || fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                         &v[6], &v[7]) != 8 || getrusage(RUSAGE_SELF, &ru) < 0) {
+                t->cpu.have = false;
+                return false;
+        }
+        for (size_t i = 0; i < 8; i++) {
+                total += v[i];
+                busy += i == 3 || i == 4 ? 0 : v[i]; /* idle, iowait */
+        }
+        self = (uint64_t) ru.ru_utime.tv_sec * USEC_PER_SEC + (uint64_t) ru.ru_utime.tv_usec +
+               (uint64_t) ru.ru_stime.tv_sec * USEC_PER_SEC + (uint64_t) ru.ru_stime.tv_usec;
+        idle = t->cpu.have && total > t->cpu.total && busy >= t->cpu.busy && self >= t->cpu.self_usec;
+        if (idle) {
+                double others = (double) (busy - t->cpu.busy) - (double) (self - t->cpu.self_usec) * (double) hz / 1e6;
+
+                idle = others < 0.1 * (double) (total - t->cpu.total);
+        }
+        t->cpu.have = true;
+        t->cpu.busy = busy;
+        t->cpu.total = total;
+        t->cpu.self_usec = self;
+        return idle;
+}
+
+/* The walk budget of the next tick: idle_walk_rate while a first walk is
+ * under way and the host is idle, walk_rate otherwise. */
+static uint64_t walk_budget(Tracker *t) {
+        const struct config *c = t->config;
+        bool first = false;
+
+        if (c->idle_walk_rate <= c->walk_rate)
+                return c->walk_rate;
+        for (size_t i = 0; i < t->n_fss && !first; i++)
+                first = t->fss[i]->sampler && !sampler_whole(t->fss[i]->sampler) && fs_needs_sampling(t->fss[i]);
+        if (!first) {
+                t->cpu.have = false; /* a window begins at the next first walk */
+                return c->walk_rate;
+        }
+        return host_idle(t) ? c->idle_walk_rate : c->walk_rate;
+}
+
 static void fs_free(Filesystem *fs) {
         if (!fs)
                 return;
@@ -769,6 +827,7 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
 static void kick(Tracker *t);
 static void rearm_walk_timer(Tracker *t, uint64_t when);
 static void walk_next(Tracker *t, uint64_t now);
+static uint64_t first_measuring_sweep(const Tracker *t, uint64_t since);
 
 static void estimate_add(struct estimate *sum, const struct estimate *e) {
         sum->per_min += e->per_min;
@@ -780,23 +839,36 @@ static void estimate_add(struct estimate *sum, const struct estimate *e) {
 /* A writer's figures: each stratum of the sample estimated apart, then
  * added up (their bounds too: conservative). */
 static int stratified_estimates(const struct sweep_result *res, const struct sampler_writer *w, struct activity *a) {
+        /* A first walk's sample so far: the inodes it has not seen yet are
+         * taken as like the rest stratum for the figure, and as anything
+         * from none to all hot for its interval (estimate_unseen()); the
+         * fresh and hot strata are what the walk found read, not scaled. */
+        double unseen = res->partial && res->used_inodes > res->population
+                                ? (double) (res->used_inodes - res->population) : 0;
+        double tick_s = res->tick_ns > 0 ? (double) res->tick_ns / 1e9 : 0.004;
         bool any = false;
 
         a->est = a->updates = (struct estimate) { .exact = true };
+        a->coverage = unseen > 0 ? (double) res->population / (double) res->used_inodes : 1;
         for (unsigned k = 0; k < _STRATUM_MAX; k++) {
                 uint64_t n = res->stratum_sample[k], pop = MAX(res->stratum_population[k], n);
+                double scale = k == STRATUM_REST && unseen > 0 ? (pop + unseen) / (double) pop : 1;
                 struct estimate e;
 
                 if (n == 0)
                         continue;
                 if (estimate_activity(fmin(w->changed[k], (double) n), n, pop, res->seconds, &e) < 0)
                         return -EINVAL;
+                if (k == STRATUM_REST)
+                        estimate_unseen(&e, (double) pop, unseen, 60.0 / res->seconds);
                 estimate_add(&a->est, &e);
                 if (estimate_updates(&w->updates[k], n, pop, res->seconds, &e) < 0)
                         return -EINVAL;
+                if (k == STRATUM_REST)
+                        estimate_unseen(&e, (double) pop, unseen, 60.0 / tick_s);
                 estimate_add(&a->updates, &e);
-                a->writebacks_per_min += estimate_per_min(w->updates[k].writebacks, n, pop, res->seconds);
-                a->sets_per_min += estimate_per_min(res->sets[k], n, pop, res->seconds);
+                a->writebacks_per_min += scale * estimate_per_min(w->updates[k].writebacks, n, pop, res->seconds);
+                a->sets_per_min += scale * estimate_per_min(res->sets[k], n, pop, res->seconds);
                 any = true;
         }
         a->tick_ns = res->tick_ns;
@@ -940,6 +1012,27 @@ static void fs_log_sweep(const Filesystem *fs, const struct fs_job *j, const str
                         j->n_writers ? acts[0].updates.hi : 0.0, fs->unexplained ? "count unexplained" : "count explained");
 }
 
+/* When a figure from the whole walk's sample is due (Unix seconds), while
+ * the first walk runs: the inodes left at the pace it has kept so far, then
+ * the sweep that measures an interval of the finished sample. */
+static uint64_t fs_walk_end(const Filesystem *fs, uint64_t used, uint64_t now) {
+        const Tracker *t = fs->tracker;
+        uint64_t walked = fs->seen.walked, took = now > fs->walk_started ? now - fs->walk_started : 0;
+
+        if (used <= walked)
+                return now;
+        if (walked > 0 && took > 0)
+                return now + (uint64_t) ((double) (used - walked) * (double) took / (double) walked);
+        return now + (used - walked) * USEC_PER_SEC / MAX(t->config->walk_rate, 1u);
+}
+
+static int64_t fs_ready_at(const Filesystem *fs, const struct fs_job *j) {
+        const Tracker *t = fs->tracker;
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC), done = fs_walk_end(fs, j->res.used_inodes, now);
+
+        return (int64_t) ((j->at + (first_measuring_sweep(t, done) - now)) / USEC_PER_SEC);
+}
+
 static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
         Tracker *t = fs->tracker;
         _cleanup_free_ struct activity *acts = NULL;
@@ -965,6 +1058,8 @@ static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
                 };
                 if (stratified_estimates(&j->res, &j->writers[w], &acts[w]) < 0)
                         acts[w].have = false;
+                if (j->res.partial)
+                        acts[w].ready_at = fs_ready_at(fs, j);
         }
         fs_apply_count(fs, j, &before, &prev, acts, j->n_writers);
         if (log_get_max_level() >= LOG_DEBUG)
@@ -975,7 +1070,10 @@ static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
                 if (!m || m->fs != fs || !acts[w].have)
                         continue;
                 m->activity = acts[w];
-                if (t->hooks.activity)
+                /* A figure from the part walked so far (the sample's,
+                 * not the kernel's count) is shown, not kept: history and
+                 * advice begin with the whole walk. */
+                if (t->hooks.activity && !(acts[w].coverage < 1 && acts[w].source != SOURCE_KERNEL))
                         t->hooks.activity(m, &acts[w], t->hooks.userdata);
         }
 done:
@@ -1112,7 +1210,10 @@ static void fs_walk_done(Filesystem *fs, const struct fs_job *j, uint64_t now) {
         fs->walk_took = now - fs->walk_started;
         fs->next_walk = now + CLAMP(10 * (now - fs->walk_started), (uint64_t) WALK_REFRESH_MIN_USEC,
                                     MAX(t->config->walk_refresh_usec, (uint64_t) WALK_REFRESH_MIN_USEC));
-        if (!fs->sampler->current)
+        /* A first walk's: its sample replaces the partial one at once
+         * (sampler_sweep() measures the partial one's interval first if it
+         * is long enough). */
+        if (!fs->sampler->current || fs->sampler->current->partial)
                 t->maybe_sweeps = fs->sweep_pending = true;
         log_mount_debug(j->target, "%s: sample walk done: %llu inodes, %zu sampled", j->target,
                   (unsigned long long) fs->sampler->next->population, fs->sampler->next->n);
@@ -1172,6 +1273,11 @@ static void fs_done(void *arg, WorkerStatus status) {
                         fs_note_outcome(fs, j, now);
                 if (j->kind == FS_JOB_WALK && j->r == 1)
                         fs_walk_done(fs, j, now);
+                else if (j->kind == FS_JOB_WALK && j->r == 0 && !fs->sampler->current)
+                        /* The first walk's first step: the part walked is
+                         * swept for a baseline at once, so that the next
+                         * sweep measures it (sampler_sweep()). */
+                        t->maybe_sweeps = fs->sweep_pending = true;
                 else if (j->kind == FS_JOB_SWEEP && j->r >= 0) {
                         fs_apply_sweep(fs, j);
                         fs_rewalk_soon(fs, &j->res, now);
@@ -1258,9 +1364,16 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                 .mount_id = place->id,
                 .target = strdup(place->entry->target),
                 .fs_root = strdup(place->entry->root),
-                .budget = kind == FS_JOB_WALK ? t->tick_budget : 0,
-                /* Timer slack and a late job must not skip an interval. */
-                .min_usec = t->config->sampler_interval_usec / 10 * 9,
+                /* Only a first walk gets more than walk_rate. */
+                .budget = kind != FS_JOB_WALK ? 0
+                          : fs->sampler && sampler_whole(fs->sampler) ? MIN(t->tick_budget, (uint64_t) t->config->walk_rate)
+                                                                      : t->tick_budget,
+                /* Timer slack and a late job must not skip an interval.
+                 * While the first walk runs, half an interval is enough
+                 * for a first figure (and six of ext4's journal commits at
+                 * the default minute: its count can stand). */
+                .min_usec = fs->sampler && !sampler_whole(fs->sampler) ? t->config->sampler_interval_usec / 2
+                                                                       : t->config->sampler_interval_usec / 10 * 9,
                 .commit_s = mount_commit_seconds(place->entry->fstype, place->entry->super_options),
         };
         if (kind == FS_JOB_SWEEP && fs_find_counter(fs, place) == 0 && fs->counter.kind != FS_COUNTER_NONE) {
@@ -1375,7 +1488,7 @@ static void kick_sweeps(Tracker *t, uint64_t now) {
                                 left = true; /* a walk step is out: when it is back */
                         continue;
                 }
-                if (fs_ensure_sampler(fs) < 0 || (!fs->sampler->current && !fs->sampler->next)) {
+                if (fs_ensure_sampler(fs) < 0 || !sampler_can_sweep(fs->sampler)) {
                         fs->sweep_pending = false;
                         continue;
                 }
@@ -1483,7 +1596,7 @@ static int on_walk_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         tracker_changed(t);
         t->walks_changed = true; /* the timer is spent: kick() arms it again */
         if (!t->walking && (t->tick_budget == 0 || now >= t->last_walk_step + WALK_TICK_USEC)) {
-                t->tick_budget = t->config->walk_rate;
+                t->tick_budget = walk_budget(t);
                 t->last_walk_step = now;
         }
         kick(t); /* which walks */
@@ -1567,14 +1680,19 @@ static int on_fine_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+/* The monotonic time of the first timed sweep at 'when' or after. */
+static uint64_t first_sweep_after(const Tracker *t, uint64_t when) {
+        uint64_t iv = t->config->sampler_interval_usec, next = next_sweep(t);
+
+        while (next < when)
+                next += iv;
+        return next;
+}
+
 /* The monotonic time of the first sweep that measures an interval begun
  * at 'since' (a sweep closer than 9/10 of an interval is skipped). */
 static uint64_t first_measuring_sweep(const Tracker *t, uint64_t since) {
-        uint64_t iv = t->config->sampler_interval_usec, next = next_sweep(t);
-
-        while (next < since + iv / 10 * 9)
-                next += iv;
-        return next;
+        return first_sweep_after(t, since + t->config->sampler_interval_usec / 10 * 9);
 }
 
 bool tracker_mount_progress(const TrackedMount *m, struct progress *ret) {
@@ -1598,11 +1716,14 @@ bool tracker_mount_progress(const TrackedMount *m, struct progress *ret) {
                 ret->stage = STAGE_WALKING;
                 ret->walked = fs->seen.walked;
                 ret->inodes = fs->seen.inodes;
-                if (ret->inodes > 0 && t->config->walk_rate > 0) {
-                        uint64_t left = ret->inodes > ret->walked ? ret->inodes - ret->walked : 0;
-                        uint64_t done = now + left * USEC_PER_SEC / t->config->walk_rate;
+                /* The first figure needs a part walked, not all: the
+                 * sweep half an interval after the baseline the walk's
+                 * first step brings (sampler_sweep()). */
+                {
+                        uint64_t from = fs->seen.baseline_at > 0 ? fs->seen.baseline_at : now;
+                        uint64_t at = first_sweep_after(t, from + t->config->sampler_interval_usec / 2);
 
-                        ret->eta_s = (int64_t) ((first_measuring_sweep(t, done) - now) / USEC_PER_SEC);
+                        ret->eta_s = at > now ? (int64_t) ((at - now) / USEC_PER_SEC) : 0;
                 }
         } else if (fs->seen.sampled && fs->seen.baseline_at == 0) {
                 ret->stage = STAGE_BASELINE;

@@ -62,6 +62,10 @@ struct activity {
         FsCounterKind counter; /* the kernel's count read over the interval; FS_COUNTER_NONE: none */
         double counter_lo, counter_hi; /* the filesystem's transactions per minute, whole filesystem */
         bool disagrees;      /* the sample and the kernel's count disagree beyond the sample's interval */
+        double coverage;     /* of the filesystem's inodes, the share the sample was drawn from (1: all;
+                              * below while the first walk runs: see estimate_unseen()) */
+        int64_t ready_at;    /* Unix seconds when a figure from the whole walk's sample is due, about;
+                              * 0: this one is */
 };
 
 typedef struct TrackedMount {

@@ -165,11 +165,12 @@ like "status shows the activity and device columns" "$(ctl status --full -o TARG
 stop_daemon
 is "exit 0" "$STOP_STATUS" "0"
 
-# --- Pacing and refresh: a walk never goes faster than walk_rate, and a
-# new walk after 'refresh' lets new files into the sample.
+# --- Pacing and refresh: a walk never goes faster than walk_rate (nor a
+# first walk faster than idle_walk_rate), and a new walk after 'refresh'
+# lets new files into the sample.
 write_config '[daemon] log_level = debug' '[mounts] include_fstypes = ext4 tmpfs' \
         "[mounts] exclude_paths += $M/strict $M/noatime $M/rel $M/idle-view" \
-        '[sampler] interval = 2s' '[sampler] walk_rate = 5000' '[sampler] refresh = 10s'
+        '[sampler] interval = 2s' '[sampler] walk_rate = 5000' '[sampler] idle_walk_rate = 5000' '[sampler] refresh = 10s'
 # ("[/]" and "[/]${T#/}" are globs matching / and $T exactly: the host's
 # root and the test's own tmpfs stay out, the mounts below $T stay in.)
 : >"$T/atimed.log"

@@ -286,6 +286,22 @@ int main(void) {
                 estimate_learn(&r, 0, -5 * TICK, 250 * TICK, -100 * TICK, TICK);
                 ok(r.seen == 0 && r.empty == 0, "and nothing learnt from it");
         }
+        {
+                /* A first walk has seen 10,000 of 100,000 inodes: 20 of a
+                 * sample of 1,000 changed. */
+                struct estimate u;
+
+                ok(estimate_activity(20, 1000, 10000, 60, &u) == 0, "part walked: an estimate of that part");
+                e = u;
+                estimate_unseen(&u, 10000, 90000, 15000);
+                ok(fabs(u.per_min - 10 * e.per_min) < 1e-6, "the point: the rest taken as like the part walked");
+                ok(u.lo == e.lo, "the lower bound: the rest may hold nothing");
+                ok(u.hi >= e.hi + 90000.0 * 15000 && !u.exact,
+                   "the upper bound: every unseen inode written every tick, a hot corner included");
+                u = e;
+                estimate_unseen(&u, 10000, 0, 15000);
+                ok(u.per_min == e.per_min && u.hi == e.hi && u.lo == e.lo, "nothing unseen: unchanged");
+        }
         ok(fabs(estimate_writebacks(1, 60, 5) - 1) < 0.1, "one update: one write-back");
         ok(fabs(estimate_writebacks(15000, 60, 5) - 12) < 0.01, "a hot inode: one write-back per commit (12 a minute)");
         ok(fabs(estimate_writebacks(6, 60, 5) - 12 * -expm1(-0.5)) < 1e-9, "in between: the commits it is dirty in");

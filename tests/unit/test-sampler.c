@@ -120,6 +120,41 @@ static void attribution_by_policy(const struct sampler_place *pl) {
  * same names: the sweep must not follow it (the inodes found there are not
  * the ones sampled, and a symlink may lead anywhere, a hung filesystem
  * included). Puts things back after. */
+/* A first walk under way: each sweep measures a copy of the reservoir so
+ * far, marked partial, and takes a fresh copy; the finished walk's
+ * replaces them. */
+static void partial_walk(const struct sampler_place *pl) {
+        _cleanup_(sampler_freep) Sampler *s = NULL;
+        struct sweep_result res;
+        uint64_t left = 20, p1, p2;
+
+        ok(sampler_new(1000, 7, &s) == 0 && sampler_walk_step(s, pl, &left, &no_cancel) == 0 && s->walk,
+           "partial: a first step of 20 entries");
+        ok(sampler_can_sweep(s) && !sampler_whole(s), "partial: something to sweep, nothing whole");
+        p1 = sampler_walk_seen(s);
+        ok(sampler_sweep(s, pl, NULL, 0, 1000000, 0, &no_cancel, &res) == 0 && !res.valid && s->current &&
+                   s->current->partial && s->current->population == p1 && s->current->n == p1,
+           "partial: a baseline of the %" PRIu64 " walked", p1);
+        left = 30;
+        (void) sampler_walk_step(s, pl, &left, &no_cancel);
+        p2 = sampler_walk_seen(s);
+        ok(sampler_sweep(s, pl, NULL, 0, 61000000, 0, &no_cancel, &res) == 0 && res.valid && res.partial &&
+                   res.population == p1 && res.used_inodes > res.population,
+           "partial: measured over the %" PRIu64 " of %" PRIu64 " inodes in use", p1, res.used_inodes);
+        ok(s->current && s->current->partial && s->current->population == p2 && p2 > p1 && s->walk,
+           "partial: and the next copy (%" PRIu64 " walked) swapped in, the walk going on", p2);
+        ok(sampler_sweep(s, pl, NULL, 0, 62000000, 30000000, &no_cancel, &res) == -EAGAIN,
+           "partial: a sweep too soon neither measures nor takes a new copy");
+        while (s->walk) {
+                left = 1000;
+                (void) sampler_walk_step(s, pl, &left, &no_cancel);
+        }
+        ok(sampler_whole(s), "partial: the walk done, a whole sample waits");
+        ok(sampler_sweep(s, pl, NULL, 0, 121000000, 0, &no_cancel, &res) == 0 && res.valid && res.partial &&
+                   res.population == p2 && s->current && !s->current->partial && s->current->population > p2,
+           "partial: the last partial interval measured, the whole walk's sample swapped in");
+}
+
 static void replaced_by_symlink(const struct sampler_place *pl, uint64_t population, const char *how) {
         struct sweep_result res;
         Sampler *s = NULL;
@@ -448,6 +483,7 @@ int main(void) {
                 }
         }
         attribution_by_policy(&pl);
+        partial_walk(&pl);
         replaced_by_symlink(&pl, 104, "openat2");
         make_many_subdirs();
         many_subdirs(&pl, 104 + 1 + 1200 + 12, "openat2");
