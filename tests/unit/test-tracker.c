@@ -229,7 +229,9 @@ static void test_walk_ticks(void) {
         unsigned ticks = 0;
         Rig r;
 
-        c->walk_rate = 100;
+        /* Paced at walk_rate, even on an idle host (where a first walk
+         * would otherwise take idle_walk_rate). */
+        c->walk_rate = c->idle_walk_rate = 100;
         ok(rig_start(&r, c, "walk") == 0 && r.table->n == 1, "walk: one mount tracked");
         ok(run_until(r.event, r.tracker, r.table, stage_is, walking, 3000), "walk: its first step is out and back");
         (void) stage(mount_at(r.tracker, r.table, "walk"), &p);
