@@ -169,9 +169,13 @@ static void manager_trim(Manager *m) {
 }
 
 static int on_trim_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        size_t peak = m->mounts_peak;
+
         (void) s;
         (void) usec;
-        manager_trim(userdata);
+        manager_trim(m);
+        log_debug("Memory given back after the mount table shrank from %zu to %zu mounts", peak, m->mounts_peak);
         return 0;
 }
 

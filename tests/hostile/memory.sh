@@ -11,7 +11,7 @@ N=1000
 mkdir -p $M/churn
 for i in $(seq 1 $N); do mkdir -p $M/churn/$i; done
 
-write_config --bare "${TMPFS_ONLY[@]}" "[mounts] exclude_paths += [/]${T#/}"
+write_config --bare '[daemon] log_level = debug' "${TMPFS_ONLY[@]}" "[mounts] exclude_paths += [/]${T#/}"
 start_daemon
 
 # rss: resident KiB of the daemon; anon: its private anonymous (heap) KiB.
@@ -37,15 +37,17 @@ for round in 1 2 3; do
         p=$(anon)
         [ "$p" -gt "$peak" ] && peak=$p
         t2=$(date +%s%N)
+        given="Memory given back after the mount table shrank from [0-9]* to $(($(wc -l </proc/self/mountinfo) - N)) mounts"
+        given_before=$(grep -c "$given" $T/atimed.log)
         for i in $(seq 1 $N); do umount $M/churn/$i; done
         diag "round $round: $N mounts in $(((t1 - t0) / 1000000)) ms, tracked $(((t2 - t1) / 1000000)) ms later," \
                 "unmounted in $((($(date +%s%N) - t2) / 1000000)) ms; RssAnon $p KiB with them"
         check "round $round: all $N gone from status" wait_until 20 tracked_is 0
-        # A few ticks with the smaller table, and the trim after churn: the
-        # trim runs on a timer 2 s after the table changes (TRIM_DELAY_USEC,
-        # daemon/manager.c) and shows nowhere but in the memory measured
-        # here, so this sleep stays.
-        sleep 4
+        # The trim after churn: on a timer 2 s after the table last shrank
+        # (TRIM_DELAY_USEC, daemon/manager.c), said in the debug log with
+        # the table's size: the one from before the round.
+        check "round $round: the memory given back" wait_until 20 sh -c \
+                "[ \$(grep -c '$given' $T/atimed.log) -gt $given_before ]"
         after[$round]=$(anon)
         diag "round $round: RssAnon $((after[round])) KiB after"
 done

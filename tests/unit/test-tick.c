@@ -140,7 +140,7 @@ int main(void) {
         {
                 /* Without the call the cached text would still say 0, unless
                  * the second of uptime_s turned meanwhile. */
-                int64_t c3, u3;
+                int64_t c3 = -1, u3 = -1;
 
                 ok(status_of(unwired, &c3, &u3) && (c3 == 0 || u3 != uptime2),
                    "methods nobody told still serve the cached 0 (uptime %lld then %lld)", (long long) uptime2,
