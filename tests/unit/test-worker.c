@@ -41,6 +41,39 @@ static void run_for(sd_event *e, unsigned ms) {
         } while (now - start < (uint64_t) ms * 1000);
 }
 
+/* Runs the loop until pred(arg) holds, for 'limit_ms' at most (a loaded
+ * machine may take its time; the checks are on what happened, not when). */
+static bool run_until(sd_event *e, bool (*pred)(const void *arg), const void *arg, unsigned limit_ms) {
+        uint64_t start, now;
+
+        sd_event_now(e, CLOCK_MONOTONIC, &start);
+        do {
+                if (pred(arg))
+                        return true;
+                (void) sd_event_run(e, 10 * 1000);
+                sd_event_now(e, CLOCK_MONOTONIC, &now);
+        } while (now - start < (uint64_t) limit_ms * 1000);
+        return pred(arg);
+}
+
+static bool rec_completed(const void *arg) {
+        return ((const struct rec *) arg)->n > 0;
+}
+
+static bool rec_ran(const void *arg) {
+        return ((const struct rec *) arg)->ran;
+}
+
+struct stuck_want {
+        const WorkerPool *pool;
+        unsigned n;
+};
+
+static bool stuck_is(const void *arg) {
+        const struct stuck_want *w = arg;
+
+        return worker_pool_bounded_stuck(w->pool) == w->n;
+}
 
 /* The slot's owner: counts what the contract promises to call. */
 struct owner {
@@ -228,29 +261,29 @@ int main(void) {
 
                 ok(worker_pool_new(e, 2, &two) == 0, "a pool of two threads");
 
+                /* Hung long enough to be stuck all at once, however slowly
+                 * a loaded machine gets them there. */
                 for (unsigned i = 0; i <= WORKER_BOUNDED_STUCK; i++)
-                        hung[i] = (struct rec) { .sleep_ms = 1500 };
+                        hung[i] = (struct rec) { .sleep_ms = 6000 };
                 ok(worker_submit_bounded(two, work, done, &hung[0], 100 * 1000) == 0 &&
                            worker_submit_bounded(two, work, done, &other, 60 * 1000) == 0,
                    "two bounded jobs queued");
                 ok(worker_submit(two, work, done, &plain, 2000 * 1000) == 0, "an ordinary job behind them");
-                run_for(e, 80);
-                ok(hung[0].ran && !other.ran, "one bounded job runs at a time");
-                ok(plain.n == 1 && plain.seen[0] == WORKER_DONE, "the ordinary one runs beside it");
-                run_for(e, 100);
-                ok(other.n == 1 && other.seen[0] == WORKER_EXPIRED, "the second bounded one waited, and expired");
+                ok(run_until(e, rec_completed, &plain, 5000) && plain.seen[0] == WORKER_DONE,
+                   "the ordinary one runs beside it");
+                ok(run_until(e, rec_ran, &hung[0], 5000) && !other.ran, "one bounded job runs at a time");
+                ok(run_until(e, rec_completed, &other, 5000) && other.seen[0] == WORKER_EXPIRED && !other.ran,
+                   "the second bounded one waited, and expired");
                 for (unsigned i = 1; i < WORKER_BOUNDED_STUCK; i++) {
                         (void) worker_submit_bounded(two, work, done, &hung[i], 100 * 1000);
-                        run_for(e, 150);
+                        (void) run_until(e, stuck_is, &(struct stuck_want) { two, i + 1 }, 3000);
                 }
                 is_int(worker_pool_bounded_stuck(two), WORKER_BOUNDED_STUCK, "hung bounded jobs: stuck threads");
                 is_int(worker_submit_bounded(two, work, done, &hung[WORKER_BOUNDED_STUCK], 100 * 1000), -EBUSY,
                        "with that many stuck, a bounded job is refused");
                 ok(worker_submit(two, work, done, &last, 2000 * 1000) == 0, "an ordinary one is not");
-                run_for(e, 100);
-                ok(last.n == 1 && last.seen[0] == WORKER_DONE, "and runs at once");
-                run_for(e, 1800);
-                is_int(worker_pool_bounded_stuck(two), 0, "once they come back, none stuck");
+                ok(run_until(e, rec_completed, &last, 5000) && last.seen[0] == WORKER_DONE, "and runs");
+                ok(run_until(e, stuck_is, &(struct stuck_want) { two, 0 }, 20000), "once they come back, none stuck");
                 worker_pool_free(two);
         }
         test_slot(e, p);
