@@ -126,18 +126,8 @@ for fs in $FSTYPES; do
 done
 
 # --- atimed, as the unit runs it, on these mounts alone.
-cat >$T/atimed.conf <<CONF
-[daemon]
-log_level = ${BUSY_LOG_LEVEL:-info}
-[mounts]
-include_fstypes = ext4 xfs
-exclude_paths = [/]
-[probe]
-interval = 7d
-[sampler]
-interval = ${IV}s
-walk_rate = 100000
-CONF
+write_config "[daemon] log_level = ${BUSY_LOG_LEVEL:-info}" '[mounts] include_fstypes = ext4 xfs' \
+        '[probe] interval = 7d' "[sampler] interval = ${IV}s"
 DAEMON_WRAPPER=(nice -n 10 ionice -c 3)
 start_daemon
 check "every mount is measured before the workloads" wait_until 120 sh -c "
