@@ -278,6 +278,23 @@ check "journalctl MESSAGE_ID=$ID finds the change of advice" wait_until 30 \
 like "with its fields" "$(C journalctl -b MESSAGE_ID=$ID ATIMED_TARGET=/mnt/a -o json | head -1 | jq -r '"\(.ATIMED_CURRENT) \(.ATIMED_RECOMMENDED) \(.PRIORITY) \(._SYSTEMD_UNIT)"')" \
         "^strictatime relatime[^ ]* 5 atimed.service$"
 
+# --- A container's odd mounts: nspawn binds /run/host/os-release, a file.
+# Tracked as a file mount (its policy from the table, never probed or
+# walked) and said once at most: it was logged 60 times a second. And the
+# capabilities a container's bounding set lacks are no error.
+pid=$(C systemctl show -p MainPID --value atimed.service)
+if [ -n "$(tracked_c /run/host/os-release)" ]; then
+        # (nspawn binds it twice: the lower one is over-mounted.)
+        is "the file bind mount /run/host/os-release is shown as one" \
+                "$(ctl_c --json status | jq -r '[.mounts[] | select(.target == "/run/host/os-release") | .progress.stage // "none"] |
+                        sort | unique | map(select(. != "overmounted")) | join(" ")')" "file_mount"
+        check "and named at most once in this daemon's log" \
+                sh -c "[ \$(nsenter -t $LEADER -a journalctl -b _PID=$pid -o cat | grep -c /run/host/os-release) -le 1 ]"
+else
+        diag "/run/host/os-release is no tracked mount here: not checked"
+fi
+is "no error about capabilities in a container" "$(C journalctl -b _PID=$pid -p err -o cat | grep -ci capabilit)" "0"
+
 # --- The watchdog: a stopped daemon is killed and restarted.
 C mkdir -p /etc/systemd/system/atimed.service.d
 Csh "printf '[Service]\nWatchdogSec=3s\nTimeoutAbortSec=2s\nRestartSec=1s\n' >/etc/systemd/system/atimed.service.d/watchdog.conf"
