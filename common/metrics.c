@@ -134,6 +134,14 @@ static bool v_interval(const ReportMount *m, double *ret) {
         *ret = m->activity.interval_s;
         return m->activity.have && *ret > 0;
 }
+static bool v_coverage(const ReportMount *m, double *ret) {
+        *ret = m->activity.coverage;
+        return m->activity.have;
+}
+static bool v_ready_in(const ReportMount *m, double *ret) {
+        *ret = (double) m->activity.ready_in_s;
+        return m->activity.have && m->activity.ready_in_s >= 0;
+}
 static bool v_stalled(const ReportMount *m, double *ret) {
         *ret = m->stalled;
         return true;
@@ -195,6 +203,12 @@ static const struct family mount_families[] = {
           "1 if the sample's 95% interval and the kernel's count of transactions exclude each other.", v_disagrees },
         { "atimed_measurement_interval_seconds", "gauge", "The length of the interval the atime figures cover.",
           v_interval },
+        { "atimed_atime_sample_coverage_ratio", "gauge",
+          "Of the filesystem's inodes, the share the atime figures rest on: below 1 while the first walk runs, and "
+          "the figures' interval is then wider.",
+          v_coverage },
+        { "atimed_atime_sample_complete_in_seconds", "gauge",
+          "While the first walk runs: seconds until the figures rest on the whole filesystem, about.", v_ready_in },
         { "atimed_device_writes_per_second", "gauge", "Write I/Os completed per second by the mount's block device.",
           v_dev_writes, true },
         { "atimed_device_written_bytes_per_second", "gauge", "Bytes written per second by the mount's block device.",

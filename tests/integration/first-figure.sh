@@ -112,6 +112,20 @@ holds() {
         diag "$1: truth $truth/min over the interval, which is $lo-$hi"
         awk -v t="$truth" -v l="$lo" -v h="$hi" -v fs=$1 'BEGIN { exit !(l <= t * 1.05 && t * (fs == "ext4" ? 0.98 : 0.75) <= h) }'
 }
+# The metrics' share of the filesystem and wait, of a first figure that
+# rests on part of it (unless the walk ended since: then status says so).
+metrics_share() {
+        local cov wait
+        ctl metrics >$T/metrics.$1 || return 1
+        cov=$(sed -n "s|^atimed_atime_sample_coverage_ratio{mountpoint=\"$M/$1\"} ||p" $T/metrics.$1)
+        wait=$(sed -n "s|^atimed_atime_sample_complete_in_seconds{mountpoint=\"$M/$1\"} ||p" $T/metrics.$1)
+        diag "$1: metrics: coverage ratio $cov, complete in ${wait:-(none)} s"
+        case $cov in
+        0.*) [[ $wait =~ ^[0-9]+$ ]] ;;
+        1) [ -z "$wait" ] && [ "$(mount_field $M/$1 activity.coverage)" = 1 ] ;;
+        *) false ;;
+        esac
+}
 for fs in ext4 tmpfs; do
         check "$fs: a first figure within 2 minutes of the start" wait_until $((begin + 120 - $(date +%s))) has_figure $M/$fs
         a=$(mount_field $M/$fs activity)
@@ -122,12 +136,16 @@ for fs in ext4 tmpfs; do
                 like "$fs: and when it will rest on all of it" "$(jq -r '.ready_in_s' <<<"$a")" '^[0-9]+$'
                 like "$fs: the table shows the share and the time" "$(ctl status --full $M/$fs | sed -n 2p)" '[0-9]+% ~[0-9]'
                 like "$fs: a narrow one the share" "$(COLUMNS=60 ctl status $M/$fs | sed -n 2p)" ' [0-9]+%'
+                check "$fs: the metrics carry the share and the wait" metrics_share $fs
                 rec=$(ctl --json recommend $M/$fs)
                 if [ "$(mount_field $M/$fs activity.coverage)" != 1 ]; then
                         like "$fs: recommend says it is too early, and for how long" "$rec" 'too early: the figure so far rests on [0-9]+% of the filesystem; advice in about [0-9]'
                 fi
         else
                 is "$fs: a figure on the whole filesystem has no wait" "$(jq -r '.ready_in_s' <<<"$a")" null
+                ctl metrics >$T/metrics.$fs
+                is "$fs: the metrics say the share is whole, and no wait" \
+                        "$(grep -c "^atimed_atime_sample_coverage_ratio{mountpoint=\"$M/$fs\"} 1\$" $T/metrics.$fs)/$(grep -c "^atimed_atime_sample_complete_in_seconds{mountpoint=\"$M/$fs\"}" $T/metrics.$fs)" "1/0"
         fi
         if [ $fs = tmpfs ] || [ -n "$INST" ]; then
                 check "$fs: the truth lies within the first figure's interval" holds $fs "$a"

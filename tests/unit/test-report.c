@@ -46,7 +46,8 @@ static void add_mount(Report *r, int id, const char *target, const char *action,
         m->activity = (ReportActivity) { .have = true, .inodes_per_min = per_min, .inodes_lo = per_min / 2,
                                          .inodes_hi = per_min * 2, .updates_per_min = per_min, .updates_lo = per_min / 2,
                                          .updates_hi = per_min * 2, .interval_s = 60, .sample = 1000,
-                                         .population = 50000, .at = 1700000060 };
+                                         .population = 50000, .at = 1700000060,
+                                         .coverage = 1, .ready_in_s = -1 };
         m->atime_updates_total = 4242.5;
         m->advice = (ReportAdvice) { .have = true, .action = action, .current = "relatime", .recommended = "noatime",
                                      .confidence = "high", .saving_updates_per_min = per_min,
@@ -158,8 +159,16 @@ int main(void) {
         add_mount(r, 3, "/dup", "relatime", 3);
         add_mount(r, 4, "/we\"ird\\na\nme", "keep", 0.5);
 
+        r->mounts[2].activity.coverage = 0.25; /* a first walk a quarter done */
+        r->mounts[2].activity.ready_in_s = 90;
         text = text_of(r);
         ok(text, "metrics written");
+        ok(has_line(text, "atimed_atime_sample_coverage_ratio{mountpoint=\"/srv\"} 1") &&
+                   has_line(text, "atimed_atime_sample_coverage_ratio{mountpoint=\"/dup\"} 0.25"),
+           "the share of the filesystem the figures rest on");
+        ok(has_line(text, "atimed_atime_sample_complete_in_seconds{mountpoint=\"/dup\"} 90") &&
+                   !strstr(text, "atimed_atime_sample_complete_in_seconds{mountpoint=\"/srv\"}"),
+           "the wait for the whole, only where there is one");
         ok(has_line(text, "atimed_up 1"), "atimed_up");
         ok(has_line(text, "atimed_last_export_timestamp_seconds 1700000100"), "the time of the figures");
         ok(has_line(text, "atimed_atime_updates_per_second{mountpoint=\"/srv\"} 2"), "updates per second");
