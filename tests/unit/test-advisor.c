@@ -91,6 +91,14 @@ int main(void) {
                 ok(a.atime == ATIME_NOATIME && fabs(a.saving_updates_per_min - 6000) < 1e-9 &&
                            fabs(a.saving_cpu_us_per_s - 100 * 3.0) < 1e-6 && fabs(a.saving_kib_per_s - 50) < 1e-9,
                    "noatime on ext4 saves 6000 writes/min, 300 us/s CPU, 50 KiB/s");
+                ok(a.n_reasons >= 2 && strstr(a.reasons[a.n_reasons - 1], "0.3 ms of CPU a second (0.03% of one CPU): too "
+                                                                           "little to show in throughput"),
+                   "a saving of 0.03%% of a CPU claims no throughput (%s)", a.reasons[a.n_reasons - 1]);
+                in.per_min = 600000;
+                advisor_advise(&in, &p, &a);
+                ok(!strstr(a.reasons[a.n_reasons - 1], "throughput"), "3%% of a CPU: no such word (%s)",
+                   a.reasons[a.n_reasons - 1]);
+                in.per_min = 6000;
 
                 /* btrfs dirties the inode whatever lazytime says. */
                 in.fstype = "btrfs";
