@@ -170,12 +170,14 @@ bool estimate_rate_from_ages(const struct inode_rate *r, double *q, double *lo, 
 
         if (n < MIN_AGE_LOOKS)
                 return false;
-        /* x = 2^i: the largest power of two up to a quarter of the mean
-         * age, or MIN_AGE_TICKS if that is at most half of it;
+        /* x = 2^i: the largest power of two up to an eighth of the mean
+         * age (short, so that a random reader's bend is small; the
+         * extrapolation below makes up the rest), or MIN_AGE_TICKS if that
+         * is at most half of it;
          * under MIN_AGE_TICKS the reader is near one update a tick, which
          * seen / (seen + empty) and the hits measure (ages say little
          * there: the tick of a look is only partly over). */
-        while (i + 2 < AGE_BINS && (double) (1u << (i + 1)) <= fmax(r->age_sum / n / 4, MIN_AGE_TICKS) &&
+        while (i + 2 < AGE_BINS && (double) (1u << (i + 1)) <= fmax(r->age_sum / n / 8, MIN_AGE_TICKS) &&
                (double) (1u << (i + 1)) <= r->age_sum / n / 2)
                 i++;
         if ((1u << i) < MIN_AGE_TICKS)
@@ -190,27 +192,41 @@ bool estimate_rate_from_ages(const struct inode_rate *r, double *q, double *lo, 
         w2 = (double) (2u << i) - 1;
         g1 = k1 / n / w1;
         g2 = (r->age_below[i + 1] - r->age_below[0]) / n / w2;
+        /* Always taken to 0, the line through x and 2x: a regular reader's
+         * ages spread evenly (no bend: g2 as large as g1, give or take the
+         * noise, either way), a random reader's bend. Taken only where it
+         * fell, the noise of the regular reader's counts would lift it. */
         *q = g1;
         if (g2 * w2 < 0.9)
-                *q = fmax(g1, (w2 * g1 - w1 * g2) / (w2 - w1));
+                *q = fmax(0, (w2 * g1 - w1 * g2) / (w2 - w1));
         *q = fmin(*q, 1);
         wilson(fmax(0, k1), n, lo, hi);
+        /* The bounds of the first window's share, moved as the point was
+         * (outwards only: a point the noise took to 0 keeps its upper
+         * bound). */
         scale = g1 > 0 ? *q / g1 : 1;
-        *lo = fmin(1, *lo / w1 * scale);
-        *hi = fmin(1, *hi / w1 * scale);
+        *lo = fmin(1, *lo / w1 * fmin(scale, 1));
+        *hi = fmin(1, *hi / w1 * fmax(scale, 1));
         return true;
 }
 
 void estimate_settle(const struct inode_rate *r, double looks, double ticks, struct update_credit *c) {
         double q, lo, hi;
 
-        /* Only for an inode that moved and was looked at all through the
-         * interval (the fine sweep's): elsewhere the ages are too few. */
-        if (c->seen <= 0 || looks < 5 || ticks <= 0 || !estimate_rate_from_ages(r, &q, &lo, &hi))
+        /* Only for an inode looked at all through the interval (the fine
+         * sweep's): elsewhere the ages are too few. Not floored at the
+         * changes seen: q from a few ages is noisy, and the larger of the
+         * two would lift every inode whose q came out low while keeping
+         * every one that came out high. The floor is the totals' (each
+         * seen change is an update, summed: update_totals_add()). An
+         * interval in which its atime did not move is credited too: q
+         * times the span is what the reader makes on average, quiet
+         * intervals included. */
+        if (looks < 5 || ticks <= 0 || !estimate_rate_from_ages(r, &q, &lo, &hi))
                 return;
-        c->n = fmax(c->seen, q * ticks);
-        c->lo = fmax(c->seen, lo * ticks);
-        c->hi = fmax(c->n, fmin(c->hi, hi * ticks));
+        c->n = q * ticks;
+        c->lo = lo * ticks;
+        c->hi = fmax(fmax(c->n, c->seen), fmin(c->hi > 0 ? c->hi : INFINITY, hi * ticks));
         c->var = 0;
 }
 
@@ -233,12 +249,13 @@ double estimate_per_min(double sum, uint64_t sample, uint64_t population, double
 }
 
 void update_totals_add(struct update_totals *t, const struct update_credit *c, double share) {
-        if (c->n <= 0 || share <= 0)
+        if ((c->n <= 0 && c->seen <= 0) || share <= 0)
                 return;
         t->writebacks += c->writebacks * share;
         t->changed += share;
+        t->seen += c->seen * share;
         t->n += c->n * share;
-        t->lo += fmax(c->seen, c->lo - Z95 * sqrt(c->var)) * share;
+        t->lo += fmax(0, c->lo - Z95 * sqrt(c->var)) * share;
         t->hi += (c->hi + Z95 * sqrt(c->var)) * share;
         t->sq += c->n * c->n * share;
 }
@@ -256,18 +273,21 @@ static double t975(double df) {
 
 int estimate_updates(const struct update_totals *t, uint64_t sample, uint64_t population, double seconds,
                      struct estimate *ret) {
-        double n = (double) sample, N = (double) population, rate, p, plo, phi, m, mlo, mhi;
+        double n = (double) sample, N = (double) population, rate, p, plo, phi, m, mlo, mhi, sum, sum_lo;
 
         if (sample == 0 || seconds <= 0 || t->changed < 0 || t->changed > n + 1e-9 || t->n < 0)
                 return -EINVAL;
         if (N < n)
                 N = n;
         rate = 60.0 / seconds;
-        *ret = (struct estimate) { .per_min = t->n * N / n * rate, .exact = sample >= population };
+        /* Every change seen is an update: the sums are at least their count. */
+        sum = fmax(t->n, t->seen);
+        sum_lo = fmax(t->lo, t->seen);
+        *ret = (struct estimate) { .per_min = sum * N / n * rate, .exact = sample >= population };
         if (ret->exact) {
                 /* Every inode looked at: only each credit's own uncertainty. */
-                ret->lo = t->lo * rate;
-                ret->hi = t->hi * rate;
+                ret->lo = fmin(sum, sum_lo) * rate;
+                ret->hi = fmax(sum, t->hi) * rate;
                 return 0;
         }
 
@@ -275,11 +295,11 @@ int estimate_updates(const struct update_totals *t, uint64_t sample, uint64_t po
         if (t->changed > 0) {
                 double sd, se;
 
-                m = t->n / t->changed;
+                m = sum / t->changed;
                 sd = sqrt(fmax(0, t->sq / t->changed - m * m));
                 se = t->changed > 1 ? t975(t->changed - 1) * sd / sqrt(t->changed) : 0;
-                mlo = fmax(1, t->lo / t->changed - se);
-                mhi = t->hi / t->changed + se;
+                mlo = fmax(t->seen / t->changed, fmin(sum, sum_lo) / t->changed - se);
+                mhi = fmax(sum, t->hi) / t->changed + se;
         } else
                 mlo = mhi = 1;
         ret->lo = fmin(ret->per_min, N * plo * mlo * rate);

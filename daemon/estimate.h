@@ -65,11 +65,12 @@ int estimate_activity(double changed, uint64_t sample, uint64_t population, doub
  * is also kept in a histogram: for any stationary reader, regular, random
  * or bursty, the share of looks that find an age of 1 to x whole ticks is
  * about q * x while x is small beside the gaps between updates (the density
- * of the age at 0 is the rate). estimate_settle() takes q from there, x a
- * quarter of the mean age, at least 2 (extrapolated from x and 2x to 0;
+ * of the age at 0 is the rate). estimate_settle() takes q from there, x an
+ * eighth of the mean age, at least 2 (extrapolated from x and 2x to 0;
  * with a mean age under 4 ticks the first estimate stands), and credits
- * an inode looked at every second or so q times the interval's ticks, but
- * never fewer than the changes seen. The looks must come at times
+ * an inode looked at every second or so q times the interval's ticks, even
+ * fewer than the changes seen: the floor is the totals' (update_totals_add),
+ * as a floor on each noisy q lifts the sum. The looks must come at times
  * unrelated to the reader's: the fine sweep's are jittered, or a reader
  * with the looks' own period would always be seen at the same age. */
 #define AGE_BINS 24
@@ -118,7 +119,8 @@ double estimate_writebacks(double n, double seconds, double commit_s);
 
 /* The sums over a sample's inodes that the total is estimated from. */
 struct update_totals {
-        double changed; /* inodes credited with at least one update */
+        double changed; /* inodes credited with updates */
+        double seen;    /* the changes seen: the least the sum can be */
         double n, lo, hi; /* sums of the credits and of their bounds */
         double sq;      /* sum of the squared credits */
         double writebacks;

@@ -876,17 +876,25 @@ static int burst(Reservoir *res, int rootfd, const struct sampler_place *pl, int
         return 0;
 }
 
-/* Settles an entry's credit on the rate its ages give, over the part of the
- * interval it was read in: up to its last update and about one gap after
- * (a reader that stopped is not credited the rest). */
-static void settle(SampleEntry *e, int64_t tick) {
-        double q, lo, hi, span;
+/* A reader is taken to have stopped once its inode has gone this many of
+ * its mean gaps without an update. */
+#define STOPPED_GAPS 5.0
 
-        if (!estimate_rate_from_ages(&e->rate, &q, &lo, &hi) || q <= 0)
+/* Settles an entry's credit on the rate its ages give, over the interval;
+ * for a reader that stopped, over the part of it up to its last update and
+ * one mean gap after. (Cut short at every last update, a reader slower
+ * than a few updates an interval would lose the rest of its interval
+ * each time, when the next one is only later in coming.) */
+static void settle(SampleEntry *e, int64_t tick) {
+        double q, lo, hi, full, span;
+
+        if (!estimate_rate_from_ages(&e->rate, &q, &lo, &hi))
                 return;
-        span = (double) (atime_ns(e) - e->interval_ns) / (double) tick + 1 / q;
-        span = fmin(span, (double) (e->seen_ns - e->interval_ns) / (double) tick);
-        estimate_settle(&e->rate, e->looks, span, &e->credit);
+        full = (double) (e->seen_ns - e->interval_ns) / (double) tick;
+        span = full;
+        if (q > 0 && (double) (e->seen_ns - atime_ns(e)) / (double) tick > STOPPED_GAPS / q)
+                span = (double) (atime_ns(e) - e->interval_ns) / (double) tick + 1 / q;
+        estimate_settle(&e->rate, e->looks, CLAMP(span, 0.0, full), &e->credit);
 }
 
 /* The end of an interval for every entry: its credit goes to the totals,
@@ -905,7 +913,7 @@ static void close_interval(Reservoir *res, const struct sampler_place *pl, struc
                 if (e->changed)
                         for_each_writer(pl, writers, n_writers, e, add_changed);
                 out->modified += e->modified;
-                if (e->credit.n > 0) {
+                if (e->credit.n > 0 || e->credit.seen > 0) {
                         e->credit.writebacks = estimate_writebacks(e->credit.n, seconds, pl->commit_s);
                         update_totals_add(&out->updates, &e->credit, sampler_entry_weight(e));
                         for_each_writer(pl, writers, n_writers, e, add_updates);
@@ -962,6 +970,11 @@ static int sweep_entries(Sampler *s, Reservoir *res, int rootfd, const struct sa
                 e->changed = true;
                 if (was_hot)
                         continue;
+                /* It woke: what its rate was while idle (a minute's worth
+                 * of long ages and empty ticks) says nothing of the reader
+                 * that has just begun, and would hold its rate low for as
+                 * long as the memory lasts. */
+                e->rate = (struct inode_rate) {};
                 if (!d && !(d = calloc(res->n, sizeof *d)))
                         return -ENOMEM;
                 g.g.m1 = e->seen_ns;

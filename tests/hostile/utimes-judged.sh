@@ -5,8 +5,8 @@
 # The kernel's count of atime updates on the read files alone (the
 # ext4_mark_inode_dirty tracepoint, filtered to their inodes, counted by a
 # tracefs instance of the test's own) is the truth: atimed's figure against
-# it must be the same, within 25%, with nobody's sets as without them; the
-# sets are reported apart.
+# it must be the same, within 25%, with nobody's sets as without them, and
+# within 30% of the count either way; the sets are reported apart.
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
 command -v setpriv >/dev/null || skip_all "needs setpriv"
@@ -111,11 +111,11 @@ judge() {
         diag "$1: interval end, s, atimed updates/min, ci95 lo, hi, sets/min, kernel's updates/min of the read files"
         sed 's/^/#   /' $T/judged-$1
         check "$1: three intervals judged" test "$(wc -l <$T/judged-$1)" -ge 3
-        # (A reader at a steady pace, here each file once a second, comes
-        # out high by itself, and its interval may miss the count: a known
-        # gap of the estimator, atimed(8). Printed, not asserted: what is
-        # judged here is what the sets add.)
-        awk '{ if ($7 < $4 * 0.98 || $7 > $5 * 1.02) bad++ } END { if (bad) printf "# KNOWN GAP %s: the count outside %d of %d intervals\n", n, bad, NR }' n=$1 $T/judged-$1
+        # A reader at a steady pace, here each file once a second, is the
+        # case the ages' histogram is for (atimed(8)): every interval's
+        # 95% interval holds the count.
+        check "$1: the kernel's count inside every interval" \
+                awk '{ if ($7 < $4 * 0.98 || $7 > $5 * 1.02) bad++ } END { exit bad > 0 }' $T/judged-$1
 }
 # ratio NAME: atimed's figure over the kernel's count, over NAME's intervals.
 ratio() { awk '{ e += $3 * $2; k += $7 * $2 } END { printf "%.3f", (k > 0 ? e / k : -1) }' $T/judged-$1; }
@@ -123,6 +123,11 @@ judge reads $since_a $t0
 judge both $since_b
 ra=$(ratio reads) rb=$(ratio both)
 diag "atimed against the kernel's count of reads: $ra with reads alone, $rb with 200 sets a second besides"
+# Within 30% (issue 21's bound; its goal is 10%): the reads alone begin
+# with the readers' first minute, while the rates are learnt afresh.
+for x in "reads alone:$ra" "reads and sets:$rb"; do
+        check "${x%%:*}: within 30% of the kernel's count (${x#*:})" awk -v r=${x#*:} 'BEGIN { exit !(r >= 0.7 && r <= 1.3) }'
+done
 # Counted as reads, the sets would add 12,000/min to 2,400: five times
 # the figure. Within a quarter, what the estimator's own noise leaves.
 check "the sets add nothing to the figure (within 25% of the reads alone: $rb against $ra)" \
