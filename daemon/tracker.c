@@ -896,10 +896,14 @@ static void widen_to_count(struct activity *a, double hi) {
         a->updates.hi = fmax(a->updates.hi, hi);
 }
 
-/* Sets a's updates to 'share' of the kernel's count, within [lo, hi] (per minute). */
+/* Sets a's updates to 'share' of the kernel's count, within [lo, hi] (per
+ * minute). The lower bound goes no higher than the sample's own: "nothing
+ * but atime updates" is as far as atimed can tell, and a writer it cannot
+ * see (a file outside the sample appended to, on xfs with its blocks not
+ * yet allocated) makes transactions that are no atime update. */
 static void take_count(struct activity *a, double share, double count, double lo, double hi) {
+        a->updates.lo = fmin(share * lo, a->updates.lo);
         a->updates.per_min = share * count;
-        a->updates.lo = share * lo;
         a->updates.hi = share * hi;
         a->writebacks_per_min = fmin(a->writebacks_per_min, a->updates.per_min);
         a->source = SOURCE_KERNEL;
