@@ -187,6 +187,16 @@ static double relatime_updates(const struct advisor_input *in, double per_min) {
         return fmin(per_min, (double) in->population / 1440.0);
 }
 
+/* Whether relatime would leave so few updates on a strictatime mount that
+ * noatime is not worth it beyond: the most relatime leaves (every inode
+ * once a day) under the threshold noatime is advised at. Then relatime
+ * ends almost all of them, as noatime would, and keeps atime working for
+ * whatever reads it. Not without a population (before the first walk). */
+static bool relatime_suffices(const struct advisor_input *in, const struct advisor_params *p) {
+        return in->policy.atime == ATIME_STRICT && in->population > 0 &&
+               relatime_updates(in, in->per_min) < (double) p->noatime_threshold;
+}
+
 /* The updates a change would save, per minute, at a given rate. */
 static double saved_updates(const struct advice *a, const struct advisor_input *in, double per_min) {
         if (!a->change)
@@ -298,12 +308,21 @@ static void advise_for_consumers(struct advice *a, const struct advisor_input *i
 
 static void advise_without_consumers(struct advice *a, const struct advisor_input *in, const struct advisor_params *p) {
         const char *now = atime_mode_to_string(in->policy.atime);
-        char n1[32], n2[32];
+        char n1[32], n2[32], n3[32], n4[32];
 
         if (in->policy.atime == ATIME_NOATIME) {
                 set(a, in, ATIME_NOATIME, in->policy.lazytime);
                 reason(a, "noatime already: no atime updates to save");
                 by_rule(a, BASIS_RULE);
+        } else if (in->have_activity && in->per_min >= p->noatime_threshold && relatime_suffices(in, p)) {
+                set(a, in, ATIME_RELATIME, in->policy.lazytime);
+                reason(a, "strictatime: %s atime updates/min; relatime leaves at most %s/min (each of %s inodes once a "
+                          "day), under the threshold for noatime (%s/min), and keeps atime for what reads it",
+                       num(n1, sizeof n1, in->per_min), num(n2, sizeof n2, relatime_updates(in, in->per_min)),
+                       num(n3, sizeof n3, (double) in->population), num(n4, sizeof n4, p->noatime_threshold));
+                /* Below the threshold too it would be relatime: nothing
+                 * turns on where the figure stands. */
+                a->basis = BASIS_MEASUREMENT;
         } else if (in->have_activity && in->per_min >= p->noatime_threshold) {
                 set(a, in, ATIME_NOATIME, in->policy.lazytime);
                 reason(a, "%s: %s atime updates/min; nothing here reads atime", now, num(n1, sizeof n1, in->per_min));

@@ -12,7 +12,10 @@
 #include "strv.h"
 
 /* The mean and peak atime updates over the window, from the finest ring that
- * covers it, and how much measurement that mean rests on. */
+ * covers it, and how much measurement that mean rests on: under the policy
+ * in force only, as what another policy made says little of this one's
+ * (after a change to relatime, the strictatime updates before it would
+ * call for noatime). */
 static void summarise(const MountHistory *h, int64_t now, int64_t window, double interval_s, struct advisor_input *in) {
         unsigned r = history_pick_ring(h, now - window);
         uint32_t res = h->rings[r].spec.resolution;
@@ -23,7 +26,7 @@ static void summarise(const MountHistory *h, int64_t now, int64_t window, double
         for (int64_t t = h->rings[r].head_t; t > now - window && t >= history_oldest(h, r); t -= res) {
                 const struct stats_point *p = history_point(h, r, t);
 
-                if (!p || p->n_act == 0)
+                if (!p || p->n_act == 0 || p->atime != in->policy.atime || (p->flags & STATS_POLICY_CHANGED))
                         continue;
                 sum += (double) p->per_min * p->n_act;
                 lo += (double) p->lo * p->n_act;
