@@ -138,46 +138,42 @@ static void updates_case(const char *what, double q, double spread, double toler
 
 /* Renewal readers, as a fine sweep sees them: each of 200 inodes updated
  * at gaps of mean 'gap' ticks, regular (within +-10%) or at random
- * (exponential), looked at every 125-375 ticks (the fine sweep's jittered
- * second) over 6 intervals of 'iv' ticks, each interval's credit settled
- * on the rate of the ages (estimate_settle). Returns credited/true over the
- * intervals after the first, each inode's credit as it comes: not floored
- * at the changes it saw (the totals are; estimate_settle()). */
+ * (exponential), at any time within a tick (the kernel writes the tick's
+ * coarse time, once a tick at most), looked at every 0.5-1.5 s (the fine
+ * sweep's jittered second), each look's time the coarse clock's, over 6
+ * intervals of 'iv' ticks, each interval's credit settled on the rate of
+ * the ages (estimate_settle). Returns credited/true over the intervals
+ * after the first, each inode's credit as it comes: not floored at the
+ * changes it saw (the totals are; estimate_settle()). */
 static double renewal(bool regular, double gap, int64_t iv) {
         double sum_c = 0, sum_t = 0;
 
         for (int inode = 0; inode < 200; inode++) {
                 struct inode_rate r = {};
-                double at = uniform() * gap;
-                int64_t next_update = llround(at), last = -1000000, m0 = 0, a0;
+                double next = uniform() * gap, at; /* in ticks */
+                int64_t last = -1000000, m0 = 0, a0;
                 double count = 0;
 
-#define ADVANCE(to)                                                                                  \
-        while (next_update <= (to)) {                                                                \
-                if (next_update > last) {                                                            \
-                        last = next_update;                                                          \
-                        count++;                                                                     \
-                }                                                                                    \
-                at = (double) next_update;                                                           \
-                next_update = llround(at + (regular ? gap * (0.9 + 0.2 * uniform()) : -gap * log(1 - uniform()))); \
-        }
+#define ADVANCE(to)                                                                                          while (next <= (to)) {                                                                                       if ((int64_t) floor(next) > last) {                                                                          last = (int64_t) floor(next);                                                                        count++;                                                                                     }                                                                                                    next += regular ? gap * (0.9 + 0.2 * uniform()) : -gap * log(1 - uniform());                 }
                 ADVANCE(0);
                 a0 = last * TICK;
+                at = 125 + uniform() * 250;
                 for (int k = 0; k < 6; k++) {
                         struct update_credit c = {};
                         double looks = 0;
 
                         count = 0;
-                        for (int64_t t = m0 / TICK + 125 + (int64_t) (uniform() * 250); t <= (k + 1) * iv;
-                             t += 125 + (int64_t) (uniform() * 250)) {
-                                ADVANCE(t);
+                        for (; at <= (double) ((k + 1) * iv); at += 125 + uniform() * 250) {
+                                int64_t m1 = (int64_t) floor(at) * TICK;
+
+                                ADVANCE(at);
                                 /* The first update wakes it: the sampler
                                  * forgets the rate it had while idle. */
                                 if (a0 < 0 && last >= 0)
                                         r = (struct inode_rate) {};
-                                estimate_credit(&r, m0, a0, t * TICK, last * TICK, TICK, &c);
-                                estimate_learn(&r, m0, a0, t * TICK, last * TICK, TICK);
-                                m0 = t * TICK;
+                                estimate_credit(&r, m0, a0, m1, last * TICK, TICK, &c);
+                                estimate_learn(&r, m0, a0, m1, last * TICK, TICK);
+                                m0 = m1;
                                 a0 = last * TICK;
                                 looks++;
                         }
@@ -200,7 +196,7 @@ static void renewal_case(bool regular, double gap_s, double tolerance) {
         double ratio = renewal(regular, gap_s / 0.004, 15000), ratio10 = renewal(regular, gap_s / 0.004, 2500);
 
         ok(fabs(ratio - 1) <= tolerance && fabs(ratio10 - 1) <= 0.3,
-           "%s reads every %.2f s, looked at about every second: credited/true %.3f over minutes, %.3f over 10 s",
+           "%s reads every %.3g s, looked at about every second: credited/true %.3f over minutes, %.3f over 10 s",
            regular ? "regular" : "random", gap_s, ratio, ratio10);
 }
 
@@ -274,12 +270,17 @@ int main(void) {
         updates_case("random reads, 1/s", 0.004, 1.0, 0.25);
         /* Regular readers: without the ages' rate, 2x at gaps shorter than
          * the looks' second, 1.5x at 1.5 s. */
+        renewal_case(true, 0.008, 0.1);
+        renewal_case(true, 0.012, 0.1);
+        renewal_case(true, 0.02, 0.1);
         renewal_case(true, 0.04, 0.1);
         renewal_case(true, 0.1, 0.1);
         renewal_case(true, 0.5, 0.1);
         renewal_case(true, 1.0, 0.1);
         renewal_case(true, 1.5, 0.1);
         renewal_case(true, 5.0, 0.1);
+        renewal_case(false, 0.008, 0.1);
+        renewal_case(false, 0.02, 0.1);
         renewal_case(false, 0.1, 0.1);
         renewal_case(false, 1.0, 0.1);
         renewal_case(false, 1.5, 0.1);
