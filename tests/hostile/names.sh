@@ -104,7 +104,8 @@ like "metrics: the label holds the escaped name" "$(grep atimed_ "$T/metrics.txt
 : >"$T/fstab"
 ctl fstab --file "$T/fstab" >"$T/fstab.out" 2>"$T/fstab.err"
 check "fstab hints: no control character" pycheck "$SAFE" <"$T/fstab.err"
-is "fstab hints: one line per mount" "$(grep -c 'is not in' "$T/fstab.err")" "6"
+# (The host's own mounts may get hints too: only ours are counted.)
+is "fstab hints: one line per mount" "$(grep 'is not in' "$T/fstab.err" | grep -cF "$M/")" "6"
 # The word after "atimectl remount", evaluated by bash, is the path.
 n_ok=0
 while IFS= read -r line; do
