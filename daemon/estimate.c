@@ -8,17 +8,23 @@
 #include "macro.h"
 
 #define Z95 1.959963984540054
+#define Z999 3.290526731491926
 #define RATE_MEMORY_S 60.0 /* the time constant q's evidence decays with */
 #define MIN_HITS 5.0       /* hits the share of hits must rest on */
 
-/* Wilson's score interval of x successes in n trials (n > 0). */
-static void wilson(double x, double n, double *lo, double *hi) {
-        double p = x / n, z2n = Z95 * Z95 / n, center, half;
+/* Wilson's score interval of x successes in n trials (n > 0), at the
+ * confidence of z. */
+static void wilson_z(double x, double n, double z, double *lo, double *hi) {
+        double p = x / n, z2n = z * z / n, center, half;
 
         center = (p + z2n / 2) / (1 + z2n);
-        half = Z95 * sqrt(fmax(0, p * (1 - p)) / n + z2n / (4 * n)) / (1 + z2n);
+        half = z * sqrt(fmax(0, p * (1 - p)) / n + z2n / (4 * n)) / (1 + z2n);
         *lo = fmax(0, center - half);
         *hi = fmin(1, center + half);
+}
+
+static void wilson(double x, double n, double *lo, double *hi) {
+        wilson_z(x, n, Z95, lo, hi);
 }
 
 /* The share 'changed' of 'n' sampled from N, with its 95% interval. */
@@ -116,6 +122,7 @@ bool estimate_credit(const struct inode_rate *r, int64_t m0, int64_t a0, int64_t
 static void learn_age(struct inode_rate *r, double age) {
         r->ages += 1;
         r->age_sum += (float) age;
+        r->age_sq += (float) (age * age);
         for (unsigned i = AGE_BINS; i > 0 && age < (double) (1u << (i - 1)); i--)
                 r->age_below[i - 1] += 1;
 }
@@ -161,6 +168,7 @@ void estimate_decay(struct inode_rate *r, double seconds) {
         r->hits *= f;
         r->ages *= f;
         r->age_sum *= f;
+        r->age_sq *= f;
         for (unsigned i = 0; i < AGE_BINS; i++)
                 r->age_below[i] *= f;
 }
@@ -182,17 +190,18 @@ void estimate_decay(struct inode_rate *r, double seconds) {
  * times high for a reader whose reads come right at the start of a tick
  * (a tick-aligned timer). Under FAST_MEAN_AGE the reader comes near every
  * tick, where the shares of the likelihood and the hits measure it. */
-static bool rate_from_first_ages(const struct inode_rate *r, double *q, double *lo, double *hi) {
+static bool rate_from_first_ages(const struct inode_rate *r, double z, double *q, double *lo, double *hi) {
         double n = r->ages, k = 2 * r->age_below[0] + (r->age_below[1] - r->age_below[0]);
 
         if (r->age_sum / n < FAST_MEAN_AGE)
                 return false;
         *q = fmin(1, k / n / 2);
-        wilson(fmin(n, k / 2), n, lo, hi);
+        wilson_z(fmin(n, k / 2), n, z, lo, hi);
         return true;
 }
 
-bool estimate_rate_from_ages(const struct inode_rate *r, double *q, double *lo, double *hi) {
+/* With bounds at the confidence of z. */
+static bool rate_from_ages(const struct inode_rate *r, double z, double *q, double *lo, double *hi) {
         double n = r->ages, w1, w2, g1, g2, k1, scale;
         unsigned i = 0;
 
@@ -209,7 +218,7 @@ bool estimate_rate_from_ages(const struct inode_rate *r, double *q, double *lo, 
                (double) (1u << (i + 1)) <= r->age_sum / n / 2)
                 i++;
         if ((1u << i) < MIN_AGE_TICKS)
-                return rate_from_first_ages(r, q, lo, hi);
+                return rate_from_first_ages(r, z, q, lo, hi);
         /* Ages 1 to x - 1 and 1 to 2x - 1: whole ticks only, as the tick of
          * the look is partly over. Their share per tick is q while the
          * window is short beside the gaps and falls as it nears them: the
@@ -228,7 +237,7 @@ bool estimate_rate_from_ages(const struct inode_rate *r, double *q, double *lo, 
         if (g2 * w2 < 0.9)
                 *q = fmax(0, (w2 * g1 - w1 * g2) / (w2 - w1));
         *q = fmin(*q, 1);
-        wilson(fmax(0, k1), n, lo, hi);
+        wilson_z(fmax(0, k1), n, z, lo, hi);
         /* The bounds of the first window's share, moved as the point was
          * (outwards only: a point the noise took to 0 keeps its upper
          * bound). */
@@ -238,8 +247,98 @@ bool estimate_rate_from_ages(const struct inode_rate *r, double *q, double *lo, 
         return true;
 }
 
+/* The ages' second moment over the square of their mean tells the reader's
+ * kind: ages spread evenly over the gaps (a regular reader: 4/3), or
+ * exponentially (at random: 2), or longer still (in bursts: more). A
+ * reader of gaps with a squared coefficient of variation c2 (the gamma
+ * family: 0 regular, 1 random) leaves a mean age of (1 + c2) / (2 q) and
+ * a ratio of 4 (1 + 2 c2) / (3 (1 + c2)). */
+#define REGULAR_AGES 1.6 /* under it: c2 under 1/4 */
+#define RANDOM_AGES 2.4  /* under it: c2 under 2 */
+/* Updates seen (decayed) before the ages' kind is believed: a file read
+ * once and then looked at for a while leaves ages spread evenly from 0 to
+ * the time since, as a regular reader of that period would; it has made
+ * one update, not one a period. */
+#define MIN_MOMENT_UPDATES 3.0
+
+/* q of a regular reader from its mean age: every look's age counts, where
+ * the windows of rate_from_ages() count only the few that fall in
+ * them (a reader every 100 ms, looked at every second: a minute of looks
+ * puts 2 or 3 ages in its first window, and q from them is off by 60% or
+ * more; from the mean, 10%). Whole-tick ages (the look's tick and the
+ * update's counted whole) keep the mean of the true ages and add 1/6 of a
+ * tick squared to the second moment. */
+static bool rate_from_moments(const struct inode_rate *r, double *q, double *ratio) {
+        double n = r->ages, m1, m2;
+
+        if (n < MIN_AGE_LOOKS || r->seen < MIN_MOMENT_UPDATES)
+                return false;
+        m1 = r->age_sum / n;
+        m2 = r->age_sq / n - 1.0 / 6;
+        if (m1 < 0.5 || m2 <= 0)
+                return false;
+        *ratio = m2 / (m1 * m1);
+        *q = fmin(1, (1 + fmax(0, (3 * *ratio - 4) / (8 - 3 * *ratio))) / (2 * m1));
+        return true;
+}
+
+/* q of a reader at random from the likelihood (rate_bounds()): the share of
+ * whole ticks written, every look's span counted. */
+static double rate_from_likelihood(const struct inode_rate *r) {
+        double q, lo, hi;
+
+        rate_bounds(r, &q, &lo, &hi);
+        return q;
+}
+
+/* q as estimate_settle() takes it, with the windows' 95% bounds; false
+ * without enough ages. *per_look is set where the credits of each look's
+ * span are to stand (q is the likelihood's). */
+static bool settled_rate(const struct inode_rate *r, double *q, double *lo, double *hi, bool *per_look) {
+        double qm, ratio;
+
+        *per_look = false;
+        if (!rate_from_ages(r, Z95, q, lo, hi))
+                return false;
+        /* The windows' q holds for any reader but rests on few ages. Where
+         * the ages say what kind of reader it is, a q that uses them all is
+         * taken instead, held within the windows' bounds. A regular
+         * reader's comes from the mean age (bursts lift the ratio, so a
+         * regular reader is hard to mistake). A reader at random's is the
+         * likelihood's, which the credits of each look's span already carry
+         * (one per change seen, q per tick no look could see): they stand
+         * where the windows' 95% bounds hold it; where only the 99.9%
+         * bounds do, q is the nearer 95% bound (the windows stray one time
+         * in twenty, and their own q is then the worst of the three); where
+         * even those do not, the windows' q stands: a reader in bursts too
+         * short for the looks leaves ages that look random at their scale,
+         * its likelihood counts about one update a burst, and its ages near
+         * 0 are too many for that. */
+        if (rate_from_moments(r, &qm, &ratio) && ratio < RANDOM_AGES) {
+                if (ratio >= REGULAR_AGES) {
+                        double ql = rate_from_likelihood(r), qw, wlo, whi;
+
+                        if (ql >= *lo && ql <= *hi) {
+                                *q = ql;
+                                *per_look = true;
+                        } else if (rate_from_ages(r, Z999, &qw, &wlo, &whi) && ql >= wlo && ql <= whi)
+                                *q = fmin(fmax(ql, *lo), *hi);
+                } else
+                        *q = fmin(fmax(qm, *lo), *hi);
+        }
+        return true;
+}
+
+bool estimate_rate(const struct inode_rate *r, double *q) {
+        double lo, hi;
+        bool per_look;
+
+        return settled_rate(r, q, &lo, &hi, &per_look);
+}
+
 void estimate_settle(const struct inode_rate *r, double looks, double ticks, struct update_credit *c) {
         double q, lo, hi;
+        bool per_look;
 
         /* Only for an inode looked at all through the interval (the fine
          * sweep's): elsewhere the ages are too few. Not floored at the
@@ -250,7 +349,7 @@ void estimate_settle(const struct inode_rate *r, double looks, double ticks, str
          * interval in which its atime did not move is credited too: q
          * times the span is what the reader makes on average, quiet
          * intervals included. */
-        if (looks < 5 || ticks <= 0 || !estimate_rate_from_ages(r, &q, &lo, &hi))
+        if (looks < 5 || ticks <= 0 || !settled_rate(r, &q, &lo, &hi, &per_look) || per_look)
                 return;
         c->n = q * ticks;
         c->lo = lo * ticks;

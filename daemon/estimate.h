@@ -71,7 +71,12 @@ int estimate_activity(double changed, uint64_t sample, uint64_t population, doub
  * 3/4 of a tick the first estimate stands), and credits
  * an inode looked at every second or so q times the interval's ticks, even
  * fewer than the changes seen: the floor is the totals' (update_totals_add),
- * as a floor on each noisy q lifts the sum. The looks must come at times
+ * as a floor on each noisy q lifts the sum. The windows hold few ages
+ * (2 or 3 a minute for a reader every 100 ms), so the ages' first two
+ * moments are kept as well: their ratio tells a regular reader (4/3),
+ * whose q the mean age gives, from one at random (2), whose q the
+ * likelihood gives over every look's span; either within the windows'
+ * bounds, which catch a reader in bursts. The looks must come at times
  * unrelated to the reader's: the fine sweep's are jittered, or a reader
  * with the looks' own period would always be seen at the same age. */
 #define AGE_BINS 24
@@ -82,6 +87,7 @@ struct inode_rate {
         float hits;  /* looks that found an update in their own tick (decayed) */
         float ages;  /* looks whose age is known (decayed) */
         float age_sum; /* their ages, in ticks (decayed) */
+        float age_sq;  /* and the sum of their squares */
         float age_below[AGE_BINS]; /* of those, the looks that found an age below 2^i ticks (decayed) */
 };
 
@@ -105,8 +111,9 @@ void estimate_learn(struct inode_rate *r, int64_t m0, int64_t a0, int64_t m1, in
 /* An interval's credit c of an inode looked at 'looks' times in it,
  * settled on the rate its ages give over 'ticks' (see above). */
 void estimate_settle(const struct inode_rate *r, double looks, double ticks, struct update_credit *c);
-/* q from the ages alone, with its 95% bounds; false without enough looks. */
-bool estimate_rate_from_ages(const struct inode_rate *r, double *q, double *lo, double *hi);
+/* q as estimate_settle() takes it (from the ages' windows, their mean, or
+ * the likelihood); false without enough looks. */
+bool estimate_rate(const struct inode_rate *r, double *q);
 /* Forgets with a time constant of a minute: 'seconds' have passed. */
 void estimate_decay(struct inode_rate *r, double seconds);
 

@@ -886,9 +886,9 @@ static int burst(Reservoir *res, int rootfd, const struct sampler_place *pl, int
  * than a few updates an interval would lose the rest of its interval
  * each time, when the next one is only later in coming.) */
 static void settle(SampleEntry *e, int64_t tick) {
-        double q, lo, hi, full, span;
+        double q, full, span;
 
-        if (!estimate_rate_from_ages(&e->rate, &q, &lo, &hi))
+        if (!estimate_rate(&e->rate, &q))
                 return;
         full = (double) (e->seen_ns - e->interval_ns) / (double) tick;
         span = full;

@@ -144,15 +144,18 @@ static void updates_case(const char *what, double q, double spread, double toler
  * intervals of 'iv' ticks, each interval's credit settled on the rate of
  * the ages (estimate_settle). Returns credited/true over the intervals
  * after the first, each inode's credit as it comes: not floored at the
- * changes it saw (the totals are; estimate_settle()). */
-static double renewal(bool regular, double gap, int64_t iv) {
-        double sum_c = 0, sum_t = 0;
+ * changes it saw (the totals are; estimate_settle()). If 'spread' is
+ * given, it gets the standard deviation over the inodes of each one's own
+ * credited/true: how far one hot file's figure strays. */
+static double renewal(bool regular, double gap, int64_t iv, double *spread) {
+        double sum_c = 0, sum_t = 0, s1 = 0, s2 = 0;
+        int inodes = 0;
 
         for (int inode = 0; inode < 200; inode++) {
                 struct inode_rate r = {};
                 double next = uniform() * gap, at; /* in ticks */
                 int64_t last = -1000000, m0 = 0, a0;
-                double count = 0;
+                double count = 0, own_c = 0, own_t = 0;
 
 #define ADVANCE(to)                                                                                          while (next <= (to)) {                                                                                       if ((int64_t) floor(next) > last) {                                                                          last = (int64_t) floor(next);                                                                        count++;                                                                                     }                                                                                                    next += regular ? gap * (0.9 + 0.2 * uniform()) : -gap * log(1 - uniform());                 }
                 ADVANCE(0);
@@ -181,11 +184,20 @@ static double renewal(bool regular, double gap, int64_t iv) {
                         estimate_settle(&r, looks, (double) iv, &c);
                         estimate_decay(&r, (double) iv * 0.004);
                         if (k > 0) {
-                                sum_c += c.n;
-                                sum_t += count;
+                                own_c += c.n;
+                                own_t += count;
                         }
                 }
+                sum_c += own_c;
+                sum_t += own_t;
+                if (own_t > 0) {
+                        s1 += own_c / own_t;
+                        s2 += own_c / own_t * own_c / own_t;
+                        inodes++;
+                }
         }
+        if (spread)
+                *spread = inodes > 0 ? sqrt(fmax(0, s2 / inodes - s1 / inodes * s1 / inodes)) : 0;
         return sum_t > 0 ? sum_c / sum_t : 0;
 }
 
@@ -193,11 +205,24 @@ static double renewal(bool regular, double gap, int64_t iv) {
  * reader's first minute among them (its rate learnt afresh when it woke,
  * from few ages at first), within 30%. */
 static void renewal_case(bool regular, double gap_s, double tolerance) {
-        double ratio = renewal(regular, gap_s / 0.004, 15000), ratio10 = renewal(regular, gap_s / 0.004, 2500);
+        double ratio = renewal(regular, gap_s / 0.004, 15000, NULL), ratio10 = renewal(regular, gap_s / 0.004, 2500, NULL);
 
         ok(fabs(ratio - 1) <= tolerance && fabs(ratio10 - 1) <= 0.3,
            "%s reads every %.3g s, looked at about every second: credited/true %.3f over minutes, %.3f over 10 s",
            regular ? "regular" : "random", gap_s, ratio, ratio10);
+}
+
+/* One hot file's own figure over 50 s (five 10 s intervals after the one
+ * it woke in, its rate learnt afresh): its standard deviation within 'sd'.
+ * From the windows' ages alone it strayed by 0.23-0.93 (a reader every
+ * 100 ms: a minute of looks puts 2 or 3 ages in its first window); from
+ * the mean age (regular) or every look's span (random), 0.08-0.24. */
+static void spread_case(bool regular, double gap_s, double sd) {
+        double spread, ratio = renewal(regular, gap_s / 0.004, 2500, &spread);
+
+        ok(spread <= sd && fabs(ratio - 1) <= 0.1,
+           "%s reads every %.3g s: each inode's own credited/true strays by %.3f (sd) over 50 s, the mean %.3f",
+           regular ? "regular" : "random", gap_s, spread, ratio);
 }
 
 /* A population of idle, once-read and busier inodes, sampled uniformly:
@@ -284,6 +309,36 @@ int main(void) {
         renewal_case(false, 0.1, 0.1);
         renewal_case(false, 1.0, 0.1);
         renewal_case(false, 1.5, 0.1);
+        spread_case(true, 0.02, 0.2);
+        spread_case(true, 0.1, 0.2);
+        spread_case(true, 0.5, 0.2);
+        spread_case(true, 3.0, 0.2);
+        spread_case(false, 0.02, 0.3);
+        spread_case(false, 0.1, 0.3);
+        spread_case(false, 0.5, 0.3);
+        spread_case(false, 3.0, 0.3);
+        {
+                /* A file read once, then looked at five times 50 ms apart
+                 * (the sampler's burst) and every second for 20 s: its
+                 * ages spread evenly from 0 to 20 s, as a regular reader's
+                 * every 40 s would. Its q must leave it stopped (the
+                 * sampler's test: 5 gaps of 1/q without an update), not
+                 * credit the reads such a reader would make. */
+                struct inode_rate r = {};
+                int64_t m0 = 0, a = 0, m1 = 0;
+                double q = 1;
+                bool known;
+
+                for (int k = 1; k <= 25; k++) {
+                        m1 = k <= 5 ? k * 12 * TICK : (k - 5) * 250 * TICK;
+                        estimate_learn(&r, m0, k == 1 ? -1000 * TICK : a, m1, a, TICK);
+                        m0 = m1;
+                }
+                known = estimate_rate(&r, &q);
+                ok(known && (double) m1 / TICK > 5 / q,
+                   "read once, looked at for 20 s: q %.5f/tick, stopped after %.0f ticks (%.0f quiet)", q, 5 / q,
+                   (double) m1 / TICK);
+        }
         {
                 struct inode_rate r = {};
                 struct update_credit c = {};
