@@ -112,6 +112,7 @@ bool estimate_credit(const struct inode_rate *r, int64_t m0, int64_t a0, int64_t
         unseen = ticks(a1 - m0, tick) - (ticks(m0 - a0, tick) == 0 ? 1 : 0);
         unseen = fmax(0, unseen);
         rate_bounds(r, &q, &lo, &hi);
+        c->unseen += unseen;
         c->n += 1 + q * unseen;
         c->lo += 1 + lo * unseen;
         c->hi += 1 + hi * unseen;
@@ -282,22 +283,33 @@ static bool rate_from_moments(const struct inode_rate *r, double *q, double *rat
         return true;
 }
 
-/* q of a reader at random from the likelihood (rate_bounds()): the share of
- * whole ticks written, every look's span counted. */
-static double rate_from_likelihood(const struct inode_rate *r) {
-        double q, lo, hi;
+/* q of a reader at random from the likelihood: the share of whole ticks
+ * written, every look's span counted. (Not the hits' share, which
+ * rate_bounds() takes where it is larger: a look that the scheduler runs
+ * right after a reader finds its own tick written far more often than a
+ * look at a random time would.) */
+static void rate_from_likelihood(const struct inode_rate *r, double *q, double *lo, double *hi) {
+        double n = (double) r->seen + (double) r->empty;
 
-        rate_bounds(r, &q, &lo, &hi);
-        return q;
+        *q = n > 0 ? r->seen / n : 0;
+        if (n > 0)
+                wilson(r->seen, n, lo, hi);
+        else
+                *lo = 0, *hi = 1;
 }
 
+enum rate_kind {
+        RATE_WINDOWS,    /* the windows' q, for any reader */
+        RATE_MEAN_AGE,   /* a regular reader's, from the mean age */
+        RATE_LIKELIHOOD, /* a reader at random's, over the spans no look saw */
+};
+
 /* q as estimate_settle() takes it, with the windows' 95% bounds; false
- * without enough ages. *per_look is set where the credits of each look's
- * span are to stand (q is the likelihood's). */
-static bool settled_rate(const struct inode_rate *r, double *q, double *lo, double *hi, bool *per_look) {
+ * without enough ages. */
+static bool settled_rate(const struct inode_rate *r, double *q, double *lo, double *hi, enum rate_kind *kind) {
         double qm, ratio;
 
-        *per_look = false;
+        *kind = RATE_WINDOWS;
         if (!rate_from_ages(r, Z95, q, lo, hi))
                 return false;
         /* The windows' q holds for any reader but rests on few ages. Where
@@ -305,52 +317,69 @@ static bool settled_rate(const struct inode_rate *r, double *q, double *lo, doub
          * taken instead, held within the windows' bounds. A regular
          * reader's comes from the mean age (bursts lift the ratio, so a
          * regular reader is hard to mistake). A reader at random's is the
-         * likelihood's, which the credits of each look's span already carry
-         * (one per change seen, q per tick no look could see): they stand
-         * where the windows' 95% bounds hold it; where only the 99.9%
-         * bounds do, q is the nearer 95% bound (the windows stray one time
-         * in twenty, and their own q is then the worst of the three); where
-         * even those do not, the windows' q stands: a reader in bursts too
-         * short for the looks leaves ages that look random at their scale,
-         * its likelihood counts about one update a burst, and its ages near
-         * 0 are too many for that. */
+         * likelihood's, over each look's span (one update per change seen,
+         * q per tick no look could see): where the windows' 95% bounds
+         * hold it; where only the 99.9% bounds do, q is the nearer 95%
+         * bound (the windows stray one time in twenty, and their own q is
+         * then the worst of the three); where even those do not, the
+         * windows' q stands: a reader in bursts too short for the looks
+         * leaves ages that look random at their scale, its likelihood
+         * counts about one update a burst, and its ages near 0 are too
+         * many for that. */
         if (rate_from_moments(r, &qm, &ratio) && ratio < RANDOM_AGES) {
                 if (ratio >= REGULAR_AGES) {
-                        double ql = rate_from_likelihood(r), qw, wlo, whi;
+                        double ql, llo, lhi, qw, wlo, whi;
 
+                        rate_from_likelihood(r, &ql, &llo, &lhi);
                         if (ql >= *lo && ql <= *hi) {
                                 *q = ql;
-                                *per_look = true;
+                                *lo = llo;
+                                *hi = lhi;
+                                *kind = RATE_LIKELIHOOD;
                         } else if (rate_from_ages(r, Z999, &qw, &wlo, &whi) && ql >= wlo && ql <= whi)
                                 *q = fmin(fmax(ql, *lo), *hi);
-                } else
+                } else {
                         *q = fmin(fmax(qm, *lo), *hi);
+                        *kind = RATE_MEAN_AGE;
+                }
         }
         return true;
 }
 
 bool estimate_rate(const struct inode_rate *r, double *q) {
         double lo, hi;
-        bool per_look;
+        enum rate_kind kind;
 
-        return settled_rate(r, q, &lo, &hi, &per_look);
+        return settled_rate(r, q, &lo, &hi, &kind);
 }
 
 void estimate_settle(const struct inode_rate *r, double looks, double ticks, struct update_credit *c) {
         double q, lo, hi;
-        bool per_look;
+        enum rate_kind kind;
 
-        /* Only for an inode looked at all through the interval (the fine
-         * sweep's): elsewhere the ages are too few. Not floored at the
-         * changes seen: q from a few ages is noisy, and the larger of the
-         * two would lift every inode whose q came out low while keeping
-         * every one that came out high. The floor is the totals' (each
-         * seen change is an update, summed: update_totals_add()). An
-         * interval in which its atime did not move is credited too: q
-         * times the span is what the reader makes on average, quiet
-         * intervals included. */
-        if (looks < 5 || ticks <= 0 || !settled_rate(r, &q, &lo, &hi, &per_look) || per_look)
+        /* Only for an inode looked at through the interval (the fine
+         * sweep's): elsewhere the ages are too few. Five looks at least for
+         * the windows' q; two for the mean age's, which rests on the ages
+         * of the last minute, not on this interval's (a fine sweep that a
+         * busy host runs every few seconds, not every second, leaves a
+         * regular reader credited by the likelihood, twice its updates).
+         * Not floored at the changes seen: q from a few ages is noisy, and
+         * the larger of the two would lift every inode whose q came out low
+         * while keeping every one that came out high. The floor is the
+         * totals' (each seen change is an update, summed:
+         * update_totals_add()). An interval in which its atime did not
+         * move is credited too: q times the span is what the reader makes
+         * on average, quiet intervals included. */
+        if (looks < 2 || ticks <= 0 || !settled_rate(r, &q, &lo, &hi, &kind) ||
+            (looks < 5 && kind != RATE_MEAN_AGE))
                 return;
+        if (kind == RATE_LIKELIHOOD) {
+                c->n = c->seen + q * c->unseen;
+                c->lo = c->seen + lo * c->unseen;
+                c->hi = c->seen + hi * c->unseen;
+                c->var = c->unseen * q * (1 - q);
+                return;
+        }
         c->n = q * ticks;
         c->lo = lo * ticks;
         c->hi = fmax(fmax(c->n, c->seen), fmin(c->hi > 0 ? c->hi : INFINITY, hi * ticks));

@@ -98,6 +98,7 @@ struct update_credit {
         double n, lo, hi;
         double writebacks; /* of those, how many reach the disk: see estimate_writebacks() */
         double seen;       /* changes seen: the least the count can be */
+        double unseen;     /* the ticks before those changes no look could see */
         double var;
 };
 

@@ -147,6 +147,8 @@ static void updates_case(const char *what, double q, double spread, double toler
  * changes it saw (the totals are; estimate_settle()). If 'spread' is
  * given, it gets the standard deviation over the inodes of each one's own
  * credited/true: how far one hot file's figure strays. */
+static double look_ticks = 250; /* the fine sweep's mean spacing: a second */
+
 static double renewal(bool regular, double gap, int64_t iv, double *spread) {
         double sum_c = 0, sum_t = 0, s1 = 0, s2 = 0;
         int inodes = 0;
@@ -160,13 +162,13 @@ static double renewal(bool regular, double gap, int64_t iv, double *spread) {
 #define ADVANCE(to)                                                                                          while (next <= (to)) {                                                                                       if ((int64_t) floor(next) > last) {                                                                          last = (int64_t) floor(next);                                                                        count++;                                                                                     }                                                                                                    next += regular ? gap * (0.9 + 0.2 * uniform()) : -gap * log(1 - uniform());                 }
                 ADVANCE(0);
                 a0 = last * TICK;
-                at = 125 + uniform() * 250;
+                at = look_ticks / 2 + uniform() * look_ticks;
                 for (int k = 0; k < 6; k++) {
                         struct update_credit c = {};
                         double looks = 0;
 
                         count = 0;
-                        for (; at <= (double) ((k + 1) * iv); at += 125 + uniform() * 250) {
+                        for (; at <= (double) ((k + 1) * iv); at += look_ticks / 2 + uniform() * look_ticks) {
                                 int64_t m1 = (int64_t) floor(at) * TICK;
 
                                 ADVANCE(at);
@@ -223,6 +225,20 @@ static void spread_case(bool regular, double gap_s, double sd) {
         ok(spread <= sd && fabs(ratio - 1) <= 0.1,
            "%s reads every %.3g s: each inode's own credited/true strays by %.3f (sd) over 50 s, the mean %.3f",
            regular ? "regular" : "random", gap_s, spread, ratio);
+}
+
+/* A busy host runs the fine sweep every few seconds, not every second:
+ * fewer than five looks an interval. A regular reader was then credited by
+ * the likelihood, 1.8-2x its updates; the mean age of the last minute's
+ * looks still settles it. */
+static void sparse_case(bool regular, double gap_s, double look_s, double tolerance) {
+        double ratio;
+
+        look_ticks = look_s / 0.004;
+        ratio = renewal(regular, gap_s / 0.004, 15000, NULL);
+        look_ticks = 250;
+        ok(fabs(ratio - 1) <= tolerance, "%s reads every %.3g s, looked at about every %.3g s: credited/true %.3f",
+           regular ? "regular" : "random", gap_s, look_s, ratio);
 }
 
 /* A population of idle, once-read and busier inodes, sampled uniformly:
@@ -317,6 +333,9 @@ int main(void) {
         spread_case(false, 0.1, 0.3);
         spread_case(false, 0.5, 0.3);
         spread_case(false, 3.0, 0.3);
+        sparse_case(true, 0.1, 3, 0.15);
+        sparse_case(true, 3.0, 3, 0.15);
+        sparse_case(false, 0.1, 3, 0.15);
         {
                 /* A file read once, then looked at five times 50 ms apart
                  * (the sampler's burst) and every second for 20 s: its
