@@ -68,9 +68,10 @@ static double ticks(int64_t ns, int64_t tick) {
         return (double) llround((double) ns / (double) tick);
 }
 
-/* q's estimate and its 95% bounds. With no evidence at all, anything from
- * never to every tick. */
-static void rate_bounds(const struct inode_rate *r, double *q, double *lo, double *hi) {
+/* q of a reader at random from the likelihood, with its 95% bounds: the
+ * share of whole ticks written, every look's span counted. With no
+ * evidence at all, anything from never to every tick. */
+static void rate_from_likelihood(const struct inode_rate *r, double *q, double *lo, double *hi) {
         double n = (double) r->seen + (double) r->empty;
 
         if (n <= 0) {
@@ -80,6 +81,12 @@ static void rate_bounds(const struct inode_rate *r, double *q, double *lo, doubl
                 *q = (double) r->seen / n;
                 wilson(r->seen, n, lo, hi);
         }
+}
+
+/* q's first estimate and its 95% bounds: the likelihood's, or the share of
+ * hits where that is larger (a reader in bursts). */
+static void rate_bounds(const struct inode_rate *r, double *q, double *lo, double *hi) {
+        rate_from_likelihood(r, q, lo, hi);
         if (r->hits >= MIN_HITS && r->looks > 0 && r->hits / r->looks > *q) {
                 *q = r->hits / r->looks;
                 wilson(r->hits, r->looks, lo, hi);
@@ -283,21 +290,6 @@ static bool rate_from_moments(const struct inode_rate *r, double *q, double *rat
         return true;
 }
 
-/* q of a reader at random from the likelihood: the share of whole ticks
- * written, every look's span counted. (Not the hits' share, which
- * rate_bounds() takes where it is larger: a look that the scheduler runs
- * right after a reader finds its own tick written far more often than a
- * look at a random time would.) */
-static void rate_from_likelihood(const struct inode_rate *r, double *q, double *lo, double *hi) {
-        double n = (double) r->seen + (double) r->empty;
-
-        *q = n > 0 ? r->seen / n : 0;
-        if (n > 0)
-                wilson(r->seen, n, lo, hi);
-        else
-                *lo = 0, *hi = 1;
-}
-
 enum rate_kind {
         RATE_WINDOWS,    /* the windows' q, for any reader */
         RATE_MEAN_AGE,   /* a regular reader's, from the mean age */
@@ -330,6 +322,10 @@ static bool settled_rate(const struct inode_rate *r, double *q, double *lo, doub
                 if (ratio >= REGULAR_AGES) {
                         double ql, llo, lhi, qw, wlo, whi;
 
+                        /* Not rate_bounds()'s hits: a look that the
+                         * scheduler runs right after a reader finds its
+                         * own tick written far more often than a look at
+                         * a random time would. */
                         rate_from_likelihood(r, &ql, &llo, &lhi);
                         if (ql >= *lo && ql <= *hi) {
                                 *q = ql;
