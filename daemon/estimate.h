@@ -68,7 +68,7 @@ int estimate_activity(double changed, uint64_t sample, uint64_t population, doub
  * of the age at 0 is the rate). estimate_settle() takes q from there, x an
  * eighth of the mean age, at least 2 (extrapolated from x and 2x to 0;
  * with a mean age under 4 ticks from the ages of 0 and 1 tick, and under
- * 3/4 of a tick the first estimate stands), and credits
+ * 3/4 of a tick from the likelihood of the interval's looks), and credits
  * an inode looked at every second or so q times the interval's ticks, even
  * fewer than the changes seen: the floor is the totals' (update_totals_add),
  * as a floor on each noisy q lifts the sum. The windows hold few ages
