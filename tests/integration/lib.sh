@@ -108,7 +108,11 @@ cleanup() {
         if [ "${KEEP_TEST_DIR:-}" != "" ]; then
                 cp -r "$T" "$KEEP_TEST_DIR" 2>/dev/null
         fi
-        umount -R "$T" 2>/dev/null
+        # A loop device lets go of its image only once the filesystem on it
+        # is gone (autoclear, asynchronously): the tmpfs holding the image
+        # may still be busy a moment. Lazily at last: /tmp keeps no
+        # directory of a test that ended.
+        umount -R "$T" 2>/dev/null || { sleep 1; umount -R "$T" 2>/dev/null; } || umount -R -l "$T" 2>/dev/null
         rmdir "$T" 2>/dev/null
 }
 
