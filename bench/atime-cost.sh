@@ -25,6 +25,14 @@
 #                  at HZ=250): nearly every read is an update, the same
 #                  inodes dirtied again and again in one journal transaction
 #   hot-tick+lazy  that with lazytime on the superblock
+#   stream         all NFILES files read in passes as fast as they go for
+#                  STREAM_SECONDS, after one untimed pass: every read an
+#                  update of an inode already dirty in the journal
+#                  transaction (pass and run end well inside ext4's 5 s
+#                  commit, for STREAM_SECONDS up to 4), made by a reader that does
+#                  nothing else: what find | xargs cat or grep -r pay per
+#                  update, against hot-tick's reader that sleeps between
+#                  passes and comes back to cold caches
 #
 # The hot case counts updates with a tracepoint, in a tracing instance of its
 # own (tracefs mounted in the benchmark's namespace; BPF is refused here):
@@ -42,7 +50,8 @@
 #
 #   sudo make bench BENCH=atime-cost
 #   (NFILES=20000 ROUNDS=10 PASSES=3 COLD_NFILES=5000 COLD_ROUNDS=10 FSTYPES="ext4 xfs btrfs tmpfs"
-#    CASES="files hot" HOT_FILES=20 HOT_SECONDS=5 HOT_ROUNDS=6 HOT_PAUSE_US=4000)
+#    CASES="files hot stream" HOT_FILES=20 HOT_SECONDS=5 HOT_ROUNDS=6 HOT_PAUSE_US=4000
+#    STREAM_SECONDS=2)
 . "$top_srcdir/bench/lib.sh"
 bench_enter_namespace
 NFILES=${NFILES:-20000}
@@ -51,11 +60,12 @@ PASSES=${PASSES:-3}
 COLD_NFILES=${COLD_NFILES:-5000}
 COLD_ROUNDS=${COLD_ROUNDS:-10}
 FSTYPES=${FSTYPES:-ext4 xfs btrfs tmpfs}
-CASES=${CASES:-files hot}
+CASES=${CASES:-files hot stream}
 HOT_FILES=${HOT_FILES:-20}
 HOT_SECONDS=${HOT_SECONDS:-5}
 HOT_ROUNDS=${HOT_ROUNDS:-6}
 HOT_PAUSE_US=${HOT_PAUSE_US:-4000}
+STREAM_SECONDS=${STREAM_SECONDS:-2}
 IMGDIR=$(mktemp -d "${BENCH_IMGDIR:-/var/tmp}/atimed-bench-img.XXXXXX")
 LOOPS=""
 atime_cost_cleanup() {
@@ -216,13 +226,16 @@ hot_filter() {
         esac
 }
 
-# hot_pass SIDE LAZY PAUSE_US: one timed run through SIDE; prints "reads
-# cpu_ns updates commits bytes" ("-" for what is not counted).
+# hot_pass SIDE LAZY PAUSE_US LIST SECONDS: one timed run through the files of
+# $B/list.SIDE.LIST; prints "reads cpu_ns updates commits bytes" ("-" for what
+# is not counted). Through all the files (LIST empty), one untimed pass
+# first: the timed reads then find every inode dirty in the transaction.
 hot_pass() {
         local ev cm out upd=- com=- w0 e
         read -r ev cm < <(hot_events "$FS" "$2")
         [ -n "$TRACE_INST" ] || { ev=-; cm=-; }
         sync
+        [ -z "$4" ] && "$READBLOCK" 1 <"$B/list.$1" >/dev/null
         if [ "$ev" != - ]; then
                 echo 0 >"$TRACE_INST/events/enable"
                 : >"$TRACE_INST/trace"
@@ -233,7 +246,7 @@ hot_pass() {
                 done
         fi
         w0=$(sectors)
-        out=$("$READBLOCK" -i "$3" -t "$HOT_SECONDS" <"$B/list.$1.hot")
+        out=$("$READBLOCK" -i "$3" -t "$5" <"$B/list.$1${4:+.$4}")
         sync
         if [ "$ev" != - ]; then
                 echo 0 >"$TRACE_INST/events/enable"
@@ -245,20 +258,22 @@ hot_pass() {
         echo "${out% *} $upd $com $((($(sectors) - w0) * 512))"
 }
 
-# measure_hot LABEL LAZY PAUSE_US: strict against noat, ABBA, HOT_ROUNDS rounds;
-# appends a row to $B/hotrows.
+# measure_hot LABEL LAZY PAUSE_US [LIST SECONDS FILES]: strict against noat,
+# ABBA, HOT_ROUNDS rounds, through the hot files (or LIST); appends a row to
+# $B/hotrows.
 measure_hot() {
+        local list=${4-hot} t=${5:-$HOT_SECONDS} nf=${6:-$HOT_FILES}
         local r s out ra rb
         : >"$B/hot"
         for ((r = 1; r <= HOT_ROUNDS; r++)); do
                 for s in $( ((r % 2)) && echo "strict noat" || echo "noat strict"); do
-                        out=$(hot_pass "$s" "$2" "$3")
+                        out=$(hot_pass "$s" "$2" "$3" "$list" "$t")
                         if [ "$s" = strict ]; then ra=$out; else rb=$out; fi
                 done
                 echo "$ra $rb" >>"$B/hot"
         done
         # per round: A reads cpu upd com bytes, B reads cpu upd com bytes
-        awk -v fs="$FS" -v label="$1" -v t="$HOT_SECONDS" -v nf="$HOT_FILES" '
+        awk -v fs="$FS" -v label="$1" -v t="$t" -v nf="$nf" '
         function med(a, n,   i, j, x, v) { for (i = 1; i <= n; i++) v[i] = a[i]
                 for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j > 0 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
                 return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
@@ -288,7 +303,7 @@ hot_header() {
                 fs case "A rd/s" "B rd/s" "A ns/rd" "B ns/rd" "A upd/s" "upd/read" "us/upd" "(min-max)" "A bytes" "B bytes" "commits" "B/upd" "B/ino/cmt"
 }
 
-case " $CASES " in *" hot "*) hot_trace_init || echo "atime-cost: no tracefs: hot-file updates not counted" >&2 ;; esac
+case " $CASES " in *" hot "* | *" stream "*) hot_trace_init || echo "atime-cost: no tracefs: hot-file updates not counted" >&2 ;; esac
 
 : >"$B/rows"
 : >"$B/hotrows"
@@ -311,12 +326,14 @@ for FS in $FSTYPES; do
         fi
 done
 
-if [ "${CASES#*hot}" != "$CASES" ]; then
+if [ "${CASES#*hot}" != "$CASES" ] || [ "${CASES#*stream}" != "$CASES" ]; then
         hot_header
-        NFILES_SAVED=$NFILES
-        NFILES=$HOT_FILES
         for FS in $FSTYPES; do
+                case " $CASES " in *" hot "*) ;; *) break ;; esac
+                NFILES_SAVED=$NFILES
+                NFILES=$HOT_FILES
                 setup "$FS"
+                NFILES=$NFILES_SAVED
                 "$READBLOCK" 2 <"$B/list.noat.hot" >/dev/null
                 measure_hot hot 0 0
                 measure_hot hot-tick 0 "$HOT_PAUSE_US"
@@ -325,10 +342,20 @@ if [ "${CASES#*hot}" != "$CASES" ]; then
                         measure_hot hot-tick+lazy 1 "$HOT_PAUSE_US"
                 fi
         done
-        NFILES=$NFILES_SAVED
+        # A streaming reader makes an update every few microseconds: a
+        # bigger trace buffer holds them all.
+        [ -n "$TRACE_INST" ] && echo 65536 >"$TRACE_INST/buffer_size_kb"
+        for FS in $FSTYPES; do
+                case " $CASES " in *" stream "*) ;; *) break ;; esac
+                setup "$FS"
+                "$READBLOCK" 2 <"$B/list.noat" >/dev/null
+                measure_hot stream 0 0 "" "$STREAM_SECONDS" "$NFILES"
+        done
         echo
         echo "hot: $HOT_FILES files read again and again for ${HOT_SECONDS}s per run, strictatime (A) then noatime (B), $HOT_ROUNDS ABBA rounds;"
         echo "hot-tick: a pass over them every ${HOT_PAUSE_US} us (about a clock tick: nearly every read an update)."
+        echo "stream: passes over all $NFILES files as fast as they go for ${STREAM_SECONDS}s per run (an update of an inode already"
+        echo "dirty in the transaction, by a reader that does nothing else)."
         echo "rd/s: files read per second; ns/rd: the reader's CPU (getrusage) per read; upd/s: atime updates the"
         echo "kernel made per second (tracepoint; '-': not counted); us/upd: the reader's CPU difference A - B"
         echo "divided by A's updates, median (min-max) over rounds: the cost of one atime UPDATE; bytes: what the"
