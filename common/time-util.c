@@ -2,6 +2,7 @@
 #include "time-util.h"
 
 #include <assert.h>
+#include <sys/random.h>
 
 #include "macro.h"
 
@@ -20,4 +21,14 @@ uint64_t now_usec(clockid_t clock) {
         r = clock_gettime(clock, &ts);
         assert(r == 0);
         return timespec_to_usec(&ts);
+}
+
+uint64_t jittered(uint64_t mean) {
+        uint64_t r;
+
+        if (mean == 0)
+                return 0;
+        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != sizeof r)
+                r = now_usec(CLOCK_MONOTONIC) * 0x9e3779b97f4a7c15ULL;
+        return mean / 2 + r % mean;
 }

@@ -14,3 +14,7 @@ uint64_t now_usec(clockid_t clock);
 
 /* A timespec in microseconds, rounded down. */
 uint64_t timespec_to_usec(const struct timespec *ts);
+
+/* 'mean' on average, drawn afresh from half to one and a half of it (any
+ * unit): for looks at times unrelated to any reader's. */
+uint64_t jittered(uint64_t mean);

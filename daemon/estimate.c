@@ -135,26 +135,31 @@ static void learn_age(struct inode_rate *r, double age) {
                 r->age_below[i - 1] += 1;
 }
 
-void estimate_learn(struct inode_rate *r, int64_t m0, int64_t a0, int64_t m1, int64_t a1, int64_t tick) {
+void estimate_learn(struct inode_rate *r, int64_t m0, int64_t a0, int64_t m1, int64_t a1, int64_t tick,
+                    bool at_random) {
         double age = ticks(m1 - a1, tick);
 
-        /* Every look is at a time of atimed's choosing, not the reader's:
-         * its age is a draw of the age at a random time. (A setter of
-         * atimes says nothing of reads.) The histogram counts whole ticks
-         * from the update's tick to the look's: 0 is the look's own tick,
-         * which is only partly over. (The look's time is the coarse
-         * clock's, so this is the rounded age where atimes have the
-         * clock's tick; where they have whole seconds it is not.) */
-        if (a1 <= m1 && (a1 == a0 || plausible_update(m0, a0, m1, a1, tick)))
+        /* A look at a random time (the fine sweep's, jittered) is a draw of
+         * the age at a random time. (A setter of atimes says nothing of
+         * reads.) The histogram counts whole ticks from the update's tick
+         * to the look's: 0 is the look's own tick, which is only partly
+         * over. (The look's time is the coarse clock's, so this is the
+         * rounded age where atimes have the clock's tick; where they have
+         * whole seconds it is not.) A look at a set place on the clock
+         * (the timed sweep's) finds a reader with a period that divides
+         * the interval at the same age every time: its age and its hit are
+         * not learnt, only the span before it. */
+        if (at_random && a1 <= m1 && (a1 == a0 || plausible_update(m0, a0, m1, a1, tick)))
                 learn_age(r, floor((double) (m1 - a1) / (double) tick));
 
         /* The tick of a look is only partly over: a reader that comes
          * later in it is not late. So the likelihood counts whole ticks
          * only, and a look that finds its own tick written (a hit) tells
          * nothing about the ticks before it; it counts as a hit. */
-        r->looks += 1;
+        if (at_random)
+                r->looks += 1;
         if (a1 <= m1 && age == 0) {
-                r->hits += 1;
+                r->hits += at_random;
                 return;
         }
         if (a1 == a0) {

@@ -77,8 +77,12 @@ int estimate_activity(double changed, uint64_t sample, uint64_t population, doub
  * whose q the mean age gives, from one at random (2), whose q the
  * likelihood gives over every look's span; either within the windows'
  * bounds, which catch a reader in bursts. The looks must come at times
- * unrelated to the reader's: the fine sweep's are jittered, or a reader
- * with the looks' own period would always be seen at the same age. */
+ * unrelated to the reader's: the fine sweep's are jittered, at times
+ * drawn afresh each time (not left to the event loop, which wakes every
+ * process of the host at the same place in each quarter second where it
+ * may), or a reader with the looks' own period would always be seen at
+ * the same age. The timed sweep's looks come at a set place on the clock
+ * every interval: they learn the span before them, not their age. */
 #define AGE_BINS 24
 struct inode_rate {
         float seen;  /* updates seen (decayed) */
@@ -107,8 +111,11 @@ struct update_credit {
  * moved. Does not learn from the gap: call estimate_learn() after. */
 bool estimate_credit(const struct inode_rate *r, int64_t m0, int64_t a0, int64_t m1, int64_t a1, int64_t tick,
                      struct update_credit *c);
-/* Adds what the gap tells about q to r. */
-void estimate_learn(struct inode_rate *r, int64_t m0, int64_t a0, int64_t m1, int64_t a1, int64_t tick);
+/* Adds what the gap tells about q to r; 'at_random': the look at m1 came
+ * at a time unrelated to any reader's (its age is learnt too), not at a set
+ * place on the clock. */
+void estimate_learn(struct inode_rate *r, int64_t m0, int64_t a0, int64_t m1, int64_t a1, int64_t tick,
+                    bool at_random);
 /* An interval's credit c of an inode looked at 'looks' times in it,
  * settled on the rate its ages give over 'ticks' (see above). */
 void estimate_settle(const struct inode_rate *r, double looks, double ticks, struct update_credit *c);

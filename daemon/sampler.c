@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "time-util.h"
+
 /* The walk is depth first and keeps no list of the directories it has yet
  * to visit: a directory's unread entries stay in the directory, found again
  * by their getdents offset. It holds the chain of directories it is in (their
@@ -747,22 +749,24 @@ static bool atime_was_set(int64_t c0, int64_t c1, int64_t a0, int64_t a1, int64_
         return !atomic_load(&sets_as_reads) && a1 != a0 && c0 > 0 && c1 > 0 && c1 != c0 && (a1 <= c1 || a1 > m1 + tick);
 }
 
-/* Credits a gap's updates to the entry, then learns its rate from it. */
-static void credit_gap(SampleEntry *e, const struct gap *g, int64_t tick) {
+/* Credits a gap's updates to the entry, then learns its rate from it
+ * ('at_random': the look that ends it came at a random time, not the timed
+ * sweep's: estimate_learn()). */
+static void credit_gap(SampleEntry *e, const struct gap *g, int64_t tick, bool at_random) {
         double before = e->credit.n;
 
         if (estimate_credit(&e->rate, g->m0, g->a0, g->m1, g->a1, tick, &e->credit))
                 e->credit_stale += stale_updates(g->a0, g->mod0, g->a1, g->mod1, e->credit.n - before);
-        estimate_learn(&e->rate, g->m0, g->a0, g->m1, g->a1, tick);
+        estimate_learn(&e->rate, g->m0, g->a0, g->m1, g->a1, tick, at_random);
 }
 
 /* One look at an entry after the last: credits the updates in between to
  * the entry and learns its rate from them (unless 'defer': the caller
- * credits that gap later, once the looks after it are in). Returns 1 if the
- * atime moved, 0 if not, 2 if it was set (atime_was_set(): nothing
- * credited or learnt), -1 if the entry is gone. */
+ * credits that gap later, once the looks after it are in; 'at_random' as
+ * credit_gap()'s). Returns 1 if the atime moved, 0 if not, 2 if it was set
+ * (atime_was_set(): nothing credited or learnt), -1 if the entry is gone. */
 static int entry_look(Reservoir *res, SampleEntry *e, int rootfd, const struct sampler_place *pl, int64_t tick,
-                      bool defer) {
+                      bool defer, bool at_random) {
         struct gap g = { .m0 = e->seen_ns, .a0 = atime_ns(e), .mod0 = e->modified_ns };
         int64_t c0 = e->ctime_ns;
         struct statx stx;
@@ -790,7 +794,7 @@ static int entry_look(Reservoir *res, SampleEntry *e, int rootfd, const struct s
                 return 2;
         }
         if (!defer)
-                credit_gap(e, &g, tick);
+                credit_gap(e, &g, tick, at_random);
         if (g.a1 == g.a0)
                 return 0;
         e->moved = true;
@@ -857,17 +861,19 @@ static int burst(Reservoir *res, int rootfd, const struct sampler_place *pl, int
         _cleanup_free_ uint8_t *moves = n > 0 ? calloc(n, 1) : NULL;
 
         for (unsigned k = 0; k < BURST_LOOKS && n > 0; k++) {
-                struct timespec ts = { 0, BURST_SPACING_NS };
+                /* Spaced at random as the fine sweep's: at a fixed
+                 * spacing a reader at twice it is seen at the same ages. */
+                struct timespec ts = { 0, (long) jittered(BURST_SPACING_NS) };
 
                 if (atomic_load(cancel))
                         return -ECANCELED;
                 (void) nanosleep(&ts, NULL);
                 for (size_t i = 0; i < n; i++)
-                        if (!d[i].e->gone && entry_look(res, d[i].e, rootfd, pl, tick, false) == 1 && moves)
+                        if (!d[i].e->gone && entry_look(res, d[i].e, rootfd, pl, tick, false, true) == 1 && moves)
                                 moves[i]++;
         }
         for (size_t i = 0; i < n; i++) {
-                credit_gap(d[i].e, &d[i].g, tick);
+                credit_gap(d[i].e, &d[i].g, tick, false);
                 /* Read again within a few looks: a file that turned hot
                  * after the walk, and as the sample drew it from the rest,
                  * others like it may have turned hot where no look sees. */
@@ -952,7 +958,7 @@ static int sweep_entries(Sampler *s, Reservoir *res, int rootfd, const struct sa
                         return -ECANCELED;
                 if (e->gone)
                         continue;
-                r = entry_look(res, e, rootfd, pl, tick, !was_hot);
+                r = entry_look(res, e, rootfd, pl, tick, !was_hot, false);
                 if (r < 0) {
                         out->gone++;
                         continue;
@@ -963,7 +969,7 @@ static int sweep_entries(Sampler *s, Reservoir *res, int rootfd, const struct sa
                         continue;
                 if (r == 0) {
                         if (!was_hot)
-                                estimate_learn(&e->rate, g.g.m0, g.g.a0, e->seen_ns, atime_ns(e), tick);
+                                estimate_learn(&e->rate, g.g.m0, g.g.a0, e->seen_ns, atime_ns(e), tick, false);
                         continue;
                 }
                 out->changed++;
@@ -1151,7 +1157,7 @@ int sampler_fine_sweep(Sampler *s, const struct sampler_place *pl, const atomic_
                         return -ECANCELED;
                 if (e->gone || !e->baseline || e->hot == 0)
                         continue;
-                (void) entry_look(res, e, fd, pl, tick, false);
+                (void) entry_look(res, e, fd, pl, tick, false, true);
                 looked++;
         }
         return looked;

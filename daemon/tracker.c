@@ -1656,24 +1656,16 @@ static uint64_t next_sweep(const Tracker *t) {
         return tracker_now(t, CLOCK_MONOTONIC) + (target - real);
 }
 
-/* FINE_SWEEP_USEC on average, drawn from half to one and a half of it: a
- * reader with the sweep's own period is not always seen at the same point
- * of it (the estimator takes the looks' ages as drawn at random). */
-static uint64_t fine_spacing(void) {
-        uint32_t r;
-
-        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != sizeof r)
-                r = (uint32_t) now_usec(CLOCK_MONOTONIC) * 2654435761u;
-        return FINE_SWEEP_USEC / 2 + r % FINE_SWEEP_USEC;
-}
-
 /* About every second: the inodes that moved lately are looked at again, on
  * each filesystem that has some and nothing else out. */
 static int on_fine_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Tracker *t = userdata;
         uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
 
-        (void) sd_event_source_set_time(s, usec + fine_spacing());
+        /* FINE_SWEEP_USEC on average, drawn afresh each time: a reader with
+         * the sweep's own period is not always seen at the same point of it
+         * (the estimator takes the looks' ages as drawn at random). */
+        (void) sd_event_source_set_time(s, usec + jittered(FINE_SWEEP_USEC));
         for (size_t i = 0; i < t->n_fss && t->fs_jobs < max_jobs(t); i++) {
                 Filesystem *fs = t->fss[i];
 
@@ -2010,8 +2002,12 @@ int tracker_new(sd_event *e, WorkerPool *pool, const struct config *config, Trac
                 return r;
         (void) sd_event_source_set_enabled(t->walk_timer, SD_EVENT_OFF);
         (void) sd_event_source_set_description(t->walk_timer, "sampler-walk");
-        r = sd_event_add_time_relative(e, &t->fine_timer, CLOCK_MONOTONIC, FINE_SWEEP_USEC, USEC_PER_SEC / 20,
-                                       on_fine_timer, t);
+        /* To the microsecond: with any slack, sd-event wakes at the place
+         * in each quarter second that every timer of the host's shares
+         * (from the boot id) wherever that falls in it, and a quarter of
+         * the looks would come at the same point of any reader whose
+         * period divides 250 ms (estimate.h). */
+        r = sd_event_add_time_relative(e, &t->fine_timer, CLOCK_MONOTONIC, FINE_SWEEP_USEC, 1, on_fine_timer, t);
         if (r < 0)
                 return r;
         (void) sd_event_source_set_enabled(t->fine_timer, SD_EVENT_ON);
