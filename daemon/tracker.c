@@ -66,6 +66,8 @@ struct Filesystem {
         uint64_t walk_started; /* CLOCK_MONOTONIC usec the current walk began */
         uint64_t walk_took;    /* usec the last finished walk took */
         bool unexplained;      /* the kernel counted far more than the last sweep's sample can account for */
+        bool count_jumped;     /* and more than twice its count of the interval before: something began */
+        double count_prev;     /* the kernel's count over the last interval, per minute (its lower bound); <0: none */
         bool walk_queued;
         bool orphaned;         /* no longer in the table; freed when its job returns */
         struct sweep_result last;
@@ -933,9 +935,11 @@ static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct 
         bool lazy = fs->n_mounts > 0 && fs->mounts[0]->entry->policy.lazytime, pure, bound = true;
         double count;
 
-        fs->unexplained = false;
-        if (!j->count.valid || lazy || !fscounter_delta(before, &j->count, &lo, &hi) || n == 0)
+        fs->unexplained = fs->count_jumped = false;
+        if (!j->count.valid || lazy || !fscounter_delta(before, &j->count, &lo, &hi) || n == 0) {
+                fs->count_prev = -1;
                 return;
+        }
         count = (lo + hi) / 2 * per_min;
         if (j->counter_kind == FS_COUNTER_JBD2) {
                 /* The journal counts a handle when its transaction commits,
@@ -948,8 +952,10 @@ static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct 
                  * counted in the next: no bound on a burst at its end. So
                  * the count is used over five and a half commits or more
                  * only, as the figure itself or the top of its interval. */
-                if (s < JBD2_MIN_COMMITS * p)
+                if (s < JBD2_MIN_COMMITS * p) {
+                        fs->count_prev = -1;
                         return;
+                }
                 lo *= s / (s + p);
                 hi *= s / (s - p);
                 bound = false;
@@ -991,6 +997,14 @@ static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct 
          * read a second: worth a walk soon, whose fresh strata find the
          * files that turned hot (fs_rewalk_soon()). */
         fs->unexplained = !pure && lo > 1.5 * ehi + 60;
+        /* Far more than the sample's own figure, and more than twice the
+         * interval before's: files turned hot that the sample does not
+         * hold, whatever its bounds allow (their share of a stratum of
+         * thousands leaves the bounds wide). Walked at once, not after
+         * two intervals (fs_rewalk_soon()): a count that stays high asks
+         * no more than any unexplained one. */
+        fs->count_jumped = !pure && lo > 1.5 * e + 60 && fs->count_prev >= 0 && lo > 2 * fs->count_prev;
+        fs->count_prev = lo;
 }
 
 /* What a sweep found, stratum by stratum, and what came of it: for
@@ -1013,7 +1027,8 @@ static void fs_log_sweep(const Filesystem *fs, const struct fs_job *j, const str
         }
         log_mount_debug(j->target, "%s: sweep over %.1fs: %s; %.0f updates/min (%.0f-%.0f), %s", j->target, j->res.seconds,
                         buf, j->n_writers ? acts[0].updates.per_min : 0.0, j->n_writers ? acts[0].updates.lo : 0.0,
-                        j->n_writers ? acts[0].updates.hi : 0.0, fs->unexplained ? "count unexplained" : "count explained");
+                        j->n_writers ? acts[0].updates.hi : 0.0,
+                        fs->count_jumped ? "count jumped" : fs->unexplained ? "count unexplained" : "count explained");
 }
 
 /* When a figure from the whole walk's sample is due (Unix seconds), while
@@ -1092,11 +1107,12 @@ done:
  * since it ended (a third of the time at most). Walks stay within
  * walk_rate all the same. */
 static void fs_rewalk_soon(Filesystem *fs, const struct sweep_result *res, uint64_t now) {
-        uint64_t soonest = fs->walk_started + MAX(MAX(2 * fs->tracker->config->sampler_interval_usec, 20 * USEC_PER_SEC),
+        uint64_t soonest = fs->walk_started + MAX(MAX(fs->count_jumped ? 0 : 2 * fs->tracker->config->sampler_interval_usec,
+                                                      20 * USEC_PER_SEC),
                                                   3 * fs->walk_took);
 
-        if ((res->woke_hot == 0 && !fs->unexplained) || !fs->sampler || fs->sampler->walk || fs->sampler->next ||
-            fs->next_walk == 0)
+        if ((res->woke_hot == 0 && !fs->unexplained && !fs->count_jumped) || !fs->sampler || fs->sampler->walk ||
+            fs->sampler->next || fs->next_walk == 0)
                 return;
         soonest = MAX(soonest, now);
         if (soonest < fs->next_walk) {
@@ -1850,6 +1866,7 @@ static Filesystem *fs_for_devno(Tracker *t, dev_t d, const char *source, bool *t
                 return NULL;
         fs->tracker = t;
         fs->devno = d;
+        fs->count_prev = -1;
         (void) device_resolve(t->config->sysfs_path, "/dev", d, source, &fs->device);
         fs->identified = fs->device.kind == DEVICE_NONE; /* nothing to read a UUID from */
         *ret_new = true;
