@@ -1103,9 +1103,10 @@ done:
  * walk: when a sweep finds some (drawn from the rest, so that others like
  * them may be hot unseen), or the kernel counted far more than the sample
  * accounts for, the next walk comes after two intervals rather than at its
- * usual refresh, and never before twice the last walk's length has passed
- * since it ended (a third of the time at most). Walks stay within
- * walk_rate all the same. */
+ * usual refresh (at once where the count jumped: fs_apply_count()), and
+ * never before 20 s nor twice the last walk's length has passed since it
+ * ended (a third of the time at most). Walks stay within walk_rate all the
+ * same. */
 static void fs_rewalk_soon(Filesystem *fs, const struct sweep_result *res, uint64_t now) {
         uint64_t soonest = fs->walk_started + MAX(MAX(fs->count_jumped ? 0 : 2 * fs->tracker->config->sampler_interval_usec,
                                                       20 * USEC_PER_SEC),

@@ -258,7 +258,7 @@ static double locked(int64_t gap, int64_t phase, int64_t iv, bool learn_timed) {
                         int64_t a1 = LAST(end);
 
                         estimate_credit(&r, m0 * TICK, a0 * TICK, end * TICK, a1 * TICK, TICK, &c);
-                        estimate_learn(&r, m0 * TICK, a0 * TICK, end * TICK, a1 * TICK, TICK, learn_timed ? true : false);
+                        estimate_learn(&r, m0 * TICK, a0 * TICK, end * TICK, a1 * TICK, TICK, learn_timed);
                         m0 = end;
                         a0 = a1;
                         looks++;
