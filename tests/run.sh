@@ -12,6 +12,25 @@ JOBS=$(nproc)
 passed=0
 failed=0
 skipped=0
+suite_start=$SECONDS
+# Every script's and step's time, "seconds<TAB>name", for the slowest at
+# the end (the suite's budget is 35 minutes on a 2-CPU machine).
+times=$(mktemp)
+trap 'rm -f "$times"' EXIT
+
+# took NAME SINCE: records the time from SINCE ($SECONDS then) to now.
+took() {
+        printf '%s\t%s\n' "$((SECONDS - $2))" "$1" >>"$times"
+}
+
+# script_times DIR: records the time of every test script automake ran
+# under DIR (the .time files tests/timed-driver.sh wrote).
+script_times() {
+        local f
+        for f in $(find "$1" -name '*.time'); do
+                printf '%s\t%s\n' "$(cat "$f")" "${f#"$1"/}" >>"$times"
+        done
+}
 
 # count_trs DIR: adds the per-assertion results automake recorded.
 count_trs() {
@@ -26,10 +45,13 @@ count_trs() {
 
 # step NAME COMMAND...: a whole step that passes or fails as one.
 step() {
-        local name=$1
+        local name=$1 since=$SECONDS
         shift
         echo "== $name"
-        if "$@"; then
+        "$@"
+        local status=$?
+        took "$name" "$since"
+        if [ $status -eq 0 ]; then
                 passed=$((passed + 1))
         else
                 echo "FAILED: $name"
@@ -65,8 +87,10 @@ fi
 cd "$SRC/build-test" || exit 1
 
 echo "== make check"
+since=$SECONDS
 make -s -j"$JOBS" check >/dev/null 2>&1
 check_status=$?
+took "make check, in all (-j$JOBS)" "$since"
 count_trs "$SRC/build-test"
 if [ $check_status -ne 0 ]; then
         # Show what failed: the TAP lines and the log of each failing test.
@@ -82,8 +106,10 @@ fi
 echo "== make check (release build: valgrind, memory)"
 release_tests=$(sed -n '/^release_tests = /,/^[^\t]/p' "$SRC/Makefile.am" | grep -o 'tests/[^ ]*\.sh' | tr '\n' ' ')
 if [ -f "$SRC/build-release/atimed" ]; then
+        since=$SECONDS
         (cd "$SRC/build-release" && make -s check TESTS="$release_tests" >/dev/null 2>&1)
         release_status=$?
+        took "make check of the release build, in all" "$since"
         count_trs "$SRC/build-release/tests/hostile"
         if [ $release_status -ne 0 ]; then
                 for t in $release_tests; do
@@ -97,6 +123,7 @@ fi
 # assertions counted, its failures shown.
 alone() {
         local failed_before=$failed log="$SRC/build-test/${2%.sh}.log"
+        rm -f "$SRC/build-test/${2%.sh}.time"
         echo "== $1"
         make -s check TESTS="$2" >/dev/null 2>&1
         local status=$?
@@ -138,6 +165,10 @@ cd "$SRC/build-test" || exit 1
 
 step "make distcheck" sh -c "make -s -j$JOBS distcheck >distcheck.log 2>&1 || { tail -40 distcheck.log; exit 1; }"
 
+script_times "$SRC/build-test"
+script_times "$SRC/build-release"
+echo "== the ten slowest scripts and steps (seconds; the whole suite: $(((SECONDS - suite_start) / 60)) min $(((SECONDS - suite_start) % 60)) s)"
+sort -t"$(printf '\t')" -k1,1 -g -r "$times" | head -10 | sed 's/^/   /'
 [ "$skipped" -eq 0 ] || echo "($skipped skipped)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
