@@ -120,6 +120,8 @@ struct Tracker {
         bool shutting_down;  /* no new jobs: the pool is being torn down */
         tracker_clock_fn clock; /* NULL: clock_gettime() */
         void *clock_userdata;
+        tracker_job_hook_fn job_hook; /* a test's (tracker_set_job_hook()) */
+        void *job_hook_userdata;
         struct {             /* the host's CPU time at the last look (host_idle()) */
                 bool have;
                 uint64_t busy, total; /* ticks of /proc/stat, all CPUs */
@@ -170,6 +172,8 @@ struct fs_job {
         FsCounterKind counter_kind; /* FS_JOB_SWEEP: the kernel's count, read as the sweep begins */
         char *counter_path;
         struct fs_count count;
+        tracker_job_hook_fn hook; /* the tracker's when the job was made: the thread reads no Tracker */
+        void *hook_userdata;
         char *devname; /* FS_JOB_IDENTIFY: the block device */
         char *uuid;    /* and what it found */
 };
@@ -809,6 +813,8 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
         struct sampler_place pl = { .target = j->target, .mount_id = j->mount_id, .fs_root = j->fs_root,
                                     .commit_s = j->commit_s };
 
+        if (j->hook)
+                j->hook(j->target, j->hook_userdata);
         if (j->kind == FS_JOB_IDENTIFY)
                 j->r = device_read_uuid("/dev", j->devname, &j->uuid);
         else if (j->kind == FS_JOB_WALK)
@@ -1396,6 +1402,8 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                 .min_usec = fs->sampler && !sampler_whole(fs->sampler) ? t->config->sampler_interval_usec / 2
                                                                        : t->config->sampler_interval_usec / 10 * 9,
                 .commit_s = mount_commit_seconds(place->entry->fstype, place->entry->super_options),
+                .hook = t->job_hook,
+                .hook_userdata = t->job_hook_userdata,
         };
         if (kind == FS_JOB_SWEEP && fs_find_counter(fs, place) == 0 && fs->counter.kind != FS_COUNTER_NONE) {
                 j->counter_kind = fs->counter.kind;
@@ -1990,6 +1998,12 @@ void tracker_set_clock(Tracker *t, tracker_clock_fn now, void *userdata) {
         t->clock = now;
         t->clock_userdata = userdata;
         replan(t);
+}
+
+void tracker_set_job_hook(Tracker *t, tracker_job_hook_fn hook, void *userdata) {
+        assert(t);
+        t->job_hook = hook;
+        t->job_hook_userdata = userdata;
 }
 
 int tracker_new(sd_event *e, WorkerPool *pool, const struct config *config, Tracker **ret) {

@@ -98,6 +98,15 @@ DEFINE_FREE_FUNC(Tracker, tracker_free);
 typedef uint64_t (*tracker_clock_fn)(clockid_t clock, void *userdata);
 void tracker_set_clock(Tracker *t, tracker_clock_fn now, void *userdata);
 
+/* A test's hook, called in the worker thread as each filesystem job (the
+ * UUID read, a walk step, a sweep) begins, with the mount point the job
+ * reaches the filesystem through. A hook that blocks holds the job there
+ * as a stopped FUSE daemon would: how a test makes a job miss its deadline
+ * on a machine of any speed. Jobs made after the call get it; NULL: none.
+ * The daemon never sets one. */
+typedef void (*tracker_job_hook_fn)(const char *target, void *userdata);
+void tracker_set_job_hook(Tracker *t, tracker_job_hook_fn hook, void *userdata);
+
 /* The configuration changed (reload); 'config' must outlive the tracker. */
 void tracker_set_config(Tracker *t, const struct config *config);
 /* The mount table changed; 'table' must stay valid until the next call. */
