@@ -16,6 +16,7 @@
 #include "control.h"
 #include "protocol.h"
 #include "../tap.h"
+#include "loop-wait.h"
 #include "varlink.h"
 
 static char dir[] = "/tmp/test-control-XXXXXX";
@@ -113,16 +114,16 @@ static pid_t clients_of(uid_t uid, unsigned n, unsigned n_served, const char *wh
         return pid;
 }
 
-/* Runs the loop until fd is readable. */
-static bool run_until_readable(sd_event *e, int fd, int ms) {
+static bool readable(int fd) {
         struct pollfd p = { .fd = fd, .events = POLLIN };
 
-        for (int i = 0; i < ms / 10; i++) {
-                if (poll(&p, 1, 0) == 1)
-                        return true;
-                (void) sd_event_run(e, 10 * USEC_PER_MSEC);
-        }
-        return false;
+        return poll(&p, 1, 0) == 1;
+}
+
+/* Runs the loop until fd is readable. */
+static bool run_until_readable(sd_event *e, int fd) {
+        RUN_LOOP_UNTIL(e, readable(fd));
+        return readable(fd);
 }
 
 static int child_status(pid_t pid) {
@@ -157,20 +158,20 @@ int main(void) {
            "a control server on %s: 4 clients, 2 a user, 1 reserved", sock_path);
 
         a = clients_of(65534, 3, 2, "too many connections from this user", &hold_a, &ready_a);
-        ok(a > 0 && run_until_readable(e, ready_a, 10000) && read(ready_a, &c, 1) == 1 && c == 'y',
+        ok(a > 0 && run_until_readable(e, ready_a) && read(ready_a, &c, 1) == 1 && c == 'y',
            "a user's third connection is refused, its first two served");
         is_int(control_server_n_clients(srv), 2, "two clients held");
 
         b = clients_of(65533, 2, 1, "reserved for privileged clients", &hold_b, &ready_b);
-        ok(b > 0 && run_until_readable(e, ready_b, 10000) && read(ready_b, &c, 1) == 1 && c == 'y',
+        ok(b > 0 && run_until_readable(e, ready_b) && read(ready_b, &c, 1) == 1 && c == 'y',
            "another user gets the third slot; the last is reserved: refused");
 
         root_fd = connect_client();
-        ok(root_fd >= 0 && (run_until_readable(e, root_fd, 200), true), "root connects");
+        ok(root_fd >= 0, "root connects");
         {
                 static const char req[] = "{\"method\":\"io.atimed.GetInfo\"}";
 
-                ok(write(root_fd, req, sizeof req) == (ssize_t) sizeof req && run_until_readable(e, root_fd, 2000) &&
+                ok(write(root_fd, req, sizeof req) == (ssize_t) sizeof req && run_until_readable(e, root_fd) &&
                            strstr(read_message(root_fd, buf, sizeof buf, 100), "\"parameters\""),
                    "and is served in the reserved slot");
         }
@@ -178,7 +179,7 @@ int main(void) {
         {
                 int fd = connect_client();
 
-                ok(fd >= 0 && run_until_readable(e, fd, 2000) &&
+                ok(fd >= 0 && run_until_readable(e, fd) &&
                            strstr(read_message(fd, buf, sizeof buf, 100), ERROR_TOO_MANY_CLIENTS) &&
                            strstr(buf, "too many clients connected"),
                    "a fifth, even root's, is refused: all slots taken");
@@ -190,15 +191,14 @@ int main(void) {
         close(hold_b);
         is_int(child_status(a), 0, "the first user's child saw what it expected");
         is_int(child_status(b), 0, "so did the second's");
-        for (int i = 0; i < 50 && control_server_n_clients(srv) > 1; i++)
-                (void) sd_event_run(e, 10 * USEC_PER_MSEC);
+        RUN_LOOP_UNTIL(e, control_server_n_clients(srv) <= 1);
         is_int(control_server_n_clients(srv), 1, "their connections are closed; root's is left");
 
         {
                 char big[300];
 
                 memset(big, ' ', sizeof big);
-                ok(write(root_fd, big, sizeof big) == (ssize_t) sizeof big && run_until_readable(e, root_fd, 2000) &&
+                ok(write(root_fd, big, sizeof big) == (ssize_t) sizeof big && run_until_readable(e, root_fd) &&
                            strstr(read_message(root_fd, buf, sizeof buf, 100), ERROR_REQUEST_TOO_LARGE) &&
                            strstr(buf, "128"),
                    "a request over max_message_size: RequestTooLarge, saying the limit");
@@ -210,7 +210,7 @@ int main(void) {
         {
                 int fd = connect_client();
 
-                ok(fd >= 0 && run_until_readable(e, fd, 3000) && streq(read_message(fd, buf, sizeof buf, 100), "EOF"),
+                ok(fd >= 0 && run_until_readable(e, fd) && streq(read_message(fd, buf, sizeof buf, 100), "EOF"),
                    "a connection that sends nothing is closed after idle_timeout");
                 if (fd >= 0)
                         close(fd);

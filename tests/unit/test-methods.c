@@ -15,6 +15,7 @@
 #include "view-fixture.h"
 #include "protocol.h"
 #include "../tap.h"
+#include "loop-wait.h"
 #include "varlink.h"
 
 /* The reply as a client reads it: serialized as the socket sends it (a
@@ -42,11 +43,10 @@ static json_object *call_wait(Methods *m, sd_event *e, uid_t uid, const char *me
         if (control_call_new_detached(&peer, &c) < 0)
                 return NULL;
         r = methods_dispatch(m, c, method, p, &reply);
-        for (int i = 0; r > 0 && !reply && i < 500; i++) {
+        if (r > 0 && e)
+                RUN_LOOP_UNTIL(e, (reply = control_call_steal_reply(c)));
+        else if (r > 0)
                 reply = control_call_steal_reply(c);
-                if (!reply && e)
-                        (void) sd_event_run(e, 10 * USEC_PER_MSEC);
-        }
         return wire(reply);
 }
 

@@ -440,38 +440,48 @@ int main(void) {
                 struct timespec ago[2] = { { 0 }, { .tv_nsec = UTIME_OMIT } };
                 struct timespec now[2] = { { .tv_nsec = UTIME_NOW }, { .tv_nsec = UTIME_OMIT } };
                 size_t fresh = 0, hot = 0;
-                uint64_t began;
+                unsigned tries = 0;
+                bool walked, quick = false;
 
-                clock_gettime(CLOCK_REALTIME, &ago[0]);
-                ago[0].tv_sec -= 1;
-                for (int f = 0; f < 12; f++) {
-                        snprintf(p, sizeof p, "%s/d1/f%d", root, f);
-                        utimensat(AT_FDCWD, p, ago, 0);
-                }
-                for (int f = 0; f < 8; f++) {
-                        snprintf(p, sizeof p, "%s/d2/f%d", root, f);
-                        utimensat(AT_FDCWD, p, now, 0);
-                }
-                began = now_usec(CLOCK_MONOTONIC);
-                ok(sampler_new(20, 9, &s) == 0 && walk_all(s, &pl, 1000, &steps) == 1,
-                   "a walk with 12 fresh files and 8 hot ones");
-                for (size_t i = 0; i < s->next->n; i++) {
+                /* Hot: seen within a tenth of a second of the read, fresh
+                 * within two. A walk held up that long (the test preempted
+                 * on a loaded machine) sees other strata: the files are
+                 * read and walked again until one walk is not, so the split
+                 * is judged on every host, however busy. */
+                s = NULL; /* freed above */
+                do {
+                        uint64_t began;
+
+                        sampler_free(s);
+                        s = NULL;
+                        clock_gettime(CLOCK_REALTIME, &ago[0]);
+                        ago[0].tv_sec -= 1;
+                        for (int f = 0; f < 12; f++) {
+                                snprintf(p, sizeof p, "%s/d1/f%d", root, f);
+                                utimensat(AT_FDCWD, p, ago, 0);
+                        }
+                        for (int f = 0; f < 8; f++) {
+                                snprintf(p, sizeof p, "%s/d2/f%d", root, f);
+                                utimensat(AT_FDCWD, p, now, 0);
+                        }
+                        began = now_usec(CLOCK_MONOTONIC);
+                        walked = sampler_new(20, 9, &s) == 0 && walk_all(s, &pl, 1000, &steps) == 1;
+                        quick = now_usec(CLOCK_MONOTONIC) - began < 80 * USEC_PER_MSEC;
+                } while (walked && !quick && ++tries < 1000);
+                ok(walked && quick, "a walk with 12 fresh files and 8 hot ones (%u held up, walked again)", tries);
+                for (size_t i = 0; walked && i < s->next->n; i++) {
                         fresh += s->next->v[i].stratum == STRATUM_FRESH;
                         hot += s->next->v[i].stratum == STRATUM_HOT;
                 }
-                ok(s->next->stratum_population[STRATUM_FRESH] == 12 && fresh == 5 &&
+                ok(walked && s->next->stratum_population[STRATUM_FRESH] == 12 && fresh == 5 &&
                            s->next->stratum_population[STRATUM_REST] == 84,
                    "the fresh stratum: 5 of 12 (k/4), the rest: of 84 (got %zu of %llu, %zu in all)", fresh,
-                   (unsigned long long) s->next->stratum_population[STRATUM_FRESH], s->next->n);
-                /* Hot: seen within a tenth of a second of the read. A walk
-                 * held up longer than that (a loaded machine) finds them
-                 * fresh: only then is the split not asserted. */
-                if (now_usec(CLOCK_MONOTONIC) - began < 80 * USEC_PER_MSEC)
-                        ok(s->next->stratum_population[STRATUM_HOT] == 8 && hot == 5 && s->next->n == 30,
-                           "the hot stratum: 5 of 8 (k/4) (got %zu of %llu, %zu in all)", hot,
-                           (unsigned long long) s->next->stratum_population[STRATUM_HOT], s->next->n);
-                else
-                        ok(s->next->stratum_population[STRATUM_HOT] <= 8, "the walk took 80 ms or more: not judged");
+                   walked ? (unsigned long long) s->next->stratum_population[STRATUM_FRESH] : 0ULL,
+                   walked ? s->next->n : 0);
+                ok(walked && s->next->stratum_population[STRATUM_HOT] == 8 && hot == 5 && s->next->n == 30,
+                   "the hot stratum: 5 of 8 (k/4) (got %zu of %llu, %zu in all)", hot,
+                   walked ? (unsigned long long) s->next->stratum_population[STRATUM_HOT] : 0ULL,
+                   walked ? s->next->n : 0);
                 sampler_free(s);
                 for (int f = 0; f < 12; f++) {
                         snprintf(rel, sizeof rel, "d1/f%d", f);

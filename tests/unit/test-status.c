@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
+#include "loop-wait.h"
 #include "export.h"
 #include "fileio.h"
 #include "status.h"
@@ -75,8 +76,7 @@ static void test_export(ViewFixture *f) {
         ok(exporter_new(f->pool, &x) == 0, "an exporter on the pool");
         ok(status_report(&f->view, NULL, true, &rep) == 0, "a report with advice");
         ok(exporter_submit(x, TAKE_PTR(rep), &timing, path, 0644, 5 * USEC_PER_SEC) == 0, "submitted");
-        for (int i = 0; i < 300 && exporter_busy(x); i++)
-                (void) sd_event_run(f->event, 10 * USEC_PER_MSEC);
+        RUN_LOOP_UNTIL(f->event, !exporter_busy(x));
         ok(!exporter_busy(x), "written by the worker");
         ok(read_full_file(path, 1 << 20, &text, &len) == 0, "the textfile is there");
         ok(text && strstr(text, "atimed_atime_updates_total{") && strstr(text, "mountpoint=\"/srv/ndir\""),

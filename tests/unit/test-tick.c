@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "../tap.h"
+#include "loop-wait.h"
 #include "methods.h"
 #include "protocol.h"
 #include "tick.h"
@@ -36,8 +37,7 @@ static bool run_tick(Tick *t, sd_event *e, struct hooks_seen *h, int64_t at) {
         unsigned before = h->passes;
 
         tick_begin(t, at);
-        for (int i = 0; i < 100 && h->passes == before; i++)
-                (void) sd_event_run(e, 10 * USEC_PER_MSEC);
+        RUN_LOOP_UNTIL(e, h->passes != before);
         return h->passes == before + 1 && !tick_active(t);
 }
 
