@@ -2,16 +2,19 @@
 # tests/systemd/nspawn.sh): the package of a commit, built the way a
 # fleet's build host would, from a clean git clone.
 
-# build_deb REPO REF DIR: dpkg-buildpackage of REF (a commit or a tag of the
-# git repository REPO) in a clone at DIR/src; atimed_*.deb ends in DIR, the
-# build's output in DIR/build.log, and the clone is removed. Fails if the
-# clone, the checkout or the build does.
+# build_deb REPO REF DIR [nocheck]: dpkg-buildpackage of REF (a commit or a
+# tag of the git repository REPO) in a clone at DIR/src; atimed_*.deb ends
+# in DIR, the build's output in DIR/build.log, and the clone is removed.
+# Fails if the clone, the checkout or the build does. The build runs the
+# unit tests (dh_auto_test) as a packager's or a build daemon's does, unless
+# asked not to: only a past release, built to test an upgrade from it, is.
 build_deb() {
-        local repo=$1 ref=$2 dir=$3
+        local repo=$1 ref=$2 dir=$3 opts="parallel=$(nproc)"
 
+        [ "${4:-}" != nocheck ] || opts="nocheck $opts"
         rm -rf "$dir/src" && mkdir -p "$dir" || return 1
         git clone -q --no-hardlinks "$repo" "$dir/src" && git -C "$dir/src" checkout -q --detach "$ref" || return 1
-        (cd "$dir/src" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" dpkg-buildpackage -us -uc -b) >"$dir/build.log" 2>&1 ||
+        (cd "$dir/src" && DEB_BUILD_OPTIONS="$opts" dpkg-buildpackage -us -uc -b) >"$dir/build.log" 2>&1 ||
                 return 1
         rm -rf "$dir/src"
         ls "$dir"/atimed_*.deb >/dev/null 2>&1
@@ -32,14 +35,15 @@ keep_deb() {
         rm -rf "$to.tmp" && mkdir -p "$to.tmp" && cp "$2"/atimed_*.deb "$to.tmp/" && mv "$to.tmp" "$to"
 }
 
-# cached_deb REPO COMMIT: prints the path of the package of COMMIT, built by
-# build_deb the first time; on failure, the end of the build's output.
+# cached_deb REPO COMMIT [nocheck]: prints the path of the package of
+# COMMIT, built by build_deb the first time; on failure, the end of the
+# build's output.
 cached_deb() {
         local dir
         dir=$(deb_cache)/$2
         if ! ls "$dir"/atimed_*.deb >/dev/null 2>&1; then
                 rm -rf "$dir" "$dir.tmp"
-                build_deb "$1" "$2" "$dir.tmp" || { tail -20 "$dir.tmp/build.log" | sed 's/^/#   /' >&2; return 1; }
+                build_deb "$1" "$2" "$dir.tmp" "${3:-}" || { tail -20 "$dir.tmp/build.log" | sed 's/^/#   /' >&2; return 1; }
                 mv "$dir.tmp" "$dir" || return 1
         fi
         ls "$dir"/atimed_*.deb
