@@ -51,7 +51,7 @@ like "before the first figure: activity null, and the stage it waits for" "$firs
         '^\[null,"(waiting|walking|baseline|measuring)","(number|null)"\]$'
 like "the table says so in the rate's column" "$(ctl status $M/strict | sed -n 2p)" '(waiting|walking|baseline|measuring)'
 
-check "the strict mount is measured within 60 s" wait_until 60 sh -c "[ -n \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/strict\") | .activity // empty')\" ]"
+check "the strict mount is measured (a minute on a quiet host)" wait_until 60 sh -c "[ -n \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/strict\") | .activity // empty')\" ]"
 check "so are the relatime and idle ones" wait_until 30 sh -c "[ -n \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/idle\" or .target == \"$M/rel\") | .activity // empty' | head -2 | sed -n 2p)\" ]"
 
 # (While a first walk runs, half an interval is enough for a first

@@ -53,13 +53,15 @@ is "status MOUNT shows one mount" "$(ctl --no-legend status $M/ext4-noatime | wc
 is "status of an unknown mount fails with 1" "$?" "1"
 like "and says so in one line" "$(cat $T/err)" "^atimectl: no tracked mount at /nonexistent-mount\.$"
 
-# Changes while it runs: each must show within 2 s.
+# Changes while it runs: each shows at the table's next read, which the
+# kernel's poll of mountinfo starts at once (milliseconds on a quiet host;
+# the waits below judge that it happens, not how fast).
 mount -t tmpfs -o noatime tmpfs $M/late
-check "a new mount shows within 2 s" wait_until 2 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/late\") | .atime')\" = noatime ]"
+check "a new mount shows" wait_until 2 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/late\") | .atime')\" = noatime ]"
 mount -o remount,strictatime $M/late
-check "a remount's new policy shows within 2 s" wait_until 2 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/late\") | .atime')\" = strictatime ]"
+check "a remount's new policy shows" wait_until 2 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/late\") | .atime')\" = strictatime ]"
 umount $M/late
-check "an unmounted one goes within 2 s" wait_until 2 sh -c "[ -z \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/late\") | .atime')\" ]"
+check "an unmounted one goes" wait_until 2 sh -c "[ -z \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/late\") | .atime')\" ]"
 like "the change is logged" "$(cat $T/atimed.log)" "Tracking $M/late \(tmpfs on tmpfs\): noatime"
 
 # A mount stacked on another at the same target hides it.

@@ -20,7 +20,7 @@ is "and not stalled while its daemon runs" "$(mount_field $M/fuse stalled)" "fal
 
 bindfs_stop
 diag "bindfs (pid $FUSE_PID) stopped"
-check "it is marked stalled within 10 s" wait_until 10 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/fuse\") | .stalled')\" = true ]"
+check "it is marked stalled" wait_until 10 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/fuse\") | .stalled')\" = true ]"
 
 start=$(date +%s%N)
 for i in 1 2 3 4 5; do timeout 2 "$ATIMECTL" --socket $T/sock status >/dev/null || break; done
@@ -41,7 +41,7 @@ like "the stall is logged" "$(cat $T/atimed.log)" "$M/fuse: .*timed out.*stalled
 
 bindfs_resume
 diag "bindfs resumed"
-check "it recovers within 40 s of its daemon resuming" wait_until 40 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/fuse\") | .stalled')\" = false ]"
+check "it recovers once its daemon resumes" wait_until 40 sh -c "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/fuse\") | .stalled')\" = false ]"
 is "no thread stays stuck" "$(ctl --json status | jq .stuck_threads)" "0"
 
 stop_daemon
