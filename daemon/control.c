@@ -238,32 +238,38 @@ static int client_queue_too_large(Client *c) {
         return m ? client_queue(c, m) : -ENOMEM;
 }
 
-/* Handles complete messages already buffered, one per free output slot. */
-static int client_process(Client *c) {
-        while (!c->out && !c->close_after && !c->pending) {
-                char *nul = c->in_len ? memchr(c->in, 0, c->in_len) : NULL;
-                size_t mlen;
-                int r;
+/* Handles the next complete message buffered, if the client may be
+ * answered now ('handle'; else only notices a message too large, or a
+ * partial one at EOF). One at a time: a oneway call queues no reply, so a
+ * loop that went on while no reply was queued would handle a whole buffer
+ * of them in one wakeup; each call here, oneway or not, counts against the
+ * wakeup's REQUESTS_PER_WAKEUP. Returns 1 if a message was handled. */
+static int client_process(Client *c, bool handle) {
+        char *nul;
+        size_t mlen;
+        int r;
 
-                if (!nul) {
-                        if (c->in_cap > 0 && c->in_len >= c->in_cap) {
-                                r = client_queue_too_large(c);
-                                c->close_after = true;
-                                return r;
-                        }
-                        if (c->eof)
-                                c->close_after = true; /* a partial message at EOF is dropped */
-                        return 0;
-                }
-                mlen = (size_t) (nul - c->in);
-                client_touch(c);
-                r = client_handle(c, c->in, mlen);
-                memmove(c->in, nul + 1, c->in_len - mlen - 1);
-                c->in_len -= mlen + 1;
-                if (r < 0)
+        if (c->out || c->close_after || c->pending)
+                return 0;
+        nul = c->in_len ? memchr(c->in, 0, c->in_len) : NULL;
+        if (!nul) {
+                if (c->in_cap > 0 && c->in_len >= c->in_cap) {
+                        r = client_queue_too_large(c);
+                        c->close_after = true;
                         return r;
+                }
+                if (c->eof)
+                        c->close_after = true; /* a partial message at EOF is dropped */
+                return 0;
         }
-        return 0;
+        if (!handle)
+                return 0;
+        mlen = (size_t) (nul - c->in);
+        client_touch(c);
+        r = client_handle(c, c->in, mlen);
+        memmove(c->in, nul + 1, c->in_len - mlen - 1);
+        c->in_len -= mlen + 1;
+        return r < 0 ? r : 1;
 }
 
 static int client_flush(Client *c) {
@@ -344,17 +350,17 @@ static int on_client_io(sd_event_source *s, int fd, uint32_t revents, void *user
         if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR)) && !(revents & EPOLLIN))
                 c->eof = true;
 
-        /* Pipelined requests: handle a bounded number now, the rest on the
-         * next turn. */
+        /* Pipelined requests, oneway ones too: a bounded number now, the
+         * rest on a later turn of the loop, after every other client's. */
         for (unsigned i = 0; r >= 0 && i < REQUESTS_PER_WAKEUP; i++) {
-                r = client_process(c);
+                r = client_process(c, true);
                 if (r >= 0)
                         r = client_flush(c);
                 if (c->out || c->close_after || !client_has_request(c))
                         break;
         }
         if (r >= 0)
-                r = client_process(c); /* notices a partial message at EOF */
+                r = client_process(c, false); /* notices a partial message at EOF */
 
         if (r < 0) {
                 if (r != -EPIPE && r != -ECONNRESET)

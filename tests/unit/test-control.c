@@ -22,12 +22,15 @@
 static char dir[] = "/tmp/test-control-XXXXXX";
 static char sock_path[96];
 
+static unsigned calls; /* dispatched, all clients */
+
 static int dispatch(void *userdata, ControlCall *call, const char *method, json_object *params,
                     json_object **ret) {
         (void) userdata;
         (void) call;
         (void) method;
         (void) params;
+        calls++;
         *ret = varlink_reply_new(json_object_new_object());
         return *ret ? 0 : -ENOMEM;
 }
@@ -214,6 +217,42 @@ int main(void) {
                    "a connection that sends nothing is closed after idle_timeout");
                 if (fd >= 0)
                         close(fd);
+        }
+
+        /* A flood of oneway calls in one write: they queue no reply, yet
+         * each counts against the wakeup's limit, and a client with a
+         * request of its own is answered before the flood is through. */
+        lim.max_message_size = 65536;
+        lim.idle_timeout_usec = 30 * USEC_PER_SEC;
+        control_server_set_limits(srv, &lim);
+        {
+                static const char one[] = "{\"method\":\"io.atimed.GetInfo\",\"oneway\":true}";
+                static const char req[] = "{\"method\":\"io.atimed.GetInfo\"}";
+                char flood[800 * sizeof one];
+                int fd = connect_client(), other = connect_client();
+                unsigned before, first_turn, at_answer = 0;
+
+                for (size_t i = 0; i < 800; i++)
+                        memcpy(flood + i * sizeof one, one, sizeof one);
+                /* Both accepted, and idle, before the flood comes. */
+                RUN_LOOP_UNTIL(e, control_server_n_clients(srv) == 2);
+                ok(fd >= 0 && other >= 0 && write(fd, flood, sizeof flood) == (ssize_t) sizeof flood &&
+                           write(other, req, sizeof req) == (ssize_t) sizeof req,
+                   "800 oneway calls in one write, and another client's request");
+                before = calls;
+                RUN_LOOP_UNTIL(e, calls > before);
+                first_turn = calls - before;
+                ok(first_turn >= 1 && first_turn <= 16, "one turn of the loop handles %u of them, at most 16", first_turn);
+                RUN_LOOP_UNTIL(e, readable(other) || calls - before >= 801);
+                at_answer = calls - before;
+                ok(readable(other) && strstr(read_message(other, buf, sizeof buf, 100), "\"parameters\""),
+                   "the other client is answered");
+                ok(at_answer < 100, "after %u calls, not behind the flood", at_answer);
+                RUN_LOOP_UNTIL(e, calls - before == 801);
+                is_int(calls - before, 801, "every oneway call is handled in the end");
+                ok(!readable(fd), "and none is answered");
+                close(fd);
+                close(other);
         }
 
         control_server_free(srv);
