@@ -89,11 +89,10 @@ static int add(json_object *o, const char *key, json_object *v) {
  * the daemon holds: a failing request reads no file. */
 static json_object *no_such_mount(const View *v, const char *target) {
         json_object *params = json_object_new_object();
-        _cleanup_free_ char *type = NULL;
-        const char *reason = NULL;
+        const char *type = mount_table_fstype_at(v->mounts, target), *reason = NULL;
         char why[256];
 
-        if (v->config && mount_table_fstype_at(v->mounts, target, &type) >= 0) {
+        if (v->config && type) {
                 struct mount_filter f;
 
                 config_mount_filter(v->config, &f);

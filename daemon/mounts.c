@@ -175,6 +175,11 @@ MountTable *mount_table_free(MountTable *t) {
         for (size_t i = 0; i < t->n; i++)
                 mount_entry_done(&t->entries[i]);
         free(t->entries);
+        for (size_t i = 0; i < t->n_types; i++) {
+                free(t->types[i].target);
+                free(t->types[i].fstype);
+        }
+        free(t->types);
         free(t->text);
         free(t);
         return NULL;
@@ -385,6 +390,51 @@ static int table_from_text(char *text, size_t len, const char *path, unsigned *b
         return 0;
 }
 
+struct line_at {
+        const char *target;
+        size_t line;
+};
+
+/* By target, and of one target the latest line first. */
+static int cmp_line_at(const void *a, const void *b) {
+        const struct line_at *x = a, *y = b;
+        int c = strcmp(x->target, y->target);
+
+        return c ? c : x->line < y->line ? 1 : x->line > y->line ? -1 : 0;
+}
+
+/* t->types from the file's mounts in file order: of several mounts on one
+ * target, the last (mounted over the others) stands. */
+static int index_types(MountTable *t, const struct raw *raw, size_t n) {
+        _cleanup_free_ struct line_at *lines = calloc(n ? n : 1, sizeof *lines);
+        size_t k = 0;
+
+        t->types = calloc(n ? n : 1, sizeof *t->types);
+        if (!lines || !t->types)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                if (mnt_fs_get_fstype(raw[i].fs))
+                        lines[k++] = (struct line_at) { raw[i].target, i };
+        if (k > 1)
+                qsort(lines, k, sizeof *lines, cmp_line_at);
+        for (size_t i = 0; i < k; i++) {
+                struct mount_type_at *ty;
+
+                if (i > 0 && streq(lines[i - 1].target, lines[i].target))
+                        continue;
+                ty = &t->types[t->n_types++]; /* counted even when half-filled, so it is freed */
+                ty->target = strdup(lines[i].target);
+                ty->fstype = strdup(mnt_fs_get_fstype(raw[lines[i].line].fs));
+                if (!ty->target || !ty->fstype)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static int cmp_target_type_at(const void *target, const void *elem) {
+        return strcmp(target, ((const struct mount_type_at *) elem)->target);
+}
+
 static int parse_text(char *text, size_t len, const char *path, const struct mount_filter *filter, MountTable **ret) {
         _cleanup_(mount_table_freep) MountTable *t = calloc(1, sizeof *t);
         _cleanup_free_ struct raw *raw = NULL;
@@ -422,6 +472,9 @@ static int parse_text(char *text, size_t len, const char *path, const struct mou
         }
         mark_hidden(raw, n);
         t->n_all = n;
+        r = index_types(t, raw, n);
+        if (r < 0)
+                return r;
 
         t->entries = calloc(n ? n : 1, sizeof *t->entries);
         ids = calloc(n ? n : 1, sizeof *ids);
@@ -488,28 +541,13 @@ int mount_table_load(const char *path, const struct mount_filter *filter, MountT
         return mount_table_load_changed(path, filter, NULL, ret);
 }
 
-int mount_table_fstype_at(const MountTable *t, const char *target, char **ret) {
-        _cleanup_(mnt_unref_tablep) struct libmnt_table *tb = NULL;
-        _cleanup_(mnt_free_iterp) struct libmnt_iter *itr = mnt_new_iter(MNT_ITER_FORWARD);
-        const char *found = NULL;
-        struct libmnt_fs *fs;
-        unsigned bad = 0;
-        int r;
+const char *mount_table_fstype_at(const MountTable *t, const char *target) {
+        const struct mount_type_at *found;
 
-        if (!t || !t->text)
-                return -ENOENT;
-        if (!itr)
-                return -ENOMEM;
-        r = table_from_text(t->text, t->text_len, "mountinfo", &bad, &tb);
-        if (r < 0)
-                return r;
-        while (mnt_table_next_fs(tb, itr, &fs) == 0)
-                if (streq_ptr(mnt_fs_get_target(fs), target) && mnt_fs_get_fstype(fs))
-                        found = mnt_fs_get_fstype(fs); /* later lines are mounted over earlier ones */
-        if (!found)
-                return -ENOENT;
-        *ret = strdup(found);
-        return *ret ? 0 : -ENOMEM;
+        if (!t || t->n_types == 0 || !target)
+                return NULL;
+        found = bsearch(target, t->types, t->n_types, sizeof *t->types, cmp_target_type_at);
+        return found ? found->fstype : NULL;
 }
 
 const MountEntry *mount_table_find_target(const MountTable *t, const char *target) {

@@ -79,6 +79,13 @@ typedef struct MountTable {
         unsigned n_bad_lines; /* lines libmount could not parse */
         char *text;           /* the file as read, to tell whether it changed */
         size_t text_len;
+        /* Every target in the file, tracked or not, with the type of the
+         * mount on top there: sorted by target, for mount_table_fstype_at(). */
+        struct mount_type_at {
+                char *target;
+                char *fstype;
+        } *types;
+        size_t n_types;
 } MountTable;
 
 /* Parses a mountinfo file and keeps the mounts the filter tracks and that
@@ -100,8 +107,9 @@ DEFINE_FREE_FUNC(MountTable, mount_table_free);
 
 /* The type of the mount on top at 'target' in the table's text as read,
  * whether the filter tracks it or not (for telling why a mount is left
- * out): 0 with *ret, -ENOENT if nothing is mounted there. */
-int mount_table_fstype_at(const MountTable *t, const char *target, char **ret);
+ * out), or NULL if nothing is mounted there. A lookup in what the parse
+ * kept: no request that names a missing mount costs a parse of the table. */
+const char *mount_table_fstype_at(const MountTable *t, const char *target);
 
 /* The mount at target; of several (over-mounted), the one reachable there. */
 const MountEntry *mount_table_find_target(const MountTable *t, const char *target);

@@ -219,11 +219,33 @@ static void test_reachable(void) {
                 }
         ok(all, "reachable: /, /t, /t/a, the /t/a/b on it, the top of /t/x, a sibling of /t/a; not the rest");
         ok((e = find(t, "/t/a/b")) && e->id == 33, "a lookup of a shared target finds the reachable mount");
+        /* The type on top at a target, from what the parse kept. */
+        t->entries[0].fstype[0] = 'X'; /* not read from the entries: those are the filter's */
+        ok(streq_ptr(mount_table_fstype_at(t, "/"), "ext4") && streq_ptr(mount_table_fstype_at(t, "/t/a-sibling"), "tmpfs"),
+           "the type at a target");
+        ok(t->n_types == 7, "one type for each of the 7 targets (%zu)", t->n_types);
+        ok(!mount_table_fstype_at(t, "/t/a/") && !mount_table_fstype_at(t, "/nope") && !mount_table_fstype_at(t, ""),
+           "nothing at a target with nothing mounted");
         ok(fd >= 0 && ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0 &&
                    write(fd, rootless, strlen(rootless)) == (ssize_t) strlen(rootless),
            "a table without a root written");
         ok(mount_table_load(path, &def, &u) == 0 && u->n == 2 && u->entries[0].reachable && u->entries[1].reachable,
            "without a root: nothing is called unreachable");
+        {
+                /* Stacked on one target: the last line's type stands, tracked or not. */
+                _cleanup_(mount_table_freep) MountTable *st = NULL;
+                const char *stacked = "30 20 0:30 / /m rw - tmpfs tmpfs rw\n"
+                                      "31 20 0:31 / /m rw - proc proc rw\n"
+                                      "32 20 0:32 / /n rw - proc proc rw\n"
+                                      "33 20 0:33 / /n rw - tmpfs tmpfs rw\n";
+
+                ok(fd >= 0 && ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0 &&
+                           write(fd, stacked, strlen(stacked)) == (ssize_t) strlen(stacked) &&
+                           mount_table_load(path, &def, &st) == 0,
+                   "a table of mounts stacked on one target");
+                ok(st && streq_ptr(mount_table_fstype_at(st, "/m"), "proc") && streq_ptr(mount_table_fstype_at(st, "/n"), "tmpfs"),
+                   "the type at a target is the last mounted there's");
+        }
         if (fd >= 0)
                 close(fd);
         unlink(path);
