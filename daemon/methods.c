@@ -476,7 +476,7 @@ static json_object *no_history_yet(const View *v, const char *target) {
         const char *why;
 
         if (!tm)
-                return varlink_error_new_str(ERROR_NO_SUCH_MOUNT, F_TARGET, target);
+                return no_such_mount(v, target);
         if (!p)
                 return NULL;
         if (!v->store)
@@ -488,7 +488,7 @@ static json_object *no_history_yet(const View *v, const char *target) {
         else
                 why = "a mount's first points are recorded once it has been seen for two sampler intervals";
         if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
-            add(p, F_TARGET, json_object_new_string(target)) < 0 || add(p, F_KEY, json_object_new_string(key ? key : "")) < 0 ||
+            add(p, F_TARGET, varlink_name_new(target)) < 0 || add(p, F_KEY, varlink_name_new(key ? key : "")) < 0 ||
             add(p, F_RESOLUTION_S, json_object_new_int64(v->config->rings.spec[0].resolution)) < 0 ||
             add(p, F_SINCE, json_object_new_int64(now)) < 0 || add(p, F_UNTIL, json_object_new_int64(now)) < 0 ||
             add(p, F_TRUNCATED, json_object_new_boolean(false)) < 0 || add(p, F_POINTS, json_object_new_array()) < 0 ||

@@ -337,6 +337,17 @@ int main(void) {
                            json_object_get_string(json_object_object_get(p, P_REASON)));
                 }
                 {
+                        /* A name that is not UTF-8 (in its protocol form in
+                         * the request) is echoed in that form: the reply is
+                         * valid JSON, and names the mount asked for. */
+                        _cleanup_json_ json_object *r = call(with, METHOD_GET_HISTORY, "{\"target\":\"/no\\\\xffpe\"}");
+
+                        p = json_object_object_get(r, VL_PARAMETERS);
+                        is_str(error_of(r), ERROR_NO_SUCH_MOUNT, "GetHistory of a mount with a name not UTF-8: NoSuchMount");
+                        is_str(json_object_get_string(json_object_object_get(p, F_TARGET)), "/no\\xffpe",
+                               "echoing the name in its protocol form");
+                }
+                {
                         _cleanup_json_ json_object *r = call(with, METHOD_GET_STATUS, "{\"target\":\"/nope\"}");
 
                         p = json_object_object_get(r, VL_PARAMETERS);
