@@ -8,10 +8,12 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -154,11 +156,48 @@ void device_info_done(DeviceInfo *d) {
         *d = (DeviceInfo) { .rotational = -1 };
 }
 
+/* The block device that 'name' (a mount's source less "/dev/": anyone who
+ * can mount, FUSE users included, chooses it) names under devfs, looked up
+ * without ever leaving devfs's own filesystem: no "..", no mount crossed
+ * (a user's FUSE mount under /dev/shm, stopped, would hang the lookup,
+ * and the lookup runs on the event loop), symlinks only within it (as
+ * /dev/mapper's are). Where openat2() is missing (before Linux 5.6), only
+ * a name directly in devfs is looked up: nothing is mounted there but by
+ * root. 0 with *ret, or -errno. */
+static int devfs_block_device(const char *devfs, const char *name, dev_t *ret) {
+        struct open_how how = {
+                .flags = O_PATH | O_CLOEXEC,
+                .resolve = RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS,
+        };
+        int dfd, fd;
+        struct stat st;
+
+        if (!*name || strlen(name) >= PATH_MAX)
+                return -EINVAL;
+        dfd = open(devfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return -errno;
+        fd = (int) syscall(SYS_openat2, dfd, name, &how, sizeof how);
+        if (fd < 0 && errno == ENOSYS)
+                fd = strchr(name, '/') || streq(name, "..") || streq(name, ".") ? -EXDEV
+                                                                                 : openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        fd = fd < 0 && fd != -EXDEV ? -errno : fd;
+        safe_close(dfd);
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode)) {
+                safe_close(fd);
+                return -ENOTBLK;
+        }
+        safe_close(fd);
+        *ret = st.st_rdev;
+        return 0;
+}
+
 int device_resolve(const char *sysfs, const char *devfs, dev_t devno, const char *source, DeviceInfo *ret) {
         char link[512], target[PATH_MAX], real[PATH_MAX], path[PATH_MAX + 64];
         _cleanup_free_ char *rot = NULL;
         const char *name;
-        struct stat st;
         ssize_t n;
 
         *ret = (DeviceInfo) { .kind = DEVICE_NONE, .rotational = -1 };
@@ -168,12 +207,8 @@ int device_resolve(const char *sysfs, const char *devfs, dev_t devno, const char
         if (major(devno) == 0) {
                 const char *rest = source ? startswith(source, "/dev/") : NULL;
 
-                if (!rest || !*rest)
+                if (!rest || devfs_block_device(devfs, rest, &devno) < 0)
                         return 0;
-                snprintf(path, sizeof path, "%s/%s", devfs, rest);
-                if (stat(path, &st) < 0 || !S_ISBLK(st.st_mode))
-                        return 0;
-                devno = st.st_rdev;
         }
 
         snprintf(link, sizeof link, "%s/dev/block/%u:%u", sysfs, major(devno), minor(devno));

@@ -1,6 +1,9 @@
 /* test-device: /proc/diskstats parsing (kernels print 11, 15 or 17 counters;
  * odd lines are counted, not fatal) and rates between two readings. */
+#include <sched.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -58,6 +61,58 @@ static void make_sysfs(void) {
         link_dev("7:3", "../../devices/virtual/block/loop3");
 }
 
+/* A mount with an anonymous device names its block device by its source,
+ * which whoever mounted it chose: looked up in devfs only, never through
+ * "..", an absolute symlink or another mount (a stopped FUSE mount there
+ * would hang the event loop). Needs root (mknod, a mount namespace). */
+static void test_source_lookup(void) {
+        char devfs[] = "/tmp/test-device-dev.XXXXXX", p[256], src[512];
+        DeviceInfo d;
+
+        if (geteuid() != 0 || !mkdtemp(devfs)) {
+                printf("ok - # SKIP the lookup of a source needs root\n");
+                return;
+        }
+        snprintf(p, sizeof p, "%s/sda1", devfs);
+        ok(mknod(p, S_IFBLK | 0600, makedev(8, 1)) == 0, "a block device node in a devfs of the test's");
+        ok(device_resolve(sysfs, devfs, makedev(0, 50), "/dev/sda1", &d) == 0 && d.kind == DEVICE_PARTITION &&
+                   streq(d.name, "sda1"),
+           "an anonymous device: its /dev source names the real one");
+        device_info_done(&d);
+        snprintf(p, sizeof p, "%s/mapper", devfs);
+        (void) mkdir(p, 0755);
+        snprintf(p, sizeof p, "%s/mapper/vg", devfs);
+        ok(symlink("../sda1", p) == 0 && device_resolve(sysfs, devfs, makedev(0, 50), "/dev/mapper/vg", &d) == 0 &&
+                   d.kind == DEVICE_PARTITION,
+           "through a symlink within devfs, as /dev/mapper's");
+        device_info_done(&d);
+        snprintf(src, sizeof src, "/dev/../%s/sda1", strrchr(devfs, '/') + 1); /* devfs itself, reached from above */
+        ok(device_resolve(sysfs, devfs, makedev(0, 50), src, &d) == 0 && d.kind == DEVICE_NONE,
+           "not through '..' (%s)", src);
+        device_info_done(&d);
+        snprintf(p, sizeof p, "%s/esc", devfs);
+        snprintf(src, sizeof src, "%s/sda1", devfs);
+        ok(symlink(src, p) == 0 && device_resolve(sysfs, devfs, makedev(0, 50), "/dev/esc", &d) == 0 &&
+                   d.kind == DEVICE_NONE,
+           "nor through an absolute symlink");
+        device_info_done(&d);
+        snprintf(p, sizeof p, "%s/shm", devfs);
+        if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 && mkdir(p, 0755) == 0 &&
+            mount("tmpfs", p, "tmpfs", 0, NULL) == 0) {
+                snprintf(p, sizeof p, "%s/shm/sda1", devfs);
+                ok(mknod(p, S_IFBLK | 0600, makedev(8, 1)) == 0 &&
+                           device_resolve(sysfs, devfs, makedev(0, 50), "/dev/shm/sda1", &d) == 0 && d.kind == DEVICE_NONE,
+                   "nor into another mount below devfs (a user's FUSE mount in /dev/shm would hang the lookup)");
+                device_info_done(&d);
+                snprintf(p, sizeof p, "%s/shm", devfs);
+                (void) umount2(p, MNT_DETACH);
+        } else
+                printf("ok - # SKIP no mount namespace\n");
+        snprintf(src, sizeof src, "rm -rf '%s'", devfs);
+        if (system(src) != 0)
+                printf("# could not remove %s\n", devfs);
+}
+
 static void test_resolve(void) {
         DeviceInfo d;
         char cmd[256];
@@ -83,6 +138,7 @@ static void test_resolve(void) {
                    streq_ptr(d.label, "/var/lib/images/x.img"),
            "a loop device: its backing file");
         device_info_done(&d);
+        test_source_lookup();
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", sysfs);
         if (system(cmd) != 0)
                 printf("# could not remove %s\n", sysfs);
