@@ -48,6 +48,8 @@ is "'both': the declaration first, then the reader found" \
 is "needs_atime = none declares nothing" "$(recs $M/free | jq '.recommendations[0].consumers | length')" "0"
 check "the reply is the documented GetRecommendations" sh -c \
         "$ATIMECTL --socket $T/sock call io.atimed.GetRecommendations '{}' | $top_builddir/tests/helpers/schema-check $top_srcdir/docs/io.atimed.varlink GetRecommendations"
+is "the metrics count it with the reader found" \
+        "$(ctl metrics | awk -v m="mountpoint=\"$M/both\"" 'index($0, "atimed_atime_consumers{") == 1 && index($0, m) { print $2 }')" "2"
 is "the advice keeps strictatime on 'both', by the declaration" "$(ctl --json recommend $M/both | jq -r '.recommendations[0].recommended.atime')" \
         "strictatime"
 
