@@ -106,12 +106,18 @@ static int need_rank(const char *need) {
 
 /* Manual changes respect atime readers: an atime policy below what a known
  * consumer on the mount at target needs is refused (EXIT_FAIL), naming the
- * consumer and where it was found, unless --force. Without atimed (or for
- * a mount it does not track) there is nothing to check against: said so. */
+ * consumer and where it was found, unless --force. The consumers are the
+ * daemon's: those its scan finds and each [mount:PATH] needs_atime of its
+ * configuration (source FILE:LINE), one list for every Varlink caller.
+ * Without atimed, or for a mount it does not track, there is nothing to
+ * check against: said so. atimectl does not read atimed.conf itself: the
+ * daemon may run with another file (atimed --config), and one parser of it
+ * is enough. */
 static int check_atime_readers(const char *target, const char *atime) {
         _cleanup_json_ json_object *reply = NULL;
         _cleanup_free_ char *error = NULL;
         json_object *params, *rec, *cons;
+        const char *reason;
         unsigned bad = 0;
         int r;
 
@@ -122,12 +128,31 @@ static int check_atime_readers(const char *target, const char *atime) {
                 return fail("out of memory");
         json_object_object_add(params, F_TARGET, json_object_new_string(target));
         r = call_if_running(METHOD_GET_RECOMMENDATIONS, params, &reply, &error);
-        if (r < 0) {
-                fprintf(stderr, "atimectl: atimed is not running: who reads atime on %s is not checked.\n", target);
+        if (r == -ENOENT || r == -ECONNREFUSED) {
+                fprintf(stderr,
+                        "atimectl: atimed is not running: who reads atime on %s is not checked, "
+                        "nor any needs_atime its configuration declares.\n",
+                        escape_name_tmp(target));
                 return EXIT_OK;
         }
-        if (r != EXIT_OK)
-                return error && !streq(error, ERROR_NO_SUCH_MOUNT) ? fail_remote(error, reply) : EXIT_OK;
+        if (r < 0) {
+                fprintf(stderr, "atimectl: cannot reach atimed (%s): who reads atime on %s is not checked.\n",
+                        strerror(-r), escape_name_tmp(target));
+                return EXIT_OK;
+        }
+        if (r != EXIT_OK && error && streq(error, ERROR_NO_SUCH_MOUNT)) {
+                reason = get_str(reply, P_REASON);
+                fprintf(stderr, "atimectl: atimed does not track a mount at %s%s%s%s; who reads atime there is not checked.\n",
+                        escape_name_tmp(target), reason ? " (" : "", reason ? escape_tmp(reason) : "", reason ? ")" : "");
+                return EXIT_OK;
+        }
+        if (r != EXIT_OK && error)
+                return fail_remote(error, reply);
+        if (r != EXIT_OK) {
+                /* The call failed, and said why: going ahead, as without atimed. */
+                fprintf(stderr, "atimectl: who reads atime on %s is not checked.\n", escape_name_tmp(target));
+                return EXIT_OK;
+        }
         rec = json_object_array_get_idx(json_object_object_get(reply, F_RECOMMENDATIONS), 0);
         cons = json_object_object_get(rec, F_CONSUMERS);
         for (size_t i = 0; i < json_object_array_length(cons); i++) {

@@ -579,6 +579,7 @@ struct config *config_free(struct config *c) {
                 free(c->mounts[i].target);
         }
         free(c->mounts);
+        consumers_free(c->declared);
         free(c);
         return NULL;
 }
@@ -838,6 +839,9 @@ static int handler(void *user, const char *section, const char *name, const char
         r = item_parse(base, it, value, &why);
         if (r == -ENOMEM)
                 p->oom = true;
+        else if (r == 0 && mount_target && streq(name, "needs_atime"))
+                /* Where the operator said it, for whoever is refused by it. */
+                ((struct mount_config *) base)->needs_atime_line = p->line;
         else if (r < 0) {
                 char range[2 * FORMAT_DURATION_MAX + 32] = "";
 
@@ -876,6 +880,38 @@ static void check_consistency(struct parse_ctx *p) {
                                   format_duration(b, sizeof b, c->sampler_interval_usec));
                         return;
                 }
+}
+
+/* Each [mount:PATH] needs_atime as a consumer of its own, named by the
+ * file and line that declare it: the daemon lists it with the consumers the
+ * scan finds, so that a client's guard refuses what the declaration rules
+ * out as it does what they do. */
+static int declare_consumers(struct config *c) {
+        _cleanup_(consumers_freep) Consumers *d = NULL;
+        int r;
+
+        for (size_t i = 0; i < c->n_mounts; i++) {
+                const struct mount_config *mc = &c->mounts[i];
+                _cleanup_free_ char *why = NULL, *source = NULL;
+
+                if (mc->needs_atime == NEED_NONE)
+                        continue;
+                if (!d && consumers_new(&d) < 0)
+                        return -ENOMEM;
+                if (asprintf(&why, "the configuration says software here reads atime ([mount:%s] needs_atime = %s)",
+                             mc->target, atime_need_to_string(mc->needs_atime)) < 0 ||
+                    asprintf(&source, "%s:%u", c->path ? c->path : "atimed.conf", mc->needs_atime_line) < 0)
+                        return -ENOMEM;
+                r = consumers_add(d, CONSUMER_CONFIG, mc->needs_atime, mc->target, why, source);
+                if (r < 0)
+                        return r;
+        }
+        /* Pointers only now: consumers_add() moves the array as it grows. */
+        for (size_t i = 0, k = 0; d && i < c->n_mounts; i++)
+                if (c->mounts[i].needs_atime != NEED_NONE)
+                        c->mounts[i].declared = &d->v[k++];
+        c->declared = TAKE_PTR(d);
+        return 0;
 }
 
 int config_load_string(const char *name, const char *text, size_t len, struct config **ret, char ***ret_errors) {
@@ -924,6 +960,9 @@ int config_load_string(const char *name, const char *text, size_t len, struct co
                 *ret_errors = p->errors;
                 return -EINVAL;
         }
+        r = declare_consumers(c);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(c);
         return 0;
 }

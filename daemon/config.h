@@ -24,6 +24,11 @@ struct mount_config {
         char *probe_dir; /* where to probe instead of the mount point; NULL: default */
         AtimeNeed needs_atime; /* declared for it: software the scan cannot see reads atime */
         bool ignore;           /* never advise a change */
+        unsigned needs_atime_line; /* the file's line that declares it; 0: not declared */
+        /* needs_atime as a consumer (kind CONSUMER_CONFIG, source "FILE:LINE"),
+         * for the advice and for any client's guard, as the scan's are; NULL
+         * if none is declared. Points into struct config's 'declared'. */
+        const struct consumer *declared;
 };
 
 /* [advisor] costs: overrides of the advisor's built-in cost table, in file
@@ -110,6 +115,7 @@ struct config {
         /* [mount:PATH] sections, in file order */
         struct mount_config *mounts;
         size_t n_mounts;
+        Consumers *declared; /* their needs_atime, one consumer each; NULL if none */
 };
 
 /* The [mount:PATH] settings for target, or NULL. */

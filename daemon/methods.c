@@ -611,18 +611,6 @@ static json_object *recommendation_to_json(const struct recommendation *r, bool 
                         return NULL;
                 TAKE_PTR(x);
         }
-        if (r->in.need != NEED_NONE && r->n_consumers == 0) {
-                /* Declared in the configuration, not found by the scan. */
-                _cleanup_json_ json_object *x = json_object_new_object();
-
-                if (!x || add(x, F_KIND, json_object_new_string(consumer_kind_to_string(CONSUMER_CONFIG))) < 0 ||
-                    add(x, F_NEED, json_object_new_string(atime_need_to_string(r->in.need))) < 0 ||
-                    add(x, F_PATH, varlink_name_new(r->in.target)) < 0 ||
-                    add(x, F_WHY, varlink_name_new(r->in.need_why ? r->in.need_why : "")) < 0 ||
-                    add(x, F_SOURCE, json_object_new_string("atimed.conf")) < 0 || json_object_array_add(consumers, x) < 0)
-                        return NULL;
-                TAKE_PTR(x);
-        }
         if (add(saving, F_ATIME_UPDATES_PER_MIN, rounded(a->saving_updates_per_min, 1)) < 0 ||
             add(saving, F_ATIME_WRITES_PER_MIN, rounded(a->saving_updates_per_min, 1)) < 0 ||
             add(saving, F_CPU_US_PER_S, rounded(a->saving_cpu_us_per_s, 2)) < 0 ||

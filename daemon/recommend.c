@@ -47,14 +47,20 @@ static void summarise(const MountHistory *h, int64_t now, int64_t window, double
 }
 
 /* What software on mount 'i' reads atime: the configuration's word, then
- * each consumer found on it ('owner' maps consumers to mounts). */
+ * each consumer found on it ('owner' maps consumers to mounts). The word is
+ * listed first, as a consumer of its own, whatever the scan finds: a client
+ * that guards a change by the list (atimectl remount) must see it even
+ * where a weaker reader was found too. */
 static void add_needs(const View *v, const ssize_t *owner, size_t i, const struct mount_config *mc,
                       struct recommendation *r) {
         size_t nc = v->consumers ? v->consumers->n : 0;
 
         if (mc && mc->needs_atime > NEED_NONE) {
                 r->in.need = mc->needs_atime;
-                r->in.need_why = "the configuration says software here reads atime ([mount:PATH] needs_atime)";
+                r->in.need_why = mc->declared ? mc->declared->why
+                                              : "the configuration says software here reads atime ([mount:PATH] needs_atime)";
+                if (mc->declared)
+                        r->consumers[r->n_consumers++] = mc->declared;
         }
         for (size_t c = 0; c < nc; c++) {
                 const struct consumer *x = &v->consumers->v[c];

@@ -160,9 +160,9 @@ static void fill_advice(Report *r, ReportAdvice *ra, const struct recommendation
                 .saving_updates_per_min = a->saving_updates_per_min,
                 .saving_cpu_us_per_s = a->saving_cpu_us_per_s,
                 .saving_kib_per_s = a->saving_kib_per_s,
-                /* As GetRecommendations lists them: one declared in the
-                 * configuration stands alone. */
-                .n_consumers = rec->n_consumers ? rec->n_consumers : rec->in.need != NEED_NONE,
+                /* As GetRecommendations lists them, a [mount:PATH]
+                 * needs_atime among them. */
+                .n_consumers = rec->n_consumers,
         };
 }
 

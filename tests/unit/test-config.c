@@ -207,6 +207,48 @@ static void test_typed(void) {
         }
 }
 
+/* Each [mount:PATH] needs_atime becomes a consumer of kind config, named
+ * by the file and line that declare it (what atimectl's guard shows when it
+ * refuses); 'none', or a section without the key, declares nothing. */
+static void test_declared(void) {
+        _cleanup_(config_freep) struct config *c = NULL;
+        _cleanup_strv_free_ char **errors = NULL;
+        const struct mount_config *a, *b, *n, *i;
+
+        ok(load("# readers of atime the scan cannot see\n"
+                "[mount:/srv]\n"
+                "ignore = no\n"
+                "\n"
+                "  needs_atime = relatime\n"
+                "[mount:/none]\nneeds_atime = none\n"
+                "[mount:/ign]\nignore = yes\n"
+                "[mount:/var/mail]\n; strict for the mail reader\nneeds_atime = strict\n",
+                &c, &errors) == 0,
+           "mount sections with needs_atime parse");
+        if (!c)
+                return;
+        a = config_find_mount(c, "/srv");
+        b = config_find_mount(c, "/var/mail");
+        n = config_find_mount(c, "/none");
+        i = config_find_mount(c, "/ign");
+        ok(a && a->needs_atime_line == 5 && b && b->needs_atime_line == 12, "the line of each declaration, indented or not");
+        ok(n && n->needs_atime_line == 7 && !n->declared, "needs_atime = none: its line, but no consumer");
+        ok(i && i->needs_atime_line == 0 && !i->declared, "a section without the key: neither");
+        ok(c->declared && c->declared->n == 2, "one consumer per declaration");
+        ok(a && a->declared && a->declared->kind == CONSUMER_CONFIG && a->declared->need == NEED_RELATIME &&
+                   streq(a->declared->path, "/srv") && streq(a->declared->source, "test.conf:5"),
+           "the first: kind config, its need, its mount, source '%s'", a && a->declared ? a->declared->source : "");
+        ok(b && b->declared && b->declared->need == NEED_STRICT && streq(b->declared->source, "test.conf:12") &&
+                   strstr(b->declared->why, "[mount:/var/mail] needs_atime = strict"),
+           "the second, its why naming the section and key: '%s'", b && b->declared ? b->declared->why : "");
+        {
+                _cleanup_(config_freep) struct config *d = NULL;
+
+                ok(load("[daemon]\nlog_level = info\n", &d, &errors) == 0 && !d->declared,
+                   "no declarations: no consumers");
+        }
+}
+
 /* Printed costs read back as the same numbers. */
 static void test_costs_round_trip(void) {
         static const char *const v[] = { "ext4:1.46:0.5", "z:1e-3:0.10:0.3", "q:0.1:0:0.2:0.3", "btrfs:4.9:4.8:4.9:4.9",
@@ -343,6 +385,7 @@ int main(void) {
         test_errors();
         test_every_key();
         test_typed();
+        test_declared();
         test_costs_round_trip();
         return tap_done();
 }

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "../tap.h"
+#include "config.h"
 #include "recommend.h"
+#include "strv.h"
 #include "view-fixture.h"
 
 static const struct recommendation *find(const struct recommendation *v, size_t n, const char *target) {
@@ -67,6 +69,31 @@ int main(void) {
         free(v);
         v = NULL;
         ok(recommend(m, "/nope", &v, &n) == -ENOENT && !v, "a target not tracked: -ENOENT");
+
+        {
+                /* The operator's word on a mount where the scan found a
+                 * weaker reader: both listed, the word first, so that a
+                 * client's guard sees what rules out relatime too. */
+                static const char conf[] = "[mount:/srv/lazy]\nneeds_atime = strict\n";
+                _cleanup_(config_freep) struct config *c = NULL;
+                _cleanup_strv_free_ char **errors = NULL;
+                const struct config *saved = f.view.config;
+
+                ok(config_load_string("declared.conf", conf, sizeof conf - 1, &c, &errors) == 0, "a configuration declaring strict");
+                f.view.config = c;
+                free(v);
+                v = NULL;
+                ok(c && recommend(m, "/srv/lazy", &v, &n) == 0 && n == 1, "/srv/lazy with it");
+                r = n == 1 ? &v[0] : NULL;
+                ok(r && r->n_consumers == 2 && r->consumers[0]->kind == CONSUMER_CONFIG && r->consumers[1] == &spool,
+                   "the declaration listed first, then the spool found");
+                ok(r && r->n_consumers == 2 && streq(r->consumers[0]->source, "declared.conf:2") &&
+                           r->consumers[0]->need == NEED_STRICT,
+                   "with the file:line that declares it, and its need");
+                ok(r && r->in.need == NEED_STRICT && r->advice.atime == ATIME_STRICT, "strictatime advised (%s)",
+                   r ? r->advice.action : "?");
+                f.view.config = saved;
+        }
 
         view_fixture_done(&f);
         return tap_done();
