@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -543,29 +545,119 @@ static int scan_mail(Consumers *c, const char *spool) {
         return consumers_add(c, CONSUMER_MAIL, NEED_RELATIME, spool, why, spool);
 }
 
-/* path with its symlinks resolved as far as it exists (a tmpfiles.d path
- * or a glob need not): a /var/spool/mail that points into a /var/mail
- * mount lies on that mount, not on the one holding the link. NULL when
- * nothing of it resolves. */
+/* The next step of a lookup in dfd, which only root may write: a mount
+ * point there (made by root) is entered; nothing is followed. */
+static int open_step(int dfd, const char *name) {
+        struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC, .resolve = RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS };
+        int fd = (int) syscall(SYS_openat2, dfd, name, &how, sizeof how);
+
+        if (fd < 0 && (errno == EXDEV || errno == ENOSYS))
+                fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+/* path with the symlinks root made resolved, as far as it exists (a
+ * tmpfiles.d path or a glob need not): a /var/spool/mail that points into
+ * a /var/mail mount lies on that mount, not on the one holding the link.
+ * The lookup goes on only through directories no user but root may write:
+ * from one anybody may write (/tmp, sticky or not) or a user's own, the
+ * rest is taken as written, so a symlink a user planted for a tmpfiles.d
+ * path (/tmp/x -> /home) moves nothing, and a user's FUSE mount there,
+ * stopped, is never entered. NULL on an error, or a loop of links. */
 static char *resolve_existing(const char *path) {
-        char buf[PATH_MAX], real[PATH_MAX];
-        size_t cut;
-        char *r;
+        char real[PATH_MAX] = "", todo[PATH_MAX * 2], link[PATH_MAX];
+        _cleanup_close_ int dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        unsigned hops = 0;
+        char *rest, *r;
 
-        if (strlen(path) >= sizeof buf)
+        if (dfd < 0 || strlen(path) >= PATH_MAX)
                 return NULL;
-        strcpy(buf, path);
-        cut = strlen(buf);
-        while (!realpath(buf, real)) {
-                char *slash = strrchr(buf, '/');
+        snprintf(todo, sizeof todo, "%s", path);
+        rest = todo;
+        for (;;) {
+                char name[NAME_MAX + 1];
+                size_t len;
+                struct stat st;
+                int fd;
 
-                if ((errno != ENOENT && errno != ENOTDIR) || !slash || slash == buf)
+                rest += strspn(rest, "/");
+                len = strcspn(rest, "/");
+                if (len == 0)
+                        break; /* all of it resolved */
+                if (len > NAME_MAX)
                         return NULL;
-                *slash = 0;
-                cut = (size_t) (slash - buf);
+                memcpy(name, rest, len);
+                name[len] = 0;
+                if (streq(name, ".")) {
+                        rest += len;
+                        continue;
+                }
+                if (streq(name, "..")) {
+                        char *slash = strrchr(real, '/');
+
+                        if (slash)
+                                *slash = 0;
+                        safe_close(dfd);
+                        dfd = open(real[0] ? real : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                        if (dfd < 0)
+                                return NULL;
+                        rest += len;
+                        continue;
+                }
+                if (fstat(dfd, &st) < 0)
+                        return NULL;
+                if (st.st_uid != 0 || (st.st_mode & S_IWOTH))
+                        break; /* a user's to arrange: the rest as written */
+                fd = open_step(dfd, name);
+                if (fd == -ENOENT || fd == -ENOTDIR || fd == -EACCES)
+                        break; /* not there (yet) */
+                if (fd < 0)
+                        return NULL;
+                if (fstat(fd, &st) < 0) {
+                        safe_close(fd);
+                        return NULL;
+                }
+                if (S_ISLNK(st.st_mode)) {
+                        ssize_t n = readlinkat(fd, "", link, sizeof link - 1);
+
+                        safe_close(fd);
+                        if (n < 0 || ++hops > 40)
+                                return NULL;
+                        link[n] = 0;
+                        /* The link's text, then what followed it. */
+                        if (strlen(link) + strlen(rest + len) + 2 > sizeof todo)
+                                return NULL;
+                        memmove(todo + strlen(link) + 1, rest + len, strlen(rest + len) + 1);
+                        memcpy(todo, link, strlen(link));
+                        todo[strlen(link)] = '/';
+                        rest = todo;
+                        if (link[0] == '/') {
+                                real[0] = 0;
+                                safe_close(dfd);
+                                dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                                if (dfd < 0)
+                                        return NULL;
+                        }
+                        continue;
+                }
+                if (strlen(real) + len + 2 > sizeof real) {
+                        safe_close(fd);
+                        return NULL;
+                }
+                strcat(real, "/");
+                strcat(real, name);
+                rest += len;
+                safe_close(dfd);
+                dfd = fd;
+                if (!S_ISDIR(st.st_mode))
+                        break; /* a file: anything after it is not there */
         }
-        if (asprintf(&r, "%s%s", streq(real, "/") && path[cut] ? "" : real, path + cut) < 0)
+        if (asprintf(&r, "%s%s%s", real, *rest && rest[0] != '/' ? "/" : "", rest) < 0)
                 return NULL;
+        if (!r[0]) {
+                free(r);
+                r = strdup("/");
+        }
         return r;
 }
 

@@ -2,7 +2,10 @@
  * globs), tmpreaper, tmpwatch and popularity-contest files, the scan with
  * its override order on a fixture tree, and mapping paths to mounts. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../tap.h"
 #include "consumers.h"
@@ -28,6 +31,69 @@ static const struct consumer *find(const Consumers *c, const char *path) {
                 if (streq(c->v[i].path, path))
                         return &c->v[i];
         return NULL;
+}
+
+/* What a tmpfiles.d path lies on: the symlinks root made are followed; from
+ * a directory anybody (or a user) may write, the rest is taken as written,
+ * so a link planted there moves nothing. Needs root (chown). */
+static void test_resolve(void) {
+        /* In /run, which only root writes: /tmp itself is anybody's. */
+        char base[] = "/run/test-consumers-XXXXXX", conf[8192], p[512], q[512];
+        char *dirs[] = { p, NULL }, *none[] = { NULL };
+        struct consumers_paths paths = { .tmpfiles_dirs = dirs, .mail_spools = none, .tmpreaper_conf = "/nonexistent",
+                                         .tmpwatch_cron = "/nonexistent", .popcon_conf = "/nonexistent" };
+        const struct consumer *x;
+        Consumers *c = NULL;
+        FILE *f;
+
+        if (geteuid() != 0 || !mkdtemp(base) || chmod(base, 0755) < 0) {
+                printf("ok - # SKIP planted links need root\n");
+                return;
+        }
+#define AT(rel) (snprintf(q, sizeof q, "%s/%s", base, rel), q)
+        (void) mkdir(AT("real"), 0755);
+        (void) mkdir(AT("trusted"), 0755);
+        (void) symlink("../real", AT("trusted/link"));
+        (void) symlink("loop", AT("trusted/loop"));
+        (void) mkdir(AT("pub"), 01777);
+        (void) chmod(AT("pub"), 01777);
+        (void) symlink("/etc", AT("pub/planted"));
+        (void) mkdir(AT("home"), 0755);
+        (void) chown(AT("home"), 65534, 65534);
+        (void) symlink("/etc", AT("home/planted"));
+        (void) mkdir(AT("tmpfiles.d"), 0755);
+        snprintf(p, sizeof p, "%s/tmpfiles.d", base);
+        snprintf(conf, sizeof conf,
+                 "d %s/trusted/link/x 0755 root root 1d\n"
+                 "d %s/pub/planted/x 0755 root root 1d\n"
+                 "d %s/home/planted/x 0755 root root 1d\n"
+                 "d %s/trusted/loop/x 0755 root root 1d\n"
+                 "d %s/trusted/../real/y 0755 root root 1d\n",
+                 base, base, base, base, base);
+        f = fopen(AT("tmpfiles.d/t.conf"), "we");
+        ok(f && fputs(conf, f) >= 0 && fclose(f) == 0, "a tmpfiles.d of paths with links on the way");
+        ok(consumers_scan(&paths, &c) == 0, "scanned");
+        snprintf(p, sizeof p, "%s/trusted/link/x", base);
+        x = find(c, p);
+        ok(x && streq_ptr(x->resolved, AT("real/x")), "a link root made is followed (%s)", x ? x->resolved : "-");
+        snprintf(p, sizeof p, "%s/pub/planted/x", base);
+        x = find(c, p);
+        ok(x && streq_ptr(x->resolved, p), "a link in a directory anybody may write is not (%s)",
+           x ? x->resolved : "-");
+        snprintf(p, sizeof p, "%s/home/planted/x", base);
+        x = find(c, p);
+        ok(x && streq_ptr(x->resolved, p), "nor one in a user's directory (%s)", x ? x->resolved : "-");
+        snprintf(p, sizeof p, "%s/trusted/loop/x", base);
+        x = find(c, p);
+        ok(x && !x->resolved, "a loop of links resolves to nothing");
+        snprintf(p, sizeof p, "%s/trusted/../real/y", base);
+        x = find(c, p);
+        ok(x && streq_ptr(x->resolved, AT("real/y")), "'..' goes up (%s)", x ? x->resolved : "-");
+        consumers_free(c);
+#undef AT
+        snprintf(conf, sizeof conf, "rm -rf '%s'", base);
+        if (system(conf) != 0)
+                printf("# could not remove %s\n", base);
 }
 
 int main(void) {
@@ -130,5 +196,6 @@ int main(void) {
                        "/var/mail of the host is not the fixture's");
                 consumers_free(c);
         }
+        test_resolve();
         return tap_done();
 }
