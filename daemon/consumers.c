@@ -545,13 +545,14 @@ static int scan_mail(Consumers *c, const char *spool) {
         return consumers_add(c, CONSUMER_MAIL, NEED_RELATIME, spool, why, spool);
 }
 
-/* The next step of a lookup in dfd, which only root may write: a mount
- * point there (made by root) is entered; nothing is followed. */
-static int open_step(int dfd, const char *name) {
+/* The next step of a lookup in dfd, nothing followed. A mount point there
+ * is entered only if 'cross' (dfd is root's alone, so root mounted it);
+ * else -EXDEV, before anything of the mounted filesystem is asked. */
+static int open_step(int dfd, const char *name, bool cross) {
         struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC, .resolve = RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS };
         int fd = (int) syscall(SYS_openat2, dfd, name, &how, sizeof how);
 
-        if (fd < 0 && (errno == EXDEV || errno == ENOSYS))
+        if (fd < 0 && ((errno == EXDEV && cross) || errno == ENOSYS))
                 fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         return fd < 0 ? -errno : fd;
 }
@@ -559,11 +560,15 @@ static int open_step(int dfd, const char *name) {
 /* path with the symlinks root made resolved, as far as it exists (a
  * tmpfiles.d path or a glob need not): a /var/spool/mail that points into
  * a /var/mail mount lies on that mount, not on the one holding the link.
- * The lookup goes on only through directories no user but root may write:
- * from one anybody may write (/tmp, sticky or not) or a user's own, the
- * rest is taken as written, so a symlink a user planted for a tmpfiles.d
- * path (/tmp/x -> /home) moves nothing, and a user's FUSE mount there,
- * stopped, is never entered. NULL on an error, or a loop of links. */
+ * The lookup goes on only through what root made and no user can replace:
+ * entries of a directory that root owns and no one else may write, and
+ * root's own entries of a sticky one (/tmp: a user cannot rename them),
+ * though no mount point there (a user may mount on a directory of theirs
+ * in /tmp). From anywhere else (a user's directory or entry, a directory
+ * anybody may write without the sticky bit) the rest is taken as written:
+ * a symlink a user planted for a tmpfiles.d path (/tmp/x -> /home) moves
+ * nothing, and a user's FUSE mount, stopped, is never entered. NULL on an
+ * error, or a loop of links. */
 static char *resolve_existing(const char *path) {
         char real[PATH_MAX] = "", todo[PATH_MAX * 2], link[PATH_MAX];
         _cleanup_close_ int dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -578,6 +583,7 @@ static char *resolve_existing(const char *path) {
                 char name[NAME_MAX + 1];
                 size_t len;
                 struct stat st;
+                bool sticky;
                 int fd;
 
                 rest += strspn(rest, "/");
@@ -606,16 +612,21 @@ static char *resolve_existing(const char *path) {
                 }
                 if (fstat(dfd, &st) < 0)
                         return NULL;
-                if (st.st_uid != 0 || (st.st_mode & S_IWOTH))
+                if (st.st_uid != 0 || ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)))
                         break; /* a user's to arrange: the rest as written */
-                fd = open_step(dfd, name);
-                if (fd == -ENOENT || fd == -ENOTDIR || fd == -EACCES)
-                        break; /* not there (yet) */
+                sticky = st.st_mode & S_IWOTH;
+                fd = open_step(dfd, name, !sticky);
+                if (fd == -ENOENT || fd == -ENOTDIR || fd == -EACCES || fd == -EXDEV)
+                        break; /* not there (yet), or a mount that may be a user's */
                 if (fd < 0)
                         return NULL;
                 if (fstat(fd, &st) < 0) {
                         safe_close(fd);
                         return NULL;
+                }
+                if (sticky && st.st_uid != 0) {
+                        safe_close(fd);
+                        break; /* a user's entry in /tmp */
                 }
                 if (S_ISLNK(st.st_mode)) {
                         ssize_t n = readlinkat(fd, "", link, sizeof link - 1);

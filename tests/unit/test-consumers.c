@@ -1,9 +1,11 @@
 /* test-consumers: tmpfiles.d rules (age specifiers, types, specifiers,
  * globs), tmpreaper, tmpwatch and popularity-contest files, the scan with
  * its override order on a fixture tree, and mapping paths to mounts. */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,9 +57,15 @@ static void test_resolve(void) {
         (void) mkdir(AT("trusted"), 0755);
         (void) symlink("../real", AT("trusted/link"));
         (void) symlink("loop", AT("trusted/loop"));
-        (void) mkdir(AT("pub"), 01777);
-        (void) chmod(AT("pub"), 01777);
+        (void) mkdir(AT("pub"), 0777);
+        (void) chmod(AT("pub"), 0777);
         (void) symlink("/etc", AT("pub/planted"));
+        (void) mkdir(AT("sticky"), 01777);
+        (void) chmod(AT("sticky"), 01777);
+        (void) symlink("../real", AT("sticky/roots"));
+        (void) symlink("/etc", AT("sticky/users"));
+        (void) lchown(AT("sticky/users"), 65534, 65534);
+        (void) mkdir(AT("sticky/mnt"), 0755);
         (void) mkdir(AT("home"), 0755);
         (void) chown(AT("home"), 65534, 65534);
         (void) symlink("/etc", AT("home/planted"));
@@ -68,8 +76,11 @@ static void test_resolve(void) {
                  "d %s/pub/planted/x 0755 root root 1d\n"
                  "d %s/home/planted/x 0755 root root 1d\n"
                  "d %s/trusted/loop/x 0755 root root 1d\n"
-                 "d %s/trusted/../real/y 0755 root root 1d\n",
-                 base, base, base, base, base);
+                 "d %s/trusted/../real/y 0755 root root 1d\n"
+                 "d %s/sticky/roots/z 0755 root root 1d\n"
+                 "d %s/sticky/users/z 0755 root root 1d\n"
+                 "d %s/sticky/mnt/z 0755 root root 1d\n",
+                 base, base, base, base, base, base, base, base);
         f = fopen(AT("tmpfiles.d/t.conf"), "we");
         ok(f && fputs(conf, f) >= 0 && fclose(f) == 0, "a tmpfiles.d of paths with links on the way");
         ok(consumers_scan(&paths, &c) == 0, "scanned");
@@ -89,7 +100,31 @@ static void test_resolve(void) {
         snprintf(p, sizeof p, "%s/trusted/../real/y", base);
         x = find(c, p);
         ok(x && streq_ptr(x->resolved, AT("real/y")), "'..' goes up (%s)", x ? x->resolved : "-");
+        snprintf(p, sizeof p, "%s/sticky/roots/z", base);
+        x = find(c, p);
+        ok(x && streq_ptr(x->resolved, AT("real/z")), "a link root made in a sticky directory is followed (%s)",
+           x ? x->resolved : "-");
+        snprintf(p, sizeof p, "%s/sticky/users/z", base);
+        x = find(c, p);
+        ok(x && streq_ptr(x->resolved, p), "a user's link there is not (%s)", x ? x->resolved : "-");
         consumers_free(c);
+        c = NULL;
+        /* A mount on a directory in a sticky one may be a user's: never
+         * entered (a stopped FUSE mount would hang the scan). */
+        snprintf(p, sizeof p, "%s/sticky/mnt", base);
+        if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+            mount("tmpfs", p, "tmpfs", 0, "mode=0755") == 0) {
+                snprintf(p, sizeof p, "%s/tmpfiles.d", base);
+                (void) symlink("/etc", AT("sticky/mnt/z"));
+                ok(consumers_scan(&paths, &c) == 0, "scanned with a mount in the sticky directory");
+                snprintf(p, sizeof p, "%s/sticky/mnt/z", base);
+                x = find(c, p);
+                ok(x && streq_ptr(x->resolved, p), "a mount there is not entered (%s)", x ? x->resolved : "-");
+                consumers_free(c);
+                snprintf(p, sizeof p, "%s/sticky/mnt", base);
+                (void) umount2(p, MNT_DETACH);
+        } else
+                printf("ok - # SKIP no mount namespace\n");
 #undef AT
         snprintf(conf, sizeof conf, "rm -rf '%s'", base);
         if (system(conf) != 0)
