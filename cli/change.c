@@ -8,11 +8,13 @@
 #include <getopt.h>
 #include <libmount/libmount.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -818,8 +820,9 @@ int cmd_fstab(int argc, char **argv) {
 
 /* ---------------------------------------------------------------- remount */
 
-/* The options of the mount at target (the top one), from the kernel. */
-static int current_options(const char *target, char **ret_vfs, char **ret_fs) {
+/* The options of a mount, from the kernel: the one with id 'id', or with
+ * 'id' 0, the top one at target, its id in *id. */
+static int current_options(const char *target, int *id, char **ret_vfs, char **ret_fs) {
         struct libmnt_table *tb = NULL;
         struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
         struct libmnt_fs *fs, *found = NULL;
@@ -831,10 +834,11 @@ static int current_options(const char *target, char **ret_vfs, char **ret_fs) {
                 return r == -ENOMEM ? r : -EIO;
         }
         while (mnt_table_next_fs(tb, it, &fs) == 0)
-                if (streq_ptr(mnt_fs_get_target(fs), target))
+                if (*id > 0 ? mnt_fs_get_id(fs) == *id : streq_ptr(mnt_fs_get_target(fs), target))
                         found = fs; /* the last one on that target is on top */
         r = -ENOENT;
         if (found) {
+                *id = mnt_fs_get_id(found);
                 *ret_vfs = strdup(mnt_fs_get_vfs_options(found) ?: "");
                 *ret_fs = strdup(mnt_fs_get_fs_options(found) ?: "");
                 r = *ret_vfs && *ret_fs ? 0 : -ENOMEM;
@@ -844,51 +848,66 @@ static int current_options(const char *target, char **ret_vfs, char **ret_fs) {
         return r;
 }
 
+/* The mount id of an open file, from /proc/self/fdinfo (any kernel since
+ * 3.15; statx()'s STATX_MNT_ID came in 5.8). */
+static int fd_mount_id(int fd) {
+        _cleanup_free_ char *text = NULL;
+        char path[64];
+        const char *m;
+        size_t len;
+        int r;
+
+        snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+        r = read_full_file(path, 4096, &text, &len);
+        if (r < 0)
+                return r;
+        m = strstr(text, "\nmnt_id:");
+        return m ? atoi(m + 8) : -ENODATA;
+}
+
+/* The mount at target, opened once: every step of the change acts through
+ * this descriptor, not the path, so a symlink swapped in under a directory
+ * a user controls between the check and the change cannot redirect it.
+ * target was resolved with its symlinks (resolve_mount()): any found on
+ * the way now is such a swap, refused. It must be the mount 'id' whose
+ * options were read; -ESTALE if it is not. */
+static int open_mount(const char *target, int id) {
+        struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+        _cleanup_close_ int fd = (int) syscall(SYS_openat2, AT_FDCWD, target, &how, sizeof how);
+        int r;
+
+        if (fd < 0)
+                return -errno;
+        r = fd_mount_id(fd);
+        if (r < 0)
+                return r;
+        if (r != id)
+                return -ESTALE;
+        return TAKE_FD(fd);
+}
+
 static bool has_opt(const char *optstr, const char *name) {
         return mnt_optstr_get_option(optstr, name, NULL, NULL) == 0;
 }
 
-/* The per-mount flags in force, for the old mount(2) interface. */
-static unsigned long vfs_flags(const char *vfs) {
-        static const struct {
-                const char *name;
-                unsigned long flag;
-        } map[] = {
-                { "ro", MS_RDONLY },   { "nosuid", MS_NOSUID },         { "nodev", MS_NODEV },
-                { "noexec", MS_NOEXEC }, { "nodiratime", MS_NODIRATIME }, { "nosymfollow", 256 /* MS_NOSYMFOLLOW */ },
-        };
-        unsigned long f = 0;
-
-        for (size_t i = 0; i < ELEMENTSOF(map); i++)
-                if (has_opt(vfs, map[i].name))
-                        f |= map[i].flag;
-        return f;
-}
-
-static int set_atime(const char *target, const char *atime, const char *vfs) {
+/* The atime bits of this mount alone (mount_setattr(), Linux 5.12). On an
+ * older kernel it refuses rather than remount by path: mount(2) acts on a
+ * path, which a user may redirect. */
+static int set_atime(int fd, const char *atime) {
         struct mount_attr attr = {
                 .attr_clr = MOUNT_ATTR__ATIME,
                 .attr_set = streq(atime, "noatime")    ? MOUNT_ATTR_NOATIME
                             : streq(atime, "relatime") ? MOUNT_ATTR_RELATIME
                                                        : MOUNT_ATTR_STRICTATIME,
         };
-        unsigned long f;
 
-        /* mount_setattr() changes the atime bits of this mount alone. */
-        if (mount_setattr(AT_FDCWD, target, 0, &attr, sizeof attr) == 0)
-                return 0;
-        if (errno != ENOSYS)
-                return -errno;
-        /* Older kernels: a bind remount sets every per-mount flag at once, so
-         * pass the ones in force along with the new atime one. */
-        f = MS_REMOUNT | MS_BIND | vfs_flags(vfs) |
-            (streq(atime, "noatime") ? MS_NOATIME : streq(atime, "relatime") ? MS_RELATIME : MS_STRICTATIME);
-        return mount(NULL, target, NULL, f, NULL) < 0 ? -errno : 0;
+        return mount_setattr(fd, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0 ? -errno : 0;
 }
 
 /* lazytime belongs to the superblock: reconfigure just that flag. */
-static int set_lazytime(const char *target, bool on) {
-        _cleanup_close_ int fd = fspick(AT_FDCWD, target, FSPICK_CLOEXEC);
+static int set_lazytime(int mfd, bool on) {
+        _cleanup_close_ int fd = fspick(mfd, "", FSPICK_EMPTY_PATH | FSPICK_CLOEXEC);
 
         if (fd < 0)
                 return -errno;
@@ -966,15 +985,19 @@ static int remount_policy_advised(const char *path, struct policy_spec *p, char 
         return EXIT_OK;
 }
 
-/* Sets the policy on the live mount: the atime flag of the mount, lazytime
- * of the superblock when it differs from fsopts. */
-static int remount_apply(const char *target, const struct policy_spec *p, const char *vfs, const char *fsopts) {
+/* Sets the policy on the live mount, through its descriptor: the atime
+ * flag of the mount, lazytime of the superblock when it differs from
+ * fsopts. */
+static int remount_apply(int fd, const char *target, const struct policy_spec *p, const char *fsopts) {
         int r;
 
-        if (p->atime && (r = set_atime(target, p->atime, vfs)) < 0)
-                return fail("cannot set %s on %s: %s", p->atime, escape_name_tmp(target), strerror(-r));
+        if (p->atime && (r = set_atime(fd, p->atime)) < 0)
+                return fail("cannot set %s on %s: %s", p->atime, escape_name_tmp(target),
+                            r == -ENOSYS ? "this kernel has no mount_setattr() (Linux 5.12), and atimectl does not "
+                                           "remount by path; nothing changed"
+                                         : strerror(-r));
         if (p->lazytime >= 0 && has_opt(fsopts, "lazytime") != (p->lazytime == 1) &&
-            (r = set_lazytime(target, p->lazytime == 1)) < 0)
+            (r = set_lazytime(fd, p->lazytime == 1)) < 0)
                 return fail("cannot set %s on %s: %s", p->lazytime ? "lazytime" : "nolazytime", escape_name_tmp(target),
                             strerror(-r));
         return EXIT_OK;
@@ -999,10 +1022,11 @@ static int remount_report(const char *target, const char *spec, bool changed, co
 
 int cmd_remount(int argc, char **argv) {
         _cleanup_free_ char *vfs = NULL, *fsopts = NULL, *vfs_after = NULL, *fs_after = NULL;
+        _cleanup_close_ int fd = -EBADF;
         struct policy_spec p;
         char target[PATH_MAX], spec[64];
         bool changed, done = false;
-        int r;
+        int r, id = 0;
 
         if (argc > 2)
                 r = remount_policy_given(argv[1], argv[2], &p, target, sizeof target);
@@ -1012,18 +1036,24 @@ int cmd_remount(int argc, char **argv) {
                 return r;
         if (geteuid() != 0)
                 return fail("remounting needs root.");
-        r = current_options(target, &vfs, &fsopts);
+        r = current_options(target, &id, &vfs, &fsopts);
         if (r == -ENOENT)
                 return fail("nothing is mounted on %s.", escape_name_tmp(target));
         if (r < 0)
                 return fail("cannot read the mount table: %s", strerror(-r));
+        fd = open_mount(target, id);
+        if (fd == -ELOOP || fd == -ESTALE)
+                return fail("%s is no longer the mount that was checked (a symlink or a mount changed on the way); "
+                            "nothing changed.", escape_name_tmp(target));
+        if (fd < 0)
+                return fail("cannot open %s: %s", escape_name_tmp(target), strerror(-fd));
         format_spec(&p, spec, sizeof spec);
         if (!arg_json)
                 printf("%s before: %s (superblock: %s)\n", escape_name_tmp(target), escape_tmp(vfs), escape_tmp(fsopts));
-        r = remount_apply(target, &p, vfs, fsopts);
+        r = remount_apply(fd, target, &p, fsopts);
         if (r != EXIT_OK)
                 return r;
-        r = current_options(target, &vfs_after, &fs_after);
+        r = current_options(target, &id, &vfs_after, &fs_after);
         if (r < 0)
                 return fail("cannot read the mount table: %s", strerror(-r));
         changed = !streq(vfs, vfs_after) || !streq(fsopts, fs_after);
