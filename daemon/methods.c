@@ -341,24 +341,33 @@ static json_object *build_status(const View *v, json_object *params) {
         return varlink_reply_new(TAKE_PTR(p));
 }
 
-/* GetStatus of everything is what monitoring polls, maybe many times a
- * second from several scrapers: its parameters are serialized once and
- * served as text until methods_changed() says something it shows changed,
- * or the second of uptime_s turns. Replies in flight keep the text they
- * were given. */
-struct StatusCache {
+/* GetStatus and GetRecommendations of everything are what monitoring
+ * polls, maybe many times a second from several scrapers, and what any
+ * user may ask for in a loop: their parameters are serialized once and
+ * served as text until methods_changed() says something they show
+ * changed, or the second of uptime_s (and of the evidence's ages) turns.
+ * So a flood of them costs the daemon one reply a second, however many
+ * come. Replies in flight keep the text they were given. */
+struct ReplyText {
         unsigned refs;
         uint64_t second;
         size_t len;
         char text[];
 };
 
-struct Methods {
-        const View *view;
-        struct StatusCache *status_cache; /* NULL: to be built at the next GetStatus */
+enum {
+        CACHE_STATUS,
+        CACHE_ADVICE,            /* as told to anyone: private paths withheld */
+        CACHE_ADVICE_PRIVILEGED, /* as told to root and the privileged group */
+        _CACHE_MAX,
 };
 
-static void status_cache_unref(struct StatusCache *c) {
+struct Methods {
+        const View *view;
+        struct ReplyText *cache[_CACHE_MAX]; /* NULL: to be built at the next call */
+};
+
+static void reply_text_unref(struct ReplyText *c) {
         if (c && --c->refs == 0)
                 free(c);
 }
@@ -374,53 +383,54 @@ int methods_new(const View *view, Methods **ret) {
 }
 
 Methods *methods_free(Methods *m) {
-        methods_changed(m); /* the cache's reference dropped */
+        methods_changed(m); /* the caches' references dropped */
         free(m);
         return NULL;
 }
 
 void methods_changed(Methods *m) {
-        if (m && m->status_cache) {
-                status_cache_unref(m->status_cache);
-                m->status_cache = NULL;
+        for (size_t i = 0; m && i < _CACHE_MAX; i++) {
+                reply_text_unref(m->cache[i]);
+                m->cache[i] = NULL;
         }
 }
 
 static int emit_cached(json_object *o, struct printbuf *pb, int level, int flags) {
-        const struct StatusCache *c = json_object_get_userdata(o);
+        const struct ReplyText *c = json_object_get_userdata(o);
 
         return printbuf_memappend(pb, c->text, (int) c->len) < 0 ? -1 : 0;
 }
 
 static void cached_delete(json_object *o, void *userdata) {
-        status_cache_unref(userdata);
+        reply_text_unref(userdata);
 }
 
-static json_object *method_get_status(Methods *m, const ControlPeer *peer, json_object *params) {
+/* The reply in cache slot 'slot', built by build(m, privileged) when the
+ * slot is empty or of another second. */
+static json_object *cached_reply(Methods *m, unsigned slot, json_object *(*build)(Methods *m, bool privileged),
+                                 bool privileged) {
         uint64_t second = (now_usec(CLOCK_MONOTONIC) - m->view->started_monotonic) / USEC_PER_SEC;
-        struct StatusCache *c = m->status_cache;
+        struct ReplyText *c = m->cache[slot];
         json_object *cached;
 
-        if (params && json_object_object_length(params) > 0)
-                return build_status(m->view, params);
         if (!c || c->second != second) {
-                _cleanup_json_ json_object *reply = build_status(m->view, NULL);
+                _cleanup_json_ json_object *reply = build(m, privileged);
                 json_object *p;
                 const char *text;
                 size_t len;
 
                 if (!reply || !json_object_object_get_ex(reply, VL_PARAMETERS, &p))
-                        return TAKE_PTR(reply);
+                        return TAKE_PTR(reply); /* an error is not kept */
                 text = json_object_to_json_string_length(p, VARLINK_JSON_FLAGS, &len);
                 if (!text || len > INT_MAX)
                         return TAKE_PTR(reply);
                 c = malloc(sizeof *c + len + 1);
                 if (!c)
                         return TAKE_PTR(reply);
-                *c = (struct StatusCache) { .refs = 1, .second = second, .len = len };
+                *c = (struct ReplyText) { .refs = 1, .second = second, .len = len };
                 memcpy(c->text, text, len + 1);
-                status_cache_unref(m->status_cache);
-                m->status_cache = c;
+                reply_text_unref(m->cache[slot]);
+                m->cache[slot] = c;
         }
         cached = json_object_new_object();
         if (!cached)
@@ -428,6 +438,16 @@ static json_object *method_get_status(Methods *m, const ControlPeer *peer, json_
         c->refs++;
         json_object_set_serializer(cached, emit_cached, c, cached_delete);
         return varlink_reply_new(cached);
+}
+
+static json_object *build_status_all(Methods *m, bool privileged) {
+        return build_status(m->view, NULL);
+}
+
+static json_object *method_get_status(Methods *m, const ControlPeer *peer, json_object *params) {
+        if (params && json_object_object_length(params) > 0)
+                return build_status(m->view, params);
+        return cached_reply(m, CACHE_STATUS, build_status_all, false);
 }
 
 #define HISTORY_MAX_POINTS 10000
@@ -639,27 +659,23 @@ static json_object *recommendation_to_json(const struct recommendation *r, bool 
 
 /* The list as JSON text, one recommendation serialized at a time (as the
  * status's mounts are). */
-static json_object *method_get_recommendations(Methods *m, const ControlPeer *peer, json_object *params) {
+/* The advice for the mount at target, or for all (NULL). */
+static json_object *build_recommendations(Methods *m, const char *target, bool privileged) {
         _cleanup_json_ json_object *p = json_object_new_object();
         _cleanup_(printbuf_freep) struct printbuf *list = printbuf_new();
         _cleanup_free_ struct recommendation *v = NULL;
-        const char *target;
         size_t n = 0;
         int r;
 
         if (!p || !list || printbuf_memappend(list, "[", 1) < 0)
                 return NULL;
-        if (param_string(params, F_TARGET, &target) < 0)
-                return invalid_parameter(F_TARGET);
         r = recommend(m->view, target, &v, &n);
         if (r == -ENOENT)
                 return no_such_mount(m->view, target);
         if (r < 0)
                 return NULL;
         for (size_t i = 0; i < n; i++)
-                /* No peer: the daemon's own exports (the textfile, which
-                 * anyone may be able to read), told what anyone is. */
-                if (append_serialized(list, recommendation_to_json(&v[i], peer && peer_privileged(m->view, peer))) < 0)
+                if (append_serialized(list, recommendation_to_json(&v[i], privileged)) < 0)
                         return NULL;
         if (printbuf_memappend(list, "]", 1) < 0)
                 return NULL;
@@ -667,6 +683,23 @@ static json_object *method_get_recommendations(Methods *m, const ControlPeer *pe
             add(p, F_RECOMMENDATIONS, json_text_new(TAKE_PTR(list))) < 0)
                 return NULL;
         return varlink_reply_new(TAKE_PTR(p));
+}
+
+static json_object *build_recommendations_all(Methods *m, bool privileged) {
+        return build_recommendations(m, NULL, privileged);
+}
+
+static json_object *method_get_recommendations(Methods *m, const ControlPeer *peer, json_object *params) {
+        /* No peer: the daemon's own exports (the textfile, which anyone may
+         * be able to read), told what anyone is. */
+        bool privileged = peer && peer_privileged(m->view, peer);
+        const char *target;
+
+        if (param_string(params, F_TARGET, &target) < 0)
+                return invalid_parameter(F_TARGET);
+        if (target)
+                return build_recommendations(m, target, privileged);
+        return cached_reply(m, privileged ? CACHE_ADVICE_PRIVILEGED : CACHE_ADVICE, build_recommendations_all, privileged);
 }
 
 static json_object *probe_to_json(const struct probe_result *r, const MountEntry *e) {

@@ -151,6 +151,37 @@ static void test_with_tracker_and_store(void) {
                    "Probe of a mount point that is not there: answered by its job, not verified (%s)",
                    json_object_get_string(json_object_object_get(probe, F_REASON)));
         }
+        {
+                /* GetRecommendations of everything is cached as GetStatus
+                 * is (a flood of it costs one reply a second), and
+                 * dropped by the same call. */
+                json_object *a = NULL, *b = NULL, *fresh = NULL;
+                size_t n_all = f.mounts->n, na = 0, nb = 0;
+
+                for (int try = 0; try < 3; try++) {
+                        json_object_put(a);
+                        json_object_put(b);
+                        f.mounts->n = n_all;
+                        methods_changed(m);
+                        a = call(m, METHOD_GET_RECOMMENDATIONS, NULL);
+                        f.mounts->n = 3; /* a change nobody announces */
+                        b = call(m, METHOD_GET_RECOMMENDATIONS, NULL);
+                        na = json_object_array_length(json_object_object_get(json_object_object_get(a, VL_PARAMETERS), F_RECOMMENDATIONS));
+                        nb = json_object_array_length(json_object_object_get(json_object_object_get(b, VL_PARAMETERS), F_RECOMMENDATIONS));
+                        if (na == nb) /* else the two calls straddled a second */
+                                break;
+                }
+                ok(na > 3 && na == nb, "a second GetRecommendations is the cached text (%zu, %zu)", na, nb);
+                methods_changed(m);
+                fresh = call(m, METHOD_GET_RECOMMENDATIONS, NULL);
+                is_int(json_object_array_length(json_object_object_get(json_object_object_get(fresh, VL_PARAMETERS), F_RECOMMENDATIONS)),
+                       3, "once methods_changed() is called, it is built afresh");
+                f.mounts->n = n_all;
+                methods_changed(m);
+                json_object_put(a);
+                json_object_put(b);
+                json_object_put(fresh);
+        }
 finish:
         m = methods_free(m);
         view_fixture_done(&f);
