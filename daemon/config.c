@@ -451,6 +451,7 @@ static const struct config_item config_items[] = {
         ITEM("control", "reserved_clients", uint, reserved_clients, "8", 0, 4096),
         ITEM("control", "max_message_size", size, max_message_size, "64K", 1024, 16 * 1024 * 1024),
         ITEM("control", "idle_timeout", duration, idle_timeout_usec, "1min", 1 * SEC, 86400 * SEC),
+        ITEM("control", "user_loop_time", duration, user_loop_usec, "100ms", 0, 1 * SEC),
         ITEM("control", "privileged_group", group, privileged_group, "", 0, 0),
 
         ITEM("mounts", "mountinfo", path, mountinfo_path, "/proc/self/mountinfo", 0, 0),

@@ -62,6 +62,7 @@ struct config {
         unsigned reserved_clients;
         uint64_t max_message_size;
         uint64_t idle_timeout_usec;
+        uint64_t user_loop_usec; /* of each second; 0: no limit */
         char *privileged_group; /* may call methods that change things; NULL: root only */
 
         /* [mounts] */

@@ -7,8 +7,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/nsfs.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -19,6 +21,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "protocol.h"
+#include "time-util.h"
 #include "varlink.h"
 
 #define ACCEPT_RETRY_USEC (250 * USEC_PER_MSEC)
@@ -28,6 +31,20 @@
 #define REFUSED_LOG_BURST 5
 
 typedef struct Client Client;
+
+/* A user's share of the loop's time: refilled at limits.user_usec_per_s up
+ * to a second's worth, spent by the time each of their requests takes. */
+typedef struct UserBudget {
+        uid_t user;
+        int64_t usec;
+        uint64_t at; /* CLOCK_MONOTONIC of the last refill */
+} UserBudget;
+/* The budgets kept: one per user that spent some lately (a full one is the
+ * same as none, and is dropped first). */
+#define USER_BUDGETS_MAX 1024
+/* The least a request costs, however quick: a flood of trivial ones still
+ * spends the budget. */
+#define REQUEST_MIN_USEC 50
 
 struct ControlServer {
         sd_event *event;
@@ -41,6 +58,9 @@ struct ControlServer {
         unsigned n_clients;
         unsigned n_unprivileged;
         LogRatelimit refused_log;
+        UserBudget *budgets;
+        size_t n_budgets;
+        LogRatelimit throttled_log;
 };
 
 struct ControlCall {
@@ -61,6 +81,7 @@ struct Client {
         bool privileged;   /* counts against the reserve, not the user limit */
         sd_event_source *io;
         sd_event_source *idle;
+        sd_event_source *throttle; /* its user's budget spent: resumes then */
         char *in;
         size_t in_len, in_cap;
         char *out;
@@ -132,6 +153,7 @@ static void client_free(Client *c) {
         }
         sd_event_source_disable_unref(c->io);
         sd_event_source_disable_unref(c->idle);
+        sd_event_source_disable_unref(c->throttle);
         safe_close(c->fd);
         free(c->in);
         free(c->out);
@@ -324,12 +346,103 @@ static bool client_has_request(const Client *c) {
         return !c->pending && c->in_len > 0 && memchr(c->in, 0, c->in_len);
 }
 
+/* The budget of 'user', refilled to 'now'; NULL without a limit (or
+ * memory: then the user is not limited rather than refused). */
+static UserBudget *user_budget(ControlServer *srv, uid_t user, uint64_t now) {
+        const uint64_t rate = srv->limits.user_usec_per_s;
+        UserBudget *b = NULL;
+
+        if (rate == 0)
+                return NULL;
+        for (size_t i = 0; i < srv->n_budgets && !b; i++)
+                if (srv->budgets[i].user == user)
+                        b = &srv->budgets[i];
+        if (!b) {
+                if (srv->n_budgets == USER_BUDGETS_MAX) {
+                        /* Forget those that have refilled: they hold nothing. */
+                        size_t k = 0;
+
+                        for (size_t i = 0; i < srv->n_budgets; i++) {
+                                UserBudget *x = &srv->budgets[i];
+
+                                if (x->usec + (int64_t) ((now - x->at) * rate / USEC_PER_SEC) < (int64_t) rate)
+                                        srv->budgets[k++] = *x;
+                        }
+                        srv->n_budgets = k;
+                        if (k == USER_BUDGETS_MAX)
+                                return NULL;
+                }
+                if (!srv->budgets) {
+                        srv->budgets = calloc(USER_BUDGETS_MAX, sizeof *srv->budgets);
+                        if (!srv->budgets)
+                                return NULL;
+                }
+                b = &srv->budgets[srv->n_budgets++];
+                *b = (UserBudget) { .user = user, .usec = (int64_t) rate, .at = now };
+        }
+        b->usec = MIN((int64_t) rate, b->usec + (int64_t) ((now - b->at) * rate / USEC_PER_SEC));
+        b->at = now;
+        return b;
+}
+
+static void client_update_events(Client *c);
+
+static int on_client_throttle(sd_event_source *s, uint64_t usec, void *userdata) {
+        Client *c = userdata;
+
+        client_touch(c); /* waiting for us, not idle */
+        client_update_events(c);
+        return 0;
+}
+
+/* Whether the client's user has spent their share of the loop: then it is
+ * read no further until the share is theirs again. Root and the privileged
+ * group are never held. */
+static bool client_throttled(Client *c) {
+        ControlServer *srv = c->server;
+        uint64_t now = now_usec(CLOCK_MONOTONIC), wait;
+        UserBudget *b;
+
+        if (c->privileged || !(b = user_budget(srv, c->peer.user, now)) || b->usec >= 0)
+                return false;
+        wait = (uint64_t) -b->usec * USEC_PER_SEC / srv->limits.user_usec_per_s + 1;
+        if (!c->throttle) {
+                if (sd_event_add_time(srv->event, &c->throttle, CLOCK_MONOTONIC, now + wait, 0, on_client_throttle, c) < 0)
+                        return false;
+        } else {
+                (void) sd_event_source_set_time(c->throttle, now + wait);
+                (void) sd_event_source_set_enabled(c->throttle, SD_EVENT_ONESHOT);
+        }
+        log_ratelimit_full(&srv->throttled_log, LOG_INFO,
+                           "Holding requests of uid %u (pid " PID_FMT ") for %" PRIu64 " ms: its share of the loop's time is spent",
+                           (unsigned) c->peer.user, c->peer.pid, wait / USEC_PER_MSEC);
+        return true;
+}
+
+/* Charges a request's time to its user. */
+static void client_spend(Client *c, uint64_t usec) {
+        UserBudget *b;
+
+        if (!c->privileged && (b = user_budget(c->server, c->peer.user, now_usec(CLOCK_MONOTONIC))))
+                b->usec -= (int64_t) MAX(usec, (uint64_t) REQUEST_MIN_USEC);
+}
+
+static bool client_throttle_pending(const Client *c) {
+        int enabled = SD_EVENT_OFF;
+
+        return c->throttle && sd_event_source_get_enabled(c->throttle, &enabled) >= 0 && enabled != SD_EVENT_OFF;
+}
+
 static void client_update_events(Client *c) {
         uint32_t ev = 0;
 
         /* A reply to send, or a buffered request still to handle: wait until
          * writable (at once, if the peer reads), so every client gets a turn. */
-        if (c->out || client_has_request(c))
+        if (c->out)
+                ev |= EPOLLOUT;
+        else if (client_throttle_pending(c))
+                ev = 0; /* its user's share is spent: neither read nor handled */
+        else if (client_has_request(c))
                 ev |= EPOLLOUT;
         else if (!c->eof && !c->close_after && !c->pending)
                 ev |= EPOLLIN;
@@ -351,9 +464,14 @@ static int on_client_io(sd_event_source *s, int fd, uint32_t revents, void *user
                 c->eof = true;
 
         /* Pipelined requests, oneway ones too: a bounded number now, the
-         * rest on a later turn of the loop, after every other client's. */
-        for (unsigned i = 0; r >= 0 && i < REQUESTS_PER_WAKEUP; i++) {
+         * rest on a later turn of the loop, after every other client's; none
+         * once the user's share of the loop is spent. */
+        for (unsigned i = 0; r >= 0 && i < REQUESTS_PER_WAKEUP && !client_throttled(c); i++) {
+                uint64_t start = now_usec(CLOCK_MONOTONIC);
+
                 r = client_process(c, true);
+                if (r > 0)
+                        client_spend(c, now_usec(CLOCK_MONOTONIC) - start);
                 if (r >= 0)
                         r = client_flush(c);
                 if (c->out || c->close_after || !client_has_request(c))
@@ -404,8 +522,9 @@ void control_call_reply(ControlCall *call, json_object *reply) {
 static int on_client_idle(sd_event_source *s, uint64_t usec, void *userdata) {
         Client *c = userdata;
 
-        if (c->pending) {
-                /* Waiting for us (a probe): not the client's idleness. */
+        if (c->pending || client_throttle_pending(c)) {
+                /* Waiting for us (a probe, its user's share): not the
+                 * client's idleness. */
                 client_touch(c);
                 (void) sd_event_source_set_enabled(c->idle, SD_EVENT_ONESHOT);
                 return 0;
@@ -447,7 +566,7 @@ static const char *admission_refusal(const ControlServer *srv, const ControlPeer
         if (l->reserved_clients >= l->max_clients || srv->n_unprivileged >= l->max_clients - l->reserved_clients)
                 return "the connections left are reserved for privileged clients; try again later";
         for (const Client *c = srv->clients; c; c = c->next)
-                if (!c->privileged && c->peer.uid == peer->uid && ++n >= l->max_clients_per_user)
+                if (!c->privileged && c->peer.user == peer->user && ++n >= l->max_clients_per_user)
                         return "too many connections from this user; close some first";
         return NULL;
 }
@@ -472,6 +591,38 @@ static int accept_failed(ControlServer *srv, int error) {
         return 0;
 }
 
+/* The uid that owns the outermost user namespace below ours on the way to
+ * pid's, or uid itself for a peer in ours (or where it cannot be told: a
+ * peer gone, a kernel without NS_GET_OWNER_UID, before 4.11). A user with
+ * subordinate uids connects as any of them from a namespace of their own:
+ * counted as its owner, they share one user's limits. */
+static uid_t peer_user(pid_t pid, uid_t uid) {
+        struct stat self, st;
+        char path[64];
+        uid_t owner = uid;
+        int fd;
+
+        if (pid <= 0 || stat("/proc/self/ns/user", &self) < 0)
+                return uid;
+        snprintf(path, sizeof path, "/proc/%d/ns/user", (int) pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        for (unsigned depth = 0; fd >= 0 && depth < 33; depth++) {
+                int parent;
+
+                if (fstat(fd, &st) < 0 || (st.st_dev == self.st_dev && st.st_ino == self.st_ino))
+                        break; /* ours: the owner found so far stands */
+                if (ioctl(fd, NS_GET_OWNER_UID, &owner) < 0) {
+                        owner = uid;
+                        break;
+                }
+                parent = ioctl(fd, NS_GET_PARENT);
+                safe_close(fd);
+                fd = parent; /* EPERM past ours: the owner found stands */
+        }
+        safe_close(fd);
+        return owner;
+}
+
 /* Who is on the other end of 'fd', from the kernel (SO_PEERCRED,
  * SO_PEERGROUPS), and whether that peer is privileged. */
 static int identify_peer(const ControlServer *srv, int fd, ControlPeer *ret, bool *ret_privileged) {
@@ -481,7 +632,7 @@ static int identify_peer(const ControlServer *srv, int fd, ControlPeer *ret, boo
 
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0)
                 return -errno;
-        peer = (ControlPeer) { .pid = cred.pid, .uid = cred.uid, .gid = cred.gid };
+        peer = (ControlPeer) { .pid = cred.pid, .uid = cred.uid, .user = peer_user(cred.pid, cred.uid), .gid = cred.gid };
         glen = sizeof peer.groups;
         /* A peer in more than CONTROL_PEER_GROUPS_MAX groups is judged by
          * its primary one. */
@@ -601,6 +752,7 @@ int control_server_new(sd_event *e, int listen_fd, const struct control_limits *
         s->limits = *limits;
         raise_nofile(limits->max_clients);
         s->refused_log = (LogRatelimit) LOG_RATELIMIT_INIT(REFUSED_LOG_INTERVAL, REFUSED_LOG_BURST);
+        s->throttled_log = (LogRatelimit) LOG_RATELIMIT_INIT(REFUSED_LOG_INTERVAL, REFUSED_LOG_BURST);
         s->dispatch = dispatch;
         s->userdata = userdata;
 
@@ -635,6 +787,7 @@ ControlServer *control_server_free(ControlServer *s) {
         sd_event_source_disable_unref(s->accept_retry);
         safe_close(s->listen_fd);
         sd_event_unref(s->event);
+        free(s->budgets);
         free(s);
         return NULL;
 }

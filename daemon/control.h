@@ -16,6 +16,10 @@
 typedef struct ControlPeer {
         pid_t pid;
         uid_t uid;
+        /* Whom the per-user limits count it against: uid, or for a peer in
+         * a user namespace, the uid that owns the outermost one below
+         * ours (so the uids of /etc/subuid count as their owner's). */
+        uid_t user;
         gid_t gid;
         gid_t groups[CONTROL_PEER_GROUPS_MAX]; /* supplementary groups (SO_PEERGROUPS) */
         unsigned n_groups;
@@ -36,6 +40,11 @@ struct control_limits {
         /* Closes a connection that completes no request (and takes no
          * reply whole) for this long: trickled bytes do not count. */
         uint64_t idle_timeout_usec;
+        /* The event loop's time each user but root and privileged_gid may
+         * take in requests, per second (a second's worth at once at most);
+         * a user past it waits, unread, until the time is theirs again. 0:
+         * no limit. */
+        uint64_t user_usec_per_s;
 };
 
 /* One request being answered. The dispatcher either answers at once or

@@ -76,6 +76,7 @@ static void limits_from_config(const struct config *c, struct control_limits *l)
                 .reserved_clients = c->reserved_clients,
                 .max_message_size = c->max_message_size,
                 .idle_timeout_usec = c->idle_timeout_usec,
+                .user_usec_per_s = c->user_loop_usec,
         };
 }
 

@@ -4,8 +4,10 @@
  * clients, the size of a request, and the idle timeout. */
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -112,6 +114,85 @@ static pid_t clients_of(uid_t uid, unsigned n, unsigned n_served, const char *wh
         }
         close(hold[0]);
         close(ready[1]);
+        *ret_hold = hold[1];
+        *ret_ready = ready[0];
+        return pid;
+}
+
+/* In a child of 'uid' (in a user namespace of its own, owned by 'uid',
+ * where it is 0 and the parent's 'mapped', if 'mapped' is not -1): connects
+ * and writes 'n' copies of 'msg' (with its NUL) in one go; then, for a
+ * oneway 'msg', says 'y' on *ret_ready, else waits for the answer and says
+ * whether the connection was served ('y') or refused ('n'); and holds it
+ * until the parent closes *ret_hold. */
+static pid_t flood_as(uid_t uid, uid_t mapped, const char *msg, size_t n, int *ret_hold, int *ret_ready) {
+        int hold[2], ready[2], mapped_pipe[2];
+        pid_t pid;
+
+        if (pipe(hold) < 0 || pipe(ready) < 0 || pipe(mapped_pipe) < 0)
+                return -1;
+        pid = fork();
+        if (pid == 0) {
+                size_t len = strlen(msg) + 1;
+                char *buf = malloc(n * len), c, answer[512];
+                struct pollfd p;
+                int fd;
+
+                close(hold[1]);
+                close(ready[0]);
+                close(mapped_pipe[1]);
+                if (!buf || setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)
+                        _exit(2);
+                /* In the namespace, once its 0 is mapped: that uid, as a
+                 * user's subordinate one would be. */
+                if (mapped != (uid_t) -1 &&
+                    (unshare(CLONE_NEWUSER) < 0 || read(mapped_pipe[0], &c, 1) != 1 || setresuid(0, 0, 0) < 0))
+                        _exit(3);
+                for (size_t i = 0; i < n; i++)
+                        memcpy(buf + i * len, msg, len);
+                fd = connect_client();
+                if (fd < 0 || write(fd, buf, n * len) != (ssize_t) (n * len))
+                        _exit(4);
+                p = (struct pollfd) { .fd = fd, .events = POLLIN };
+                memset(answer, 0, sizeof answer);
+                if (strstr(msg, "oneway"))
+                        c = 'y';
+                else if (poll(&p, 1, 60000) != 1 || read(fd, answer, sizeof answer - 1) <= 0)
+                        c = '?';
+                else
+                        c = strstr(answer, ERROR_TOO_MANY_CLIENTS) ? 'n' : strstr(answer, "\"error\"") ? '?' : 'y';
+                (void) write(ready[1], &c, 1);
+                (void) read(hold[0], &c, 1);
+                _exit(0);
+        }
+        close(hold[0]);
+        close(ready[1]);
+        close(mapped_pipe[0]);
+        if (mapped != (uid_t) -1) {
+                char path[64], map[64];
+                FILE *f;
+                bool done = false;
+
+                /* Once the child is in its namespace: its 0 is 'mapped' here. */
+                for (int i = 0; i < 2000 && !done; i++) {
+                        struct stat st, self;
+
+                        snprintf(path, sizeof path, "/proc/%d/ns/user", (int) pid);
+                        if (stat(path, &st) == 0 && stat("/proc/self/ns/user", &self) == 0 && st.st_ino != self.st_ino)
+                                done = true;
+                        else
+                                usleep(1000);
+                }
+                snprintf(path, sizeof path, "/proc/%d/uid_map", (int) pid);
+                snprintf(map, sizeof map, "0 %u 1\n", (unsigned) mapped);
+                f = fopen(path, "we");
+                if (f) {
+                        fputs(map, f);
+                        fclose(f);
+                }
+                (void) write(mapped_pipe[1], "m", 1);
+        }
+        close(mapped_pipe[1]);
         *ret_hold = hold[1];
         *ret_ready = ready[0];
         return pid;
@@ -253,6 +334,64 @@ int main(void) {
                 ok(!readable(fd), "and none is answered");
                 close(fd);
                 close(other);
+        }
+
+        /* A user's share of the loop's time: once spent, their requests
+         * wait unread, and root's are answered; they resume as it refills. */
+        lim.user_usec_per_s = 2000;
+        control_server_set_limits(srv, &lim);
+        {
+                static const char one[] = "{\"method\":\"io.atimed.GetInfo\",\"oneway\":true}";
+                static const char req[] = "{\"method\":\"io.atimed.GetInfo\"}";
+                int hold, ready, other;
+                unsigned before = calls, at_answer;
+                pid_t child = flood_as(65532, (uid_t) -1, one, 800, &hold, &ready);
+
+                ok(child > 0 && read(ready, &c, 1) == 1 && c == 'y', "a user writes 800 oneway calls");
+                RUN_LOOP_UNTIL(e, calls - before >= 40);
+                other = connect_client();
+                ok(other >= 0 && write(other, req, sizeof req) == (ssize_t) sizeof req && run_until_readable(e, other) &&
+                           strstr(read_message(other, buf, sizeof buf, 100), "\"parameters\""),
+                   "root is answered");
+                at_answer = calls - before;
+                ok(at_answer >= 40 && at_answer < 400,
+                   "while the user, past a share of 2 ms a second (40 calls of 50 us at least), was held at %u", at_answer);
+                RUN_LOOP_UNTIL(e, calls - before > at_answer);
+                ok(calls - before > at_answer, "and resumes as the share refills");
+                close(hold);
+                close(other);
+                is_int(child_status(child), 0, "the user's child saw what it expected");
+                close(ready);
+        }
+        lim.user_usec_per_s = 0;
+        control_server_set_limits(srv, &lim);
+
+        /* A user's subordinate uids (a user namespace of theirs, mapping a
+         * uid of /etc/subuid) count as that user's: with two connections of
+         * the user's own, a third from the namespace is refused. */
+        {
+                static const char req[] = "{\"method\":\"io.atimed.GetInfo\"}";
+                int hold[3], ready[3];
+                pid_t kids[3];
+                char got[3] = "";
+
+                RUN_LOOP_UNTIL(e, control_server_n_clients(srv) == 0);
+                for (int i = 0; i < 3; i++) {
+                        kids[i] = flood_as(65531, i < 2 ? (uid_t) -1 : 165531, req, 1, &hold[i], &ready[i]);
+                        /* Each admitted (or refused) before the next connects. */
+                        RUN_LOOP_UNTIL(e, kids[i] <= 0 || readable(ready[i]));
+                        if (kids[i] <= 0 || read(ready[i], &got[i], 1) != 1)
+                                got[i] = '?';
+                }
+                ok(got[0] == 'y' && got[1] == 'y', "a user's two connections are served (%c%c)", got[0], got[1]);
+                ok(got[2] == 'n', "a third, as a subordinate uid of theirs from their namespace, is refused (%c)", got[2]);
+                /* All let go first: each later child holds the earlier ones' pipes too. */
+                for (int i = 0; i < 3; i++) {
+                        close(hold[i]);
+                        close(ready[i]);
+                }
+                for (int i = 0; i < 3; i++)
+                        is_int(kids[i] > 0 ? child_status(kids[i]) : -1, 0, "connection %d's child exits", i + 1);
         }
 
         control_server_free(srv);
