@@ -237,24 +237,36 @@ static bool fs_needs_sampling(const Filesystem *fs) {
  * (fusermount with user_allow_other lets it be seen by all). What it does
  * is that user's: its jobs get a bounded share of the workers, and its
  * history gives way to the system's. */
-bool tracker_mount_is_users(const MountEntry *e) {
+static uint32_t mount_owner(const MountEntry *e) {
         const char *o;
 
         if (!e->fstype || !startswith(e->fstype, "fuse") || !e->super_options)
-                return false;
+                return 0;
         for (o = e->super_options; (o = strstr(o, "user_id=")); o += 8)
                 if (o == e->super_options || o[-1] == ',')
-                        return strtoul(o + 8, NULL, 10) != 0;
-        return false;
+                        return (uint32_t) strtoul(o + 8, NULL, 10);
+        return 0;
+}
+
+bool tracker_mount_is_users(const MountEntry *e) {
+        return mount_owner(e) != 0;
+}
+
+/* Who serves a filesystem: the user of a mount of it that a user made,
+ * else root. Threads stuck on its jobs count against that owner's share
+ * (worker_submit_bounded()). */
+static uint32_t fs_owner(const Filesystem *fs) {
+        for (size_t i = 0; i < fs->n_mounts; i++) {
+                uint32_t o = mount_owner(fs->mounts[i]->entry);
+
+                if (o != 0)
+                        return o;
+        }
+        return 0;
 }
 
 static bool fs_bounded(const Filesystem *fs) {
-        if (fs->stalled)
-                return true; /* it keeps timing out */
-        for (size_t i = 0; i < fs->n_mounts; i++)
-                if (tracker_mount_is_users(fs->mounts[i]->entry))
-                        return true;
-        return false;
+        return fs->stalled || fs_owner(fs) != 0; /* it keeps timing out, or a user serves it */
 }
 
 static bool mount_bounded(const TrackedMount *m) {
@@ -263,12 +275,13 @@ static bool mount_bounded(const TrackedMount *m) {
 
 /* Submits a job in the class its filesystem deserves; the caller counts
  * it as *bounded says. */
-static int submit_job(Tracker *t, bool bounded, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout) {
+static int submit_job(Tracker *t, bool bounded, uint32_t owner, worker_fn fn, worker_done_fn done, void *arg,
+                      uint64_t timeout) {
         if (!bounded)
                 return worker_submit(t->pool, fn, done, arg, timeout);
         if (t->bounded_jobs >= BOUNDED_JOBS_MAX)
                 return -EBUSY;
-        return worker_submit_bounded(t->pool, fn, done, arg, timeout);
+        return worker_submit_bounded(t->pool, fn, done, arg, timeout, owner);
 }
 
 bool tracker_mount_stalled(const TrackedMount *m) {
@@ -609,7 +622,8 @@ static int probe_submit(Tracker *t, TrackedMount *m, struct probe_waiter *waiter
         }
         j->waiters = waiter;
         j->bounded = mount_bounded(m);
-        r = submit_job(t, j->bounded, probe_work, probe_done, j, t->config->probe_timeout_usec);
+        r = submit_job(t, j->bounded, m->fs ? fs_owner(m->fs) : mount_owner(m->entry), probe_work, probe_done, j,
+                       t->config->probe_timeout_usec);
         if (r < 0) {
                 j->waiters = NULL;
                 probe_job_free(j);
@@ -1419,7 +1433,7 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                 return -ENOMEM;
         }
         j->bounded = fs_bounded(fs);
-        r = submit_job(t, j->bounded, fs_work, fs_done, j, t->config->sampler_timeout_usec);
+        r = submit_job(t, j->bounded, fs_owner(fs), fs_work, fs_done, j, t->config->sampler_timeout_usec);
         if (r < 0) {
                 fs_job_free(j);
                 return r;

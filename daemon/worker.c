@@ -31,6 +31,7 @@ struct WorkerJob {
         JobState state;
         bool timed_out;
         bool bounded;   /* worker_submit_bounded()'s */
+        uint32_t owner; /* a bounded job's owner */
         atomic_bool cancel;
 };
 
@@ -55,6 +56,11 @@ struct WorkerPool {
         unsigned running;      /* jobs being run (stuck ones included) */
         unsigned bounded_running; /* bounded jobs being run, stuck ones excluded */
         unsigned bounded_stuck;   /* threads stuck on a bounded job */
+        struct {
+                uint32_t owner;
+                unsigned stuck;
+        } owners[WORKER_BOUNDED_STUCK_ALL]; /* bounded_stuck by owner: those with any */
+        unsigned n_owners;
         WorkerThread *exited;  /* threads that left their loop, to be joined */
         bool shutdown;
 };
@@ -82,6 +88,33 @@ static void join_exited(WorkerPool *p) {
                 (void) pthread_join(t->id, NULL);
                 free(t);
         }
+}
+
+/* Threads stuck on bounded jobs of 'owner'. */
+static unsigned owner_stuck_locked(const WorkerPool *p, uint32_t owner) {
+        for (unsigned i = 0; i < p->n_owners; i++)
+                if (p->owners[i].owner == owner)
+                        return p->owners[i].stuck;
+        return 0;
+}
+
+/* One more (delta 1) or one fewer (-1) thread stuck on a bounded job of
+ * 'owner'. Never more owners than WORKER_BOUNDED_STUCK_ALL, as submit()
+ * refuses past that many threads. */
+static void owner_count_locked(WorkerPool *p, uint32_t owner, int delta) {
+        unsigned i;
+
+        for (i = 0; i < p->n_owners && p->owners[i].owner != owner; i++)
+                ;
+        if (i == p->n_owners) {
+                if (delta < 0 || i == ELEMENTSOF(p->owners))
+                        return;
+                p->owners[p->n_owners++].owner = owner;
+                p->owners[i].stuck = 0;
+        }
+        p->owners[i].stuck += (unsigned) delta;
+        if (p->owners[i].stuck == 0)
+                p->owners[i] = p->owners[--p->n_owners];
 }
 
 /* Whether a bounded job may start now: none running, and with two threads
@@ -145,7 +178,10 @@ static void *thread_main(void *userdata) {
                 p->finished = j;
                 if (j->timed_out) {
                         p->stuck--;
-                        p->bounded_stuck -= j->bounded;
+                        if (j->bounded) {
+                                p->bounded_stuck--;
+                                owner_count_locked(p, j->owner, -1);
+                        }
                         /* A replacement took this thread's place. */
                         if (p->threads - p->stuck > p->target || p->shutdown)
                                 break;
@@ -245,6 +281,7 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         if (j->bounded) {
                 p->bounded_running--;
                 p->bounded_stuck++;
+                owner_count_locked(p, j->owner, 1);
                 if (p->queue_head)
                         pthread_cond_signal(&p->wake);
         }
@@ -259,7 +296,8 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-static int submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec, bool bounded) {
+static int submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec, bool bounded,
+                  uint32_t owner) {
         WorkerJob *j;
         int r;
 
@@ -267,7 +305,7 @@ static int submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, u
                 bool full;
 
                 pthread_mutex_lock(&p->lock);
-                full = p->bounded_stuck >= WORKER_BOUNDED_STUCK;
+                full = p->bounded_stuck >= WORKER_BOUNDED_STUCK_ALL || owner_stuck_locked(p, owner) >= WORKER_BOUNDED_STUCK;
                 pthread_mutex_unlock(&p->lock);
                 if (full)
                         return -EBUSY;
@@ -275,7 +313,8 @@ static int submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, u
         j = calloc(1, sizeof *j);
         if (!j)
                 return -ENOMEM;
-        *j = (WorkerJob) { .pool = p, .fn = fn, .done = done, .arg = arg, .state = JOB_QUEUED, .bounded = bounded };
+        *j = (WorkerJob) { .pool = p, .fn = fn, .done = done, .arg = arg, .state = JOB_QUEUED, .bounded = bounded,
+                           .owner = owner };
         atomic_init(&j->cancel, false);
         /* A deadline a tenth late is fine; coalescing wakeups is welcome. */
         r = sd_event_add_time_relative(p->event, &j->timer, CLOCK_MONOTONIC, timeout_usec,
@@ -298,11 +337,12 @@ static int submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, u
 }
 
 int worker_submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec) {
-        return submit(p, fn, done, arg, timeout_usec, false);
+        return submit(p, fn, done, arg, timeout_usec, false, 0);
 }
 
-int worker_submit_bounded(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec) {
-        return submit(p, fn, done, arg, timeout_usec, true);
+int worker_submit_bounded(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec,
+                          uint32_t owner) {
+        return submit(p, fn, done, arg, timeout_usec, true, owner);
 }
 
 unsigned worker_pool_bounded_stuck(const WorkerPool *p) {

@@ -46,12 +46,18 @@ int worker_submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, u
 /* Jobs on filesystems the pool must not be given to (mounts users own,
  * mounts that keep timing out): one of them runs at a time, on one of the
  * pool's threads when it has two or more, so the others stay free for
- * everyone else's jobs; and at most WORKER_BOUNDED_STUCK threads are ever
- * stuck on them: while that many are, submitting one fails with -EBUSY
- * (try again later), so no number of hung mounts exhausts the threads. */
-#define WORKER_BOUNDED_STUCK 4
-int worker_submit_bounded(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec);
-/* Threads stuck on bounded jobs. */
+ * everyone else's jobs. Threads stuck on them are counted by 'owner' (the
+ * uid that serves the filesystem: a FUSE mount's user_id=, 0 for root's):
+ * at most WORKER_BOUNDED_STUCK for one owner, so one user's hung mounts
+ * cannot stop the jobs of anyone else's, root's stalled NFS mount
+ * included; and WORKER_BOUNDED_STUCK_ALL in all, so no number of hung
+ * mounts exhausts the threads. Past either, submitting one fails with
+ * -EBUSY (try again later). */
+#define WORKER_BOUNDED_STUCK 2
+#define WORKER_BOUNDED_STUCK_ALL 16
+int worker_submit_bounded(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec,
+                          uint32_t owner);
+/* Threads stuck on bounded jobs, of every owner. */
 unsigned worker_pool_bounded_stuck(const WorkerPool *p);
 
 /* Threads currently stuck past a deadline. */

@@ -219,7 +219,7 @@ static void test_slot(sd_event *e, WorkerPool *p) {
 /* The bounded class: one runs at a time, beside ordinary jobs, and its hung
  * jobs take at most WORKER_BOUNDED_STUCK threads. */
 static void test_bounded(sd_event *e) {
-        struct rec hung[WORKER_BOUNDED_STUCK + 1] = {}, other = {}, plain = {}, last = {};
+        struct rec hung[WORKER_BOUNDED_STUCK + 1] = {}, other = {}, plain = {}, last = {}, theirs = {};
         WorkerPool *two = NULL;
 
         ok(worker_pool_new(e, 2, &two) == 0, "a pool of two threads");
@@ -228,9 +228,9 @@ static void test_bounded(sd_event *e) {
 
         /* The first hung job's deadline is far enough behind the queued
          * one's that the loop, running all the while, takes the two apart. */
-        ok(worker_submit_bounded(two, work, done, &hung[0], 2 * USEC_PER_SEC) == 0 && wait_ran(&hung[0].ran),
+        ok(worker_submit_bounded(two, work, done, &hung[0], 2 * USEC_PER_SEC, 1000) == 0 && wait_ran(&hung[0].ran),
            "a bounded job runs");
-        ok(worker_submit_bounded(two, work, done, &other, 100 * USEC_PER_MSEC) == 0,
+        ok(worker_submit_bounded(two, work, done, &other, 100 * USEC_PER_MSEC, 1000) == 0,
            "a second bounded job queued behind it");
         ok(worker_submit(two, work, done, &plain, WAIT_USEC) == 0, "an ordinary job behind them");
         RUN_LOOP_UNTIL(e, plain.n > 0);
@@ -241,13 +241,18 @@ static void test_bounded(sd_event *e) {
         RUN_LOOP_UNTIL(e, worker_pool_bounded_stuck(two) == 1);
         for (unsigned i = 1; i < WORKER_BOUNDED_STUCK; i++) {
                 /* The one bounded job running is stuck: the next may run. */
-                (void) worker_submit_bounded(two, work, done, &hung[i], 100 * USEC_PER_MSEC);
+                (void) worker_submit_bounded(two, work, done, &hung[i], 100 * USEC_PER_MSEC, 1000);
                 (void) wait_ran(&hung[i].ran);
                 RUN_LOOP_UNTIL(e, worker_pool_bounded_stuck(two) == i + 1);
         }
         is_int(worker_pool_bounded_stuck(two), WORKER_BOUNDED_STUCK, "hung bounded jobs: stuck threads");
-        is_int(worker_submit_bounded(two, work, done, &hung[WORKER_BOUNDED_STUCK], 100 * USEC_PER_MSEC), -EBUSY,
-               "with that many stuck, a bounded job is refused");
+        is_int(worker_submit_bounded(two, work, done, &hung[WORKER_BOUNDED_STUCK], 100 * USEC_PER_MSEC, 1000), -EBUSY,
+               "with that many stuck, a bounded job of the same owner is refused");
+        /* Another owner's (root's stalled NFS mount, another user's) still
+         * runs: one user's hung mounts hold only their own share. */
+        ok(worker_submit_bounded(two, work, done, &theirs, WAIT_USEC, 0) == 0, "another owner's is not");
+        RUN_LOOP_UNTIL(e, theirs.n > 0);
+        ok(theirs.n == 1 && theirs.seen[0] == WORKER_DONE, "and runs");
         ok(worker_submit(two, work, done, &last, WAIT_USEC) == 0, "an ordinary one is not");
         RUN_LOOP_UNTIL(e, last.n > 0);
         ok(last.n == 1 && last.seen[0] == WORKER_DONE, "and runs");
