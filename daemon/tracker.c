@@ -168,6 +168,8 @@ struct fs_job {
         uint64_t min_usec; /* the shortest interval the sweep measures */
         double commit_s;
         FsCounterKind counter_kind; /* FS_JOB_SWEEP: the kernel's count, read as the sweep begins */
+        tracker_clock_fn clock;     /* FS_JOB_SWEEP: the tracker's, for the sweep's time */
+        void *clock_userdata;
         char *counter_path;
         struct fs_count count;
         char *devname; /* FS_JOB_IDENTIFY: the block device */
@@ -177,12 +179,6 @@ struct fs_job {
 /* The tracker's time (tracker_set_clock()). */
 static uint64_t tracker_now(const Tracker *t, clockid_t clock) {
         return t->clock ? t->clock(clock, t->clock_userdata) : now_usec(clock);
-}
-
-/* How far the tracker's monotonic clock is ahead of the system's, which
- * sd-event's timers run on (negative: behind). */
-static int64_t clock_skew(const Tracker *t) {
-        return t->clock ? (int64_t) (tracker_now(t, CLOCK_MONOTONIC) - now_usec(CLOCK_MONOTONIC)) : 0;
 }
 
 /* A time on the tracker's clock as the system's, for a timer (never 0:
@@ -820,9 +816,12 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
                  * both measure the same stretch. */
                 if (j->counter_kind != FS_COUNTER_NONE)
                         (void) fscounter_read(j->counter_kind, j->counter_path, &j->count);
-                j->r = sampler_sweep(j->fs->sampler, &pl, j->writers, j->n_writers, now_usec(CLOCK_MONOTONIC),
-                                     j->min_usec, cancel, &j->res);
-                j->at = now_usec(CLOCK_REALTIME);
+                /* On the tracker's clock, as the schedule that asked
+                 * for it: a test's clock says how long the interval was. */
+                uint64_t now = j->clock ? j->clock(CLOCK_MONOTONIC, j->clock_userdata) : now_usec(CLOCK_MONOTONIC);
+
+                j->r = sampler_sweep(j->fs->sampler, &pl, j->writers, j->n_writers, now, j->min_usec, cancel, &j->res);
+                j->at = j->clock ? j->clock(CLOCK_REALTIME, j->clock_userdata) : now_usec(CLOCK_REALTIME);
         }
 }
 
@@ -1133,8 +1132,8 @@ static void fs_note_progress(Filesystem *fs) {
         fs->seen.walked = s->walk ? sampler_walk_seen(s) : s->current ? s->current->population : 0;
         fs->seen.inodes = sampler_walk_inodes_hint(s);
         fs->seen.sampled = s->current || s->next;
-        /* Sweeps are timed on the system's clock (the sampler's). */
-        fs->seen.baseline_at = s->current ? (uint64_t) ((int64_t) s->last_sweep + clock_skew(fs->tracker)) : 0;
+        /* Sweeps are timed on the tracker's clock (fs_work()). */
+        fs->seen.baseline_at = s->current ? s->last_sweep : 0;
 }
 
 /* A job missed its deadline: the filesystem is stalled and retried after
@@ -1396,6 +1395,8 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                 .min_usec = fs->sampler && !sampler_whole(fs->sampler) ? t->config->sampler_interval_usec / 2
                                                                        : t->config->sampler_interval_usec / 10 * 9,
                 .commit_s = mount_commit_seconds(place->entry->fstype, place->entry->super_options),
+                .clock = t->clock,
+                .clock_userdata = t->clock_userdata,
         };
         if (kind == FS_JOB_SWEEP && fs_find_counter(fs, place) == 0 && fs->counter.kind != FS_COUNTER_NONE) {
                 j->counter_kind = fs->counter.kind;

@@ -27,8 +27,10 @@
 
 static char base[] = "/tmp/test-tracker-XXXXXX";
 
-/* The test's clock: it stands still but when the test moves it. */
-static uint64_t clock_start[2], clock_moved;
+/* The test's clock: it stands still but when the test moves it. Read by
+ * the worker threads too (a sweep's time is the tracker's). */
+static uint64_t clock_start[2];
+static _Atomic uint64_t clock_moved;
 
 static uint64_t test_clock(clockid_t clock, void *userdata) {
         (void) userdata;
