@@ -6,7 +6,9 @@
  *  - kick: jobs that come back start the next at once, so small
  *    filesystems are walked and swept within one tick;
  *  - back-off: a filesystem whose job missed its deadline is stalled and
- *    not tried again before its back-off (10 s) is over. */
+ *    not tried again before its back-off (10 s) is over;
+ *  - first figure: half an interval after the baseline, whatever the
+ *    timed sweeps' phase, while the first walk runs or after it ended. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -303,6 +305,79 @@ static void test_backoff(void) {
         rig_stop(&r);
 }
 
+/* Sets the test's wall clock to 'into' usec past a minute: where in the
+ * timed sweeps' buckets (a minute here) the next baseline falls. */
+static void clock_phase(Tracker *t, uint64_t into) {
+        uint64_t real = clock_start[1] + clock_moved, iv = 60 * USEC_PER_SEC;
+
+        clock_start[1] = real - real % iv + into - clock_moved;
+        advance(t, 0);
+}
+
+static bool measured(const Tracker *t, const MountTable *table, const void *arg) {
+        return streq(stage(mount_at(t, table, arg), NULL), "measured");
+}
+
+struct waits {
+        const char *name, *stage;
+        int64_t eta_s;
+};
+
+/* A mount at a stage, its first figure due in eta_s (the clock standing
+ * still: a baseline taken now says half an interval). */
+static bool waits_for(const Tracker *t, const MountTable *table, const void *arg) {
+        const struct waits *w = arg;
+        struct progress p = {};
+
+        return streq(stage(mount_at(t, table, w->name), &p), w->stage) && p.eta_s == w->eta_s;
+}
+
+/* The first figure, sweeps timed every minute at :30: a baseline taken
+ * at :01 has the next timed sweep 29 s after it, too close to measure
+ * anything, and the one after that 89 s after it. The first figure comes
+ * 30 s after the baseline all the same: while the first walk runs (from
+ * the part walked) and where the walk ended before (the whole sample,
+ * baselined again when it ended). */
+static void test_first_figure(void) {
+        _cleanup_(config_freep) struct config *c = test_config();
+        const struct waits walking = { "first", STAGE_WALKING, 30 }, measuring = { "quick", STAGE_MEASURING, 30 };
+        const TrackedMount *m;
+        unsigned ticks;
+        Rig r;
+
+        c->sampler_interval_usec = 60 * USEC_PER_SEC;
+        c->walk_rate = c->idle_walk_rate = 100;
+        ok(rig_start(&r, c, "first") == 0 && r.table->n == 1, "first figure, walking: one mount tracked");
+        clock_phase(r.tracker, USEC_PER_SEC);
+        ok(run_until(r.event, r.tracker, r.table, waits_for, &walking, 5000),
+           "first figure, walking: the first step's part baselined, the figure due in 30 s");
+        advance(r.tracker, 29 * USEC_PER_SEC); /* the timed sweep at :30: too close */
+        ok(!run_until(r.event, r.tracker, r.table, measured, "first", 1000), "first figure, walking: none 29 s after");
+        advance(r.tracker, USEC_PER_SEC);
+        ok(run_until(r.event, r.tracker, r.table, measured, "first", 5000), "first figure, walking: 30 s after");
+        m = mount_at(r.tracker, r.table, "first");
+        ok(m && m->activity.have && m->activity.coverage < 1 && m->activity.seconds == 30,
+           "first figure, walking: from the part walked (coverage %.3f), over %.1f s", m ? m->activity.coverage : -1,
+           m ? m->activity.seconds : -1);
+        rig_stop(&r);
+
+        ok(rig_start(&r, c, "quick") == 0 && r.table->n == 1, "first figure, walked: one mount tracked");
+        clock_phase(r.tracker, USEC_PER_SEC);
+        for (ticks = 0; ticks < 30 && !run_until(r.event, r.tracker, r.table, waits_for, &measuring, 1000); ticks++)
+                advance(r.tracker, USEC_PER_SEC);
+        ok(ticks >= 2 && ticks < 30,
+           "first figure, walked: the walk done after %u ticks, baselined again, the figure due in 30 s", ticks);
+        advance(r.tracker, 29 * USEC_PER_SEC);
+        ok(!run_until(r.event, r.tracker, r.table, measured, "quick", 1000), "first figure, walked: none 29 s after");
+        advance(r.tracker, USEC_PER_SEC);
+        ok(run_until(r.event, r.tracker, r.table, measured, "quick", 5000), "first figure, walked: 30 s after");
+        m = mount_at(r.tracker, r.table, "quick");
+        ok(m && m->activity.have && m->activity.coverage == 1 && m->activity.seconds == 30,
+           "first figure, walked: from the whole sample (coverage %.3f), over %.1f s", m ? m->activity.coverage : -1,
+           m ? m->activity.seconds : -1);
+        rig_stop(&r);
+}
+
 int main(void) {
         static const char *const mounts[] = { "kick1", "kick2", "kick3", "kick4" };
         char path[512];
@@ -314,7 +389,8 @@ int main(void) {
                 return 0;
         }
         log_set_max_level(getenv("TEST_DEBUG") ? LOG_DEBUG : LOG_ERR);
-        ready = make_mount("walk", 500) == 0 && make_mount("stall", 100000) == 0;
+        ready = make_mount("walk", 500) == 0 && make_mount("stall", 100000) == 0 && make_mount("first", 2000) == 0 &&
+                make_mount("quick", 300) == 0;
         for (size_t i = 0; i < ELEMENTSOF(mounts); i++)
                 ready = ready && make_mount(mounts[i], 3) == 0;
         ok(ready, "tmpfs mounts made under %s", base);
@@ -322,15 +398,16 @@ int main(void) {
                 test_walk_ticks();
                 test_kick();
                 test_backoff();
+                test_first_figure();
         }
 
-        for (const char *const *n = (const char *const[]) { "walk", "stall", "kick1", "kick2", "kick3", "kick4", NULL };
+        for (const char *const *n = (const char *const[]) { "walk", "stall", "kick1", "kick2", "kick3", "kick4", "first", "quick", NULL };
              *n; n++) {
                 snprintf(path, sizeof path, "%s/%s", base, *n);
                 (void) umount2(path, MNT_DETACH);
                 (void) rmdir(path);
         }
-        for (const char *const *n = (const char *const[]) { "walk", "kick", "stall", NULL }; *n; n++) {
+        for (const char *const *n = (const char *const[]) { "walk", "kick", "stall", "first", "quick", NULL }; *n; n++) {
                 snprintf(path, sizeof path, "%s/mountinfo-%s", base, *n);
                 (void) unlink(path);
         }
