@@ -1272,7 +1272,13 @@ static void fs_done(void *arg, WorkerStatus status) {
                 else
                         t->fs_jobs--;
         }
-        if (j->kind == FS_JOB_WALK)
+        /* A walk step back plans the next; so does any job of a
+         * filesystem without a sampler yet: plan_walks() could not make
+         * one while the job was out (fs_ensure_sampler()), and nothing
+         * else would ask again before the next timed sweep (the first
+         * walk of a filesystem with a device, whose UUID is looked up
+         * first, waited up to an interval for it). */
+        if (j->kind == FS_JOB_WALK || !fs->sampler)
                 t->walks_changed = true;
 
         if (status == WORKER_TIMED_OUT) {

@@ -8,7 +8,9 @@
  *  - back-off: a filesystem whose job missed its deadline is stalled and
  *    not tried again before its back-off (10 s) is over;
  *  - first figure: half an interval after the baseline, whatever the
- *    timed sweeps' phase, while the first walk runs or after it ended. */
+ *    timed sweeps' phase, while the first walk runs or after it ended;
+ *  - device: a filesystem whose UUID is looked up first walks right
+ *    after, not at the next timed sweep. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -378,6 +380,43 @@ static void test_first_figure(void) {
         rig_stop(&r);
 }
 
+/* A filesystem on a block device: its UUID is looked up first, a job of
+ * its own, and the first walk may not wait for anything but that job:
+ * with the clock standing still (and no timed sweep for a day), its first
+ * step comes. It waited for the next timed sweep before. */
+static bool walk_began(const Tracker *t, const MountTable *table, const void *arg) {
+        const char *st = stage(mount_at(t, table, arg), NULL);
+
+        return streq(st, STAGE_WALKING) || streq(st, STAGE_BASELINE) || streq(st, STAGE_MEASURING);
+}
+
+static void test_device_walk(void) {
+        _cleanup_(config_freep) struct config *c = test_config();
+        char cmd[1024];
+        Rig r;
+
+        snprintf(cmd, sizeof cmd,
+                 "truncate -s 16M %1$s/disk.img && mkfs.ext4 -q -F %1$s/disk.img && mkdir -p %1$s/disk && "
+                 "mount -o loop,strictatime %1$s/disk.img %1$s/disk && mkdir %1$s/disk/d && touch %1$s/disk/d/f",
+                 base);
+        if (system(cmd) != 0) {
+                printf("ok %u # SKIP no ext4 on a loop device here\n", ++tap_n);
+                return;
+        }
+        c->walk_rate = c->idle_walk_rate = 100;
+        ok(rig_start(&r, c, "disk") == 0 && r.table->n == 1, "device: one mount tracked");
+        ok(run_until(r.event, r.tracker, r.table, walk_began, "disk", 10000),
+           "device: its UUID looked up, the first walk steps with the clock standing still");
+        rig_stop(&r);
+        snprintf(cmd, sizeof cmd, "%s/disk", base);
+        (void) umount2(cmd, MNT_DETACH);
+        (void) rmdir(cmd);
+        snprintf(cmd, sizeof cmd, "%s/disk.img", base);
+        (void) unlink(cmd);
+        snprintf(cmd, sizeof cmd, "%s/mountinfo-disk", base);
+        (void) unlink(cmd);
+}
+
 int main(void) {
         static const char *const mounts[] = { "kick1", "kick2", "kick3", "kick4" };
         char path[512];
@@ -399,6 +438,7 @@ int main(void) {
                 test_kick();
                 test_backoff();
                 test_first_figure();
+                test_device_walk();
         }
 
         for (const char *const *n = (const char *const[]) { "walk", "stall", "kick1", "kick2", "kick3", "kick4", "first", "quick", NULL };
