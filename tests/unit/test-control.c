@@ -3,6 +3,7 @@
  * otherwise): connections per user, the slots reserved for privileged
  * clients, the size of a request, and the idle timeout. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -126,37 +127,43 @@ static pid_t clients_of(uid_t uid, unsigned n, unsigned n_served, const char *wh
  * whether the connection was served ('y') or refused ('n'); and holds it
  * until the parent closes *ret_hold. */
 static pid_t flood_as(uid_t uid, uid_t mapped, const char *msg, size_t n, int *ret_hold, int *ret_ready) {
-        int hold[2], ready[2], mapped_pipe[2];
+        int hold[2], ready[2], unshared[2], map_done[2];
         pid_t pid;
 
-        if (pipe(hold) < 0 || pipe(ready) < 0 || pipe(mapped_pipe) < 0)
+        if (pipe(hold) < 0 || pipe(ready) < 0 || pipe(unshared) < 0 || pipe(map_done) < 0)
                 return -1;
         pid = fork();
         if (pid == 0) {
                 size_t len = strlen(msg) + 1;
                 char *buf = malloc(n * len), c, answer[512];
                 struct pollfd p;
+                bool wrote;
                 int fd;
 
                 close(hold[1]);
                 close(ready[0]);
-                close(mapped_pipe[1]);
+                close(unshared[0]);
+                close(map_done[1]);
                 if (!buf || setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)
                         _exit(2);
-                /* In the namespace, once its 0 is mapped: that uid, as a
-                 * user's subordinate one would be. */
+                /* In a namespace of its own, once the parent has mapped its
+                 * 0: that uid, as a user's subordinate one would be. */
                 if (mapped != (uid_t) -1 &&
-                    (unshare(CLONE_NEWUSER) < 0 || read(mapped_pipe[0], &c, 1) != 1 || setresuid(0, 0, 0) < 0))
+                    (unshare(CLONE_NEWUSER) < 0 || write(unshared[1], "u", 1) != 1 || read(map_done[0], &c, 1) != 1 ||
+                     c != 'm' || setresuid(0, 0, 0) < 0))
                         _exit(3);
                 for (size_t i = 0; i < n; i++)
                         memcpy(buf + i * len, msg, len);
                 fd = connect_client();
-                if (fd < 0 || write(fd, buf, n * len) != (ssize_t) (n * len))
+                if (fd < 0)
                         _exit(4);
+                /* A refused connection may be closed before this write:
+                 * its refusal is still there to read. */
+                wrote = write(fd, buf, n * len) == (ssize_t) (n * len);
                 p = (struct pollfd) { .fd = fd, .events = POLLIN };
                 memset(answer, 0, sizeof answer);
                 if (strstr(msg, "oneway"))
-                        c = 'y';
+                        c = wrote ? 'y' : '?';
                 else if (poll(&p, 1, 60000) != 1 || read(fd, answer, sizeof answer - 1) <= 0)
                         c = '?';
                 else
@@ -167,32 +174,26 @@ static pid_t flood_as(uid_t uid, uid_t mapped, const char *msg, size_t n, int *r
         }
         close(hold[0]);
         close(ready[1]);
-        close(mapped_pipe[0]);
+        close(unshared[1]);
+        close(map_done[0]);
         if (mapped != (uid_t) -1) {
-                char path[64], map[64];
-                FILE *f;
-                bool done = false;
+                char path[64], map[64], c;
+                int fd;
+                bool written = false;
 
-                /* Once the child is in its namespace: its 0 is 'mapped' here. */
-                for (int i = 0; i < 2000 && !done; i++) {
-                        struct stat st, self;
-
-                        snprintf(path, sizeof path, "/proc/%d/ns/user", (int) pid);
-                        if (stat(path, &st) == 0 && stat("/proc/self/ns/user", &self) == 0 && st.st_ino != self.st_ino)
-                                done = true;
-                        else
-                                usleep(1000);
-                }
                 snprintf(path, sizeof path, "/proc/%d/uid_map", (int) pid);
                 snprintf(map, sizeof map, "0 %u 1\n", (unsigned) mapped);
-                f = fopen(path, "we");
-                if (f) {
-                        fputs(map, f);
-                        fclose(f);
-                }
-                (void) write(mapped_pipe[1], "m", 1);
+                if (read(unshared[0], &c, 1) == 1 && (fd = open(path, O_WRONLY | O_CLOEXEC)) >= 0) {
+                        written = write(fd, map, strlen(map)) == (ssize_t) strlen(map);
+                        if (!written)
+                                printf("# writing %s: %s\n", path, strerror(errno));
+                        close(fd);
+                } else
+                        printf("# opening %s: %s\n", path, strerror(errno));
+                (void) write(map_done[1], written ? "m" : "x", 1);
         }
-        close(mapped_pipe[1]);
+        close(unshared[0]);
+        close(map_done[1]);
         *ret_hold = hold[1];
         *ret_ready = ready[0];
         return pid;
