@@ -570,15 +570,15 @@ static int open_step(int dfd, const char *name, bool cross) {
  * nothing, and a user's FUSE mount, stopped, is never entered. NULL on an
  * error, or a loop of links. */
 static char *resolve_existing(const char *path) {
-        char real[PATH_MAX] = "", todo[PATH_MAX * 2], link[PATH_MAX];
+        char real[PATH_MAX] = "", walk_buf[PATH_MAX * 2], link[PATH_MAX];
         _cleanup_close_ int dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
         unsigned hops = 0;
         char *rest, *r;
 
         if (dfd < 0 || strlen(path) >= PATH_MAX)
                 return NULL;
-        snprintf(todo, sizeof todo, "%s", path);
-        rest = todo;
+        snprintf(walk_buf, sizeof walk_buf, "%s", path);
+        rest = walk_buf;
         for (;;) {
                 char name[NAME_MAX + 1];
                 size_t len;
@@ -636,12 +636,12 @@ static char *resolve_existing(const char *path) {
                                 return NULL;
                         link[n] = 0;
                         /* The link's text, then what followed it. */
-                        if (strlen(link) + strlen(rest + len) + 2 > sizeof todo)
+                        if (strlen(link) + strlen(rest + len) + 2 > sizeof walk_buf)
                                 return NULL;
-                        memmove(todo + strlen(link) + 1, rest + len, strlen(rest + len) + 1);
-                        memcpy(todo, link, strlen(link));
-                        todo[strlen(link)] = '/';
-                        rest = todo;
+                        memmove(walk_buf + strlen(link) + 1, rest + len, strlen(rest + len) + 1);
+                        memcpy(walk_buf, link, strlen(link));
+                        walk_buf[strlen(link)] = '/';
+                        rest = walk_buf;
                         if (link[0] == '/') {
                                 real[0] = 0;
                                 safe_close(dfd);
