@@ -13,12 +13,7 @@ mkdir -p $M/data
 mount -t tmpfs -o strictatime tmpfs $M/data || bail mount
 echo x >$M/data/f
 
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = [/] [/]${T#/}/state
-[sampler]
-interval = 1s
-CONF
+write_config --bare "[mounts] exclude_paths = [/] [/]${T#/}/state" '[sampler] interval = 1s'
 DAEMON_WRAPPER=(setpriv --bounding-set -setpcap)
 start_daemon
 pid=$DAEMON_PID
@@ -41,20 +36,15 @@ DAEMON_WRAPPER=()
 U=$T/uns
 mkdir -p $U
 chmod 0755 $T $M
+config --bare '[mounts] include_fstypes = tmpfs' "[mounts] exclude_paths = $HOST_EXCLUDE $U/state" \
+        '[sampler] interval = 1s' >$T/inner.conf
 cat >$T/inner.sh <<'INNER'
 set -u
-U=$1 ATIMED=$2 ATIMECTL=$3
+U=$1 ATIMED=$2 ATIMECTL=$3 CONF=$4
 mount -t tmpfs -o mode=0755 uns $U || { echo "mount=failed"; exit 0; }
 mkdir -p $U/state $U/m
 mount -t tmpfs -o strictatime inner $U/m && echo x >$U/m/f
-cat >$U/atimed.conf <<CONF
-[mounts]
-include_fstypes = tmpfs
-exclude_paths = [/]dev[/]* [/]run [/]run/* $U/state
-[sampler]
-interval = 1s
-CONF
-$ATIMED --config $U/atimed.conf --socket $U/sock --state-dir $U/state 2>$U/log &
+$ATIMED --config $CONF --socket $U/sock --state-dir $U/state 2>$U/log &
 pid=$!
 i=0
 while [ $i -lt 200 ] && ! $ATIMECTL --socket $U/sock status >/dev/null 2>&1; do sleep 0.05; i=$((i + 1)); done
@@ -76,7 +66,7 @@ echo "errors=$(grep -c '^<[0-3]>' $U/log)"
 echo "skips=$(grep -c "^<6>$(dirname $U): the walk skipped [0-9]* director" $U/log)"
 grep -v '^<7>' $U/log | sed 's/^/log: /'
 INNER
-out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups unshare -Urm bash $T/inner.sh $U "$ATIMED" "$ATIMECTL" 2>&1)
+out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups unshare -Urm bash $T/inner.sh $U "$ATIMED" "$ATIMECTL" $T/inner.conf 2>&1)
 printf '%s\n' "$out" | sed 's/^/# /'
 field() { printf '%s\n' "$out" | sed -n "s/^$1=//p"; }
 [ "$(field mount)" = failed ] && { diag "no tmpfs in an unprivileged user namespace here"; done_testing; exit; }

@@ -16,24 +16,15 @@ M=$T/mnt
 IV=10
 command -v mkfs.ext4 >/dev/null || skip_all "needs mkfs.ext4"
 command -v setpriv >/dev/null || skip_all "needs setpriv"
-grep -qw tracefs /proc/filesystems || skip_all "the kernel has no tracefs"
-mkdir -p $T/tracing
-mount -t tracefs nodev $T/tracing 2>/dev/null || skip_all "cannot mount tracefs"
-EV=events/ext4/ext4_mark_inode_dirty
-[ -d $T/tracing/$EV ] || skip_all "no ext4:ext4_mark_inode_dirty tracepoint"
+judge_init ext4
 
 BG_PIDS=""
-INSTANCES=""
-trace_cleanup() {
+bg_cleanup() {
         local p
         for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
         for p in $BG_PIDS; do wait "$p" 2>/dev/null; done
-        for p in $INSTANCES; do
-                echo 0 >$p/$EV/enable 2>/dev/null
-                rmdir $p 2>/dev/null
-        done
 }
-trap 'trace_cleanup; cleanup' EXIT
+trap 'bg_cleanup; cleanup' EXIT
 
 make_tree $T/src/tree 10 50
 echo "the file with many names" >$T/src/f
@@ -55,12 +46,8 @@ echo $M/plain/f >$T/plain-f.list
 echo $M/links/u/l77 >$T/links-f.list
 for c in plain links; do list_tree $M/$c/tree 10 50 | head -60 >$T/$c-tree.list; done
 
-conf() { # SAMPLE_SIZE
-        config '[mounts] exclude_paths = [/]' '[mounts] include_fstypes = ext4' '[probe] interval = 7d' \
-                "[sampler] interval = ${IV}s" "[sampler] sample_size = $1"
-}
-conf 20000 >$T/atimed.conf
-conf 300 >$T/b.conf
+judged_config $IV 20000 >$T/atimed.conf
+judged_config $IV 300 >$T/b.conf
 start_daemon
 start_second_daemon $T/b.conf
 check "both daemons have probed both mounts" wait_until 60 both_probed 2
@@ -72,22 +59,11 @@ for c in plain links; do
         BG_PIDS="$BG_PIDS $!"
 done
 
-# One tracefs instance per device: its per-CPU entries + overrun count
-# every event, read or not.
-for c in plain links; do
-        d=$(mountpoint -d $M/$c) || bail "no device for $M/$c"
-        TI=$T/tracing/instances/atimed-hl-$c-$$
-        mkdir $TI || skip_all "cannot create a tracing instance"
-        INSTANCES="$INSTANCES $TI"
-        echo 4 >$TI/buffer_size_kb
-        echo "dev == $(((${d%%:*} << 20) | ${d##*:}))" >$TI/$EV/filter || bail "filter refused"
-done
-kcount() { # CASE
-        cat $T/tracing/instances/atimed-hl-$1-$$/per_cpu/cpu*/stats | awk '/^(entries|overrun):/ { s += $2 } END { print s + 0 }'
-}
+# The judge: a count per device.
+for c in plain links; do judge_new $c ext4 "$(judge_dev $M/$c)"; done
 sleep 2 # not a wait: the readers get under way before the trace starts
 ta=$(date +%s.%N)
-for p in $INSTANCES; do echo 1 >$p/$EV/enable || bail "cannot enable the tracepoint"; done
+judge_on plain links
 
 # "daemon case at interval_s updates lo hi population" of every interval
 # published, polled twice a second.
@@ -108,9 +84,9 @@ enough() {
 diag "reading; waiting for three whole ${IV} s intervals of each daemon (up to 3 min)"
 wait_until 180 enough
 tb=$(date +%s.%N)
-kp=$(kcount plain)
-kl=$(kcount links)
-for p in $INSTANCES; do echo 0 >$p/$EV/enable; done
+kp=$(judge_count plain)
+kl=$(judge_count links)
+judge_off plain links
 rate() { awk -v k=$1 -v a=$ta -v b=$tb 'BEGIN { printf "%.0f", k * 60 / (b - a) }'; }
 Kp=$(rate $kp)
 Kl=$(rate $kl)

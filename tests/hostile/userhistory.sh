@@ -20,15 +20,8 @@ mkdir -p $M/root $M/u
 chmod 1777 $M/u
 as_nobody sh -c "mkdir -p $M/u/src && echo y >$M/u/src/f" || bail "nobody's source dir"
 
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-include_fstypes = tmpfs fuse
-exclude_paths = [/] [/]dev[/]* [/]run [/]run/* [/]${T#/}
-[sampler]
-interval = 1s
-[store]
-max_mounts = 20
-CONF
+write_config --bare '[mounts] include_fstypes = tmpfs fuse' "[mounts] exclude_paths = [/] $HOST_EXCLUDE [/]${T#/}" \
+        '[sampler] interval = 1s' '[store] max_mounts = 20'
 start_daemon
 
 history_points() { # TARGET: how many points GetHistory has for it

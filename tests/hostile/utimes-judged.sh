@@ -11,14 +11,11 @@
 enter_namespace
 command -v setpriv >/dev/null || skip_all "needs setpriv"
 command -v mkfs.ext4 >/dev/null || skip_all "needs mkfs.ext4"
-grep -qw tracefs /proc/filesystems || skip_all "the kernel has no tracefs"
+judge_init ext4
 READLOAD=$top_builddir/tests/helpers/readload
-TRACECOUNT=$top_builddir/tests/helpers/tracecount
 IV=10
 M=$T/mnt
-mkdir -p $T/tree/r $T/tree/s $M/fs $T/tracing
-mount -t tracefs nodev $T/tracing 2>/dev/null || skip_all "cannot mount tracefs"
-[ -d $T/tracing/events/ext4/ext4_mark_inode_dirty ] || skip_all "no ext4_mark_inode_dirty tracepoint"
+mkdir -p $T/tree/r $T/tree/s $M/fs
 for i in $(seq 1 40); do echo read >$T/tree/r/f$i; done
 for i in $(seq 1 200); do echo set >$T/tree/s/f$i; done
 truncate -s 64M $T/fs.img && mkfs.ext4 -q -F -d $T/tree $T/fs.img || bail mkfs
@@ -31,35 +28,21 @@ find $M/fs/r -type f | sort >$T/r.list
 read rmin rmax < <(stat -c %i $M/fs/r/* | sort -n | awk 'NR == 1 { a = $1 } { b = $1 } END { print a, b }')
 read smin smax < <(stat -c %i $M/fs/s/* | sort -n | awk 'NR == 1 { a = $1 } { b = $1 } END { print a, b }')
 [ "$smax" -lt "$rmin" ] || [ "$smin" -gt "$rmax" ] || bail "the read and set files' inodes interleave"
-d=$(mountpoint -d $M/fs)
-inst=$T/tracing/instances/atimed-utimes-$$
-mkdir $inst || skip_all "cannot create a tracing instance"
-echo 4 >$inst/buffer_size_kb
-echo "dev == $(((${d%%:*} << 20) | ${d##*:})) && ino >= $rmin && ino <= $rmax" >$inst/events/ext4/ext4_mark_inode_dirty/filter ||
-        bail "filter refused"
-echo 1 >$inst/events/ext4/ext4_mark_inode_dirty/enable || bail "cannot enable the tracepoint"
+judge_new reads ext4 "$(judge_dev $M/fs) && ino >= $rmin && ino <= $rmax"
+judge_on reads
 
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-include_fstypes = ext4
-exclude_paths = [/]
-[sampler]
-interval = ${IV}s
-walk_rate = 100000
-CONF
+write_config '[mounts] exclude_paths = [/]' '[mounts] include_fstypes = ext4' "[sampler] interval = ${IV}s"
 start_daemon
 LOAD_PIDS=""
 utimes_cleanup() {
         kill $LOAD_PIDS 2>/dev/null
         wait $LOAD_PIDS 2>/dev/null
-        echo 0 >$inst/tracing_on 2>/dev/null
-        rmdir $inst 2>/dev/null
+        judge_cleanup
 }
 trap 'utimes_cleanup; cleanup' EXIT
 check "the mount is measured" wait_until 60 sh -c "[ -n \"\$($ATIMECTL --socket $T/sock --json status | jq -r --arg t $M/fs '.mounts[] | select(.target == \$t) | .activity.at // empty')\" ]"
 
-$TRACECOUNT $inst 100 600 >$T/count &
-LOAD_PIDS="$LOAD_PIDS $!"
+judge_record reads 100 600 $T/count
 "$READLOAD" 40 600 <$T/r.list >/dev/null &
 LOAD_PIDS="$LOAD_PIDS $!"
 

@@ -29,7 +29,6 @@
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
 READLOAD=$top_builddir/tests/helpers/readload
-TRACECOUNT=$top_builddir/tests/helpers/tracecount
 M=$T/mnt
 # 30 s: six of ext4's journal commits, over 5.5 of which its count of
 # handles stands as the figure (atimed(8), KERNEL COUNTS).
@@ -43,24 +42,15 @@ command -v mkfs.ext4 >/dev/null || skip_all "needs mkfs.ext4"
 command -v mkfs.xfs >/dev/null || skip_all "needs mkfs.xfs"
 grep -qw xfs /proc/filesystems || modprobe xfs 2>/dev/null || true
 grep -qw xfs /proc/filesystems || skip_all "the kernel has no xfs"
-grep -qw tracefs /proc/filesystems || skip_all "the kernel has no tracefs"
-mkdir -p $T/tracing
-mount -t tracefs nodev $T/tracing 2>/dev/null || skip_all "cannot mount tracefs"
-declare -A EVENT=([ext4]=events/ext4/ext4_mark_inode_dirty [xfs]=events/xfs/xfs_update_time)
-for fs in $FSTYPES; do
-        [ -d $T/tracing/${EVENT[$fs]} ] || skip_all "no ${EVENT[$fs]#events/} tracepoint"
-done
+judge_init $FSTYPES
 
-BG_PIDS="" LOAD_PIDS="" INSTANCES=""
+BG_PIDS="" LOAD_PIDS=""
 busy_cleanup() {
-        local p i
+        local p
         for p in $LOAD_PIDS $BG_PIDS; do kill "$p" 2>/dev/null; done
+        judge_cleanup
         wait 2>/dev/null
         [ -n "${APACHE_CONF:-}" ] && /usr/sbin/apache2 -f "$APACHE_CONF" -k stop 2>/dev/null
-        for i in $INSTANCES; do
-                echo 0 >$i/tracing_on 2>/dev/null
-                rmdir $i 2>/dev/null
-        done
 }
 trap 'busy_cleanup; cleanup' EXIT
 
@@ -108,22 +98,15 @@ for fs in $FSTYPES; do
 done
 sync
 
-# --- The judge: a tracing instance per filesystem and case, filtered by
-# its device (the mix case without its log file), whose event count is
-# read ten times a second with the wall-clock time by tracecount.
-declare -A INST
+# --- The judge: a count per filesystem and case, of its device (the mix
+# case without its log file), read ten times a second with the wall-clock
+# time.
 for fs in $FSTYPES; do
         for c in $CASES; do
-                d=$(mountpoint -d $M/$fs-$c) || bail "no device for $fs-$c"
-                f="dev == $(((${d%%:*} << 20) | ${d##*:}))"
+                f=$(judge_dev $M/$fs-$c)
                 [ $c = mix ] && f="$f && ino != ${LOGINO[$fs]}"
-                i=$T/tracing/instances/atimed-busy-$$-$fs-$c
-                mkdir $i || skip_all "cannot create a tracing instance"
-                INSTANCES="$INSTANCES $i"
-                INST[$fs-$c]=$i
-                echo 4 >$i/buffer_size_kb
-                echo "$f" >$i/${EVENT[$fs]}/filter || bail "filter '$f' refused"
-                echo 1 >$i/${EVENT[$fs]}/enable || bail "cannot enable ${EVENT[$fs]} for $fs-$c"
+                judge_new $fs-$c $fs "$f"
+                judge_on $fs-$c
         done
 done
 
@@ -164,8 +147,7 @@ run_case() {
         local c=$1 fs since t1
         shift
         for fs in $FSTYPES; do
-                $TRACECOUNT ${INST[$fs-$c]} 100 3600 >$T/count-$fs-$c &
-                BG_PIDS="$BG_PIDS $!"
+                judge_record $fs-$c 100 3600 $T/count-$fs-$c
         done
         t0=$(date +%s.%N)
         "$@"
@@ -277,12 +259,8 @@ elif [ -x /usr/sbin/apache2 ] && command -v ab >/dev/null && [ -d /usr/lib/apach
         head -c 1024 /dev/zero | tr '\0' a >$M/ext4-web/index.html
         sync
         chmod 755 $T $M $M/ext4-web
-        d=$(mountpoint -d $M/ext4-web)
-        i=$T/tracing/instances/atimed-busy-$$-web
-        mkdir $i && INSTANCES="$INSTANCES $i" && INST[ext4-web]=$i
-        echo 4 >$i/buffer_size_kb
-        echo "dev == $(((${d%%:*} << 20) | ${d##*:}))" >$i/${EVENT[ext4]}/filter
-        echo 1 >$i/${EVENT[ext4]}/enable
+        judge_new ext4-web ext4 "$(judge_dev $M/ext4-web)"
+        judge_on ext4-web
         mkdir -p $T/apache
         APACHE_CONF=$T/apache/httpd.conf
         mods=/usr/lib/apache2/modules

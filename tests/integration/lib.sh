@@ -101,6 +101,7 @@ cleanup() {
         done
         # A FUSE daemon left stopped would hang the unmount below.
         bindfs_resume
+        judge_cleanup
         for p in $FUSE_DIRS; do
                 umount -l "$p" 2>/dev/null
         done
@@ -184,6 +185,15 @@ mount_json() {
         ctl --json status | jq -c --arg t "$1" '.mounts[] | select(.target == $t)'
 }
 
+# swept_since TARGET UNIX_TIME: the daemon has published a figure of
+# TARGET for an interval that ended at UNIX_TIME or later. A test waits on
+# it for the daemon's own progress (so many sweeps done), not for the
+# clock: on a loaded host the sweeps come later, and the wait with them.
+swept_since() {
+        ctl --json status | jq -e --arg t "$1" --argjson u "$2" \
+                '.mounts[] | select(.target == $t) | .activity.at // 0 | . >= $u' >/dev/null
+}
+
 # mount_field TARGET FIELD
 mount_field() {
         ctl --json status | jq -r --arg t "$1" ".mounts[] | select(.target == \$t) | .$2"
@@ -259,17 +269,24 @@ TMPFS_ONLY=('[mounts] include_fstypes = tmpfs' "[mounts] exclude_paths += $HOST_
 #       '[SECTION] KEY = VALUE'   sets KEY (a new section goes at the end)
 #       '[SECTION] KEY += WORDS'  appends WORDS to KEY's value
 #       '[SECTION] KEY'           drops KEY (a section left empty is left out)
+#       '[SECTION]'               the section, kept even when empty
 # With --bare first, the edits start from an empty file instead.
 config() {
         local re='^\[([^]]+)\][[:space:]]+([a-z_]+)([[:space:]]*(\+?=)[[:space:]]*(.*))?$'
         local -a sections=(mounts sampler) keys=(mounts.exclude_paths sampler.interval sampler.walk_rate)
-        local -A val=([mounts.exclude_paths]="[/] [/]${T#/}" [sampler.interval]=1s [sampler.walk_rate]=100000)
+        local -A val=([mounts.exclude_paths]="[/] [/]${T#/}" [sampler.interval]=1s [sampler.walk_rate]=100000) kept=()
         local e k s
         if [ "${1:-}" = --bare ]; then
                 sections=() keys=() val=()
                 shift
         fi
         for e in "$@"; do
+                if [[ $e =~ ^\[([^]]+)\]$ ]]; then
+                        s=${BASH_REMATCH[1]}
+                        kept[$s]=1
+                        [[ " ${sections[*]} " == *" $s "* ]] || sections+=("$s")
+                        continue
+                fi
                 [[ $e =~ $re ]] || bail "config: cannot read the edit '$e'"
                 s=${BASH_REMATCH[1]}
                 k=$s.${BASH_REMATCH[2]}
@@ -286,7 +303,7 @@ config() {
                 for k in "${keys[@]}"; do
                         [ "${k%.*}" = "$s" ] && [ -n "${val[$k]+set}" ] && e+="${k##*.} = ${val[$k]}"$'\n'
                 done
-                [ -z "$e" ] || printf '[%s]\n%s' "$s" "$e"
+                [ -z "$e" ] && [ -z "${kept[$s]:-}" ] || printf '[%s]\n%s' "$s" "$e"
         done
 }
 
@@ -360,3 +377,108 @@ fuse_for_users() {
 
 # as_nobody COMMAND...: runs it as user nobody, group nogroup.
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+
+# --- The judge: the kernel's own count of atime updates, which every test
+# that measures holds atimed's figures against. A tracefs instance of the
+# test's own per thing judged (its buffer, clock and filter are no one
+# else's) counts one event, filtered by device: ext4's
+# ext4_mark_inode_dirty, xfs's xfs_update_time. Each event recorded counts,
+# whether it is still in the small buffer or overwritten (entries + overrun
+# over the CPUs), so nothing need read the events.
+declare -A JUDGE_EVENT=([ext4]=events/ext4/ext4_mark_inode_dirty [xfs]=events/xfs/xfs_update_time)
+declare -A JUDGE_OF=() # NAME: the event its instance counts
+JUDGE_INSTANCES=""
+JUDGE_PIDS=""
+TRACECOUNT=$top_builddir/tests/helpers/tracecount
+
+# judge_init [FSTYPE...]: tracefs mounted on $T/tracing, with the event of
+# each FSTYPE (ext4 if none is named); the test is skipped where the kernel
+# lacks them. (--try: returns 1 instead, for a test that judges only where
+# it can.)
+judge_init() {
+        local fs try=""
+        [ "${1:-}" = --try ] && { try=1; shift; }
+        _judge_lacks() { if [ -n "$try" ]; then return 1; else skip_all "$1"; fi; }
+        grep -qw tracefs /proc/filesystems || { _judge_lacks "the kernel has no tracefs"; return; }
+        mkdir -p "$T/tracing"
+        mountpoint -q "$T/tracing" || mount -t tracefs nodev "$T/tracing" 2>/dev/null ||
+                { _judge_lacks "cannot mount tracefs"; return; }
+        for fs in ${@:-ext4}; do
+                [ -d "$T/tracing/${JUDGE_EVENT[$fs]}" ] || { _judge_lacks "no ${JUDGE_EVENT[$fs]#events/} tracepoint"; return; }
+        done
+}
+
+# judge_dev MOUNT: the tracefs filter that picks MOUNT's device.
+judge_dev() {
+        local d
+        d=$(mountpoint -d "$1") || bail "no device for $1"
+        echo "dev == $(((${d%%:*} << 20) | ${d##*:}))"
+}
+
+# judge_new NAME FSTYPE FILTER [BUFFER_KB]: a tracing instance counting
+# FSTYPE's event where FILTER holds (judge_dev's, and more), not enabled
+# yet; its directory is $(judge_dir NAME). cleanup removes it.
+judge_new() {
+        local i
+        i=$(judge_dir "$1")
+        mkdir "$i" || skip_all "cannot create a tracing instance"
+        JUDGE_INSTANCES="$JUDGE_INSTANCES $i"
+        echo "${4:-4}" >"$i/buffer_size_kb"
+        echo "$3" >"$i/${JUDGE_EVENT[$2]}/filter" || bail "the filter '$3' was refused"
+        JUDGE_OF[$1]=${JUDGE_EVENT[$2]}
+}
+
+# judge_dir NAME: the instance's directory.
+judge_dir() { echo "$T/tracing/instances/atimed-$$-$1"; }
+
+# judge_on NAME..., judge_off NAME...: the count starts, or stops.
+judge_on() {
+        local n
+        for n in "$@"; do
+                echo 1 >"$(judge_dir "$n")/${JUDGE_OF[$n]}/enable" || bail "cannot enable the event for $n"
+        done
+}
+judge_off() {
+        local n
+        for n in "$@"; do
+                echo 0 >"$(judge_dir "$n")/${JUDGE_OF[$n]}/enable"
+        done
+}
+
+# judge_count NAME: the events counted so far.
+judge_count() {
+        cat "$(judge_dir "$1")"/per_cpu/cpu*/stats | awk '/^(entries|overrun):/ { s += $2 } END { print s + 0 }'
+}
+
+# judge_record NAME PERIOD_MS SECONDS FILE: in the background, the count
+# every PERIOD_MS as "UNIX-TIME COUNT" lines into FILE, for SECONDS at
+# most; cleanup stops it.
+judge_record() {
+        "$TRACECOUNT" "$(judge_dir "$1")" "$2" "$3" >"$4" &
+        JUDGE_PIDS="$JUDGE_PIDS $!"
+}
+
+# judge_cleanup: every recorder stopped, every instance removed (the
+# tracefs mount goes with the test's tmpfs).
+judge_cleanup() {
+        local p
+        for p in $JUDGE_PIDS; do kill "$p" 2>/dev/null; done
+        for p in $JUDGE_PIDS; do wait "$p" 2>/dev/null; done
+        JUDGE_PIDS=""
+        for p in $JUDGE_INSTANCES; do
+                echo 0 >"$p/tracing_on" 2>/dev/null
+                rmdir "$p" 2>/dev/null
+        done
+        JUDGE_INSTANCES=""
+}
+
+# judged_config INTERVAL SAMPLE_SIZE [EDIT...]: config's output for a
+# daemon that tracks the test's ext4 mounts and nothing of the host's,
+# probes once at start (its O_TMPFILE writes come before any workload),
+# and sweeps every INTERVAL seconds over a sample of SAMPLE_SIZE.
+judged_config() {
+        local iv=$1 n=$2
+        shift 2
+        config '[mounts] exclude_paths = [/]' '[mounts] include_fstypes = ext4' '[probe] interval = 7d' \
+                "[sampler] interval = ${iv}s" "[sampler] sample_size = $n" "$@"
+}

@@ -35,7 +35,7 @@ is "reload: the mount excluded before is back" "$(mount_field $M/b atime)" "noat
 like "reload: MONOTONIC_USEC sent with RELOADING=1" "$(cat $T/notify.out)" "^MONOTONIC_USEC=[0-9]+$"
 
 # --- SIGHUP with a broken config: logged with file:line, old one kept.
-printf '[mounts]\nexclude_paths = %s\nrescan_delay = soon\n[nonsense]\n' "$M/b" >"$T/atimed.conf"
+write_config --bare "[mounts] exclude_paths = $M/b" '[mounts] rescan_delay = soon' '[nonsense]'
 : >"$T/notify.out"
 kill -HUP $DAEMON_PID
 check "broken reload still ends with READY=1" wait_until 5 grep -qx READY=1 "$T/notify.out"

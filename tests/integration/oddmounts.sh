@@ -41,24 +41,12 @@ FUSE_PID=
 if command -v bindfs >/dev/null; then
         mkdir -p $T/fsrc $M/fuse
         echo y >$T/fsrc/f
-        bindfs $T/fsrc $M/fuse || bail "bindfs"
-        FUSE_PID=$(pgrep -f "bindfs $T/fsrc $M/fuse" | head -1)
-        trap '[ -n "$FUSE_PID" ] && kill -CONT $FUSE_PID 2>/dev/null; cleanup' EXIT
+        bindfs_start $T/fsrc $M/fuse
 fi
 
-cat >"$T/atimed.conf" <<CONF
-[daemon]
-log_level = debug
-[mounts]
-include_fstypes = tmpfs fuse
-exclude_paths = [/] [/]dev[/]* [/]run [/]run/* [/]${T#/}/state
-[probe]
-interval = 1s
-timeout = 1s
-[sampler]
-interval = 1s
-timeout = 1s
-CONF
+write_config --bare '[daemon] log_level = debug' '[mounts] include_fstypes = tmpfs fuse' \
+        "[mounts] exclude_paths = [/] $HOST_EXCLUDE [/]${T#/}/state" '[probe] interval = 1s' '[probe] timeout = 1s' \
+        '[sampler] interval = 1s' '[sampler] timeout = 1s'
 [ -n "$FUSE_PID" ] && kill -STOP $FUSE_PID
 start_daemon
 START=$(date +%s)
@@ -111,13 +99,15 @@ if [ -n "$FUSE_PID" ]; then
                 jq -r --arg t $M/fuse '.mounts[] | select(.target == \$t) | .stalled')\" = true ]"
         # Its job stays out, stuck on it: nothing more is tried until it
         # returns (at most one thread stuck per filesystem).
-        while [ $(($(date +%s) - START)) -lt 20 ]; do sleep 1; done
-        kill -CONT $FUSE_PID
+        # (Until the daemon has swept 20 s from its start: its sweeps, not the
+        # clock, are what must pass the stuck job by.)
+        check "the daemon sweeps on beside it" wait_until 40 swept_since $M/data $((START + 20))
+        bindfs_resume
         check "bindfs answers again: the mount gets a figure" wait_until 60 sh -c "$ATIMECTL --socket $T/sock --json status |
                 jq -e --arg t $M/fuse '.mounts[] | select(.target == \$t) | .activity.at'"
 fi
 # A minute of 1 s intervals in all.
-while [ $(($(date +%s) - START)) -lt 62 ]; do sleep 1; done
+check "a minute of sweeps" wait_until 90 swept_since $M/data $((START + 62))
 stop_daemon
 is "SIGTERM: exit 0" "$STOP_STATUS" "0"
 

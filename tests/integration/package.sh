@@ -104,12 +104,7 @@ fi
 # PID 1 is not systemd here: the installed daemon, started by hand, with
 # its default state dir (what purge must remove) and a socket of the test.
 mkdir -p "$T/mnt/t" && mount -t tmpfs -o strictatime tmpfs "$T/mnt/t" || bail mount
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-exclude_paths = [/] [/]${T#/}
-[sampler]
-interval = 1s
-CONF
+write_config --bare "[mounts] exclude_paths = [/] [/]${T#/}" '[sampler] interval = 1s'
 ATIMED=/usr/sbin/atimed
 ATIMECTL=/usr/bin/atimectl
 "$ATIMED" --config "$T/atimed.conf" --socket "$T/sock" 2>>"$T/atimed.log" &

@@ -12,12 +12,12 @@ mkdir -p $M/a $M/b
 mount -t tmpfs -o strictatime tmpfs $M/a && mount -t tmpfs -o noatime tmpfs $M/b || bail "mount"
 tracked() { ctl --json status | jq -r --arg t "$1" '.mounts[] | select(.target == $t) | .target'; }
 
-printf '[mounts]\nexclude_paths = %s\n' "$M/b" >"$T/atimed.conf"
+write_config --bare "[mounts] exclude_paths = $M/b"
 start_daemon
 is "at start: $M/a tracked, $M/b excluded" "$(tracked $M/a)|$(tracked $M/b)" "$M/a|"
 
 # --- A good configuration: in force as soon as the call returns.
-printf '[mounts]\nexclude_paths = %s\n' "$M/a" >"$T/atimed.conf"
+write_config --bare "[mounts] exclude_paths = $M/a"
 out=$(ctl reload 2>&1)
 is "atimectl reload: exit 0" "$?" "0"
 is "and says from where" "$out" "Configuration reloaded from $T/atimed.conf."
@@ -26,7 +26,7 @@ is "the method's reply names the file" "$(ctl --json reload | jq -c '[.schema_ve
 like "the daemon logs the reload" "$(cat $T/atimed.log)" "Configuration reloaded from $T/atimed.conf"
 
 # --- A bad one: refused with file:line; the running one stays.
-printf '[mounts]\nexclude_paths = %s\nrescan_delay = soon\n[nonsense]\n' "$M/b" >"$T/atimed.conf"
+write_config --bare "[mounts] exclude_paths = $M/b" '[mounts] rescan_delay = soon' '[nonsense]'
 ctl reload >"$T/out" 2>"$T/err"
 is "a bad configuration: exit 1" "$?" "1"
 is "nothing on stdout" "$(cat $T/out)" ""
@@ -46,7 +46,7 @@ like "says it cannot be read" "$(cat $T/err)" "Failed to read configuration $T/a
 is "the old configuration is still in force" "$(tracked $M/a)|$(tracked $M/b)" "|$M/b"
 
 # --- Only root or the privileged group.
-printf '[mounts]\nexclude_paths = %s\n' "$M/b" >"$T/atimed.conf"
+write_config --bare "[mounts] exclude_paths = $M/b"
 if command -v setpriv >/dev/null; then
         setpriv --reuid=65534 --regid=65534 --clear-groups "$ATIMECTL" --socket "$T/sock" reload >/dev/null 2>"$T/err"
         is "an unprivileged caller: exit 1" "$?" "1"

@@ -33,9 +33,11 @@ like "and the summary line counts it" "$(ctl status)" "1 stalled"
 timeout 5 "$ATIMECTL" --socket $T/sock probe $M/fuse >$T/probe.out 2>&1
 is "an on-demand probe of the stalled mount answers at once" "$?" "0"
 like "saying it is stalled or timed out" "$(cat $T/probe.out)" "not verified .*(stalled|timed out)"
-sleep 6 # not a wait: three timeouts (2 s) of the stalled mount, in which stuck threads would pile up
+# Three timeouts (2 s) of the stalled mount, in which stuck threads would
+# pile up: until the daemon has swept the tmpfs 6 s on.
+check "the daemon sweeps on beside the stalled mount" wait_until 12 swept_since $M/tmp $(($(date +%s) + 6))
 stuck=$(ctl --json status | jq .stuck_threads)
-diag "stuck worker threads after 6 s stalled: $stuck"
+diag "stuck worker threads after three timeouts stalled: $stuck"
 check "at most one stuck thread for the filesystem and one per mount" test "$stuck" -le 2
 like "the stall is logged" "$(cat $T/atimed.log)" "$M/fuse: .*timed out.*stalled"
 

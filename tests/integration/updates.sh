@@ -38,24 +38,15 @@ UPDATES_FIELD=${UPDATES_FIELD:-atime_updates_per_min}
 CI_FIELD=${CI_FIELD:-updates_ci95}
 
 command -v mkfs.ext4 >/dev/null || skip_all "needs mkfs.ext4"
-grep -qw tracefs /proc/filesystems || skip_all "the kernel has no tracefs"
-mkdir -p $T/tracing
-mount -t tracefs nodev $T/tracing 2>/dev/null || skip_all "cannot mount tracefs"
-EV=events/ext4/ext4_mark_inode_dirty
-[ -d $T/tracing/$EV ] || skip_all "no ext4:ext4_mark_inode_dirty tracepoint"
+judge_init ext4
+EV=${JUDGE_EVENT[ext4]}
 grep -q 'field:dev_t dev;' $T/tracing/$EV/format || bail "ext4_mark_inode_dirty has no dev_t dev field"
-# An instance of its own: its buffer, clock and filter are not the host's
-# nor another test's.
-TI=$T/tracing/instances/atimed-updates-$$
-mkdir $TI || skip_all "cannot create a tracing instance"
 
 BG_PIDS=""
 trace_cleanup() {
         local p
         for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
         for p in $BG_PIDS; do wait "$p" 2>/dev/null; done
-        echo 0 >$TI/$EV/enable 2>/dev/null
-        rmdir $TI 2>/dev/null
 }
 trap 'trace_cleanup; cleanup' EXIT
 
@@ -107,12 +98,8 @@ diag "devices:$devmap"
 # --- Two daemons on the four mounts (and nothing else), sampling them
 # whole. The probe runs once, at start: its O_TMPFILE writes come before
 # the workload.
-conf() { # INTERVAL
-        config '[mounts] exclude_paths = [/]' '[mounts] include_fstypes = ext4' '[probe] interval = 7d' \
-                "[sampler] interval = ${1}s" '[sampler] sample_size = 20000'
-}
-conf $IV_A >$T/atimed.conf
-conf $IV_B >$T/b.conf
+judged_config $IV_A 20000 >$T/atimed.conf
+judged_config $IV_B 20000 >$T/b.conf
 start_daemon
 start_second_daemon $T/b.conf
 
@@ -122,9 +109,11 @@ check "both daemons have probed the six mounts" wait_until 60 both_probed 6
 # trace_pipe as it comes (the buffer never fills), reduced to "time dev"
 # lines; markers written with the wall-clock time map the trace clock
 # (CLOCK_MONOTONIC) to Unix time.
-echo 4096 >$TI/buffer_size_kb
+# (An instance of the test's own, with a buffer large enough that its
+# reader never falls behind.)
+judge_new all ext4 "$filter" 4096
+TI=$(judge_dir all)
 echo mono >$TI/trace_clock || bail "no mono trace clock"
-echo "$filter" >$TI/$EV/filter || bail "filter '$filter' refused"
 cat >$T/compact.awk <<'AWK'
 BEGIN { ev = ": ext4_mark_inode_dirty: dev "; mk = ": tracing_mark_write: atimed-mark " }
 function stamp(i,   a, n) { n = split(substr($0, 1, i - 1), a, " "); return a[n] }
@@ -142,7 +131,7 @@ cat $TI/trace_pipe >$T/trace.fifo &
 TRACE_PID=$!
 BG_PIDS="$BG_PIDS $AWK_PID $TRACE_PID"
 mark() { echo "atimed-mark $(date +%s.%N)" >$TI/trace_marker; }
-echo 1 >$TI/$EV/enable || bail "cannot enable the tracepoint"
+judge_on all
 mark
 
 # --- The workloads, all at once.
