@@ -468,6 +468,7 @@ static const struct config_item config_items[] = {
         ITEM("sampler", "sample_size", uint, sample_size, "1000", 10, 1000000),
         ITEM("sampler", "walk_rate", uint, walk_rate, "1000", 10, 10000000),
         ITEM("sampler", "idle_walk_rate", uint, idle_walk_rate, "20000", 10, 10000000),
+        ITEM("sampler", "stat", path, stat_path, "/proc/stat", 0, 0),
         ITEM("sampler", "refresh", duration, walk_refresh_usec, "6h", 10 * SEC, 30 * 86400 * SEC),
         ITEM("sampler", "timeout", duration, sampler_timeout_usec, "30s", 1 * SEC, 3600 * SEC),
 

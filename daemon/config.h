@@ -82,6 +82,7 @@ struct config {
         unsigned sample_size;
         unsigned walk_rate; /* directory entries per second, for all walks together */
         unsigned idle_walk_rate; /* the same for first walks while the host's CPUs are idle */
+        char *stat_path;         /* the host's CPU times (/proc/stat), for idle_walk_rate (hostload.h) */
         uint64_t walk_refresh_usec;
         uint64_t sampler_timeout_usec;
 

@@ -12,12 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "fileio.h"
+#include "hostload.h"
+#include "kcount.h"
 #include "log.h"
 #include "store.h"
 #include "string-table.h"
@@ -122,11 +123,7 @@ struct Tracker {
         void *clock_userdata;
         tracker_job_hook_fn job_hook; /* a test's (tracker_set_job_hook()) */
         void *job_hook_userdata;
-        struct {             /* the host's CPU time at the last look (host_idle()) */
-                bool have;
-                uint64_t busy, total; /* ticks of /proc/stat, all CPUs */
-                uint64_t self_usec;   /* atimed's own, every thread */
-        } cpu;
+        HostLoad load;       /* the host's CPU time at the last look, for idle_walk_rate */
 };
 
 struct probe_waiter {
@@ -728,40 +725,6 @@ int tracker_probe_now(Tracker *t, int mount_id, tracker_probe_cb cb, void *userd
 
 /* ---------------------------------------------------------------- walks and sweeps */
 
-/* Whether, since the last look, everything on the host but atimed used
- * under a tenth of its CPUs (/proc/stat, less atimed's own time). The
- * first look says no. */
-static bool host_idle(Tracker *t) {
-        _cleanup_(fclosep) FILE *f = fopen("/proc/stat", "re");
-        unsigned long long v[8] = {};
-        uint64_t busy = 0, total = 0, self, hz = (uint64_t) MAX(sysconf(_SC_CLK_TCK), 1L);
-        struct rusage ru;
-        bool idle;
-
-        if (!f || fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                         &v[6], &v[7]) != 8 || getrusage(RUSAGE_SELF, &ru) < 0) {
-                t->cpu.have = false;
-                return false;
-        }
-        for (size_t i = 0; i < 8; i++) {
-                total += v[i];
-                busy += i == 3 || i == 4 ? 0 : v[i]; /* idle, iowait */
-        }
-        self = (uint64_t) ru.ru_utime.tv_sec * USEC_PER_SEC + (uint64_t) ru.ru_utime.tv_usec +
-               (uint64_t) ru.ru_stime.tv_sec * USEC_PER_SEC + (uint64_t) ru.ru_stime.tv_usec;
-        idle = t->cpu.have && total > t->cpu.total && busy >= t->cpu.busy && self >= t->cpu.self_usec;
-        if (idle) {
-                double others = (double) (busy - t->cpu.busy) - (double) (self - t->cpu.self_usec) * (double) hz / 1e6;
-
-                idle = others < 0.1 * (double) (total - t->cpu.total);
-        }
-        t->cpu.have = true;
-        t->cpu.busy = busy;
-        t->cpu.total = total;
-        t->cpu.self_usec = self;
-        return idle;
-}
-
 /* The walk budget of the next tick: idle_walk_rate while a first walk is
  * under way and the host is idle, walk_rate otherwise. */
 static uint64_t walk_budget(Tracker *t) {
@@ -773,10 +736,10 @@ static uint64_t walk_budget(Tracker *t) {
         for (size_t i = 0; i < t->n_fss && !first; i++)
                 first = t->fss[i]->sampler && !sampler_whole(t->fss[i]->sampler) && fs_needs_sampling(t->fss[i]);
         if (!first) {
-                t->cpu.have = false; /* a window begins at the next first walk */
+                hostload_forget(&t->load); /* a window begins at the next first walk */
                 return c->walk_rate;
         }
-        return host_idle(t) ? c->idle_walk_rate : c->walk_rate;
+        return hostload_look(&t->load, c->stat_path) ? c->idle_walk_rate : c->walk_rate;
 }
 
 static void fs_free(Filesystem *fs) {
@@ -906,125 +869,26 @@ static bool fs_only_atime(const Filesystem *fs, const struct sweep_result *prev,
                prev->free_blocks == res->free_blocks && prev->free_inodes == res->free_inodes;
 }
 
-/* The journal's count stands over this many commit periods or more (an
- * interval of 30 s at ext4's default commit=5 is one, even when the
- * thread that reads it comes a little early). */
-#define JBD2_MIN_COMMITS 5.5
-
-/* What the sample cannot account for of a count that includes other
- * writes may be atime updates of files the sample does not hold (turned
- * hot since the walk): its interval reaches up to the count. */
-static void widen_to_count(struct activity *a, double hi) {
-        a->updates.hi = fmax(a->updates.hi, hi);
-}
-
-/* Sets a's updates to 'share' of the kernel's count, within [lo, hi] (per
- * minute). The lower bound goes no higher than the sample's own: "nothing
- * but atime updates" is as far as atimed can tell, and a writer it cannot
- * see (a file outside the sample appended to, on xfs with its blocks not
- * yet allocated) makes transactions that are no atime update. */
-static void take_count(struct activity *a, double share, double count, double lo, double hi) {
-        a->updates.lo = fmin(share * lo, a->updates.lo);
-        a->updates.per_min = share * count;
-        a->updates.hi = share * hi;
-        a->writebacks_per_min = fmin(a->writebacks_per_min, a->updates.per_min);
-        a->source = SOURCE_KERNEL;
-}
-
-/* Caps a's updates at 'cap' (per minute): the filesystem made no more
- * transactions than that, atime updates and all. */
-static void bound_by_count(struct activity *a, double scale, double cap) {
-        a->updates.per_min *= scale;
-        a->updates.hi = fmin(a->updates.hi, cap);
-        a->updates.lo = fmin(a->updates.lo, a->updates.per_min);
-        a->writebacks_per_min = fmin(a->writebacks_per_min, a->updates.per_min);
-        a->source = SOURCE_SAMPLE_BOUNDED;
-}
-
 /* The kernel's count of the filesystem's transactions over the interval,
- * against the sample's figures for its n writers (acts): a bound on their
- * sum always (xfs), the figure itself where the filesystem did nothing but
- * atime updates, and where it wrote other things too and the sample
- * accounts for less than the count, the top of their interval: the rest
- * may be atime updates of files the sample does not hold. Under lazytime
- * an atime update is no transaction until written back: the count bounds
- * nothing there. */
+ * against the sample's figures for its n writers (acts): kcount.h. */
 static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct fs_count *before,
                            const struct sweep_result *prev, struct activity *acts, size_t n) {
-        double lo, hi, e = 0, elo = 0, ehi = 0, per_min = 60.0 / j->res.seconds;
-        bool lazy = fs->n_mounts > 0 && fs->mounts[0]->entry->policy.lazytime, pure, bound = true;
-        double count;
+        KcountInput in = {
+                .kind = j->counter_kind,
+                .seconds = j->res.seconds,
+                .commit_s = j->commit_s,
+                .lazytime = fs->n_mounts > 0 && fs->mounts[0]->entry->policy.lazytime,
+                .pure = fs_only_atime(fs, prev, &j->res),
+                .prev_lo = fs->count_prev,
+        };
+        KcountVerdict v;
 
-        fs->unexplained = fs->count_jumped = false;
-        if (!j->count.valid || lazy || !fscounter_delta(before, &j->count, &lo, &hi) || n == 0) {
-                fs->count_prev = -1;
-                return;
-        }
-        count = (lo + hi) / 2 * per_min;
-        if (j->counter_kind == FS_COUNTER_JBD2) {
-                /* The journal counts a handle when its transaction commits,
-                 * every commit_s or so: the handles counted between two
-                 * readings were made over a stretch as much as a commit
-                 * period longer or shorter than the interval. */
-                double s = j->res.seconds, p = j->commit_s;
-
-                /* Handles made in the interval's last commit period are
-                 * counted in the next: no bound on a burst at its end. So
-                 * the count is used over five and a half commits or more
-                 * only, as the figure itself or the top of its interval. */
-                if (s < JBD2_MIN_COMMITS * p) {
-                        fs->count_prev = -1;
-                        return;
-                }
-                lo *= s / (s + p);
-                hi *= s / (s - p);
-                bound = false;
-        } else {
-                /* Exact, but read just before the interval's clock by a
-                 * thread that may wait its turn on a busy host. */
-                lo *= 0.98;
-                hi *= 1.02;
-        }
-        lo *= per_min;
-        hi *= per_min;
-        for (size_t w = 0; w < n; w++) {
-                e += acts[w].updates.per_min;
-                elo += acts[w].updates.lo;
-                ehi += acts[w].updates.hi;
-        }
-        pure = fs_only_atime(fs, prev, &j->res);
-        for (size_t w = 0; w < n; w++) {
-                struct activity *a = &acts[w];
-
-                a->counter = j->counter_kind;
-                a->counter_lo = lo;
-                a->counter_hi = hi;
-                /* Beyond a tenth: a difference that changes no advice is
-                 * not worth a doubt. */
-                a->disagrees = (bound && elo > hi * 1.1) || (pure && lo > ehi * 1.1);
-                if (pure && e > 0)
-                        take_count(a, a->updates.per_min / e, count, lo, hi);
-                else if (pure && n == 1)
-                        take_count(a, 1, count, lo, hi);
-                else {
-                        if (bound)
-                                bound_by_count(a, e > hi ? hi / e : 1, hi);
-                        if (lo > ehi)
-                                widen_to_count(a, hi);
-                }
-        }
-        /* Half again what the sample's interval allows, and more than a
-         * read a second: worth a walk soon, whose fresh strata find the
-         * files that turned hot (fs_rewalk_soon()). */
-        fs->unexplained = !pure && lo > 1.5 * ehi + 60;
-        /* Far more than the sample's own figure, and more than twice the
-         * interval before's: files turned hot that the sample does not
-         * hold, whatever its bounds allow (their share of a stratum of
-         * thousands leaves the bounds wide). Walked at once, not after
-         * two intervals (fs_rewalk_soon()): a count that stays high asks
-         * no more than any unexplained one. */
-        fs->count_jumped = !pure && lo > 1.5 * e + 60 && fs->count_prev >= 0 && lo > 2 * fs->count_prev;
-        fs->count_prev = lo;
+        if (!j->count.valid || !fscounter_delta(before, &j->count, &in.lo, &in.hi))
+                in.kind = FS_COUNTER_NONE;
+        v = kcount_apply(&in, acts, n);
+        fs->unexplained = v.unexplained;
+        fs->count_jumped = v.jumped;
+        fs->count_prev = v.lo;
 }
 
 /* What a sweep found, stratum by stratum, and what came of it: for

@@ -60,6 +60,7 @@ static const struct key_case key_cases[] = {
         { "sampler", "sample_size", "100", "100", "9", OUT_OF_RANGE("10", "1000000") },
         { "sampler", "walk_rate", "50", "50", "10000001", OUT_OF_RANGE("10", "10000000") },
         { "sampler", "idle_walk_rate", "5000", "5000", "9", OUT_OF_RANGE("10", "10000000") },
+        { "sampler", "stat", "/proc/stat", "/proc/stat", "proc/stat", "expected an absolute path" },
         { "sampler", "refresh", "1d", "1d", "5s", OUT_OF_RANGE("10s", "30d") },
         { "sampler", "timeout", "1min", "1min", "0", OUT_OF_RANGE("1s", "1h") },
         { "sampler", "timeout", "1min", "1min", "soon", "expected a duration" },

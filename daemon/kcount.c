@@ -1,0 +1,109 @@
+/* kcount.c: the kernel's count against the sample's figures (see
+ * kcount.h). */
+#include "kcount.h"
+
+#include <math.h>
+
+/* What the sample cannot account for of a count that includes other
+ * writes may be atime updates of files the sample does not hold (turned
+ * hot since the walk): its interval reaches up to the count. */
+static void widen_to_count(struct activity *a, double hi) {
+        a->updates.hi = fmax(a->updates.hi, hi);
+}
+
+/* Sets a's updates to 'share' of the kernel's count, within [lo, hi] (per
+ * minute). The lower bound goes no higher than the sample's own: "nothing
+ * but atime updates" is as far as atimed can tell, and a writer it cannot
+ * see (a file outside the sample appended to, on xfs with its blocks not
+ * yet allocated) makes transactions that are no atime update. */
+static void take_count(struct activity *a, double share, double count, double lo, double hi) {
+        a->updates.lo = fmin(share * lo, a->updates.lo);
+        a->updates.per_min = share * count;
+        a->updates.hi = share * hi;
+        a->writebacks_per_min = fmin(a->writebacks_per_min, a->updates.per_min);
+        a->source = SOURCE_KERNEL;
+}
+
+/* Caps a's updates at 'cap' (per minute): the filesystem made no more
+ * transactions than that, atime updates and all. */
+static void bound_by_count(struct activity *a, double scale, double cap) {
+        a->updates.per_min *= scale;
+        a->updates.hi = fmin(a->updates.hi, cap);
+        a->updates.lo = fmin(a->updates.lo, a->updates.per_min);
+        a->writebacks_per_min = fmin(a->writebacks_per_min, a->updates.per_min);
+        a->source = SOURCE_SAMPLE_BOUNDED;
+}
+
+KcountVerdict kcount_apply(const KcountInput *in, struct activity *acts, size_t n) {
+        KcountVerdict v = { .lo = -1 };
+        double lo = in->lo, hi = in->hi, e = 0, elo = 0, ehi = 0, per_min, count;
+        bool bound = true;
+
+        if (in->kind == FS_COUNTER_NONE || in->lazytime || n == 0 || !(in->seconds > 0))
+                return v;
+        per_min = 60.0 / in->seconds;
+        count = (lo + hi) / 2 * per_min;
+        if (in->kind == FS_COUNTER_JBD2) {
+                /* The journal counts a handle when its transaction commits,
+                 * every commit_s or so: the handles counted between two
+                 * readings were made over a stretch as much as a commit
+                 * period longer or shorter than the interval. */
+                double s = in->seconds, p = in->commit_s;
+
+                /* Handles made in the interval's last commit period are
+                 * counted in the next: no bound on a burst at its end. So
+                 * the count is used over five and a half commits or more
+                 * only, as the figure itself or the top of its interval. */
+                if (s < JBD2_MIN_COMMITS * p)
+                        return v;
+                lo *= s / (s + p);
+                hi *= s / (s - p);
+                bound = false;
+        } else {
+                /* Exact, but read just before the interval's clock by a
+                 * thread that may wait its turn on a busy host. */
+                lo *= 0.98;
+                hi *= 1.02;
+        }
+        lo *= per_min;
+        hi *= per_min;
+        for (size_t w = 0; w < n; w++) {
+                e += acts[w].updates.per_min;
+                elo += acts[w].updates.lo;
+                ehi += acts[w].updates.hi;
+        }
+        for (size_t w = 0; w < n; w++) {
+                struct activity *a = &acts[w];
+
+                a->counter = in->kind;
+                a->counter_lo = lo;
+                a->counter_hi = hi;
+                /* Beyond a tenth: a difference that changes no advice is
+                 * not worth a doubt. */
+                a->disagrees = (bound && elo > hi * 1.1) || (in->pure && lo > ehi * 1.1);
+                if (in->pure && e > 0)
+                        take_count(a, a->updates.per_min / e, count, lo, hi);
+                else if (in->pure && n == 1)
+                        take_count(a, 1, count, lo, hi);
+                else {
+                        if (bound)
+                                bound_by_count(a, e > hi ? hi / e : 1, hi);
+                        if (lo > ehi)
+                                widen_to_count(a, hi);
+                }
+        }
+        v.used = true;
+        v.lo = lo;
+        /* Half again what the sample's interval allows, and more than a
+         * read a second: worth a walk soon, whose fresh strata find the
+         * files that turned hot (fs_rewalk_soon()). */
+        v.unexplained = !in->pure && lo > 1.5 * ehi + 60;
+        /* Far more than the sample's own figure, and more than twice the
+         * interval before's: files turned hot that the sample does not
+         * hold, whatever its bounds allow (their share of a stratum of
+         * thousands leaves the bounds wide). Walked at once, not after
+         * two intervals (fs_rewalk_soon()): a count that stays high asks
+         * no more than any unexplained one. */
+        v.jumped = !in->pure && lo > 1.5 * e + 60 && in->prev_lo >= 0 && lo > 2 * in->prev_lo;
+        return v;
+}

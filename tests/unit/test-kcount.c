@@ -1,0 +1,147 @@
+/* test-kcount: the kernel's count of a filesystem's transactions against
+ * the sample's figures, on plain inputs: taken as the figure where the
+ * filesystem did nothing but atime updates (shared among its writers),
+ * a cap where it did other things too (exact counts only), the top of the
+ * interval where the sample explains too little, and left alone where no
+ * count applies (lazytime, a journal count over too few commits). */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../tap.h"
+#include "kcount.h"
+
+static bool near(double a, double b) {
+        return fabs(a - b) <= 1e-6 * fmax(1.0, fabs(b));
+}
+#define NEAR(a, b) near(a, b)
+
+/* A writer whose sample says per_min in [lo, hi]. */
+static struct activity writer(double per_min, double lo, double hi) {
+        return (struct activity) {
+                .have = true,
+                .updates = { .per_min = per_min, .lo = lo, .hi = hi },
+                .writebacks_per_min = per_min,
+                .source = SOURCE_SAMPLE,
+        };
+}
+
+/* An exact (xfs) count of 'n' transactions over 60 s. */
+static KcountInput xfs(double n, bool pure) {
+        return (KcountInput) {
+                .kind = FS_COUNTER_XFS, .lo = n, .hi = n, .seconds = 60, .pure = pure, .prev_lo = -1,
+        };
+}
+
+static void test_pure(void) {
+        struct activity one = writer(900, 700, 1100);
+        KcountInput in = xfs(1000, true);
+        KcountVerdict v = kcount_apply(&in, &one, 1);
+
+        ok(v.used, "an exact count over a pure interval is used");
+        ok(one.source == SOURCE_KERNEL, "and is the figure's source");
+        ok(NEAR(one.updates.per_min, 1000), "the figure is the count (%g)", one.updates.per_min);
+        ok(NEAR(one.updates.hi, 1020) && NEAR(one.updates.lo, 700), "within the count's read margin, the lower bound no higher "
+           "than the sample's (%g-%g)", one.updates.lo, one.updates.hi);
+        ok(one.counter == FS_COUNTER_XFS && NEAR(one.counter_lo, 980) && NEAR(one.counter_hi, 1020),
+           "the counter's own range is kept (%g-%g)", one.counter_lo, one.counter_hi);
+        ok(NEAR(v.lo, 980) && !v.unexplained && !v.jumped, "a pure interval asks for no walk");
+
+        /* Two writers (two mounts of one filesystem): the count shared in
+         * proportion to the sample's figures. */
+        struct activity two[2] = { writer(300, 200, 400), writer(100, 50, 150) };
+        in = xfs(2000, true);
+        kcount_apply(&in, two, 2);
+        ok(NEAR(two[0].updates.per_min, 1500) && NEAR(two[1].updates.per_min, 500),
+           "shared 3:1 as the sample saw it (%g, %g)", two[0].updates.per_min, two[1].updates.per_min);
+        ok(NEAR(two[0].writebacks_per_min, 300), "write-backs are never raised by the count (%g)",
+           two[0].writebacks_per_min);
+
+        /* A writer whose sample saw nothing: the count is its figure. */
+        struct activity quiet = writer(0, 0, 50);
+        in = xfs(600, true);
+        kcount_apply(&in, &quiet, 1);
+        ok(NEAR(quiet.updates.per_min, 600) && quiet.source == SOURCE_KERNEL, "a lone writer takes the whole count");
+        ok(quiet.disagrees, "and the sample's interval, far under it, disagrees");
+}
+
+static void test_bound(void) {
+        struct activity a = writer(5000, 4000, 6000);
+        KcountInput in = xfs(3000, false);
+        KcountVerdict v = kcount_apply(&in, &a, 1);
+
+        ok(v.used && a.source == SOURCE_SAMPLE_BOUNDED, "other writes: the sample's figure, bounded");
+        ok(NEAR(a.updates.hi, 3060) && NEAR(a.updates.per_min, 3060), "capped at the count's top (%g, hi %g)",
+           a.updates.per_min, a.updates.hi);
+        ok(a.disagrees, "a sample above the count disagrees");
+
+        /* A figure under the count: unchanged, the count is a bound. */
+        struct activity b = writer(100, 80, 120);
+        in = xfs(3000, false);
+        v = kcount_apply(&in, &b, 1);
+        ok(NEAR(b.updates.per_min, 100) && NEAR(b.updates.lo, 80), "a figure under the bound keeps its value");
+        ok(NEAR(b.updates.hi, 3060), "its interval widened to the count: hot files outside the sample (%g)", b.updates.hi);
+        ok(v.unexplained, "and a walk soon is asked for");
+        ok(!v.jumped, "but not at once, with no interval before to compare");
+
+        in.prev_lo = 500;
+        b = writer(100, 80, 120);
+        v = kcount_apply(&in, &b, 1);
+        ok(v.jumped, "more than twice the interval before's count: a walk at once");
+        in.prev_lo = 2000;
+        b = writer(100, 80, 120);
+        v = kcount_apply(&in, &b, 1);
+        ok(!v.jumped && v.unexplained, "a count that stays high is unexplained, not a jump");
+}
+
+static void test_jbd2(void) {
+        struct activity a = writer(500, 400, 600);
+        KcountInput in = {
+                .kind = FS_COUNTER_JBD2, .lo = 1000, .hi = 1009, .seconds = 20, .commit_s = 5,
+                .pure = true, .prev_lo = -1,
+        };
+        KcountVerdict v = kcount_apply(&in, &a, 1);
+
+        ok(!v.used && v.lo < 0, "a journal count over four commits is not used");
+        ok(a.source == SOURCE_SAMPLE && NEAR(a.updates.per_min, 500) && a.counter == FS_COUNTER_NONE,
+           "and the figure is the sample's, untouched");
+
+        in.seconds = 30;
+        v = kcount_apply(&in, &a, 1);
+        ok(v.used && a.source == SOURCE_KERNEL, "over six commits it is");
+        ok(NEAR(a.updates.per_min, 2009), "the figure is the handles per minute (%g)", a.updates.per_min);
+        ok(NEAR(a.counter_lo, 1000.0 * 30 / 35 * 2) && NEAR(a.counter_hi, 1009.0 * 30 / 25 * 2),
+           "its range a commit period either way (%g-%g)", a.counter_lo, a.counter_hi);
+
+        struct activity b = writer(5000, 4500, 5500);
+        in.pure = false;
+        kcount_apply(&in, &b, 1);
+        ok(NEAR(b.updates.per_min, 5000) && b.source == SOURCE_SAMPLE, "a journal count bounds nothing: handles of a "
+           "burst at the end are counted in the next interval");
+}
+
+static void test_not_applied(void) {
+        struct activity a = writer(500, 400, 600), before = a;
+        KcountInput in = xfs(100, true);
+        KcountVerdict v;
+
+        in.lazytime = true;
+        v = kcount_apply(&in, &a, 1);
+        ok(!v.used && NEAR(a.updates.per_min, before.updates.per_min) && a.source == before.source,
+           "lazytime: no atime update is a transaction; the count says nothing");
+        in = xfs(100, true);
+        in.kind = FS_COUNTER_NONE;
+        v = kcount_apply(&in, &a, 1);
+        ok(!v.used && !v.unexplained && !v.jumped && v.lo < 0, "no count: nothing used, nothing asked");
+        in = xfs(100, true);
+        v = kcount_apply(&in, NULL, 0);
+        ok(!v.used, "no writer: nothing to apply it to");
+}
+
+int main(void) {
+        test_pure();
+        test_bound();
+        test_jbd2();
+        test_not_applied();
+        return tap_done();
+}
