@@ -319,7 +319,9 @@ static char *read_all(int fd) {
         return out ? out : strdup("");
 }
 
-/* Runs argv; its stdout and stderr in *ret. Returns its exit status, or -errno. */
+/* Runs argv in the C locale (what it prints is read by a program, not by
+ * the operator: no translation, the summary in its one form); its stdout
+ * and stderr in *ret. Returns its exit status, or -errno. */
 static int run_capture(char *const *argv, char **ret) {
         _cleanup_close_ int fd = -1;
         int status;
@@ -331,6 +333,7 @@ static int run_capture(char *const *argv, char **ret) {
         if (pid == 0) {
                 dup2(fd, STDOUT_FILENO);
                 dup2(fd, STDERR_FILENO);
+                (void) setenv("LC_ALL", "C", 1);
                 execvp(argv[0], argv);
                 _exit(127);
         }
@@ -351,29 +354,33 @@ static int write_temp(const char *text, size_t len, char *path_template) {
         return 0;
 }
 
-/* Lines of findmnt --verify's report on the new file that its report on
- * the old one does not have: problems the edit would add. */
+/* Problems findmnt --verify finds in the new file that it does not find in
+ * the old: the lines of its report on the new that the report on the old
+ * lacks, and, where it exits with an error on the new file only (its exit
+ * status counts errors, not warnings), that, whatever it printed. */
 static int verify_with_findmnt(const char *old, size_t old_len, const char *new, size_t new_len, char **ret_new_issues) {
         char a[] = "/tmp/atimectl-fstab-old.XXXXXX", b[] = "/tmp/atimectl-fstab-new.XXXXXX";
         char findmnt[] = "findmnt", verify[] = "--verify", tab_file[] = "--tab-file";
         _cleanup_free_ char *out_a = NULL, *out_b = NULL;
         _cleanup_strv_free_ char **la = NULL, **lb = NULL, **added = NULL;
-        int r;
+        int status_a, status_b = -1;
 
         *ret_new_issues = NULL;
         if (write_temp(old, old_len, a) < 0 || write_temp(new, new_len, b) < 0) {
                 unlink(a);
                 return -EIO;
         }
-        r = run_capture((char *[]) { findmnt, verify, tab_file, a, NULL }, &out_a);
-        if (r >= 0)
-                r = run_capture((char *[]) { findmnt, verify, tab_file, b, NULL }, &out_b);
+        status_a = run_capture((char *[]) { findmnt, verify, tab_file, a, NULL }, &out_a);
+        if (status_a >= 0 && status_a != 127)
+                status_b = run_capture((char *[]) { findmnt, verify, tab_file, b, NULL }, &out_b);
         unlink(a);
         unlink(b);
-        if (r == 127)
+        if (status_a == 127 || status_b == 127)
                 return -ENOENT; /* no findmnt */
-        if (r < 0)
-                return r;
+        if (status_a < 0)
+                return status_a;
+        if (status_b < 0)
+                return status_b;
         if (strv_split(out_a, "\n", &la) < 0 || strv_split(out_b, "\n", &lb) < 0)
                 return -ENOMEM;
         STRV_FOREACH(l, lb) {
@@ -382,6 +389,14 @@ static int verify_with_findmnt(const char *old, size_t old_len, const char *new,
                                                           strstr(*l, "0 parse errors")))
                         continue;
                 if (!strv_contains(la, *l) && strv_extend(&added, *l) < 0)
+                        return -ENOMEM;
+        }
+        if (!added && status_b != 0 && status_a == 0) {
+                char line[128];
+
+                snprintf(line, sizeof line, "findmnt --verify fails on the new file (exit status %d), not on the old one",
+                         status_b);
+                if (strv_extend(&added, line) < 0)
                         return -ENOMEM;
         }
         *ret_new_issues = added ? strv_join(added, "\n") : NULL;

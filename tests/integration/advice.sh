@@ -78,6 +78,22 @@ like "the mail spool line gets relatime" "$out" "^\\+tmpfs  $M/mail  tmpfs  rela
 is "nothing is written without --write" "$(cmp $T/fstab $T/fstab.orig && echo same)" "same"
 like "a mount not in fstab is said so, with the equivalent commands" "$(ctl fstab --file $T/fstab --set $M/quiet=noatime 2>&1)" \
         "$M/quiet is not in $T/fstab. Now: atimectl remount '$M/quiet' noatime .*systemctl edit '.*quiet\.mount'"
+# findmnt --verify is read as a program reads it: in the C locale, and by
+# its exit status too. A findmnt of the test's own reports what the real
+# one does but fails on the new file, as a later findmnt might on a problem
+# worded in a way atimectl does not know.
+mkdir -p $T/bin
+cat >$T/bin/findmnt <<'SH'
+#!/bin/sh
+echo "LC_ALL=${LC_ALL:-unset}" >>"$FINDMNT_LOG"
+/usr/bin/findmnt "$@"
+case $(cat "$3") in *defaults,relatime*) exit 1 ;; esac
+SH
+chmod +x $T/bin/findmnt
+PATH=$T/bin:$PATH FINDMNT_LOG=$T/findmnt.log LC_ALL=C.UTF-8 ctl fstab --file $T/fstab --write >$T/write.out 2>&1
+is "findmnt failing on the new file only: nothing written, exit 1" "$?|$(cmp -s $T/fstab $T/fstab.orig && echo same)" "1|same"
+like "and it says why" "$(cat $T/write.out)" "findmnt --verify fails on the new file \(exit status 1\), not on the old one"
+is "findmnt ran twice, in the C locale" "$(sort -u $T/findmnt.log | tr '\n' ' ')" "LC_ALL=C "
 ctl fstab --file $T/fstab --write >$T/write.out 2>&1
 is "--write: exit 0" "$?" "0"
 like "and says where the backup is" "$(cat $T/write.out)" "Wrote $T/fstab; the old one is $T/fstab.atimectl-[0-9]+"
