@@ -14,7 +14,6 @@
 #include "time-util.h"
 
 static int max_level = LOG_INFO;
-static int prefix_mode = -1; /* -1: auto */
 static const char *program = NULL;
 static LogSink sink = NULL;
 
@@ -39,10 +38,6 @@ int log_get_max_level(void) {
 DEFINE_STRING_TABLE_LOOKUP_FROM_STRING_WITH_ALIASES(log_level, int);
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(log_level, int);
-
-void log_set_prefix(int mode) {
-        prefix_mode = mode;
-}
 
 void log_set_program(const char *name) {
         program = name;
@@ -70,7 +65,7 @@ static int log_emit(int level, int error, const char *field, const char *value, 
 
         if (sink && field && value && sink(level, safe, field, value))
                 goto done;
-        prefix = prefix_mode < 0 ? !isatty(STDERR_FILENO) : prefix_mode > 0;
+        prefix = !isatty(STDERR_FILENO);
         if (prefix)
                 fprintf(stderr, "<%d>%s\n", level, safe);
         else if (program)

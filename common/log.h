@@ -13,8 +13,8 @@ void log_set_max_level(int level);
 int log_get_max_level(void);
 int log_level_from_string(const char *s);
 const char *log_level_to_string(int level);
-/* Prefix lines with <N>: "auto" (not on a terminal), forced on or off. */
-void log_set_prefix(int mode);
+/* Lines on a terminal start with the program's name; elsewhere (the
+ * journal's stream, a file) with the <N> priority prefix journald reads. */
 void log_set_program(const char *name);
 
 /* Logs at 'level' with errno 'error' available to %m; returns -|error|

@@ -19,7 +19,11 @@ bool journal_available(void) {
 
         return e && sscanf(e, "%llu:%llu", &dev, &ino) == 2 && fstat(STDERR_FILENO, &st) == 0 &&
                (unsigned long long) st.st_dev == dev && (unsigned long long) st.st_ino == ino &&
-               access(JOURNAL_SOCKET, W_OK) == 0;
+               journal_socket_available();
+}
+
+bool journal_socket_available(void) {
+        return access(JOURNAL_SOCKET, W_OK) == 0;
 }
 
 /* One entry: the message, its priority, and the object's field. A value

@@ -14,6 +14,8 @@
 /* Whether stderr is the journal's stream (JOURNAL_STREAM is its
  * device:inode) and the native socket takes entries. */
 bool journal_available(void);
+/* Whether journald's native socket takes entries (stderr anywhere). */
+bool journal_socket_available(void);
 /* Sends messages about objects to the journal from now on, if it is
  * available; returns whether it is. */
 bool journal_log_setup(void);

@@ -255,7 +255,7 @@ static void state_format(int state, char *buf, size_t len) {
 static void announce(const struct recommendation *r, int previous) {
         char opts[64], prev[64], now[64], saving[128] = "";
         const struct advice *a = &r->advice;
-        bool journal = access("/run/systemd/journal/socket", W_OK) == 0;
+        bool journal = journal_socket_available();
 
         advice_options(a, opts, sizeof opts);
         state_format(previous, prev, sizeof prev);
