@@ -251,126 +251,28 @@ static int apply_table(Manager *m, MountTable *t) {
         return 0;
 }
 
-static int table_read_failed(Manager *m, int r) {
-        return log_error_errno(r, "Failed to read mount table %s, keeping the previous one: %m",
-                               m->config->mountinfo_path);
-}
-
-/* Re-reads the mount table here and now (at start and reload); unless
- * forced (the filter changed), a table that reads as it did last time is
- * not parsed again. */
-static int rescan_mounts(Manager *m, bool force) {
-        MountTable *t = NULL;
+/* The reader's view of the configuration: its file, filter and deadline. */
+static int manager_configure_reader(Manager *m) {
         struct mount_filter f;
-        int r;
 
         config_mount_filter(m->config, &f);
-        r = mount_table_load_changed(m->config->mountinfo_path, &f, force ? NULL : m->mounts, &t);
-        if (r < 0)
-                return table_read_failed(m, r);
-        return t ? apply_table(m, t) : 0; /* NULL: unchanged */
+        return mount_reader_configure(m->mount_reader, m->config->mountinfo_path, &f, m->config->sampler_timeout_usec);
 }
 
+/* Re-reads the mount table here and now (at start and reload), parsed
+ * whatever it reads: the filter may have changed. */
 int manager_rescan_mounts(Manager *m) {
-        return rescan_mounts(m, true);
+        return mount_reader_read_now(m->mount_reader, true);
 }
 
-/* Every other read of the table, the frequent ones (each tick, each mount
- * event, every few seconds), runs in a worker: the kernel formats the
- * whole file for each read, which at 5,000 mounts was a quarter of the
- * event loop's time at a 1 s interval, and a read can wait on the kernel's
- * namespace lock. The text comes back to the loop, which parses it only
- * if it differs from the table's. One read at a time (m->table_read): a
- * request meanwhile is served by one more read when it is back; one that
- * does not return in time holds the slot until it does (one stuck read,
- * not one per tick); the pool refusing it, it is read here. */
-typedef struct TableRead {
-        char *path;
-        char *text;
-        size_t len;
-        int r;
-} TableRead;
-
-static void table_read_free(void *job) {
-        TableRead *j = job;
-
-        free(j->path);
-        free(j->text);
-        free(j);
+static int on_table_read(MountTable *t, void *userdata) {
+        return apply_table(userdata, t);
 }
-
-static int table_read_make(void *userdata, void **ret) {
-        Manager *m = userdata;
-        TableRead *j = calloc(1, sizeof *j);
-
-        if (!j || !(j->path = strdup(m->config->mountinfo_path))) {
-                free(j);
-                return -ENOMEM;
-        }
-        *ret = j;
-        return 0;
-}
-
-static void table_read_work(void *arg, const atomic_bool *cancel) {
-        TableRead *j = arg;
-
-        j->r = mount_table_read(j->path, &j->text, &j->len);
-}
-
-static void table_read_done(void *userdata, void *job, WorkerStatus status) {
-        Manager *m = userdata;
-        TableRead *j = job;
-        struct mount_filter f;
-        MountTable *t = NULL;
-        int r;
-
-        if (status == WORKER_TIMED_OUT) {
-                log_warning("Reading %s did not return in time; the mount table stays as it was until it does.",
-                            m->config->mountinfo_path);
-                return;
-        }
-        if (status == WORKER_CANCELLED)
-                return; /* the pool is going away */
-        if (status == WORKER_EXPIRED)
-                r = -ETIME;
-        else if (j->r < 0)
-                r = j->r;
-        else if (mount_table_text_equal(m->mounts, j->text, j->len))
-                r = 0; /* as it was: nothing to parse */
-        else {
-                config_mount_filter(m->config, &f);
-                r = mount_table_parse(TAKE_PTR(j->text), j->len, m->config->mountinfo_path, &f, &t);
-        }
-        if (r < 0)
-                (void) table_read_failed(m, r);
-        else if (t)
-                (void) apply_table(m, t);
-}
-
-static void rescan_mounts_async(Manager *m) {
-        int r = worker_slot_start(m->table_read, m->config->sampler_timeout_usec);
-
-        if (r == -ENOMEM)
-                (void) rescan_mounts(m, false); /* no memory for the job: here, then */
-        else if (r < 0)
-                (void) table_read_failed(m, r);
-}
-
-static void on_table_read_again(void *userdata) {
-        rescan_mounts_async(userdata);
-}
-
-static const WorkerSlotOps table_read_ops = {
-        .make = table_read_make,
-        .run = table_read_work,
-        .done = table_read_done,
-        .free = table_read_free,
-        .again = on_table_read_again, /* one more read for the requests meanwhile */
-        .run_here = true,             /* refused by the pool: read here, as at start */
-};
 
 static void on_mounts_changed(void *userdata) {
-        rescan_mounts_async(userdata);
+        Manager *m = userdata;
+
+        mount_reader_request(m->mount_reader);
 }
 
 /* The table is read again every few seconds besides: a change whose
@@ -380,8 +282,10 @@ static void on_mounts_changed(void *userdata) {
 #define MOUNTS_RECHECK_USEC (5 * USEC_PER_SEC)
 
 static int on_mounts_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
         (void) sd_event_source_set_time(s, usec + MOUNTS_RECHECK_USEC);
-        rescan_mounts_async(userdata);
+        mount_reader_request(m->mount_reader);
         return 0;
 }
 
@@ -445,7 +349,10 @@ int manager_reload(Manager *m, char ***ret_errors) {
         lim.privileged_gid = m->view.privileged_gid;
         control_server_set_limits(m->control, &lim);
         mount_monitor_set_delay(m->monitor, m->config->rescan_delay_usec);
-        (void) manager_rescan_mounts(m);
+        if (manager_configure_reader(m) < 0)
+                log_oom();
+        else
+                (void) manager_rescan_mounts(m);
 
         log_info("Configuration reloaded from %s", m->config->path ? m->config->path : "built-in defaults");
         (void) sd_notify(0, "READY=1");
@@ -580,7 +487,7 @@ static void on_tick(int64_t t, void *userdata) {
         Manager *m = userdata;
 
         tick_complete(m->tick);
-        rescan_mounts_async(m); /* parsed only if it reads differently */
+        mount_reader_request(m->mount_reader); /* parsed only if it reads differently */
         tick_begin(m->tick, t);
 }
 
@@ -1023,7 +930,8 @@ static int manager_start_workers(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set up measurement: %m");
         if (exporter_new(m->pool, &m->exporter) < 0 || methods_new(&m->view, &m->methods) < 0 ||
-            worker_slot_new(m->pool, &table_read_ops, m, &m->table_read) < 0 ||
+            mount_reader_new(m->pool, &m->mounts, on_table_read, m, &m->mount_reader) < 0 ||
+            manager_configure_reader(m) < 0 ||
             worker_slot_new(m->pool, &flush_ops, m, &m->flush) < 0 ||
             worker_slot_new(m->pool, &consumers_ops, m, &m->consumers_scan) < 0)
                 return log_oom();
@@ -1096,7 +1004,7 @@ Manager *manager_free(Manager *m) {
         m->tick = tick_free(m->tick);
         tracker_shutdown(m->tracker);
         /* What comes back now is not applied: the jobs out are detached. */
-        worker_slot_free(m->table_read);
+        mount_reader_free(m->mount_reader);
         worker_slot_free(m->flush);
         worker_slot_free(m->consumers_scan);
         worker_pool_free(m->pool);

@@ -45,7 +45,7 @@ typedef struct Manager {
         sd_event_source *consumers_timer;
         sd_event_source *mounts_timer; /* the mount table read again now and then */
         /* The background jobs of which one at a time is out (worker.h). */
-        WorkerSlot *table_read;
+        MountReader *mount_reader;  /* the mount table's reads (mounts.h) */
         WorkerSlot *flush;
         WorkerSlot *consumers_scan;
         bool flush_snapshot;       /* what the next flush writes: a snapshot, or the journal */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "log.h"
 #include "mount-util.h"
 #include "string-table.h"
 #include "strv.h"
@@ -662,4 +663,154 @@ int mount_monitor_new(sd_event *e, uint64_t delay_usec, mount_monitor_cb cb, voi
 
 void mount_monitor_set_delay(MountMonitor *m, uint64_t delay_usec) {
         m->delay = delay_usec;
+}
+
+/* ---------------------------------------------------------------- the reader */
+
+struct MountReader {
+        WorkerSlot *slot;
+        MountTable *const *current;
+        mount_reader_apply_fn apply;
+        void *userdata;
+        char *path;
+        struct mount_filter filter;
+        uint64_t timeout_usec;
+};
+
+typedef struct TableRead {
+        char *path;
+        char *text;
+        size_t len;
+        int r;
+} TableRead;
+
+static int reader_failed(const MountReader *r, int error) {
+        return log_error_errno(error, "Failed to read mount table %s, keeping the previous one: %m", r->path);
+}
+
+static void table_read_free(void *job) {
+        TableRead *j = job;
+
+        free(j->path);
+        free(j->text);
+        free(j);
+}
+
+static int table_read_make(void *userdata, void **ret) {
+        MountReader *r = userdata;
+        TableRead *j = calloc(1, sizeof *j);
+
+        if (!j || !(j->path = strdup(r->path))) {
+                free(j);
+                return -ENOMEM;
+        }
+        *ret = j;
+        return 0;
+}
+
+static void table_read_work(void *arg, const atomic_bool *cancel) {
+        TableRead *j = arg;
+
+        j->r = mount_table_read(j->path, &j->text, &j->len);
+}
+
+static void table_read_done(void *userdata, void *job, WorkerStatus status) {
+        MountReader *r = userdata;
+        TableRead *j = job;
+        MountTable *t = NULL;
+        int e;
+
+        if (status == WORKER_TIMED_OUT) {
+                log_warning("Reading %s did not return in time; the mount table stays as it was until it does.",
+                            r->path);
+                return;
+        }
+        if (status == WORKER_CANCELLED)
+                return; /* the pool is going away */
+        if (status == WORKER_EXPIRED)
+                e = -ETIME;
+        else if (j->r < 0)
+                e = j->r;
+        else if (mount_table_text_equal(*r->current, j->text, j->len))
+                e = 0; /* as it was: nothing to parse */
+        else
+                e = mount_table_parse(TAKE_PTR(j->text), j->len, r->path, &r->filter, &t);
+        if (e < 0)
+                (void) reader_failed(r, e);
+        else if (t)
+                (void) r->apply(t, r->userdata);
+}
+
+static void on_table_read_again(void *userdata) {
+        mount_reader_request(userdata);
+}
+
+static const WorkerSlotOps table_read_ops = {
+        .make = table_read_make,
+        .run = table_read_work,
+        .done = table_read_done,
+        .free = table_read_free,
+        .again = on_table_read_again, /* one more read for the requests meanwhile */
+        .run_here = true,             /* refused by the pool: read here, as at start */
+};
+
+int mount_reader_new(WorkerPool *pool, MountTable *const *current, mount_reader_apply_fn apply, void *userdata,
+                     MountReader **ret) {
+        _cleanup_(mount_reader_freep) MountReader *r = calloc(1, sizeof *r);
+        int e;
+
+        if (!r)
+                return -ENOMEM;
+        r->current = current;
+        r->apply = apply;
+        r->userdata = userdata;
+        e = worker_slot_new(pool, &table_read_ops, r, &r->slot);
+        if (e < 0)
+                return e;
+        *ret = TAKE_PTR(r);
+        return 0;
+}
+
+int mount_reader_configure(MountReader *r, const char *path, const struct mount_filter *filter, uint64_t timeout_usec) {
+        char *p = strdup(path);
+
+        if (!p)
+                return -ENOMEM;
+        free(r->path);
+        r->path = p;
+        r->filter = *filter;
+        r->timeout_usec = timeout_usec;
+        return 0;
+}
+
+void mount_reader_request(MountReader *r) {
+        int e = worker_slot_start(r->slot, r->timeout_usec);
+
+        if (e == -ENOMEM)
+                (void) mount_reader_read_now(r, false); /* no memory for the job: here, then */
+        else if (e < 0)
+                (void) reader_failed(r, e);
+}
+
+bool mount_reader_busy(const MountReader *r) {
+        return worker_slot_busy(r->slot);
+}
+
+int mount_reader_read_now(MountReader *r, bool force) {
+        MountTable *t = NULL;
+        int e;
+
+        e = mount_table_load_changed(r->path, &r->filter, force ? NULL : *r->current, &t);
+        if (e < 0)
+                return reader_failed(r, e);
+        return t ? r->apply(t, r->userdata) : 0; /* NULL: unchanged */
+}
+
+MountReader *mount_reader_free(MountReader *r) {
+        if (!r)
+                return NULL;
+        worker_slot_free(r->slot);
+        free(r->path);
+        free(r);
+        return NULL;
 }

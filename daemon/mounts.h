@@ -9,6 +9,7 @@
 #include <systemd/sd-event.h>
 
 #include "macro.h"
+#include "worker.h"
 
 typedef enum AtimeMode {
         ATIME_STRICT,
@@ -118,6 +119,38 @@ const MountEntry *mount_table_find_target(const MountTable *t, const char *targe
  * place (both set; same id, other policy or options). */
 typedef void (*mount_diff_cb)(const MountEntry *old, const MountEntry *new, void *userdata);
 void mount_table_diff(const MountTable *old, const MountTable *new, mount_diff_cb cb, void *userdata);
+
+/* The mount table kept current. Reads (each tick, each mount event, every
+ * few seconds) run in a worker: the kernel formats the whole file for each
+ * read, which at 5,000 mounts was a quarter of the event loop's time at a
+ * 1 s interval, and a read can wait on the kernel's namespace lock. The
+ * text comes back to the loop, which parses it only if it differs from the
+ * table in force. One read at a time (a WorkerSlot): a request meanwhile is
+ * served by one more read when it is back; one that does not return in
+ * time holds the slot until it does (one stuck read, not one per tick); the
+ * pool refusing it, it is read here. Failures are logged here, and the
+ * table in force stays.
+ *
+ * The reader borrows: the table in force (*current, the owner's, read on
+ * the loop only) and the filter's lists (until the next
+ * mount_reader_configure()). A table that reads differently goes to
+ * 'apply', which takes it. */
+typedef struct MountReader MountReader;
+typedef int (*mount_reader_apply_fn)(MountTable *t, void *userdata);
+int mount_reader_new(WorkerPool *pool, MountTable *const *current, mount_reader_apply_fn apply, void *userdata,
+                     MountReader **ret);
+/* The file, the filter and a read's deadline, from now on. */
+int mount_reader_configure(MountReader *r, const char *path, const struct mount_filter *filter, uint64_t timeout_usec);
+/* A read in the background. */
+void mount_reader_request(MountReader *r);
+/* A read is out (one that timed out included). */
+bool mount_reader_busy(const MountReader *r);
+/* A read here and now (at start and reload); unless forced (the filter
+ * changed), a table that reads as it did is not parsed again. Returns the
+ * read's error or what 'apply' returned. */
+int mount_reader_read_now(MountReader *r, bool force);
+MountReader *mount_reader_free(MountReader *r);
+DEFINE_FREE_FUNC(MountReader, mount_reader_free);
 
 /* Watches the kernel's mount table; calls cb once per burst of changes,
  * 'delay' after the first. */

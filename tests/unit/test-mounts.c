@@ -13,8 +13,10 @@
 #pragma GCC diagnostic ignored "-Wdiscarded-qualifiers"
 #endif
 
+#include "loop-wait.h"
 #include "mounts.h"
 #include "strv.h"
+#include "time-util.h"
 #include "../tap.h"
 
 static void test_policy(void) {
@@ -251,6 +253,58 @@ static void test_reachable(void) {
         unlink(path);
 }
 
+/* The reader: the table in force is the test's (borrowed), and a table
+ * that reads differently comes to 'apply', in the background or here. */
+struct applied {
+        MountTable *table; /* the one in force */
+        unsigned calls;
+};
+
+static int apply(MountTable *t, void *userdata) {
+        struct applied *a = userdata;
+
+        mount_table_free(a->table);
+        a->table = t;
+        a->calls++;
+        return 0;
+}
+
+static void test_reader(void) {
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        _cleanup_(worker_pool_freep) WorkerPool *pool = NULL;
+        _cleanup_(mount_reader_freep) MountReader *r = NULL;
+        struct applied a = {};
+        struct mount_filter def = {};
+        char path[] = "/tmp/test-mounts.XXXXXX";
+        const char *one = "20 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n";
+        const char *two = "20 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
+                          "21 20 254:1 / /srv rw,noatime shared:2 - xfs /dev/vdb rw\n";
+        int fd = mkstemp(path);
+
+        ok(fd >= 0 && write(fd, one, strlen(one)) == (ssize_t) strlen(one), "reader: a table written");
+        ok(sd_event_new(&e) >= 0 && worker_pool_new(e, 2, &pool) == 0, "reader: a loop and a pool");
+        ok(mount_reader_new(pool, &a.table, apply, &a, &r) == 0 && mount_reader_configure(r, path, &def, 5 * USEC_PER_SEC) == 0,
+           "reader: made and configured");
+        ok(mount_reader_read_now(r, true) == 0 && a.calls == 1 && a.table && a.table->n == 1, "read here: applied");
+        mount_reader_request(r);
+        RUN_LOOP_UNTIL(e, !mount_reader_busy(r));
+        ok(a.calls == 1, "read in the background, the same text: nothing applied");
+        ok(lseek(fd, 0, SEEK_SET) == 0 && write(fd, two, strlen(two)) == (ssize_t) strlen(two), "reader: a mount added");
+        mount_reader_request(r);
+        mount_reader_request(r); /* while one is out: served by one more read */
+        RUN_LOOP_UNTIL(e, a.calls == 2);
+        ok(a.calls == 2 && a.table->n == 2, "read in the background: the new table applied once");
+        ok(mount_reader_configure(r, "/nonexistent/mountinfo", &def, 5 * USEC_PER_SEC) == 0 &&
+                   mount_reader_read_now(r, true) == -ENOENT && a.table->n == 2,
+           "a missing file: the error, and the table in force stays");
+        if (fd >= 0)
+                close(fd);
+        unlink(path);
+        r = mount_reader_free(r);
+        pool = worker_pool_free(pool);
+        mount_table_free(a.table);
+}
+
 int main(void) {
         test_policy();
         test_filter();
@@ -258,5 +312,6 @@ int main(void) {
         test_diff();
         test_changed();
         test_reachable();
+        test_reader();
         return tap_done();
 }
