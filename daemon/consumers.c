@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "log.h"
 #include "parse-util.h"
 #include "string-table.h"
 #include "strv.h"
@@ -756,4 +757,143 @@ ssize_t consumers_owner(const Consumers *c, size_t i, char *const *targets, size
                     (owner < 0 || strlen(targets[k]) > strlen(targets[owner])))
                         owner = (ssize_t) k;
         return owner;
+}
+
+/* ---------------------------------------------------------------- the scanner */
+
+struct ConsumerScanner {
+        WorkerSlot *slot;
+        consumer_scanner_found_fn found;
+        void *userdata;
+        struct consumers_paths paths; /* borrowed */
+        uint64_t timeout_usec;
+        size_t last_n; /* consumers the last scan found; SIZE_MAX before the first */
+};
+
+/* A scan's own copy of the paths. */
+struct scan_job {
+        char **tmpfiles_dirs, **mail_spools;
+        char *tmpreaper_conf, *tmpwatch_cron, *popcon_conf;
+        Consumers *result;
+        int r;
+};
+
+static void scan_job_free(void *job) {
+        struct scan_job *j = job;
+
+        strv_free(j->tmpfiles_dirs);
+        strv_free(j->mail_spools);
+        free(j->tmpreaper_conf);
+        free(j->tmpwatch_cron);
+        free(j->popcon_conf);
+        consumers_free(j->result);
+        free(j);
+}
+
+static int scan_make(void *userdata, void **ret) {
+        ConsumerScanner *s = userdata;
+        const struct consumers_paths *p = &s->paths;
+        struct scan_job *j = calloc(1, sizeof *j);
+
+        if (!j)
+                return -ENOMEM;
+        if (strv_copy(p->tmpfiles_dirs, &j->tmpfiles_dirs) < 0 || strv_copy(p->mail_spools, &j->mail_spools) < 0 ||
+            !(j->tmpreaper_conf = strdup(p->tmpreaper_conf)) || !(j->tmpwatch_cron = strdup(p->tmpwatch_cron)) ||
+            !(j->popcon_conf = strdup(p->popcon_conf))) {
+                scan_job_free(j);
+                return -ENOMEM;
+        }
+        *ret = j;
+        return 0;
+}
+
+static void scan_work(void *arg, const atomic_bool *cancel) {
+        struct scan_job *j = arg;
+        struct consumers_paths p = {
+                .tmpfiles_dirs = j->tmpfiles_dirs,
+                .mail_spools = j->mail_spools,
+                .tmpreaper_conf = j->tmpreaper_conf,
+                .tmpwatch_cron = j->tmpwatch_cron,
+                .popcon_conf = j->popcon_conf,
+        };
+
+        j->r = consumers_scan(&p, &j->result);
+}
+
+static void scan_done(void *userdata, void *job, WorkerStatus status) {
+        ConsumerScanner *s = userdata;
+        struct scan_job *j = job;
+
+        if (status == WORKER_TIMED_OUT) {
+                log_warning("Looking for atime consumers timed out (a mail spool on a filesystem that does not answer?)");
+                return;
+        }
+        if (status != WORKER_DONE)
+                return;
+        if (j->r < 0) {
+                log_warning_errno(j->r, "Failed to look for atime consumers: %m");
+                return;
+        }
+        STRV_FOREACH(n, j->result->notes)
+                log_debug("atime consumers: %s", *n);
+        if (s->last_n != j->result->n)
+                log_info("%zu atime consumer%s found (tmp cleaners, mail spools, popularity-contest)", j->result->n,
+                         j->result->n == 1 ? "" : "s");
+        s->last_n = j->result->n;
+        s->found(TAKE_PTR(j->result), s->userdata);
+}
+
+static void on_scan_again(void *userdata) {
+        consumer_scanner_request(userdata);
+}
+
+static const WorkerSlotOps scan_ops = {
+        .make = scan_make,
+        .run = scan_work,
+        .done = scan_done,
+        .free = scan_job_free,
+        .again = on_scan_again, /* a reload's scan follows the one out */
+        /* Never on the loop: a mail spool may be on a filesystem that hangs. */
+};
+
+int consumer_scanner_new(WorkerPool *pool, consumer_scanner_found_fn found, void *userdata, ConsumerScanner **ret) {
+        _cleanup_(consumer_scanner_freep) ConsumerScanner *s = calloc(1, sizeof *s);
+        int r;
+
+        if (!s)
+                return -ENOMEM;
+        s->found = found;
+        s->userdata = userdata;
+        s->last_n = SIZE_MAX;
+        r = worker_slot_new(pool, &scan_ops, s, &s->slot);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+void consumer_scanner_configure(ConsumerScanner *s, const struct consumers_paths *paths, uint64_t timeout_usec) {
+        s->paths = *paths;
+        s->timeout_usec = timeout_usec;
+}
+
+void consumer_scanner_request(ConsumerScanner *s) {
+        int r = worker_slot_start(s->slot, s->timeout_usec);
+
+        if (r == -ENOMEM)
+                log_oom();
+        else if (r < 0)
+                log_warning_errno(r, "Cannot look for atime consumers: %m");
+}
+
+bool consumer_scanner_busy(const ConsumerScanner *s) {
+        return worker_slot_busy(s->slot);
+}
+
+ConsumerScanner *consumer_scanner_free(ConsumerScanner *s) {
+        if (!s)
+                return NULL;
+        worker_slot_free(s->slot);
+        free(s);
+        return NULL;
 }

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "macro.h"
+#include "worker.h"
 
 typedef enum ConsumerKind {
         CONSUMER_MAIL,
@@ -73,6 +74,24 @@ int consumers_parse_popcon(Consumers *c, const char *name, const char *text, siz
 
 /* Reads everything. Blocking: for a worker. Missing files are fine. */
 int consumers_scan(const struct consumers_paths *p, Consumers **ret);
+
+/* The scan kept current: it reads files anywhere (mail spools on NFS,
+ * say), so it runs in a worker, never on the loop, one at a time (a
+ * WorkerSlot); a request meanwhile (a reload) is served by one more scan
+ * when it is back. One that times out is logged and its result, if it ever
+ * comes, dropped. Each scan's job holds its own copy of the paths (taken on
+ * the loop as it starts); the scanner borrows 'paths' itself until the next
+ * consumer_scanner_configure(). A completed scan's list goes to 'found',
+ * which takes it. */
+typedef struct ConsumerScanner ConsumerScanner;
+typedef void (*consumer_scanner_found_fn)(Consumers *c, void *userdata);
+int consumer_scanner_new(WorkerPool *pool, consumer_scanner_found_fn found, void *userdata, ConsumerScanner **ret);
+void consumer_scanner_configure(ConsumerScanner *s, const struct consumers_paths *paths, uint64_t timeout_usec);
+/* A scan in the background. */
+void consumer_scanner_request(ConsumerScanner *s);
+bool consumer_scanner_busy(const ConsumerScanner *s);
+ConsumerScanner *consumer_scanner_free(ConsumerScanner *s);
+DEFINE_FREE_FUNC(ConsumerScanner, consumer_scanner_free);
 
 /* The strongest need among consumers whose path lies on the mount at
  * 'target' (and no more specific tracked mount: 'others' lists every tracked

@@ -32,6 +32,7 @@
 #include "varlink.h"
 
 static void manager_scan_consumers(Manager *m);
+static void manager_configure_scanner(Manager *m);
 
 int manager_read_config(const char *config_path, const char *override_socket, const char *override_state_dir,
                         struct config **ret, char ***ret_errors) {
@@ -340,6 +341,9 @@ int manager_reload(Manager *m, char ***ret_errors) {
         tracker_set_config(m->tracker, c);
         config_free(m->config);
         m->config = TAKE_PTR(c);
+        /* The reader and the scanner borrowed the old one's lists. */
+        manager_configure_scanner(m);
+        r = manager_configure_reader(m);
         manager_changed(m);
         manager_scan_consumers(m);
         (void) sd_event_source_set_time_relative(m->flush_timer, m->config->flush_interval_usec);
@@ -349,10 +353,9 @@ int manager_reload(Manager *m, char ***ret_errors) {
         lim.privileged_gid = m->view.privileged_gid;
         control_server_set_limits(m->control, &lim);
         mount_monitor_set_delay(m->monitor, m->config->rescan_delay_usec);
-        if (manager_configure_reader(m) < 0)
+        if (r < 0)
                 log_oom();
-        else
-                (void) manager_rescan_mounts(m);
+        (void) manager_rescan_mounts(m);
 
         log_info("Configuration reloaded from %s", m->config->path ? m->config->path : "built-in defaults");
         (void) sd_notify(0, "READY=1");
@@ -537,106 +540,32 @@ static int manager_start_store(Manager *m) {
 
 /* ---------------------------------------------------------------- consumers */
 
-/* The scan reads files anywhere (mail spools on NFS, say): in a worker,
- * one at a time (m->consumers_scan), a request meanwhile (a reload) served
- * by one more scan when it is back. One that times out is logged and its
- * result, if it ever comes, dropped. Never run on the loop. */
-struct consumers_job {
-        char **tmpfiles_dirs, **mail_spools;
-        char *tmpreaper_conf, *tmpwatch_cron, *popcon_conf;
-        Consumers *result;
-        int r;
-};
-
-static void consumers_job_free(void *job) {
-        struct consumers_job *j = job;
-
-        strv_free(j->tmpfiles_dirs);
-        strv_free(j->mail_spools);
-        free(j->tmpreaper_conf);
-        free(j->tmpwatch_cron);
-        free(j->popcon_conf);
-        consumers_free(j->result);
-        free(j);
-}
-
-static int consumers_make(void *userdata, void **ret) {
-        Manager *m = userdata;
+/* Where the scan looks, from the configuration (borrowed by the scanner
+ * until the next reload). */
+static void manager_configure_scanner(Manager *m) {
         const struct config *c = m->config;
-        struct consumers_job *j = calloc(1, sizeof *j);
 
-        if (!j)
-                return -ENOMEM;
-        if (strv_copy(c->tmpfiles_dirs, &j->tmpfiles_dirs) < 0 || strv_copy(c->mail_spools, &j->mail_spools) < 0 ||
-            !(j->tmpreaper_conf = strdup(c->tmpreaper_conf)) || !(j->tmpwatch_cron = strdup(c->tmpwatch_cron)) ||
-            !(j->popcon_conf = strdup(c->popcon_conf))) {
-                consumers_job_free(j);
-                return -ENOMEM;
-        }
-        *ret = j;
-        return 0;
-}
-
-static void consumers_work(void *arg, const atomic_bool *cancel) {
-        struct consumers_job *j = arg;
-        struct consumers_paths p = {
-                .tmpfiles_dirs = j->tmpfiles_dirs,
-                .mail_spools = j->mail_spools,
-                .tmpreaper_conf = j->tmpreaper_conf,
-                .tmpwatch_cron = j->tmpwatch_cron,
-                .popcon_conf = j->popcon_conf,
+        m->consumer_paths = (struct consumers_paths) {
+                .tmpfiles_dirs = c->tmpfiles_dirs,
+                .mail_spools = c->mail_spools,
+                .tmpreaper_conf = c->tmpreaper_conf,
+                .tmpwatch_cron = c->tmpwatch_cron,
+                .popcon_conf = c->popcon_conf,
         };
-
-        j->r = consumers_scan(&p, &j->result);
-}
-
-static void consumers_done(void *userdata, void *job, WorkerStatus status) {
-        Manager *m = userdata;
-        struct consumers_job *j = job;
-        size_t before;
-
-        if (status == WORKER_TIMED_OUT) {
-                log_warning("Looking for atime consumers timed out (a mail spool on a filesystem that does not answer?)");
-                return;
-        }
-        if (status != WORKER_DONE)
-                return;
-        if (j->r < 0) {
-                log_warning_errno(j->r, "Failed to look for atime consumers: %m");
-                return;
-        }
-        before = m->consumers ? m->consumers->n : SIZE_MAX;
-        STRV_FOREACH(n, j->result->notes)
-                log_debug("atime consumers: %s", *n);
-        if (before != j->result->n)
-                log_info("%zu atime consumer%s found (tmp cleaners, mail spools, popularity-contest)", j->result->n,
-                         j->result->n == 1 ? "" : "s");
-        consumers_free(m->consumers);
-        m->consumers = TAKE_PTR(j->result);
-        manager_changed(m);
+        consumer_scanner_configure(m->consumer_scanner, &m->consumer_paths, c->sampler_timeout_usec);
 }
 
 static void manager_scan_consumers(Manager *m) {
-        int r = worker_slot_start(m->consumers_scan, m->config->sampler_timeout_usec);
-
-        if (r == -ENOMEM)
-                log_oom();
-        else if (r < 0)
-                log_warning_errno(r, "Cannot look for atime consumers: %m");
+        consumer_scanner_request(m->consumer_scanner);
 }
 
-static void on_consumers_again(void *userdata) {
-        manager_scan_consumers(userdata);
-}
+static void on_consumers_found(Consumers *c, void *userdata) {
+        Manager *m = userdata;
 
-static const WorkerSlotOps consumers_ops = {
-        .make = consumers_make,
-        .run = consumers_work,
-        .done = consumers_done,
-        .free = consumers_job_free,
-        .again = on_consumers_again, /* a reload's scan follows the one out */
-        /* Never on the loop: a mail spool may be on a filesystem that hangs. */
-};
+        consumers_free(m->consumers);
+        m->consumers = c;
+        manager_changed(m);
+}
 
 static int on_consumers_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
@@ -933,8 +862,9 @@ static int manager_start_workers(Manager *m) {
             mount_reader_new(m->pool, &m->mounts, on_table_read, m, &m->mount_reader) < 0 ||
             manager_configure_reader(m) < 0 ||
             worker_slot_new(m->pool, &flush_ops, m, &m->flush) < 0 ||
-            worker_slot_new(m->pool, &consumers_ops, m, &m->consumers_scan) < 0)
+            consumer_scanner_new(m->pool, on_consumers_found, m, &m->consumer_scanner) < 0)
                 return log_oom();
+        manager_configure_scanner(m);
         return 0;
 }
 
@@ -1006,7 +936,7 @@ Manager *manager_free(Manager *m) {
         /* What comes back now is not applied: the jobs out are detached. */
         mount_reader_free(m->mount_reader);
         worker_slot_free(m->flush);
-        worker_slot_free(m->consumers_scan);
+        consumer_scanner_free(m->consumer_scanner);
         worker_pool_free(m->pool);
         /* Stopped on purpose: no stale figures left for node_exporter to
          * serve (after a crash, atimed_last_export_timestamp_seconds says

@@ -47,7 +47,8 @@ typedef struct Manager {
         /* The background jobs of which one at a time is out (worker.h). */
         MountReader *mount_reader;  /* the mount table's reads (mounts.h) */
         WorkerSlot *flush;
-        WorkerSlot *consumers_scan;
+        ConsumerScanner *consumer_scanner;      /* the consumer scans (consumers.h) */
+        struct consumers_paths consumer_paths; /* where they look: the configuration's, borrowed */
         bool flush_snapshot;       /* what the next flush writes: a snapshot, or the journal */
         sd_event_source *flush_timer;
         bool exiting;              /* SIGTERM came while a flush was out */

@@ -772,14 +772,16 @@ int mount_reader_new(WorkerPool *pool, MountTable *const *current, mount_reader_
 }
 
 int mount_reader_configure(MountReader *r, const char *path, const struct mount_filter *filter, uint64_t timeout_usec) {
-        char *p = strdup(path);
+        char *p;
 
-        if (!p)
-                return -ENOMEM;
-        free(r->path);
-        r->path = p;
+        /* The old filter's lists may be gone already: never kept past this. */
         r->filter = *filter;
         r->timeout_usec = timeout_usec;
+        p = strdup(path);
+        if (!p)
+                return -ENOMEM; /* the old path, the reader's own copy, stays */
+        free(r->path);
+        r->path = p;
         return 0;
 }
 

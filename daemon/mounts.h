@@ -139,7 +139,9 @@ typedef struct MountReader MountReader;
 typedef int (*mount_reader_apply_fn)(MountTable *t, void *userdata);
 int mount_reader_new(WorkerPool *pool, MountTable *const *current, mount_reader_apply_fn apply, void *userdata,
                      MountReader **ret);
-/* The file, the filter and a read's deadline, from now on. */
+/* The file, the filter and a read's deadline, from now on. Call it as soon
+ * as the lists the last filter borrowed go: the filter is taken even when
+ * the path cannot be copied (-ENOMEM; the old path stays). */
 int mount_reader_configure(MountReader *r, const char *path, const struct mount_filter *filter, uint64_t timeout_usec);
 /* A read in the background. */
 void mount_reader_request(MountReader *r);

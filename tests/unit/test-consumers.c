@@ -11,7 +11,9 @@
 
 #include "../tap.h"
 #include "consumers.h"
+#include "loop-wait.h"
 #include "strv.h"
+#include "time-util.h"
 
 /* Mount lists are built from literals the code never writes to. */
 #ifdef __clang__
@@ -131,6 +133,62 @@ static void test_resolve(void) {
                 printf("# could not remove %s\n", base);
 }
 
+/* The scanner: in a worker, one at a time, each scan's list to 'found';
+ * its job keeps its own copy of the paths, so the caller's may go as soon
+ * as a scan has started. */
+struct found {
+        Consumers *last;
+        unsigned calls;
+};
+
+static void on_found(Consumers *c, void *userdata) {
+        struct found *f = userdata;
+
+        consumers_free(f->last);
+        f->last = c;
+        f->calls++;
+}
+
+static void test_scanner(const char *fx) {
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        _cleanup_(worker_pool_freep) WorkerPool *pool = NULL;
+        _cleanup_(consumer_scanner_freep) ConsumerScanner *s = NULL;
+        struct found f = {};
+        char *d1 = NULL, *none = NULL;
+
+        ok(asprintf(&d1, "%s/etc/tmpfiles.d", fx) > 0 && (none = strdup("/nonexistent")), "scanner: paths");
+        {
+                char *dirs[] = { d1, NULL }, *spools[] = { NULL };
+                struct consumers_paths p = { .tmpfiles_dirs = dirs, .mail_spools = spools, .tmpreaper_conf = none,
+                                             .tmpwatch_cron = none, .popcon_conf = none };
+
+                ok(sd_event_new(&e) >= 0 && worker_pool_new(e, 2, &pool) == 0, "scanner: a loop and a pool");
+                ok(consumer_scanner_new(pool, on_found, &f, &s) == 0, "scanner: made");
+                consumer_scanner_configure(s, &p, 5 * USEC_PER_SEC);
+                consumer_scanner_request(s);
+                consumer_scanner_request(s); /* while one is out: one more after it */
+        }
+        /* The paths the scans were configured with are gone (a reload's
+         * old configuration): the one out has its copy; the one after it
+         * is made from the new paths, configured before the loop runs. */
+        free(d1);
+        d1 = NULL;
+        {
+                char *dirs[] = { NULL }, *spools[] = { NULL };
+                struct consumers_paths q = { .tmpfiles_dirs = dirs, .mail_spools = spools, .tmpreaper_conf = none,
+                                             .tmpwatch_cron = none, .popcon_conf = none };
+
+                consumer_scanner_configure(s, &q, 5 * USEC_PER_SEC);
+                RUN_LOOP_UNTIL(e, f.calls == 2 && !consumer_scanner_busy(s));
+        }
+        ok(f.calls == 2, "two requests while none was out: two scans, one after the other (%u)", f.calls);
+        ok(f.last && f.last->n == 0, "the second from the new paths: nothing found");
+        s = consumer_scanner_free(s);
+        pool = worker_pool_free(pool);
+        consumers_free(f.last);
+        free(none);
+}
+
 int main(void) {
         const struct consumer *x;
         Consumers *c;
@@ -232,5 +290,6 @@ int main(void) {
                 consumers_free(c);
         }
         test_resolve();
+        test_scanner(fx);
         return tap_done();
 }
