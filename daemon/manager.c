@@ -370,116 +370,14 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 
 /* ---------------------------------------------------------------- history */
 
-static int64_t now_seconds(void) {
-        return (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
-}
-
-/* A failure to write history is logged once (until it changes) and
- * retried at the next flush: the daemon keeps everything in memory
- * meanwhile. */
-static void flush_report(Manager *m, int r) {
-        if (r < 0 && r != m->last_flush_error)
-                log_warning_errno(r, "Cannot write history to %s, keeping it in memory and retrying: %m",
-                                  m->config->state_dir);
-        else if (r >= 0 && m->last_flush_error < 0)
-                log_info("History written to %s again.", m->config->state_dir);
-        m->last_flush_error = r < 0 ? r : 0;
-}
-
-/* Writes history now, on the loop: at exit only. */
-static void manager_flush(Manager *m, bool snapshot) {
-        flush_report(m, store_flush(m->store, now_seconds(), snapshot));
-}
-
-/* Flushes run in a worker: appending and fsync()ing, or writing a snapshot
- * and renaming it, may take long on a slow or hung /var, and the socket and
- * the watchdog must not wait for it. One at a time (m->flush): while a
- * write is out, flushes are skipped (the samples stay pending). A write
- * has no deadline (what it holds is lost if it is given up on, and a
- * second writer must not race it): it ends when the kernel returns. Only
- * SIGTERM stops waiting, after FLUSH_EXIT_WAIT_USEC. The pool refusing it,
- * it is written here. */
-#define FLUSH_NO_DEADLINE_USEC (365 * 86400 * USEC_PER_SEC)
+/* SIGTERM waits this long for a write that is out before the last one. */
 #define FLUSH_EXIT_WAIT_USEC (10 * USEC_PER_SEC)
-
-typedef struct FlushJob {
-        StoreWrite *w;
-} FlushJob;
-
-static void flush_job_free(void *job) {
-        FlushJob *j = job;
-
-        store_write_free(j->w);
-        free(j);
-}
-
-static int flush_make(void *userdata, void **ret) {
-        Manager *m = userdata;
-        FlushJob *j;
-        StoreWrite *w;
-        int r;
-
-        r = store_flush_begin(m->store, now_seconds(), m->flush_snapshot, &w);
-        if (r < 0)
-                return r;
-        if (!w)
-                return -ENODATA; /* nothing to write */
-        j = calloc(1, sizeof *j);
-        if (!j) {
-                store_write_free(w);
-                return -ENOMEM;
-        }
-        j->w = w;
-        *ret = j;
-        return 0;
-}
-
-static void flush_work(void *arg, const atomic_bool *cancel) {
-        FlushJob *j = arg;
-
-        store_write_run(j->w);
-}
-
-static void flush_done(void *userdata, void *job, WorkerStatus status) {
-        Manager *m = userdata;
-        FlushJob *j = job;
-
-        if (status == WORKER_TIMED_OUT)
-                return; /* a year on: what comes next is WORKER_LATE */
-        flush_report(m, store_flush_end(m->store, TAKE_PTR(j->w)));
-        if (m->exiting && status != WORKER_CANCELLED) {
-                manager_flush(m, true);
-                (void) sd_event_exit(m->event, 0);
-        }
-}
-
-static const WorkerSlotOps flush_ops = {
-        .make = flush_make,
-        .run = flush_work,
-        .done = flush_done,
-        .free = flush_job_free,
-        /* No 'again': a flush asked for while one is out is skipped. */
-        .run_here = true, /* refused by the pool: written here */
-};
-
-static void manager_flush_async(Manager *m, bool snapshot) {
-        int r;
-
-        if (worker_slot_busy(m->flush)) {
-                log_debug("History write still out; this flush is skipped.");
-                return;
-        }
-        m->flush_snapshot = snapshot;
-        r = worker_slot_start(m->flush, FLUSH_NO_DEADLINE_USEC);
-        if (r < 0)
-                flush_report(m, r == -ENODATA ? 0 : r); /* -ENODATA: nothing was pending */
-}
 
 static int on_flush_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
         (void) sd_event_source_set_time(s, usec + m->config->flush_interval_usec);
-        manager_flush_async(m, false);
+        store_flusher_request(m->flusher, false);
         return 0;
 }
 
@@ -507,7 +405,7 @@ static int manager_start_store(Manager *m) {
         r = store_new(m->config->state_dir, m->config->rings.spec, m->config->rings.n, m->config->max_histories, &m->store);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up history: %m");
-        r = store_load(m->store, now_seconds(), &rep);
+        r = store_load(m->store, (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC), &rep);
         if (r < 0) {
                 store_load_report_done(&rep);
                 return log_error_errno(r, "Failed to load history: %m");
@@ -516,8 +414,11 @@ static int manager_start_store(Manager *m) {
                 log_warning("History in %s: %s", m->config->state_dir, *p);
         log_info("History of %zu mounts loaded (%zu journal samples replayed)", rep.mounts, rep.replayed);
         store_load_report_done(&rep);
+        r = store_flusher_new(m->store, m->pool, m->config->state_dir, &m->flusher);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up history: %m");
         /* Fold the journal into a fresh snapshot right away. */
-        manager_flush_async(m, true);
+        store_flusher_request(m->flusher, true);
 
         r = sd_event_add_time_relative(m->event, &m->flush_timer, CLOCK_MONOTONIC, m->config->flush_interval_usec,
                                        USEC_PER_SEC, on_flush_timer, m);
@@ -582,6 +483,14 @@ static int on_flush_exit_wait(sd_event_source *s, uint64_t usec, void *userdata)
         return sd_event_exit(m->event, 0);
 }
 
+/* The write that was out at SIGTERM came back: the last snapshot, then out. */
+static void on_flush_idle_exit(void *userdata) {
+        Manager *m = userdata;
+
+        store_flusher_now(m->flusher, true);
+        (void) sd_event_exit(m->event, 0);
+}
+
 static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
 
@@ -589,16 +498,17 @@ static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, v
         m->stopping = true;
         (void) sd_notify(0, "STOPPING=1\nSTATUS=Shutting down");
         tick_stop(m->tick); /* the tick's samples, in the last flush */
-        if (worker_slot_busy(m->flush)) {
+        if (m->flusher && store_flusher_busy(m->flusher)) {
                 /* The last snapshot follows the write that is out, if it
                  * comes back in time. */
-                m->exiting = true;
                 if (sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC, FLUSH_EXIT_WAIT_USEC, USEC_PER_SEC,
-                                               on_flush_exit_wait, m) >= 0)
+                                               on_flush_exit_wait, m) >= 0) {
+                        store_flusher_when_idle(m->flusher, on_flush_idle_exit, m);
                         return 0;
+                }
         }
-        if (m->store)
-                manager_flush(m, true);
+        if (m->flusher)
+                store_flusher_now(m->flusher, true);
         return sd_event_exit(m->event, 0);
 }
 
@@ -861,7 +771,6 @@ static int manager_start_workers(Manager *m) {
         if (exporter_new(m->pool, &m->exporter) < 0 || methods_new(&m->view, &m->methods) < 0 ||
             mount_reader_new(m->pool, &m->mounts, on_table_read, m, &m->mount_reader) < 0 ||
             manager_configure_reader(m) < 0 ||
-            worker_slot_new(m->pool, &flush_ops, m, &m->flush) < 0 ||
             consumer_scanner_new(m->pool, on_consumers_found, m, &m->consumer_scanner) < 0)
                 return log_oom();
         manager_configure_scanner(m);
@@ -935,7 +844,7 @@ Manager *manager_free(Manager *m) {
         tracker_shutdown(m->tracker);
         /* What comes back now is not applied: the jobs out are detached. */
         mount_reader_free(m->mount_reader);
-        worker_slot_free(m->flush);
+        store_flusher_free(m->flusher);
         consumer_scanner_free(m->consumer_scanner);
         worker_pool_free(m->pool);
         /* Stopped on purpose: no stale figures left for node_exporter to

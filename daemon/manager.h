@@ -46,13 +46,10 @@ typedef struct Manager {
         sd_event_source *mounts_timer; /* the mount table read again now and then */
         /* The background jobs of which one at a time is out (worker.h). */
         MountReader *mount_reader;  /* the mount table's reads (mounts.h) */
-        WorkerSlot *flush;
+        StoreFlusher *flusher;     /* the history's writes (store.h) */
         ConsumerScanner *consumer_scanner;      /* the consumer scans (consumers.h) */
         struct consumers_paths consumer_paths; /* where they look: the configuration's, borrowed */
-        bool flush_snapshot;       /* what the next flush writes: a snapshot, or the journal */
         sd_event_source *flush_timer;
-        bool exiting;              /* SIGTERM came while a flush was out */
-        int last_flush_error; /* logged once until it changes or clears */
         struct Exporter *exporter;        /* the textfile's writer */
         Tick *tick;                       /* each tick's work for every mount (tick.h) */
         bool stopping;                    /* a signal asked us to stop: clean up on the way out */

@@ -22,6 +22,7 @@
 
 #include "macro.h"
 #include "stats.h"
+#include "worker.h"
 
 #define STORE_FILE "history"
 /* The files give a key 16 bits of length. */
@@ -78,6 +79,27 @@ int store_flush_begin(Store *s, int64_t now, bool snapshot, StoreWrite **ret);
 void store_write_run(StoreWrite *w);
 int store_flush_end(Store *s, StoreWrite *w);
 StoreWrite *store_write_free(StoreWrite *w);
+
+/* The flushes, kept off the event loop (store-flush.c): appending and
+ * fsync()ing, or writing a snapshot and renaming it, may take long on a
+ * slow or hung /var, and the socket and the watchdog must not wait for
+ * it. One write at a time (a WorkerSlot): a flush asked for while one is
+ * out is skipped (the samples stay pending). A write has no deadline (what
+ * it holds is lost if it is given up on, and a second writer must not race
+ * it): it ends when the kernel returns. The pool refusing it, it is
+ * written on the loop. A failure is logged once until it changes, and the
+ * next flush tries again. 'dir' names the state directory in log lines. */
+typedef struct StoreFlusher StoreFlusher;
+int store_flusher_new(Store *s, WorkerPool *pool, const char *dir, StoreFlusher **ret);
+void store_flusher_request(StoreFlusher *f, bool snapshot);
+bool store_flusher_busy(const StoreFlusher *f);
+/* A write here and now, on the loop: at exit only. */
+void store_flusher_now(StoreFlusher *f, bool snapshot);
+/* cb once no write is out: at once, or when the one out returns (not if
+ * the pool cancels it). */
+void store_flusher_when_idle(StoreFlusher *f, void (*cb)(void *userdata), void *userdata);
+StoreFlusher *store_flusher_free(StoreFlusher *f);
+DEFINE_FREE_FUNC(StoreFlusher, store_flusher_free);
 
 /* The history of 'key' is a user's mount (tracker_mount_is_users()): when
  * histories must be dropped, it goes first. Kept in memory only: after a

@@ -317,8 +317,10 @@ static int submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, u
                            .owner = owner };
         atomic_init(&j->cancel, false);
         /* A deadline a tenth late is fine; coalescing wakeups is welcome. */
-        r = sd_event_add_time_relative(p->event, &j->timer, CLOCK_MONOTONIC, timeout_usec,
-                                       MAX(MIN(timeout_usec / 10, USEC_PER_SEC), USEC_PER_MSEC), on_deadline, j);
+        r = timeout_usec == WORKER_NO_DEADLINE
+                    ? 0
+                    : sd_event_add_time_relative(p->event, &j->timer, CLOCK_MONOTONIC, timeout_usec,
+                                                 MAX(MIN(timeout_usec / 10, USEC_PER_SEC), USEC_PER_MSEC), on_deadline, j);
         if (r < 0) {
                 free(j);
                 return r;

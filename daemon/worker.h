@@ -41,6 +41,8 @@ int worker_pool_new(sd_event *e, unsigned n_threads, WorkerPool **ret);
 WorkerPool *worker_pool_free(WorkerPool *p);
 DEFINE_FREE_FUNC(WorkerPool, worker_pool_free);
 
+/* A job with no deadline: it ends when it returns. */
+#define WORKER_NO_DEADLINE UINT64_MAX
 int worker_submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec);
 
 /* Jobs on filesystems the pool must not be given to (mounts users own,

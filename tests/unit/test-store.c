@@ -11,9 +11,11 @@
 #include <unistd.h>
 
 #include "../tap.h"
+#include "loop-wait.h"
 #include "mounts.h"
 #include "store.h"
 #include "strv.h"
+#include "time-util.h"
 
 static char dir[128];
 static struct stats_ring_spec sp[STATS_MAX_RINGS];
@@ -115,6 +117,42 @@ static bool has_problem(const struct store_load_report *r, const char *frag) {
                 if (strstr(*p, frag))
                         return true;
         return false;
+}
+
+/* The flusher: writes in a worker, one at a time, with no deadline; the
+ * history it wrote loads back; 'when idle' waits for the write out. */
+static void on_idle(void *userdata) {
+        (*(unsigned *) userdata)++;
+}
+
+static void test_flusher(void) {
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        _cleanup_(worker_pool_freep) WorkerPool *pool = NULL;
+        StoreFlusher *f = NULL;
+        Store *s = NULL, *back = NULL;
+        struct store_load_report rep;
+        unsigned idle = 0;
+
+        ok(sd_event_new(&e) >= 0 && worker_pool_new(e, 2, &pool) == 0, "flusher: a loop and a pool");
+        ok(store_new(dir, sp, nsp, 0, &s) == 0 && store_load(s, T0 + 86400, &rep) == 0, "flusher: a store");
+        store_load_report_done(&rep);
+        ok(store_flusher_new(s, pool, dir, &f) == 0, "flusher: made");
+        feed(s, "uuid=f target=/flushed", 0, 30);
+        store_flusher_request(f, true);
+        ok(store_flusher_busy(f), "a write is out");
+        store_flusher_request(f, false); /* skipped: one is out */
+        store_flusher_when_idle(f, on_idle, &idle);
+        RUN_LOOP_UNTIL(e, idle == 1);
+        ok(idle == 1 && !store_flusher_busy(f), "'when idle' came when the write returned");
+        store_flusher_when_idle(f, on_idle, &idle);
+        ok(idle == 2, "and at once when none is out");
+        back = reload(&rep);
+        ok(store_find(back, "uuid=f target=/flushed") != NULL, "what the worker wrote loads back");
+        store_load_report_done(&rep);
+        store_free(back);
+        store_flusher_free(f);
+        pool = worker_pool_free(pool);
+        store_free(s);
 }
 
 int main(void) {
@@ -514,6 +552,7 @@ int main(void) {
         }
 
         store_free(a);
+        test_flusher();
         {
                 char cmd[256];
                 snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
