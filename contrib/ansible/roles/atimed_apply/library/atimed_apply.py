@@ -217,9 +217,11 @@ class Apply:
             rc, reply, err = self.fstab([(target, policy)], target in force, False)
             if rc != 0 or reply is None:
                 why = last_line(err) or "atimectl fstab failed (exit status %d)" % rc
-                if "breaks a reader of atime" in err:
+                readers = [line.replace("atimectl: ", "", 1).strip() for line in err.splitlines()
+                           if "breaks a reader of atime" in line]
+                if readers:
                     entry["refused"] = True
-                    entry["why"] = "refused: %s" % why.replace("atimectl: ", "", 1)
+                    entry["why"] = "refused: %s" % "; ".join(readers)
                 else:
                     entry["why"] = "fstab: %s" % why
                 continue
