@@ -63,8 +63,9 @@ printf 'Port %s\nListenAddress 127.0.0.1\nPermitRootLogin prohibit-password\nPas
         >"$ROOT/etc/ssh/sshd_config.d/test.conf"
 echo "[127.0.0.1]:$PORT $(cut -d' ' -f1,2 "$ROOT/etc/ssh/ssh_host_ed25519_key.pub")" >"$T/known_hosts"
 # Two mounts of the host's own fstab, relatime, mounted at boot.
-mkdir -p "$ROOT/srv/www" "$ROOT/srv/mail"
+mkdir -p "$ROOT/srv/www" "$ROOT/srv/mail" "$ROOT/srv/strict"
 printf '# /etc/fstab\ntmpfs\t/srv/www\ttmpfs\trelatime,size=16m\t0 0\ntmpfs\t/srv/mail\ttmpfs\trelatime,size=16m\t0 0\n' >"$ROOT/etc/fstab"
+printf 'tmpfs\t/srv/strict\ttmpfs\tstrictatime,size=16m\t0 0\n' >>"$ROOT/etc/fstab"
 boot_or_skip
 opts() { C findmnt -no OPTIONS "$1" | tr ',' '\n' | grep -E '^(no|strict|rel)atime$'; }
 is "/srv/www is mounted from fstab, relatime" "$(opts /srv/www)" "relatime"
@@ -156,12 +157,29 @@ is "the live mount is noatime" "$(opts /srv/www)" "noatime"
 check "atimectl fstab --write kept a backup" C sh -c 'ls /etc/fstab.atimectl-*'
 check "atimed sees the new policy" wait_until 20 sh -c "nsenter -t $LEADER -a atimectl --json status /srv/www | jq -e '.mounts[] | select(.target == \"/srv/www\") | .atime == \"noatime\"'"
 
+# --- Following the advice where its confidence is high: /srv/strict,
+# strictatime with no reader of atime, is advised relatime by rule.
+advice() { C atimectl --json recommend | jq -r '.recommendations[] | select(.change) | "\(.target) \(.confidence) \(.recommended.options)"' | sort; }
+diag "the advice to change: $(advice | tr '\n' ';')"
+like "/srv/strict is advised relatime at confidence high" "$(advice)" "^/srv/strict high relatime"
+high=$(advice | awk '$2 == "high" { print $1 }' | tr '\n' ' ')
+play advice playbooks/rollout.yml --diff -e '{"atimed_follow_advice": "high"}'
+is "rollout.yml with atimed_follow_advice high: exit 0, changed" "$RC|$RECAP" "0|1 0"
+[ "$RC" -eq 0 ] || show advice 20
+is "/srv/strict is relatime" "$(opts /srv/strict)" "relatime"
+like "and so is its fstab line" "$(C cat /etc/fstab)" "^tmpfs	/srv/strict	tmpfs	relatime,size=16m	0 0$"
+is "the mounts advised at confidence high were changed, and no other" \
+        "$(grep -E '^remount ' "$T/advice.out" | sed -n 's/^remount \([^:]*\):.*/\1/p' | sort -u | tr '\n' ' ')" "$high"
+is "/srv/www as it was" "$(opts /srv/www)" "noatime"
+
 # --- A second converge: install, configure and apply again, nothing changes.
 before=$(fstab_sum)
 play again1 playbooks/site.yml -l box
 is "site.yml again: changed=0" "$RC|$RECAP" "0|0 0"
 play again2 playbooks/rollout.yml -e "$POL"
 is "rollout.yml again: changed=0" "$RC|$RECAP" "0|0 0"
+play again3 playbooks/rollout.yml -e '{"atimed_follow_advice": "high"}'
+is "following the advice again: changed=0" "$RC|$RECAP" "0|0 0"
 is "fstab untouched" "$(fstab_sum)" "$before"
 
 # --- A reader that needs atime: refused, the canary fails, the rollout stops.
