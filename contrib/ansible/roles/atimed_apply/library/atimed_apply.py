@@ -71,7 +71,8 @@ mounts:
     remount: {description: Whether the live mount changes., type: bool}
     changed: {description: Whether anything changes for this mount., type: bool}
     refused: {description: Whether a reader of atime refused the policy., type: bool}
-    why: {description: Why the mount failed or was refused; empty otherwise., type: str}
+    skipped: {description: Whether advice was left alone (its mount is not in fstab)., type: bool}
+    why: {description: Why the mount failed, was refused or skipped; empty otherwise., type: str}
 problems:
   description: One line for each reason the host failed (empty when it did not).
   type: list
@@ -187,7 +188,7 @@ class Apply:
         mounts = []
         for target, policy, source in plan:
             entry = dict(target=target, policy=policy, source=source, before="", fstab_change=False,
-                         remount=False, changed=False, refused=False, why="")
+                         remount=False, changed=False, refused=False, skipped=False, why="")
             mounts.append(entry)
             parsed = parse_policy(policy)
             if parsed is None:
@@ -222,6 +223,11 @@ class Apply:
                 if readers:
                     entry["refused"] = True
                     entry["why"] = "refused: %s" % "; ".join(readers)
+                elif source == "advice" and ("%s is not in %s" % (target, self.p["fstab"])) in err:
+                    # Advice for a mount fstab does not hold (a mount unit's,
+                    # a container's): left alone, said, not a failure.
+                    entry["skipped"] = True
+                    entry["why"] = "skipped: not in %s, so the advice would not outlast the mount" % self.p["fstab"]
                 else:
                     entry["why"] = "fstab: %s" % why
                 continue
@@ -236,7 +242,7 @@ class Apply:
             entry["changed"] = entry["fstab_change"] or entry["remount"]
 
         for entry in mounts:
-            if entry["why"]:
+            if entry["why"] and not entry["skipped"]:
                 problems.append("%s: %s" % (entry["target"], entry["why"]))
         if problems:
             self.module.fail_json(msg="nothing changed on this host: " + " | ".join(problems),
