@@ -227,6 +227,7 @@ class Apply:
                     # Advice for a mount fstab does not hold (a mount unit's,
                     # a container's): left alone, said, not a failure.
                     entry["skipped"] = True
+                    entry["remount"] = False
                     entry["why"] = "skipped: not in %s, so the advice would not outlast the mount" % self.p["fstab"]
                 else:
                     entry["why"] = "fstab: %s" % why
