@@ -26,10 +26,12 @@ BUILD_DEPS=(build-essential autoconf automake libtool pkg-config debhelper dpkg-
 # tmux for the terminal test, varlink-go to parse the served Varlink
 # interfaces, apache2 and ab for the seed's own busy-host experiment,
 # debootstrap and systemd-container (systemd-nspawn) for the suite under a
-# real systemd.
+# real systemd, and Ansible (ansible-core, ansible for community.general,
+# ansible-lint, yamllint) with an ssh client to run contrib/ansible's roles
+# against that container (its sshd is the container's, not this host's).
 TEST_DEPS=(jq curl python3 iproute2 tmux varlink-go e2fsprogs xfsprogs util-linux mount systemd bindfs fuse3 prometheus
         prometheus-node-exporter valgrind clang libclang-rt-dev git lintian apache2 apache2-utils debootstrap
-        systemd-container)
+        systemd-container ansible-core ansible ansible-lint yamllint openssh-client)
 
 if [ "$(id -u)" -ne 0 ]; then
         echo "quickstart.sh: run as root (sudo ./quickstart.sh): it installs packages and starts a service." >&2

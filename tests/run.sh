@@ -151,6 +151,9 @@ alone "Debian package" tests/integration/package.sh
 # Under a real systemd: Debian 12 booted in systemd-nspawn (its root and the
 # packages cached in build/systemd/), the previous release upgraded in place.
 alone "under a real systemd (systemd-nspawn)" tests/integration/nspawn.sh
+# The Ansible roles (contrib/ansible): linted, then run over ssh against the
+# same container root with the package nspawn.sh built.
+alone "the Ansible roles, against a container" tests/integration/ansible.sh
 
 # libFuzzer: each target for a bounded time from its seed corpus (the
 # corpora themselves were replayed by make check).

@@ -29,57 +29,14 @@ CACHE=${ATIMED_SYSTEMD_CACHE:-$src/build/systemd}
 T=$(mktemp -d /var/tmp/atimed-nspawn.XXXXXX) || bail mktemp
 ROOT=$CACHE/run/root
 MACHINE=atimed-test-$$
-NSPAWN_PID=""
-LEADER=""
 mkdir -p "$CACHE/run" || bail "cannot make $CACHE"
-
-# poweroff: SIGRTMIN+3 to the container's systemd; nspawn exits after it.
-poweroff() {
-        local i
-        [ -n "$NSPAWN_PID" ] || return 0
-        [ -z "$LEADER" ] || kill -RTMIN+3 "$LEADER" 2>/dev/null
-        for ((i = 0; i < 600; i++)); do
-                kill -0 "$NSPAWN_PID" 2>/dev/null || break
-                sleep 0.1
-        done
-        kill -KILL "$NSPAWN_PID" 2>/dev/null
-        wait "$NSPAWN_PID" 2>/dev/null
-        NSPAWN_PID=""
-        LEADER=""
-}
-nspawn_cleanup() {
-        poweroff
-        [ -z "${KEEP_TEST_DIR:-}" ] || cp -r "$T" "$KEEP_TEST_DIR" 2>/dev/null
-        rm -rf "$T"
-        [ -n "${KEEP_TEST_DIR:-}" ] || rm -rf "$ROOT"
-}
-trap nspawn_cleanup EXIT
-
-# C CMD...: runs CMD in the container (all its namespaces, its root).
-C() { nsenter -t "$LEADER" -a "$@"; }
-Csh() { nsenter -t "$LEADER" -a sh -c "$1"; }
+. "$top_srcdir/tests/integration/container.sh"
+trap container_cleanup EXIT
 export DEBIAN_FRONTEND=noninteractive
 
-# --- A Debian 12 root, made once and kept. The package's libraries come in
-# with it, so that installing it needs no network.
-INCLUDE=systemd,systemd-sysv,dbus,libinih1,libjson-c5
-BASE=$CACHE/bookworm
-if [ "$(cat "$BASE.stamp" 2>/dev/null)" != "$INCLUDE" ]; then
-        rm -rf "$BASE" "$BASE.tmp" "$BASE.stamp"
-        diag "debootstrap of Debian 12 into $BASE (once; kept for the next runs)"
-        start=$(date +%s)
-        if ! debootstrap --variant=minbase --include=$INCLUDE bookworm "$BASE.tmp" >"$CACHE/debootstrap.log" 2>&1; then
-                why=$(grep -E '^E: ' "$CACHE/debootstrap.log" | tail -1)
-                rm -rf "$BASE.tmp"
-                if grep -Eqi 'release file|resolv|connect|unreachable|timed out|network' "$CACHE/debootstrap.log"; then
-                        skip_all "debootstrap cannot reach Debian's archive: ${why:-see $CACHE/debootstrap.log}"
-                fi
-                bail "debootstrap failed: ${why:-see $CACHE/debootstrap.log}"
-        fi
-        apt-get clean -o RootDir="$BASE.tmp" >/dev/null 2>&1 || rm -f "$BASE.tmp"/var/cache/apt/archives/*.deb
-        mv "$BASE.tmp" "$BASE" && echo "$INCLUDE" >"$BASE.stamp" || bail "cannot keep $BASE"
-        diag "debootstrap took $(($(date +%s) - start)) s"
-fi
+# --- A Debian 12 root, made once and kept (container.sh).
+base_root
+BASE=$BASE_ROOT
 
 # --- The packages: this checkout's HEAD, and the previous release (the tag
 # v0.1.0), each built once per commit from a clean clone and kept (deb.sh;
@@ -106,46 +63,9 @@ fi
 diag "packages ready in $(($(date +%s) - start)) s: ${NEW_DEB##*/}${OLD_DEB:+ and ${OLD_DEB##*/}}"
 
 # --- Boot. A fresh copy of the root each run.
-rm -rf "$ROOT"
-cp -a "$BASE" "$ROOT" || bail "cannot copy $BASE"
+fresh_root "$BASE"
 cp "$NEW_DEB" ${OLD_DEB:+"$OLD_DEB"} "$ROOT/root/" || bail "cannot copy the packages"
-
-BOOTS=0
-boot() {
-        local i
-        BOOTS=$((BOOTS + 1))
-        systemd-nspawn -D "$ROOT" --boot --register=no --keep-unit --machine="$MACHINE" \
-                </dev/null >"$T/console.$BOOTS" 2>&1 &
-        NSPAWN_PID=$!
-        # The leader: nspawn's child that is PID 1 of its own namespace.
-        for ((i = 0; i < 300; i++)); do
-                [ -z "$LEADER" ] || break
-                kill -0 "$NSPAWN_PID" 2>/dev/null || break
-                for c in $(pgrep -P "$NSPAWN_PID"); do
-                        grep -Eq '^NSpid:.*[[:space:]]1$' "/proc/$c/status" 2>/dev/null && LEADER=$c
-                done
-                [ -n "$LEADER" ] || sleep 0.1
-        done
-        [ -n "$LEADER" ] || return 1
-        # Until its /run/systemd and its bus are up, systemctl cannot even
-        # ask (--wait neither).
-        for ((i = 0; i < 1200; i++)); do
-                state=$(nsenter -t "$LEADER" -a systemctl is-system-running 2>&1)
-                case $state in
-                running | degraded) return 0 ;;
-                initializing | starting | offline | unknown | *"connect to bus"* | *"not been booted"*) sleep 0.1 ;;
-                *) break ;;
-                esac
-        done
-        echo "system state: $state" | tee -a "$T/console.$BOOTS" >&2
-        return 1
-}
-start=$(date +%s)
-if ! boot; then
-        tail -5 "$T/console.1" | sed 's/^/# console: /'
-        skip_all "systemd-nspawn cannot boot a container here: $(grep -v '^$' "$T/console.1" | tail -1)"
-fi
-diag "the container booted in $(($(date +%s) - start)) s ($(C systemctl --version | head -1))"
+boot_or_skip
 is "PID 1 in the container is systemd" "$(C cat /proc/1/comm)" "systemd"
 NEW_VERSION=$(dpkg-deb -f "$NEW_DEB" Version)
 if [ -n "$OLD_DEB" ]; then

@@ -29,6 +29,7 @@ isnt_zero=$?
 check "--deps-only: a failed apt-get install fails quickstart" test "$isnt_zero" -ne 0
 like "the test tools were installed under a policy-rc.d that denies starting services" "$(cat "$T/apt.calls")" "^policy-rc.d: 101$"
 like "the test tools are asked for with --deps-only" "$(grep ' install ' "$T/apt.calls")" " prometheus-node-exporter( |$)"
+like "Ansible and its linters too (the roles' test)" "$(grep ' install ' "$T/apt.calls")" " ansible-core ansible ansible-lint yamllint openssh-client( |$)"
 check "and after the failure no policy-rc.d is left" test ! -e /usr/sbin/policy-rc.d
 
 FAKE_APT_STATUS=0 qs --deps-only
@@ -46,7 +47,7 @@ FAKE_APT_STATUS=100 qs
 check "quickstart: a failed apt-get install fails it" test $? -ne 0
 calls=$(grep ' install ' "$T/apt.calls")
 like "it installs the build dependencies" "$calls" " debhelper( |$)"
-is "and no test tool" "$(echo "$calls" | grep -oE ' (prometheus|prometheus-node-exporter|valgrind|clang|lintian|bindfs)( |$)')" ""
+is "and no test tool" "$(echo "$calls" | grep -oE ' (prometheus|prometheus-node-exporter|valgrind|clang|lintian|bindfs|ansible-core|ansible|ansible-lint|yamllint)( |$)')" ""
 is "it made no policy-rc.d" "$(grep -c '^policy-rc.d' "$T/apt.calls")" "0"
 check "and left none" test ! -e /usr/sbin/policy-rc.d
 
