@@ -18,10 +18,19 @@
 #include "metrics.h"
 #include "time-util.h"
 
+/* The next export, handed over by exporter_submit() and made into a job
+ * by the slot at once. */
+struct export_next {
+        Report *report;
+        const char *path; /* the caller's, until the job copies it */
+        mode_t mode;
+        ExportTiming snapshot;
+};
+
 struct Exporter {
-        WorkerPool *pool;
-        bool busy;     /* a job is out, maybe stuck past its deadline */
-        int last_error; /* logged once until it changes */
+        WorkerSlot *slot;    /* one export out at a time, maybe stuck past its deadline */
+        struct export_next next;
+        int last_error;      /* logged once until it changes */
 };
 
 struct export_job {
@@ -45,21 +54,31 @@ void export_timing_stop(ExportTiming *t) {
         t->cpu_usec = now_usec(CLOCK_THREAD_CPUTIME_ID) - t->cpu_usec;
 }
 
+static const WorkerSlotOps export_ops;
+
 int exporter_new(WorkerPool *pool, Exporter **ret) {
         Exporter *x = calloc(1, sizeof *x);
+        int r;
 
         if (!x)
                 return -ENOMEM;
-        x->pool = pool;
+        r = worker_slot_new(pool, &export_ops, x, &x->slot);
+        if (r < 0) {
+                free(x);
+                return r;
+        }
         *ret = x;
         return 0;
 }
 
 bool exporter_busy(const Exporter *x) {
-        return x && x->busy;
+        return x && worker_slot_busy(x->slot);
 }
 
 Exporter *exporter_free(Exporter *x) {
+        if (!x)
+                return NULL;
+        worker_slot_free(x->slot);
         free(x);
         return NULL;
 }
@@ -99,10 +118,29 @@ int export_write_file(const char *path, mode_t mode, export_write_fn write_fn, v
         return write_file_atomic_at(dfd, base, mode, 0, write_fn, userdata);
 }
 
-static void export_job_free(struct export_job *j) {
+static void export_job_free(void *job) {
+        struct export_job *j = job;
+
         report_free(j->report);
         free(j->path);
         free(j);
+}
+
+static int export_make(void *userdata, void **ret) {
+        Exporter *x = userdata;
+        struct export_job *j = calloc(1, sizeof *j);
+
+        if (!j || !(j->path = strdup(x->next.path))) {
+                free(j);
+                return -ENOMEM;
+        }
+        j->exporter = x;
+        j->report = TAKE_PTR(x->next.report);
+        j->mode = x->next.mode;
+        j->n_mounts = j->report->n_mounts;
+        j->snapshot = x->next.snapshot;
+        *ret = j;
+        return 0;
 }
 
 static int write_metrics(FILE *f, void *userdata) {
@@ -120,9 +158,9 @@ static void export_work(void *arg, const atomic_bool *cancel) {
         export_timing_stop(&j->write);
 }
 
-static void export_done(void *arg, WorkerStatus status) {
-        struct export_job *j = arg;
-        Exporter *x = j->exporter;
+static void export_done(void *userdata, void *job, WorkerStatus status) {
+        Exporter *x = userdata;
+        struct export_job *j = job;
         int r = status == WORKER_DONE ? j->r : 0;
 
         if (status == WORKER_TIMED_OUT) {
@@ -141,32 +179,29 @@ static void export_done(void *arg, WorkerStatus status) {
                           j->n_mounts, j->path, j->snapshot.wall_usec / 1e3, j->snapshot.cpu_usec / 1e3,
                           j->write.wall_usec / 1e3, j->write.cpu_usec / 1e3);
         }
-        x->busy = false;
-        export_job_free(j);
 }
+
+static const WorkerSlotOps export_ops = {
+        .make = export_make,
+        .run = export_work,
+        .done = export_done,
+        .free = export_job_free,
+        /* No 'again': an export asked for while one is out is skipped.
+         * Never on the loop: the target may be on a filesystem that hangs. */
+};
 
 int exporter_submit(Exporter *x, Report *report, const ExportTiming *snapshot, const char *path, mode_t mode,
                     uint64_t timeout_usec) {
-        struct export_job *j;
         int r;
 
-        if (x->busy) {
+        if (worker_slot_busy(x->slot)) {
                 report_free(report);
                 return -EBUSY;
         }
-        j = calloc(1, sizeof *j);
-        if (!j || !(j->path = strdup(path))) {
-                free(j);
-                report_free(report);
-                return -ENOMEM;
-        }
-        *j = (struct export_job) { .exporter = x, .report = report, .path = j->path, .mode = mode,
-                                   .n_mounts = report->n_mounts, .snapshot = *snapshot };
-        r = worker_submit(x->pool, export_work, export_done, j, timeout_usec);
-        if (r < 0) {
-                export_job_free(j);
-                return r;
-        }
-        x->busy = true;
-        return 0;
+        x->next = (struct export_next) { .report = report, .path = path, .mode = mode, .snapshot = *snapshot };
+        r = worker_slot_start(x->slot, timeout_usec);
+        /* Made into a job or not, the report is no longer the caller's. */
+        x->next.report = report_free(x->next.report);
+        x->next.path = NULL;
+        return r < 0 ? r : 0;
 }
