@@ -66,16 +66,18 @@ unsigned worker_pool_bounded_stuck(const WorkerPool *p);
 unsigned worker_pool_stuck(const WorkerPool *p);
 
 /* A background job of which one at a time may be out: the mount table's
- * read, the history flush, the consumer scan. The one contract for all:
+ * read (mounts.h), the history flush (store.h), the consumer scan
+ * (consumers.h), the textfile export (export.h). The one contract for all:
  *
  * - Starting: worker_slot_start() asks 'make' for a job built from the
  *   owner's state now, and submits it with 'run' for the worker thread.
  *   While a job is out it makes none: the request is remembered, and once
  *   the job is back 'again' is called once (however many requests came
  *   meanwhile); an owner without 'again' has such requests dropped.
- * - If the pool refuses the job (no memory, or every thread stuck), it is
- *   run here, on the loop, when the owner says so ('run_here'), else freed,
- *   and worker_slot_start() returns the error.
+ * - If the pool refuses the job (no memory for it or its timer: a slot's
+ *   job is never a bounded one, so no count of stuck threads refuses it),
+ *   it is run here, on the loop, when the owner says so ('run_here'), else
+ *   freed, and worker_slot_start() returns the error.
  * - Timing out: 'done' is called with WORKER_TIMED_OUT (the job is still
  *   the thread's: look, do not free); the slot stays busy until the thread
  *   returns and 'done' is called again with WORKER_LATE. A job that expired
