@@ -78,6 +78,7 @@ struct Filesystem {
         uint64_t disk_prev_at; /* CLOCK_MONOTONIC usec; 0: no reading yet */
         struct {               /* the sampler as its last job left it, for progress */
                 bool walking, sampled;
+                bool whole;        /* a sample of the whole filesystem (sampler_whole()) */
                 uint64_t walked, inodes;
                 uint64_t baseline_at; /* on the tracker's clock, usec; 0: no baseline */
         } seen;
@@ -733,8 +734,14 @@ static uint64_t walk_budget(Tracker *t) {
 
         if (c->idle_walk_rate <= c->walk_rate)
                 return c->walk_rate;
-        for (size_t i = 0; i < t->n_fss && !first; i++)
-                first = t->fss[i]->sampler && !sampler_whole(t->fss[i]->sampler) && fs_needs_sampling(t->fss[i]);
+        for (size_t i = 0; i < t->n_fss && !first; i++) {
+                const Filesystem *fs = t->fss[i];
+
+                /* The sampler is its job's while one is out: what the
+                 * last job left is read instead. */
+                first = fs->sampler && !(fs->busy ? fs->seen.whole : sampler_whole(fs->sampler)) &&
+                        fs_needs_sampling(fs);
+        }
         if (!first) {
                 hostload_forget(&t->load); /* a window begins at the next first walk */
                 return c->walk_rate;
@@ -1017,6 +1024,7 @@ static void fs_note_progress(Filesystem *fs) {
         fs->seen.walked = s->walk ? sampler_walk_seen(s) : s->current ? s->current->population : 0;
         fs->seen.inodes = sampler_walk_inodes_hint(s);
         fs->seen.sampled = s->current || s->next;
+        fs->seen.whole = sampler_whole(s);
         /* Sweeps are timed on the system's clock (the sampler's). */
         fs->seen.baseline_at = s->current ? (uint64_t) ((int64_t) s->last_sweep + clock_skew(fs->tracker)) : 0;
 }
