@@ -4,8 +4,26 @@
 # in CACHE (build/systemd/ of the checkout, or ATIMED_SYSTEMD_CACHE); each
 # run boots a fresh copy of one at ROOT, as MACHINE, with its console in T.
 #
-# The caller sets CACHE, T, ROOT and MACHINE, and calls container_cleanup
-# on exit (nspawn_cleanup in the callers' traps).
+# The caller calls container_preflight (which sets CACHE), sets T, ROOT and
+# MACHINE, and calls container_cleanup on exit (nspawn_cleanup in the
+# callers' traps).
+
+# container_preflight TOOL...: the test is skipped unless it runs as root
+# with every TOOL, from a git checkout (the package is built from it). Sets
+# src (the checkout), SUITE_START and CACHE.
+container_preflight() {
+        local tool
+        [ "$(id -u)" -eq 0 ] || skip_all "needs root (boots a container)"
+        for tool in "$@"; do
+                command -v "$tool" >/dev/null ||
+                        skip_all "$tool not installed (tests/run.sh's dependencies: quickstart.sh --deps-only)"
+        done
+        src=$(cd "$top_srcdir" && pwd -P)
+        [ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$src" ] ||
+                skip_all "$src is not a git checkout (a release tarball, or distcheck): no package to build"
+        SUITE_START=$(date +%s)
+        CACHE=${ATIMED_SYSTEMD_CACHE:-$src/build/systemd}
+}
 
 NSPAWN_PID=""
 LEADER=""
@@ -88,7 +106,24 @@ poweroff() {
         done
         kill -KILL "$NSPAWN_PID" 2>/dev/null
         wait "$NSPAWN_PID" 2>/dev/null
-        NSPAWN_PID=""
+        # container_preflight TOOL...: the test is skipped unless it runs as root
+# with every TOOL, from a git checkout (the package is built from it). Sets
+# src (the checkout), SUITE_START and CACHE.
+container_preflight() {
+        local tool
+        [ "$(id -u)" -eq 0 ] || skip_all "needs root (boots a container)"
+        for tool in "$@"; do
+                command -v "$tool" >/dev/null ||
+                        skip_all "$tool not installed (tests/run.sh's dependencies: quickstart.sh --deps-only)"
+        done
+        src=$(cd "$top_srcdir" && pwd -P)
+        [ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$src" ] ||
+                skip_all "$src is not a git checkout (a release tarball, or distcheck): no package to build"
+        SUITE_START=$(date +%s)
+        CACHE=${ATIMED_SYSTEMD_CACHE:-$src/build/systemd}
+}
+
+NSPAWN_PID=""
         LEADER=""
 }
 

@@ -16,21 +16,12 @@
 # ATIMED_SYSTEMD_CACHE moves the cache; KEEP_TEST_DIR keeps the container.
 . "$top_srcdir/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/deb.sh"
-[ "$(id -u)" -eq 0 ] || skip_all "needs root (boots a container)"
-for tool in systemd-nspawn debootstrap nsenter git dpkg-buildpackage dpkg-deb jq; do
-        command -v $tool >/dev/null || skip_all "$tool not installed (tests/run.sh's dependencies: quickstart.sh --deps-only)"
-done
-src=$(cd "$top_srcdir" && pwd -P)
-[ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$src" ] ||
-        skip_all "$src is not a git checkout (a release tarball, or distcheck): no package to build"
-
-SUITE_START=$(date +%s)
-CACHE=${ATIMED_SYSTEMD_CACHE:-$src/build/systemd}
+. "$top_srcdir/tests/integration/container.sh"
+container_preflight systemd-nspawn debootstrap nsenter git dpkg-buildpackage dpkg-deb jq
 T=$(mktemp -d /var/tmp/atimed-nspawn.XXXXXX) || bail mktemp
 ROOT=$CACHE/run/root
 MACHINE=atimed-test-$$
 mkdir -p "$CACHE/run" || bail "cannot make $CACHE"
-. "$top_srcdir/tests/integration/container.sh"
 trap container_cleanup EXIT
 export DEBIAN_FRONTEND=noninteractive
 
