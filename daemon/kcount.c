@@ -34,15 +34,13 @@ static void bound_by_count(struct activity *a, double scale, double cap) {
         a->source = SOURCE_SAMPLE_BOUNDED;
 }
 
-KcountVerdict kcount_apply(const KcountInput *in, struct activity *acts, size_t n) {
-        KcountVerdict v = { .lo = -1 };
-        double lo = in->lo, hi = in->hi, e = 0, elo = 0, ehi = 0, per_min, count;
-        bool bound = true;
+/* The count over the interval as transactions per minute: its middle
+ * (*count) and its range, widened for how it was read; false where it
+ * cannot stand (a journal's count over too few commits). */
+static bool count_range(const KcountInput *in, double *ret_lo, double *ret_hi, double *ret_count) {
+        double lo = in->lo, hi = in->hi, per_min = 60.0 / in->seconds;
 
-        if (in->kind == FS_COUNTER_NONE || in->lazytime || n == 0 || !(in->seconds > 0))
-                return v;
-        per_min = 60.0 / in->seconds;
-        count = (lo + hi) / 2 * per_min;
+        *ret_count = (lo + hi) / 2 * per_min;
         if (in->kind == FS_COUNTER_JBD2) {
                 /* The journal counts a handle when its transaction commits,
                  * every commit_s or so: the handles counted between two
@@ -55,18 +53,30 @@ KcountVerdict kcount_apply(const KcountInput *in, struct activity *acts, size_t 
                  * the count is used over five and a half commits or more
                  * only, as the figure itself or the top of its interval. */
                 if (s < JBD2_MIN_COMMITS * p)
-                        return v;
+                        return false;
                 lo *= s / (s + p);
                 hi *= s / (s - p);
-                bound = false;
         } else {
                 /* Exact, but read just before the interval's clock by a
                  * thread that may wait its turn on a busy host. */
                 lo *= 0.98;
                 hi *= 1.02;
         }
-        lo *= per_min;
-        hi *= per_min;
+        *ret_lo = lo * per_min;
+        *ret_hi = hi * per_min;
+        return true;
+}
+
+KcountVerdict kcount_apply(const KcountInput *in, struct activity *acts, size_t n) {
+        KcountVerdict v = { .lo = -1 };
+        /* A journal's count bounds nothing: a burst at the interval's end
+         * is counted in the next. */
+        bool bound = in->kind != FS_COUNTER_JBD2;
+        double lo, hi, count, e = 0, elo = 0, ehi = 0;
+
+        if (in->kind == FS_COUNTER_NONE || in->lazytime || n == 0 || !(in->seconds > 0) ||
+            !count_range(in, &lo, &hi, &count))
+                return v;
         for (size_t w = 0; w < n; w++) {
                 e += acts[w].updates.per_min;
                 elo += acts[w].updates.lo;
