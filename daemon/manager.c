@@ -34,14 +34,15 @@
 static void manager_scan_consumers(Manager *m);
 static void manager_configure_scanner(Manager *m);
 
-int manager_read_config(const char *config_path, const char *override_socket, const char *override_state_dir,
-                        struct config **ret, char ***ret_errors) {
+/* The configuration as manager_read_config() reads it, logging nothing:
+ * safe in a worker thread. */
+static int read_config(const char *config_path, const char *override_socket, const char *override_state_dir,
+                       struct config **ret, char ***ret_errors) {
         _cleanup_(config_freep) struct config *c = NULL;
         _cleanup_strv_free_ char **errors = NULL;
         int r;
 
-        if (ret_errors)
-                *ret_errors = NULL;
+        *ret_errors = NULL;
         if (config_path)
                 r = config_load(config_path, &c, &errors);
         else if (access(ATIMED_CONFIG_DEFAULT, F_OK) == 0)
@@ -55,19 +56,33 @@ int manager_read_config(const char *config_path, const char *override_socket, co
                         if (asprintf(&e, "Failed to read configuration %s: %s", config_path ?: ATIMED_CONFIG_DEFAULT,
                                      fileio_strerror(r)) < 0 ||
                             strv_extend(&errors, e) < 0)
-                                return log_oom();
+                                return -ENOMEM;
                 }
-                STRV_FOREACH(e, errors)
-                        log_error("%s", *e);
-                if (ret_errors)
-                        *ret_errors = TAKE_PTR(errors);
+                *ret_errors = TAKE_PTR(errors);
                 return r;
         }
         if ((override_socket && config_set_string(&c->socket_path, override_socket) < 0) ||
             (override_state_dir && config_set_string(&c->state_dir, override_state_dir) < 0))
-                return log_oom();
+                return -ENOMEM;
         *ret = TAKE_PTR(c);
         return 0;
+}
+
+int manager_read_config(const char *config_path, const char *override_socket, const char *override_state_dir,
+                        struct config **ret, char ***ret_errors) {
+        _cleanup_strv_free_ char **errors = NULL;
+        int r;
+
+        if (ret_errors)
+                *ret_errors = NULL;
+        r = read_config(config_path, override_socket, override_state_dir, ret, &errors);
+        if (r == -ENOMEM && !errors)
+                return log_oom();
+        STRV_FOREACH(e, errors)
+                log_error("%s", *e);
+        if (ret_errors)
+                *ret_errors = TAKE_PTR(errors);
+        return r;
 }
 
 static void limits_from_config(const struct config *c, struct control_limits *l) {
@@ -107,8 +122,8 @@ static void on_shown_changed(void *userdata) {
         methods_changed(m->methods);
 }
 
-static int op_reload(void *userdata, char ***ret_errors) {
-        return manager_reload(userdata, ret_errors);
+static int op_reload(void *userdata, manager_reload_cb cb, void *cb_userdata) {
+        return manager_reload_start(userdata, cb, cb_userdata);
 }
 
 static int op_probe(void *userdata, int mount_id, tracker_probe_cb cb, void *cb_userdata) {
@@ -304,24 +319,111 @@ static gid_t resolve_group(const char *name) {
         return gr->gr_gid;
 }
 
-int manager_reload(Manager *m, char ***ret_errors) {
-        _cleanup_(config_freep) struct config *c = NULL;
-        struct control_limits lim;
-        int r;
+/* ---------------------------------------------------------------- reload */
 
-        if (ret_errors)
-                *ret_errors = NULL;
-        tick_complete(m->tick); /* it holds the configuration's costs */
+/* Reload reads in a worker what may block: the file (on a filesystem that
+ * may hang), the privileged group (NSS: LDAP, say) and the mount table
+ * parsed with the new filter; the loop then puts the result in force and
+ * answers. One read at a time (m->reload): the callers who asked before
+ * it started are answered by it, those who ask while it is out by one
+ * more read once it is back, so each answer reflects the file as it was
+ * after they asked. */
+typedef struct ReloadWaiter {
+        manager_reload_cb cb;
+        void *userdata;
+        struct ReloadWaiter *next;
+} ReloadWaiter;
+
+typedef struct ReloadJob {
+        char *config_path, *override_socket, *override_state_dir;
+        ReloadWaiter *waiters; /* whom this read answers */
+        struct config *config;
+        char **errors;
+        int r;
+        gid_t gid;         /* (gid_t) -1: root only */
+        bool group_missing;
+        MountTable *table; /* parsed with the new filter */
+        int table_r;
+} ReloadJob;
+
+/* Answers every waiter of the list with r and a copy of errors. */
+static void answer_waiters(ReloadWaiter *w, int r, char *const *errors) {
+        while (w) {
+                ReloadWaiter *next = w->next;
+                char **copy = NULL;
+
+                if (w->cb) {
+                        (void) strv_copy(errors, &copy);
+                        w->cb(r, copy, w->userdata); /* takes copy */
+                }
+                free(w);
+                w = next;
+        }
+}
+
+static void reload_job_free(void *job) {
+        ReloadJob *j = job;
+
+        answer_waiters(j->waiters, -ECANCELED, NULL);
+        free(j->config_path);
+        free(j->override_socket);
+        free(j->override_state_dir);
+        config_free(j->config);
+        strv_free(j->errors);
+        mount_table_free(j->table);
+        free(j);
+}
+
+static int strdup_ptr(const char *s, char **ret) {
+        *ret = NULL;
+        return s && !(*ret = strdup(s)) ? -ENOMEM : 0;
+}
+
+static int reload_make(void *userdata, void **ret) {
+        Manager *m = userdata;
+        ReloadJob *j = calloc(1, sizeof *j);
+
+        if (!j)
+                return -ENOMEM;
+        if (strdup_ptr(m->config_path, &j->config_path) < 0 || strdup_ptr(m->override_socket, &j->override_socket) < 0 ||
+            strdup_ptr(m->override_state_dir, &j->override_state_dir) < 0) {
+                reload_job_free(j);
+                return -ENOMEM;
+        }
+        j->waiters = TAKE_PTR(m->reload_waiters);
         (void) sd_notifyf(0, "RELOADING=1\nSTATUS=Reloading configuration\nMONOTONIC_USEC=%llu",
                           (unsigned long long) now_usec(CLOCK_MONOTONIC));
+        *ret = j;
+        return 0;
+}
 
-        r = manager_read_config(m->config_path, m->override_socket, m->override_state_dir, &c, ret_errors);
-        if (r < 0) {
-                log_error("Configuration not reloaded; keeping the running one.");
-                (void) sd_notify(0, "READY=1");
-                manager_notify_status(m);
-                return r;
+static void reload_work(void *arg, const atomic_bool *cancel) {
+        ReloadJob *j = arg;
+        struct mount_filter f;
+
+        j->r = read_config(j->config_path, j->override_socket, j->override_state_dir, &j->config, &j->errors);
+        if (j->r < 0)
+                return;
+        j->gid = (gid_t) -1;
+        if (j->config->privileged_group) {
+                struct group gr, *found = NULL;
+                char buf[16384];
+
+                if (getgrnam_r(j->config->privileged_group, &gr, buf, sizeof buf, &found) == 0 && found)
+                        j->gid = found->gr_gid;
+                else
+                        j->group_missing = true;
         }
+        config_mount_filter(j->config, &f);
+        j->table_r = mount_table_load(j->config->mountinfo_path, &f, &j->table);
+}
+
+/* A new configuration in force: what only a restart changes is kept and
+ * said; everything that borrowed from the old one is pointed at the new
+ * before it goes. Takes c. */
+static void reload_apply(Manager *m, struct config *c, gid_t gid) {
+        struct control_limits lim;
+        int r;
 
         if (!streq(c->socket_path, m->config->socket_path) || c->socket_mode != m->config->socket_mode ||
             !streq_ptr(c->socket_group, m->config->socket_group))
@@ -338,33 +440,102 @@ int manager_reload(Manager *m, char ***ret_errors) {
         c->rings = m->config->rings;
         c->max_histories = m->config->max_histories;
 
+        /* The tick pass out holds the old costs: it starts again from the
+         * first mount with the new (tick.h), before the old ones go. */
+        tick_restart(m->tick);
         tracker_set_config(m->tracker, c);
         config_free(m->config);
-        m->config = TAKE_PTR(c);
+        m->config = c;
         /* The reader and the scanner borrowed the old one's lists. */
         manager_configure_scanner(m);
         r = manager_configure_reader(m);
+        if (r < 0)
+                log_oom();
         manager_changed(m);
         manager_scan_consumers(m);
         (void) sd_event_source_set_time_relative(m->flush_timer, m->config->flush_interval_usec);
-        m->view.privileged_gid = resolve_group(m->config->privileged_group);
+        m->view.privileged_gid = gid;
         log_set_max_level(m->config->log_level);
         limits_from_config(m->config, &lim);
         lim.privileged_gid = m->view.privileged_gid;
         control_server_set_limits(m->control, &lim);
         mount_monitor_set_delay(m->monitor, m->config->rescan_delay_usec);
-        if (r < 0)
-                log_oom();
-        (void) manager_rescan_mounts(m);
+}
 
+static void reload_done(void *userdata, void *job, WorkerStatus status) {
+        Manager *m = userdata;
+        ReloadJob *j = job;
+        char msg[] = "Reading the configuration did not finish in time; the running one stays.";
+        char *const timed_out[] = { msg, NULL };
+
+        if (status == WORKER_TIMED_OUT || status == WORKER_EXPIRED) {
+                log_error("%s", timed_out[0]);
+                answer_waiters(TAKE_PTR(j->waiters), -ETIME, timed_out);
+                (void) sd_notify(0, "READY=1");
+                manager_notify_status(m);
+                return; /* a late read is not put in force */
+        }
+        if (status != WORKER_DONE)
+                return; /* the pool is going away: the waiters are told so as the job is freed */
+        if (j->r < 0) {
+                STRV_FOREACH(e, j->errors)
+                        log_error("%s", *e);
+                log_error("Configuration not reloaded; keeping the running one.");
+                answer_waiters(TAKE_PTR(j->waiters), j->r, j->errors);
+                (void) sd_notify(0, "READY=1");
+                manager_notify_status(m);
+                return;
+        }
+        if (j->group_missing)
+                log_warning("privileged_group %s does not exist; only root may call privileged methods.",
+                            j->config->privileged_group);
+        reload_apply(m, TAKE_PTR(j->config), j->gid);
+        if (j->table_r < 0)
+                log_error_errno(j->table_r, "Failed to read mount table %s, keeping the previous one: %m",
+                                m->config->mountinfo_path);
+        else
+                (void) apply_table(m, TAKE_PTR(j->table));
         log_info("Configuration reloaded from %s", m->config->path ? m->config->path : "built-in defaults");
+        answer_waiters(TAKE_PTR(j->waiters), 0, NULL);
         (void) sd_notify(0, "READY=1");
         manager_notify_status(m);
+}
+
+static void on_reload_again(void *userdata) {
+        (void) manager_reload_start(userdata, NULL, NULL);
+}
+
+static const WorkerSlotOps reload_ops = {
+        .make = reload_make,
+        .run = reload_work,
+        .done = reload_done,
+        .free = reload_job_free,
+        .again = on_reload_again, /* for those who asked while a read was out */
+        .run_here = true,         /* refused by the pool: read here, as at start */
+};
+
+int manager_reload_start(Manager *m, manager_reload_cb cb, void *userdata) {
+        ReloadWaiter *w = calloc(1, sizeof *w), **tail = &m->reload_waiters;
+        int r;
+
+        if (!w)
+                return -ENOMEM;
+        *w = (ReloadWaiter) { .cb = cb, .userdata = userdata };
+        while (*tail)
+                tail = &(*tail)->next;
+        *tail = w;
+        r = worker_slot_start(m->reload, m->config->sampler_timeout_usec);
+        if (r < 0 && m->reload_waiters == w && !w->next) {
+                /* Nothing made: the caller hears it now, not later. */
+                m->reload_waiters = NULL;
+                free(w);
+                return r;
+        }
         return 0;
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        (void) manager_reload(userdata, NULL);
+        (void) manager_reload_start(userdata, NULL, NULL);
         return 0;
 }
 
@@ -771,6 +942,7 @@ static int manager_start_workers(Manager *m) {
         if (exporter_new(m->pool, &m->exporter) < 0 || methods_new(&m->view, &m->methods) < 0 ||
             mount_reader_new(m->pool, &m->mounts, on_table_read, m, &m->mount_reader) < 0 ||
             manager_configure_reader(m) < 0 ||
+            worker_slot_new(m->pool, &reload_ops, m, &m->reload) < 0 ||
             consumer_scanner_new(m->pool, on_consumers_found, m, &m->consumer_scanner) < 0)
                 return log_oom();
         manager_configure_scanner(m);
@@ -846,6 +1018,8 @@ Manager *manager_free(Manager *m) {
         mount_reader_free(m->mount_reader);
         store_flusher_free(m->flusher);
         consumer_scanner_free(m->consumer_scanner);
+        worker_slot_free(m->reload);
+        answer_waiters(TAKE_PTR(m->reload_waiters), -ECANCELED, NULL);
         worker_pool_free(m->pool);
         /* Stopped on purpose: no stale figures left for node_exporter to
          * serve (after a crash, atimed_last_export_timestamp_seconds says

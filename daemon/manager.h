@@ -47,6 +47,8 @@ typedef struct Manager {
         /* The background jobs of which one at a time is out (worker.h). */
         MountReader *mount_reader;  /* the mount table's reads (mounts.h) */
         StoreFlusher *flusher;     /* the history's writes (store.h) */
+        WorkerSlot *reload;                     /* the configuration's reads (manager_reload_start()) */
+        struct ReloadWaiter *reload_waiters;    /* who waits for the next one */
         ConsumerScanner *consumer_scanner;      /* the consumer scans (consumers.h) */
         struct consumers_paths consumer_paths; /* where they look: the configuration's, borrowed */
         sd_event_source *flush_timer;
@@ -79,11 +81,15 @@ int manager_run(Manager *m);
 Manager *manager_free(Manager *m);
 DEFINE_FREE_FUNC(Manager, manager_free);
 
-/* Reads the configuration again and puts it in force before returning (what
- * SIGHUP and the Reload method do). On failure the running configuration
- * stays, the reasons are logged, and *ret_errors (if given) holds them, one
- * "file:line: ...", or the one reason the file could not be read. */
-int manager_reload(Manager *m, char ***ret_errors);
+/* Reads the configuration again, off the loop, and puts it in force (what
+ * SIGHUP and the Reload method do); cb (may be NULL) then has 0, or -errno
+ * with the running configuration kept, the reasons logged and handed over
+ * in 'errors' (taken by cb: "file:line: ...", or the one reason the file
+ * could not be read). A read already out answers those who asked before it
+ * began; a later caller gets one more read. Returns 0, or -errno with cb
+ * never called. */
+typedef view_reload_cb manager_reload_cb;
+int manager_reload_start(Manager *m, manager_reload_cb cb, void *userdata);
 
 /* Re-reads the mount table now. */
 int manager_rescan_mounts(Manager *m);

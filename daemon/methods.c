@@ -767,23 +767,27 @@ static int method_probe(Methods *m, ControlCall *call, json_object *params, json
         return 1;
 }
 
-/* The configuration read again and put in force before the reply, or the
- * errors that kept the running one. */
-static json_object *method_reload(Methods *m, const ControlPeer *peer, json_object *params) {
-        _cleanup_strv_free_ char **errors = NULL;
-        _cleanup_json_ json_object *p = NULL, *list = NULL;
+/* The configuration read again (off the loop) and put in force before the
+ * reply, or the errors that kept the running one. */
+struct reload_request {
+        const View *view;
+        ControlCall *call;
+};
 
-        if (view_reload(m->view, &errors) >= 0) {
-                p = json_object_new_object();
-                if (!p || add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
-                    (m->view->config->path ? add(p, F_CONFIG, varlink_name_new(m->view->config->path))
-                                     : add_nullable(p, F_CONFIG, NULL)) < 0)
+static json_object *reload_reply(const View *v, int r, char *const *errors) {
+        _cleanup_json_ json_object *p = json_object_new_object(), *list = NULL;
+
+        if (!p)
+                return NULL;
+        if (r >= 0) {
+                if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
+                    (v->config->path ? add(p, F_CONFIG, varlink_name_new(v->config->path)) : add_nullable(p, F_CONFIG, NULL)) <
+                            0)
                         return NULL;
                 return varlink_reply_new(TAKE_PTR(p));
         }
-        p = json_object_new_object();
         list = json_object_new_array();
-        if (!p || !list)
+        if (!list)
                 return NULL;
         STRV_FOREACH(e, errors)
                 if (json_object_array_add(list, varlink_name_new(*e)) < 0)
@@ -791,6 +795,37 @@ static json_object *method_reload(Methods *m, const ControlPeer *peer, json_obje
         if (add(p, P_ERRORS, TAKE_PTR(list)) < 0)
                 return NULL;
         return varlink_error_new(ERROR_INVALID_CONFIGURATION, TAKE_PTR(p));
+}
+
+static void reload_answered(int r, char **errors, void *userdata) {
+        struct reload_request *req = userdata;
+        json_object *reply = r == -ECANCELED ? varlink_error_new_str(ERROR_INTERNAL, P_REASON, "atimed is stopping")
+                                             : reload_reply(req->view, r, errors);
+
+        strv_free(errors);
+        if (!reply)
+                reply = varlink_error_new_str(ERROR_INTERNAL, P_REASON, "out of memory");
+        control_call_reply(req->call, reply);
+        control_call_unref(req->call);
+        free(req);
+}
+
+static int method_reload(Methods *m, ControlCall *call, json_object *params, json_object **ret) {
+        struct reload_request *req = calloc(1, sizeof *req);
+        int r;
+
+        if (!req)
+                return -ENOMEM;
+        req->view = m->view;
+        req->call = control_call_ref(call);
+        r = view_reload(m->view, reload_answered, req);
+        if (r < 0) {
+                control_call_unref(req->call);
+                free(req);
+                *ret = varlink_error_new_str(ERROR_INTERNAL, P_REASON, strerror(-r));
+                return 0;
+        }
+        return 1;
 }
 
 static const char *const no_params[] = { NULL };
@@ -807,7 +842,7 @@ static const struct method methods[] = {
         { METHOD_GET_HISTORY, method_get_history, NULL, history_params, false },
         { METHOD_GET_RECOMMENDATIONS, method_get_recommendations, NULL, recommendations_params, false },
         { METHOD_PROBE, NULL, method_probe, probe_params, true },
-        { METHOD_RELOAD, method_reload, NULL, no_params, true },
+        { METHOD_RELOAD, NULL, method_reload, no_params, true },
 };
 
 const char *const *methods_list(void) {

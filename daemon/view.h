@@ -23,13 +23,16 @@ typedef struct StatusCounters StatusCounters; /* status.h */
 /* Actions that must reach the manager: privileged, called by methods on
  * behalf of a client the methods module has checked. Each may be NULL (not
  * offered: -EOPNOTSUPP). */
+/* A reload's outcome: 0, or -errno with the running configuration kept and
+ * 'errors' (taken: "file:line: ...", or the one reason the file could not
+ * be read). */
+typedef void (*view_reload_cb)(int r, char **errors, void *userdata);
+
 typedef struct ViewOps {
-        /* Reads the configuration again and puts it in force before
-         * returning, as SIGHUP does: 0, or -errno with the running
-         * configuration kept, the errors logged and, if ret_errors is not
-         * NULL, handed back ("file:line: ...", or the one reason the file
-         * could not be read). */
-        int (*reload)(void *userdata, char ***ret_errors);
+        /* Reads the configuration again and puts it in force, as SIGHUP
+         * does; cb is called once, later (manager_reload_start()), unless
+         * this returns -errno. */
+        int (*reload)(void *userdata, view_reload_cb cb, void *cb_userdata);
         /* Probes the tracked mount 'mount_id' now; cb is called once, later
          * (see tracker_probe_now()). */
         int (*probe)(void *userdata, int mount_id, tracker_probe_cb cb, void *cb_userdata);
@@ -61,10 +64,8 @@ static inline void config_mount_filter(const struct config *c, struct mount_filt
         };
 }
 
-static inline int view_reload(const View *v, char ***ret_errors) {
-        if (ret_errors)
-                *ret_errors = NULL;
-        return v->ops.reload ? v->ops.reload(v->ops.userdata, ret_errors) : -EOPNOTSUPP;
+static inline int view_reload(const View *v, view_reload_cb cb, void *userdata) {
+        return v->ops.reload ? v->ops.reload(v->ops.userdata, cb, userdata) : -EOPNOTSUPP;
 }
 
 static inline int view_probe(const View *v, int mount_id, tracker_probe_cb cb, void *userdata) {
