@@ -596,6 +596,13 @@ static int manager_start_store(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the flush timer: %m");
         (void) sd_event_source_set_enabled(m->flush_timer, SD_EVENT_ON);
+        return 0;
+}
+
+/* The tick pass, fed by the tracker's tick and figures. */
+static int manager_start_tick(Manager *m) {
+        int r;
+
         r = tick_new(m->event, &m->view, m->store, m->exporter,
                      &(TickHooks) { .changed = on_shown_changed, .pass_done = on_pass_done, .userdata = m }, &m->tick);
         if (r < 0)
@@ -970,6 +977,9 @@ int manager_start(Manager *m) {
         if (r < 0)
                 return r;
         r = manager_start_store(m);
+        if (r < 0)
+                return r;
+        r = manager_start_tick(m);
         if (r < 0)
                 return r;
 
