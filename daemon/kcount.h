@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "activity.h"
 #include "fscounter.h"
-#include "tracker.h"
 
 /* The journal's count stands over this many commit periods or more (an
  * interval of 30 s at ext4's default commit=5 is one, even when the
