@@ -32,7 +32,7 @@ READLOAD=$top_builddir/tests/helpers/readload
 M=$T/mnt
 # 30 s: six of ext4's journal commits, over 5.5 of which its count of
 # handles stands as the figure (atimed(8), KERNEL COUNTS).
-IV=30
+IV=${BUSY_IV:-30}
 NREAD=$(($(nproc) + 1))
 FSTYPES=${BUSY_FSTYPES:-"ext4 xfs"}
 CASES="one few many distinct mix rel"
@@ -239,6 +239,7 @@ w_mix() {
         done
 }
 # (BUSY_CASES runs some only, BUSY_FSTYPES on some filesystems only,
+# BUSY_IV=S with S-second intervals (issue 35's 10 s shows its bias),
 # BUSY_WEB=0 without apache2, BUSY_LOG=FILE keeps the daemon's log,
 # BUSY_LOG_LEVEL=debug with each sweep's strata: to look at one.)
 for c in ${BUSY_CASES:-$CASES}; do
