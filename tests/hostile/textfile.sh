@@ -76,7 +76,7 @@ if command -v bindfs >/dev/null; then
         mkdir -p $T/fsrc $T/fuse
         bindfs_start $T/fsrc $T/fuse
         sed -i "s|^textfile = .*|textfile = $T/fuse/atimed.prom|" $T/atimed.conf
-        kill -HUP $DAEMON_PID
+        check "reloaded" sighup_reload
         check "the textfile moves to the FUSE directory on reload" wait_until 10 test -s $T/fuse/atimed.prom
         threads1=$(threads)
         bindfs_stop
@@ -92,7 +92,8 @@ if command -v bindfs >/dev/null; then
         check "exports resume when it answers again" wait_until 20 sh -c \
                 "[ \$(awk '\$1 == \"atimed_last_export_timestamp_seconds\" { print \$2 }' $T/fuse/atimed.prom) -gt ${t0:-0} ]"
         sed -i "s|^textfile = .*|textfile = $P|" $T/atimed.conf
-        kill -HUP $DAEMON_PID
+        # ($P is there from before: the reload itself is waited for.)
+        check "reloaded back" sighup_reload
         check "back to the first directory" wait_until 10 test -s $P
 else
         diag "bindfs not installed: the hanging directory is not tried"

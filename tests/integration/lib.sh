@@ -173,6 +173,16 @@ both_probed() {
         done
 }
 
+# sighup_reload: SIGHUP to the daemon, and a wait until it says the
+# configuration was reloaded: the reload reads off the loop, so what it
+# brings is in force once it says so, not when the signal is sent.
+sighup_reload() {
+        local n
+        n=$(grep -c "Configuration reloaded" "$T/atimed.log")
+        kill -HUP "$DAEMON_PID"
+        wait_until 10 sh -c "[ \$(grep -c 'Configuration reloaded' '$T/atimed.log') -gt $n ]"
+}
+
 # stop_daemon: SIGTERM, and the exit status in STOP_STATUS.
 stop_daemon() {
         kill -TERM "$DAEMON_PID"
