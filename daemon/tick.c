@@ -309,6 +309,21 @@ static void advice_settle(Tick *t, MountNotes *n, const struct recommendation *r
         n->advice.pending = 0;
 }
 
+/* What the advice promises, for the store to hold against a change of
+ * policy: advice to keep promises nothing. */
+static void promise_record(Tick *t, const TrackedMount *tm, const struct recommendation *r) {
+        const char *key = tracker_mount_key(tm);
+        struct stats_promise p = {
+                .t = t->t,
+                .atime = (uint8_t) r->advice.atime,
+                .flags = r->advice.lazytime ? STATS_LAZYTIME : 0,
+                .saving_per_min = (float) r->advice.saving_updates_per_min,
+        };
+
+        if (key && t->store)
+                store_set_promise(t->store, key, r->advice.change ? &p : NULL);
+}
+
 /* ---------------------------------------------------------------- the pass */
 
 static void pass_reset(Tick *t) {
@@ -348,6 +363,7 @@ static bool pass_advise(Tick *t, size_t i, struct recommendation *ret) {
                 return false;
         if (n)
                 advice_settle(t, n, ret);
+        promise_record(t, tm, ret);
         return true;
 }
 
