@@ -33,17 +33,24 @@ static bool usable(const struct stats_point *p, uint8_t atime, uint8_t flags) {
                p->atime == atime && (p->flags & STATS_LAZYTIME) == (flags & STATS_LAZYTIME) && isfinite(p->per_min);
 }
 
-/* Sums for a mean, its spread and the points' own interval widths. */
+/* Sums for a mean, its spread and the points' own 95% bounds. */
 struct acc {
         unsigned n;
-        double sum, sumsq, hw2; /* hw2: squared half-widths of the points' 95% intervals */
+        double sum, sumsq, lo, hi;
 };
 
-static void acc_add(struct acc *a, double v, double hw2) {
+static void acc_add(struct acc *a, double v, double lo, double hi) {
         a->n++;
         a->sum += v;
         a->sumsq += v * v;
-        a->hw2 += hw2;
+        a->lo += lo;
+        a->hi += hi;
+}
+
+/* A point's bounds, around its value whatever the file held. */
+static void bounds(const struct stats_point *p, double *lo, double *hi) {
+        *lo = isfinite(p->lo) ? MIN((double) p->lo, (double) p->per_min) : p->per_min;
+        *hi = isfinite(p->hi) ? MAX((double) p->hi, (double) p->per_min) : p->per_min;
 }
 
 static double acc_mean(const struct acc *a) {
@@ -58,12 +65,6 @@ static double acc_var_mean(const struct acc *a) {
                 return 0;
         var = (a->sumsq - a->n * m * m) / (a->n - 1);
         return var > 0 ? var / a->n : 0;
-}
-
-static double half_width2(const struct stats_point *p) {
-        double hw = ((double) p->hi - (double) p->lo) / 2;
-
-        return isfinite(hw) && hw > 0 ? hw * hw : 0;
 }
 
 static int64_t ceil_to(int64_t t, uint32_t res) {
@@ -96,6 +97,7 @@ static void judge_same_hours(const MountHistory *h, unsigned r, const struct sta
 
         for (int64_t b = first_after(c, settle_s, res); g->count && b <= g->head_t && b + res <= now; b += res) {
                 const struct stats_point *pa = history_point(h, r, b), *pb;
+                double blo, bhi, alo, ahi;
                 int64_t k;
 
                 if (!usable(pa, c->to, c->to_flags))
@@ -104,9 +106,11 @@ static void judge_same_hours(const MountHistory *h, unsigned r, const struct sta
                 pb = history_point(h, r, b - k * DAY);
                 if (!usable(pb, c->from, c->from_flags))
                         continue;
-                acc_add(diff, (double) pb->per_min - (double) pa->per_min, half_width2(pb) + half_width2(pa));
-                acc_add(before, pb->per_min, half_width2(pb));
-                acc_add(after, pa->per_min, half_width2(pa));
+                bounds(pb, &blo, &bhi);
+                bounds(pa, &alo, &ahi);
+                acc_add(diff, (double) pb->per_min - (double) pa->per_min, blo - ahi, bhi - alo);
+                acc_add(before, pb->per_min, blo, bhi);
+                acc_add(after, pa->per_min, alo, ahi);
         }
 }
 
@@ -119,26 +123,36 @@ static void judge_adjacent(const MountHistory *h, unsigned r, const struct stats
 
         for (int64_t b = first_after(c, settle_s, res); g->count && b <= g->head_t && b + res <= now; b += res) {
                 const struct stats_point *p = history_point(h, r, b);
+                double lo, hi;
 
-                if (usable(p, c->to, c->to_flags))
-                        acc_add(after, p->per_min, half_width2(p));
+                if (!usable(p, c->to, c->to_flags))
+                        continue;
+                bounds(p, &lo, &hi);
+                acc_add(after, p->per_min, lo, hi);
         }
         for (int64_t b = floor_to(c->last_old, res); g->count && b >= oldest && before->n < MAX(after->n, VERDICT_MIN_POINTS);
              b -= res) {
                 const struct stats_point *p = history_point(h, r, b);
+                double lo, hi;
 
-                if (usable(p, c->from, c->from_flags))
-                        acc_add(before, p->per_min, half_width2(p));
+                if (!usable(p, c->from, c->from_flags))
+                        continue;
+                bounds(p, &lo, &hi);
+                acc_add(before, p->per_min, lo, hi);
         }
 }
 
 static void set_figures(struct verdict *v, const struct acc *before, const struct acc *after, double mean_diff,
                         double var_mean) {
-        /* The spread says how well the mean is known; the points' own
-         * intervals (the estimator's, not shrinking with more points, since
-         * one sample stands behind them all) are added beside it. */
-        double hw2 = (before->n ? before->hw2 / before->n : 0) + (after->n ? after->hw2 / after->n : 0);
-        double half = sqrt(1.96 * 1.96 * var_mean + hw2);
+        /* The points' own bounds (the estimator's, often lopsided: updates
+         * between looks are allowed for upwards) do not shrink with more
+         * points, since one sample stands behind them all: the interval
+         * runs from the lowest saving they allow (before at its lower
+         * bounds, after at its upper ones) to the highest, widened by the
+         * spread of the points, which says how well the means are known. */
+        double spread = 1.96 * sqrt(var_mean);
+        double lo = (before->n ? before->lo / before->n : 0) - (after->n ? after->hi / after->n : 0);
+        double hi = (before->n ? before->hi / before->n : 0) - (after->n ? after->lo / after->n : 0);
 
         v->state = VERDICT_MEASURED;
         v->n_before = before->n;
@@ -146,8 +160,8 @@ static void set_figures(struct verdict *v, const struct acc *before, const struc
         v->before_per_min = acc_mean(before);
         v->after_per_min = acc_mean(after);
         v->saved_per_min = mean_diff;
-        v->saved_lo = mean_diff - half;
-        v->saved_hi = mean_diff + half;
+        v->saved_lo = MIN(lo, mean_diff) - spread;
+        v->saved_hi = MAX(hi, mean_diff) + spread;
 }
 
 int verdict_judge(const MountHistory *h, const struct stats_change *c, int64_t now, int64_t settle_s,

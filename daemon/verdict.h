@@ -9,7 +9,8 @@
  * back a day, the buckets just before the change are compared with those
  * after it ("adjacent"), and the verdict says so. The saving is the mean
  * difference, updates per minute before less after, with a 95% interval
- * from the spread of the differences and the points' own intervals.
+ * from the points' own bounds (before at its lower ones against after at
+ * its upper ones, and the reverse) widened by the spread of the points.
  * Until enough buckets lie on each side the verdict is "too early" or
  * "too little history before". See docs/architecture.md, section 7. */
 #pragma once
@@ -22,6 +23,11 @@
 
 /* Buckets wanted on each side of the change before a figure is given. */
 #define VERDICT_MIN_POINTS 6
+/* The sampler intervals after a change left out of the window after it:
+ * the estimator's figures for the first seconds after a remount still
+ * carry what it learnt of each inode before (measured: about five 1 s
+ * intervals of a strictatime mount read flat out, then relatime). */
+#define VERDICT_SETTLE_INTERVALS 5
 
 typedef enum VerdictState {
         VERDICT_TOO_EARLY,       /* too few buckets after the change yet */
