@@ -74,11 +74,14 @@ static inline bool stats_time_sane(int64_t t) {
 }
 
 /* The advice in force for a history's mount: what a change of policy was
- * promised to save (store_set_promise()). t 0: none known. */
+ * promised to save (store_set_promise()). t 0: none (the advice is to
+ * keep the policy, or none is known). */
 struct stats_promise {
         int64_t t;              /* when it was last given */
         uint8_t atime;          /* AtimeMode advised */
         uint8_t flags;          /* STATS_LAZYTIME if advised */
+        uint8_t for_atime;      /* the policy it was given for */
+        uint8_t for_flags;
         float saving_per_min;   /* atime updates per minute it would save */
 };
 

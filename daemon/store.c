@@ -412,13 +412,15 @@ int store_add(Store *s, const char *key, const struct stats_sample *sample) {
 void store_set_promise(Store *s, const char *key, const struct stats_promise *p) {
         bool found;
         ssize_t i = find_index(s, key, &found);
-        struct stats_promise *cur, none = {};
+        const struct stats_point *last;
+        struct stats_promise *cur;
 
         if (!found)
                 return; /* no history, nothing to compare a change against */
+        last = history_last_policy(s->h[i]);
+        if (!last || last->atime != p->for_atime || (last->flags & STATS_LAZYTIME) != (p->for_flags & STATS_LAZYTIME))
+                return; /* made for a policy the history has not recorded yet */
         cur = &s->h[i]->promise;
-        if (!p)
-                p = &none;
         if ((cur->t > 0) != (p->t > 0) || cur->atime != p->atime || cur->flags != p->flags ||
             fabsf(cur->saving_per_min - p->saving_per_min) > PROMISE_REWRITE_SHARE * fabsf(cur->saving_per_min))
                 s->changes_dirty = true;
@@ -1163,6 +1165,8 @@ static json_object *promise_to_json(const struct stats_promise *p) {
         if (o && (json_object_object_add(o, "t", json_object_new_int64(p->t)) < 0 ||
                   json_object_object_add(o, "atime", json_object_new_int(p->atime)) < 0 ||
                   json_object_object_add(o, "flags", json_object_new_int(p->flags)) < 0 ||
+                  json_object_object_add(o, "for_atime", json_object_new_int(p->for_atime)) < 0 ||
+                  json_object_object_add(o, "for_flags", json_object_new_int(p->for_flags)) < 0 ||
                   json_object_object_add(o, "saving_per_min", json_object_new_double(p->saving_per_min)) < 0)) {
                 json_object_put(o);
                 return NULL;
@@ -1228,11 +1232,12 @@ static bool json_int(json_object *o, const char *key, int64_t lo, int64_t hi, in
 
 static bool promise_from_json(json_object *o, struct stats_promise *ret) {
         json_object *v;
-        int64_t t, atime, flags;
+        int64_t t, atime, flags, for_atime, for_flags;
         double saving;
 
         if (!json_object_is_type(o, json_type_object) || !json_int(o, "t", 1, STATS_T_MAX, &t) ||
             !json_int(o, "atime", 0, _ATIME_MAX - 1, &atime) || !json_int(o, "flags", 0, UINT8_MAX, &flags) ||
+            !json_int(o, "for_atime", 0, _ATIME_MAX - 1, &for_atime) || !json_int(o, "for_flags", 0, UINT8_MAX, &for_flags) ||
             !json_object_object_get_ex(o, "saving_per_min", &v) ||
             !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
                 return false;
@@ -1240,6 +1245,7 @@ static bool promise_from_json(json_object *o, struct stats_promise *ret) {
         if (!isfinite(saving) || fabs(saving) > 1e15)
                 return false;
         *ret = (struct stats_promise) { .t = t, .atime = (uint8_t) atime, .flags = (uint8_t) flags,
+                                        .for_atime = (uint8_t) for_atime, .for_flags = (uint8_t) for_flags,
                                         .saving_per_min = (float) saving };
         return true;
 }

@@ -314,14 +314,16 @@ static void advice_settle(Tick *t, MountNotes *n, const struct recommendation *r
 static void promise_record(Tick *t, const TrackedMount *tm, const struct recommendation *r) {
         const char *key = tracker_mount_key(tm);
         struct stats_promise p = {
-                .t = t->t,
+                .t = r->advice.change ? t->t : 0,
                 .atime = (uint8_t) r->advice.atime,
                 .flags = r->advice.lazytime ? STATS_LAZYTIME : 0,
+                .for_atime = (uint8_t) r->in.policy.atime,
+                .for_flags = r->in.policy.lazytime ? STATS_LAZYTIME : 0,
                 .saving_per_min = (float) r->advice.saving_updates_per_min,
         };
 
         if (key && t->store)
-                store_set_promise(t->store, key, r->advice.change ? &p : NULL);
+                store_set_promise(t->store, key, &p);
 }
 
 /* ---------------------------------------------------------------- the pass */

@@ -212,7 +212,9 @@ static void test_store(void) {
         Store *s = NULL;
         struct store_load_report rep;
         const MountHistory *h;
-        struct stats_promise p = { .t = T0 + 100, .atime = ATIME_NOATIME, .saving_per_min = 1234 };
+        struct stats_promise p = { .t = T0 + 100, .atime = ATIME_NOATIME, .for_atime = ATIME_STRICT, .saving_per_min = 1234 };
+        struct stats_promise keep = { .for_atime = ATIME_NOATIME }, after = { .t = T0 + 650, .atime = ATIME_RELATIME,
+                                                                          .for_atime = ATIME_NOATIME, .saving_per_min = 9 };
         const char *key = "uuid=u target=/srv/with space";
 
         if (!mkdtemp(dir) || stats_parse_rings("1min:6h, 10min:7d", sp, &n) < 0)
@@ -234,7 +236,7 @@ static void test_store(void) {
                                           .atime = ATIME_NOATIME };
                 store_add(s, key, &x);
         }
-        store_set_promise(s, key, NULL); /* the advice is to keep, now */
+        store_set_promise(s, key, &keep); /* the advice is to keep, now */
         is_int(h->change.t, T0 + 600, "the remount recorded at the first sample under it");
         is_int(h->change.last_old, T0 + 540, "after the last under the old policy");
         is_int(h->change.from, ATIME_STRICT, "from strictatime");
@@ -265,15 +267,27 @@ static void test_store(void) {
                    h->change.promise.saving_per_min == 1234,
            "the change and its promise survive a restart");
 
-        /* The daemon down while the mount went back to strictatime: the
-         * first sample after the restart records it, with no promise. */
+        /* The daemon down while the mount went back to strictatime. At
+         * the start, advice for strictatime comes before the first sample
+         * is recorded: it is not the promise the change is judged by. The
+         * first sample records the change, with the promise that stood
+         * for noatime (here: one to go to relatime). */
+        store_set_promise(s, key, &after);
+        ok(h->promise.t == after.t, "advice for the policy the history holds is taken");
+        {
+                struct stats_promise early = { .t = T0 + 880, .atime = ATIME_RELATIME, .for_atime = ATIME_STRICT,
+                                               .saving_per_min = 5555 };
+
+                store_set_promise(s, key, &early);
+                ok(h->promise.t == after.t, "advice for a policy not recorded yet is not");
+        }
         {
                 struct stats_sample x = { .t = T0 + 900, .has_policy = true, .atime = ATIME_STRICT };
                 store_add(s, key, &x);
         }
         ok(h->change.t == T0 + 900 && h->change.from == ATIME_NOATIME && h->change.to == ATIME_STRICT &&
-                   h->change.promise.t == 0,
-           "a change found after a restart is recorded, without a promise");
+                   h->change.promise.t == after.t && h->change.promise.saving_per_min == 9,
+           "a change found after a restart is recorded with the promise that stood before it");
         store_flush(s, T0 + 900, true);
         store_free(s);
 
