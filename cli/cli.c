@@ -459,11 +459,11 @@ void print_policy_change(json_object *pc, const char *indent) {
         format_res(r, sizeof r, (int64_t) res);
         printf("%s%s since %s (was %s): ", indent, escape_tmp(cur), when, escape_tmp(get_str(pc, F_PREVIOUS)));
         if (streq(state, VERDICT_TOO_EARLY_NAME)) {
-                printf("too early to tell (%.0f of %d points of %s after the change)\n", na, 6, r);
+                printf("too early to tell (%.0f of %d points of %s after the change)\n", na, VERDICT_MIN_POINTS, r);
                 return;
         }
         if (streq(state, VERDICT_TOO_LITTLE_BEFORE_NAME)) {
-                printf("too little history before the change to compare (%.0f of %d points of %s)\n", nb, 6, r);
+                printf("too little history before the change to compare (%.0f of %d points of %s)\n", nb, VERDICT_MIN_POINTS, r);
                 return;
         }
         (void) get_double(pc, F_SAVED_PER_MIN, &saved);

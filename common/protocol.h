@@ -224,6 +224,11 @@
 #define F_SAVED_PER_MIN "saved_updates_per_min"
 #define F_SAVED_CI95 "saved_ci95"
 
+/* Buckets a verdict wants on each side of a change before it gives a
+ * figure: fewer after it is too_early, fewer before too_little_before (as
+ * docs/io.atimed.varlink says). */
+#define VERDICT_MIN_POINTS 6
+
 /* Values of F_STATE */
 #define VERDICT_TOO_EARLY_NAME "too_early"
 #define VERDICT_TOO_LITTLE_BEFORE_NAME "too_little_before"

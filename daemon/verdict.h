@@ -19,10 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "protocol.h" /* VERDICT_MIN_POINTS */
 #include "stats.h"
-
-/* Buckets wanted on each side of the change before a figure is given. */
-#define VERDICT_MIN_POINTS 6
 /* The sampler intervals after a change left out of the window after it:
  * the estimator's figures for the first seconds after a remount still
  * carry what it learnt of each inode before (measured: about five 1 s

@@ -210,12 +210,19 @@ fleet_prometheus() {
         DAEMON_PIDS="$DAEMON_PIDS $!"
         # The changes on "changed": one as advised, one to lazytime alone
         # (the advice is relatime). Both wait for advice with a saving and
-        # ten 1 s points of it.
+        # history under it.
         for d in deliver lazy; do
                 check "changed:$d: a change with a saving is advised" wait_until 30 sh -c \
                         "$ATIMECTL --socket $T/sock-changed --json recommend $C/$d | jq -e '.recommendations[0] | .change and .saving.atime_updates_per_min > 100' >/dev/null"
         done
-        sleep 10 # history before the change: ten 1 s points, whatever the speed
+        # History before the change: eight measured 1 s points each.
+        measured_before() {
+                [ "$(ctl_ns changed --json history $C/$1 --since 1min |
+                        jq '[.points[] | select(.atime == "strictatime" and .atime_updates_per_min != null)] | length')" -ge 8 ]
+        }
+        for d in deliver lazy; do
+                check "changed:$d: eight measured points of history before the change" wait_until 20 measured_before $d
+        done
         in_ns $NS_CHANGED "$ATIMECTL" --socket $T/sock-changed remount $C/deliver >/dev/null || bail "remount $C/deliver"
         in_ns $NS_CHANGED "$ATIMECTL" --socket $T/sock-changed remount $C/lazy lazytime >/dev/null || bail "remount $C/lazy"
         # The FUSE daemon stopped: a filesystem that no longer answers.
