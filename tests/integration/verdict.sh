@@ -52,6 +52,8 @@ check "at the time of the remount" test "$(echo "$first" | jq -r .at)" -ge "$t0"
 is "with the advice then in force" "$(echo "$first" | jq -r .advised)" "$advised"
 check "and its promise" sh -c "echo '$first' | jq -e '.promised_updates_per_min > 100' >/dev/null"
 is "too early to tell at first" "$(echo "$first" | jq -r '.state + " " + (.saved_updates_per_min | tostring)')" "too_early null"
+like "and logs it" "$(cat $T/atimed.log)" \
+        "$M/busy: atime policy changed from strictatime to $advised; the advice then was $advised, saving [0-9]+ atime updates/min\\. The saving is judged once 6 points lie on each side\\."
 like "atimectl recommend says so" "$(ctl recommend $M/busy)" "    - changed: $advised since [0-9-]+ [0-9:]+ \\(was strictatime\\): too early to tell"
 
 check "measured once six points lie after the change" wait_until 30 sh -c \
