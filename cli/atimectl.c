@@ -650,6 +650,7 @@ static int history_print(json_object *reply, json_object *points, int64_t res) {
                    (time_t) json_object_get_int64(json_object_object_get(reply, F_SINCE)),
                    (time_t) json_object_get_int64(json_object_object_get(reply, F_UNTIL)), unicode);
         history_print_summary(&s, res, unicode);
+        print_policy_change(json_object_object_get(reply, F_POLICY_CHANGE), "Policy change: ");
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 

@@ -238,6 +238,7 @@ static void print_recommendation(json_object *rec) {
                        escape_tmp(get_str(k, F_SOURCE)));
         }
         print_saving(rec);
+        print_policy_change(json_object_object_get(rec, F_POLICY_CHANGE), "    - changed: ");
         if (fstab_drift(FSTAB_DEFAULT, get_str(rec, F_TARGET), get_str(c, F_ATIME), get_bool(c, F_LAZYTIME), note,
                         sizeof note) > 0)
                 printf("    - drift: %s\n", escape_tmp(note));

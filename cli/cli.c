@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libmount/libmount.h>
 #include <limits.h>
 #include <poll.h>
@@ -13,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "chart.h"
 #include "escape.h"
 #include "protocol.h"
 #include "varlink.h"
@@ -425,4 +428,63 @@ int fstab_drift(const char *fstab, const char *target, const char *live_atime, b
         }
         mnt_unref_table(tb);
         return r;
+}
+
+/* "1 min", "10 s": a bucket's length. */
+static void format_res(char *buf, size_t len, int64_t s) {
+        if (s >= 3600 && s % 3600 == 0)
+                snprintf(buf, len, "%" PRId64 " h", s / 3600);
+        else if (s >= 60 && s % 60 == 0)
+                snprintf(buf, len, "%" PRId64 " min", s / 60);
+        else
+                snprintf(buf, len, "%" PRId64 " s", s);
+}
+
+void print_policy_change(json_object *pc, const char *indent) {
+        json_object *ci = get_array(pc, F_SAVED_CI95), *at;
+        const char *state = get_str(pc, F_STATE), *advised = get_str(pc, F_ADVISED), *cur = get_str(pc, F_CURRENT);
+        double promised = 0, saved = 0, lo = 0, hi = 0, nb = 0, na = 0, res = 0;
+        char when[32] = "?", a[16], b[16], c[16], r[32];
+        time_t t;
+        struct tm tm;
+
+        if (!pc || !json_object_object_get_ex(pc, F_AT, &at) || !state)
+                return;
+        t = (time_t) json_object_get_int64(at);
+        if (localtime_r(&t, &tm))
+                strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+        (void) get_double(pc, F_POINTS_BEFORE, &nb);
+        (void) get_double(pc, F_POINTS_AFTER, &na);
+        (void) get_double(pc, F_RESOLUTION_S, &res);
+        format_res(r, sizeof r, (int64_t) res);
+        printf("%s%s since %s (was %s): ", indent, escape_tmp(cur), when, escape_tmp(get_str(pc, F_PREVIOUS)));
+        if (streq(state, VERDICT_TOO_EARLY_NAME)) {
+                printf("too early to tell (%.0f of %d points of %s after the change)\n", na, VERDICT_MIN_POINTS, r);
+                return;
+        }
+        if (streq(state, VERDICT_TOO_LITTLE_BEFORE_NAME)) {
+                printf("too little history before the change to compare (%.0f of %d points of %s)\n", nb, VERDICT_MIN_POINTS, r);
+                return;
+        }
+        (void) get_double(pc, F_SAVED_PER_MIN, &saved);
+        if (ci && json_object_array_length(ci) == 2) {
+                lo = json_object_get_double(json_object_array_get_idx(ci, 0));
+                hi = json_object_get_double(json_object_array_get_idx(ci, 1));
+        }
+        if (advised && get_double(pc, F_PROMISED_PER_MIN, &promised) && streq_ptr(advised, cur))
+                printf("%s of the promised %s atime updates/min saved", chart_format_count(a, sizeof a, saved),
+                       chart_format_count(b, sizeof b, promised));
+        else
+                printf("%s atime updates/min saved", chart_format_count(a, sizeof a, saved));
+        printf(" (95%%: %s to %s; ", chart_format_count(b, sizeof b, lo), chart_format_count(c, sizeof c, hi));
+        if (streq_ptr(get_str(pc, F_COMPARISON), "same_hours"))
+                printf("the same hours of the day, %.0f points of %s", na, r);
+        else
+                printf("%.0f points of %s either side: less than a day of history before the change for the same hours", na, r);
+        printf(")");
+        if (!advised)
+                printf("; no saving was promised: the advice was to keep");
+        else if (!streq_ptr(advised, cur))
+                printf("; the advice was %s, promising %s", escape_tmp(advised), chart_format_count(a, sizeof a, promised));
+        printf("\n");
 }

@@ -219,6 +219,27 @@ static const struct family mount_families[] = {
           v_dev_bytes_total, true },
 };
 
+static bool v_change_at(const ReportMount *m, double *ret) {
+        *ret = (double) m->advice.change_at;
+        return m->advice.have_change;
+}
+static bool v_promised(const ReportMount *m, double *ret) {
+        *ret = m->advice.promised_per_min / 60.0;
+        return m->advice.have_change && m->advice.have_promise;
+}
+static bool v_realized(const ReportMount *m, double *ret) {
+        *ret = m->advice.saved_per_min / 60.0;
+        return m->advice.have_change && m->advice.have_saved;
+}
+static bool v_realized_lo(const ReportMount *m, double *ret) {
+        *ret = m->advice.saved_lo / 60.0;
+        return m->advice.have_change && m->advice.have_saved;
+}
+static bool v_realized_hi(const ReportMount *m, double *ret) {
+        *ret = m->advice.saved_hi / 60.0;
+        return m->advice.have_change && m->advice.have_saved;
+}
+
 static const struct family advice_families[] = {
         { "atimed_recommendation_saving_atime_updates_per_second", "gauge",
           "Atime updates per second the advice would save.", v_save_updates },
@@ -227,6 +248,23 @@ static const struct family advice_families[] = {
         { "atimed_recommendation_saving_written_bytes_per_second", "gauge",
           "Bytes written per second the advice would save (from the cost table).", v_save_bytes },
         { "atimed_atime_consumers", "gauge", "Software found to read atime on the mount.", v_consumers },
+        { "atimed_policy_change_timestamp_seconds", "gauge",
+          "When atimed saw the mount's last change of atime policy (atimed_policy_change_info), in seconds since the "
+          "Unix epoch.",
+          v_change_at },
+        { "atimed_policy_change_promised_saving_atime_updates_per_second", "gauge",
+          "Atime updates per second the advice in force just before the last change of policy promised to save.",
+          v_promised },
+        { "atimed_policy_change_realized_saving_atime_updates_per_second", "gauge",
+          "Atime updates per second the last change of policy saved: before less after, over like windows; absent "
+          "until there is enough history on both sides.",
+          v_realized },
+        { "atimed_policy_change_realized_saving_atime_updates_lower_per_second", "gauge",
+          "Lower bound of the 95% interval of atimed_policy_change_realized_saving_atime_updates_per_second.",
+          v_realized_lo },
+        { "atimed_policy_change_realized_saving_atime_updates_upper_per_second", "gauge",
+          "Upper bound of the 95% interval of atimed_policy_change_realized_saving_atime_updates_per_second.",
+          v_realized_hi },
 };
 
 static void write_daemon(FILE *f, const Report *r) {
@@ -308,6 +346,24 @@ static void write_recommendations(FILE *f, const Report *r) {
         }
 }
 
+static void write_changes(FILE *f, const Report *r) {
+        header(f, "atimed_policy_change_info", "gauge",
+               "The mount's last change of atime policy, as labels (previous and current options, the verdict's state: "
+               "too_early, too_little_before, measured); always 1.");
+        for (size_t i = 0; i < r->n_mounts; i++) {
+                const ReportMount *m = &r->mounts[i];
+
+                if (!m->advice.have || !m->advice.have_change)
+                        continue;
+                fprintf(f, "atimed_policy_change_info{");
+                label(f, "mountpoint", m->target, true);
+                label(f, "previous", m->advice.change_previous, false);
+                label(f, "current", m->advice.change_current, false);
+                label(f, "state", m->advice.change_state, false);
+                fprintf(f, "} 1\n");
+        }
+}
+
 int metrics_write(FILE *f, const Report *r) {
         /* One lock for the whole text: the writes below are unlocked. */
         flockfile(f);
@@ -320,6 +376,7 @@ int metrics_write(FILE *f, const Report *r) {
                 write_recommendations(f, r);
                 for (size_t i = 0; i < ELEMENTSOF(advice_families); i++)
                         per_mount(f, r, &advice_families[i]);
+                write_changes(f, r);
         }
         funlockfile(f);
         return ferror(f) ? -EIO : 0;

@@ -207,6 +207,33 @@
 #define F_HI_PER_MIN "hi_per_min"
 #define F_WINDOW_S "window_s"
 
+/* GetRecommendations and GetHistory: a mount's last change of atime policy
+ * and what it saved (PolicyChange) */
+#define F_POLICY_CHANGE "policy_change"
+#define F_AT "at"
+#define F_PREVIOUS "previous"
+#define F_ADVISED "advised"
+#define F_PROMISED_PER_MIN "promised_updates_per_min"
+#define F_STATE "state"
+#define F_COMPARISON "comparison"
+#define F_POINTS_BEFORE "points_before"
+#define F_POINTS_AFTER "points_after"
+#define F_AFTER_S "after_s"
+#define F_BEFORE_PER_MIN "before_updates_per_min"
+#define F_AFTER_PER_MIN "after_updates_per_min"
+#define F_SAVED_PER_MIN "saved_updates_per_min"
+#define F_SAVED_CI95 "saved_ci95"
+
+/* Buckets a verdict wants on each side of a change before it gives a
+ * figure: fewer after it is too_early, fewer before too_little_before (as
+ * docs/io.atimed.varlink says). */
+#define VERDICT_MIN_POINTS 6
+
+/* Values of F_STATE */
+#define VERDICT_TOO_EARLY_NAME "too_early"
+#define VERDICT_TOO_LITTLE_BEFORE_NAME "too_little_before"
+#define VERDICT_MEASURED_NAME "measured"
+
 /* Values of F_ACTION */
 #define ACTION_KEEP "keep"
 #define ACTION_LAZYTIME "lazytime"

@@ -371,6 +371,29 @@ static int mount_from_json(Report *r, json_object *o) {
         return m->target ? 0 : -ENOMEM;
 }
 
+static void change_from_json(Report *r, json_object *o, ReportAdvice *a) {
+        json_object *ci = member(o, F_SAVED_CI95, json_type_array);
+
+        if (!o || !member(o, F_AT, json_type_int))
+                return;
+        a->have_change = true;
+        a->change_at = integer(o, F_AT);
+        a->change_previous = str(r, o, F_PREVIOUS);
+        a->change_current = str(r, o, F_CURRENT);
+        a->change_state = str(r, o, F_STATE);
+        a->have_promise = number(o, F_PROMISED_PER_MIN, &a->promised_per_min);
+        a->have_saved = number(o, F_SAVED_PER_MIN, &a->saved_per_min);
+        a->saved_lo = a->saved_hi = a->saved_per_min;
+        if (ci && json_object_array_length(ci) == 2) {
+                json_object *lo = json_object_array_get_idx(ci, 0), *hi = json_object_array_get_idx(ci, 1);
+
+                if (json_object_is_type(lo, json_type_double) || json_object_is_type(lo, json_type_int))
+                        a->saved_lo = json_object_get_double(lo);
+                if (json_object_is_type(hi, json_type_double) || json_object_is_type(hi, json_type_int))
+                        a->saved_hi = json_object_get_double(hi);
+        }
+}
+
 static int advice_from_json(Report *r, json_object *o, ReportAdvice *a) {
         json_object *saving = member(o, F_SAVING, json_type_object), *c = member(o, F_CONSUMERS, json_type_array);
 
@@ -384,6 +407,7 @@ static int advice_from_json(Report *r, json_object *o, ReportAdvice *a) {
         (void) number(saving, F_CPU_US_PER_S, &a->saving_cpu_us_per_s);
         (void) number(saving, F_WRITE_KIB_PER_S, &a->saving_kib_per_s);
         a->n_consumers = c ? json_object_array_length(c) : 0;
+        change_from_json(r, member(o, F_POLICY_CHANGE, json_type_object), a);
         return 0;
 }
 

@@ -60,6 +60,14 @@ typedef struct ReportAdvice {
         const char *action, *current, *recommended, *confidence; /* options as mount options */
         double saving_updates_per_min, saving_cpu_us_per_s, saving_kib_per_s;
         uint64_t n_consumers;
+        /* The mount's last change of policy (GetRecommendations'
+         * PolicyChange): when, from and to (as mount options), the verdict's
+         * state, the saving promised (have_promise) and realized
+         * (have_saved: measured), atime updates per minute. */
+        bool have_change, have_promise, have_saved;
+        int64_t change_at;
+        const char *change_previous, *change_current, *change_state;
+        double promised_per_min, saved_per_min, saved_lo, saved_hi;
 } ReportAdvice;
 
 /* What a mount without a figure yet waits for. */

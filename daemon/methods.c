@@ -512,7 +512,7 @@ static json_object *no_history_yet(const View *v, const char *target) {
             add(p, F_RESOLUTION_S, json_object_new_int64(v->config->rings.spec[0].resolution)) < 0 ||
             add(p, F_SINCE, json_object_new_int64(now)) < 0 || add(p, F_UNTIL, json_object_new_int64(now)) < 0 ||
             add(p, F_TRUNCATED, json_object_new_boolean(false)) < 0 || add(p, F_POINTS, json_object_new_array()) < 0 ||
-            add(p, F_REASON, json_object_new_string(why)) < 0)
+            add(p, F_REASON, json_object_new_string(why)) < 0 || add_nullable(p, F_POLICY_CHANGE, NULL) < 0)
                 return NULL;
         return varlink_reply_new(TAKE_PTR(p));
 }
@@ -542,6 +542,17 @@ static int history_points(const MountHistory *h, unsigned ring, int64_t since, j
         *ret_from = from;
         *ret_to = to;
         return 0;
+}
+
+/* The history's last change of policy and what it saved; JSON null if
+ * none is recorded. */
+static json_object *history_verdict(const View *v, const MountHistory *h, int64_t now) {
+        struct verdict vd;
+
+        if (h->change.t == 0 ||
+            verdict_judge(h, &h->change, now, VERDICT_SETTLE_INTERVALS * (int64_t) (v->config->sampler_interval_usec / USEC_PER_SEC), &vd) < 0)
+                return NULL;
+        return verdict_to_json(&h->change, &vd);
 }
 
 static json_object *method_get_history(Methods *m, const ControlPeer *peer, json_object *params) {
@@ -578,7 +589,8 @@ static json_object *method_get_history(Methods *m, const ControlPeer *peer, json
             add(p, F_TARGET, varlink_name_new(target)) < 0 || add(p, F_KEY, varlink_name_new(h->key)) < 0 ||
             add(p, F_RESOLUTION_S, json_object_new_int64(res)) < 0 || add(p, F_SINCE, json_object_new_int64(from)) < 0 ||
             add(p, F_UNTIL, json_object_new_int64(to + res)) < 0 ||
-            add(p, F_TRUNCATED, json_object_new_boolean(truncated)) < 0 || add(p, F_POINTS, TAKE_PTR(points)) < 0)
+            add(p, F_TRUNCATED, json_object_new_boolean(truncated)) < 0 || add(p, F_POINTS, TAKE_PTR(points)) < 0 ||
+            add_nullable(p, F_POLICY_CHANGE, history_verdict(m->view, h, now)) < 0)
                 return NULL;
         {
                 /* The resolutions kept, for a client to name the valid ones. */
@@ -652,7 +664,9 @@ static json_object *recommendation_to_json(const struct recommendation *r, bool 
             add(o, F_SAVING, TAKE_PTR(saving)) < 0 ||
             add(o, F_CONFIDENCE, json_object_new_string(advice_confidence_to_string(a->confidence))) < 0 ||
             add(o, F_BASIS, json_object_new_string(advice_basis_to_string(a->basis))) < 0 ||
-            add(o, F_EVIDENCE, TAKE_PTR(ev)) < 0)
+            add(o, F_EVIDENCE, TAKE_PTR(ev)) < 0 ||
+            (r->change.t > 0 ? add(o, F_POLICY_CHANGE, verdict_to_json(&r->change, &r->verdict))
+                             : add_nullable(o, F_POLICY_CHANGE, NULL)) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }

@@ -114,6 +114,17 @@ static void add_activity(const View *v, const TrackedMount *tm, int64_t now, str
 }
 
 /* The advisor's input for one tracked mount, and its advice. */
+/* The last change of policy the mount's history recorded, judged. */
+static void add_verdict(const View *v, const TrackedMount *tm, int64_t now, struct recommendation *r) {
+        const char *key = tracker_mount_key(tm);
+        const MountHistory *h = key && v->store ? store_find(v->store, key) : NULL;
+
+        if (!h || h->change.t == 0 ||
+            verdict_judge(h, &h->change, now, VERDICT_SETTLE_INTERVALS * (int64_t) (v->config->sampler_interval_usec / USEC_PER_SEC), &r->verdict) < 0)
+                return;
+        r->change = h->change;
+}
+
 static void recommend_one(const View *v, const MountEntry *e, const TrackedMount *tm, const ssize_t *owner,
                           size_t i, int64_t now, const struct advisor_params *params, struct recommendation *r) {
         const struct mount_config *mc = config_find_mount(v->config, e->target);
@@ -134,6 +145,7 @@ static void recommend_one(const View *v, const MountEntry *e, const TrackedMount
         add_needs(v, owner, i, mc, r);
         add_activity(v, tm, now, r);
         advisor_advise(&r->in, params, &r->advice);
+        add_verdict(v, tm, now, r);
 }
 
 /* Which mount of the table each consumer is on (-1: none), once for all

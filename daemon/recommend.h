@@ -5,6 +5,7 @@
 #pragma once
 
 #include "advisor.h"
+#include "verdict.h"
 #include "view.h"
 
 struct recommendation {
@@ -14,6 +15,10 @@ struct recommendation {
         const struct consumer *consumers[8]; /* those on this mount, strongest first */
         size_t n_consumers;
         double window_s;                      /* the period the figures cover */
+        /* The mount's history's last change of policy, and what it saved
+         * (verdict.h); change.t 0: none recorded. */
+        struct stats_change change;
+        struct verdict verdict;
 };
 
 /* One per tracked mount (only 'target' if not NULL); *ret is freed by the

@@ -222,6 +222,21 @@ const struct stats_point *history_point(const MountHistory *h, unsigned r, int64
         return &g->v[(g->head + g->spec.capacity - back) % g->spec.capacity];
 }
 
+const struct stats_point *history_last_policy(const MountHistory *h) {
+        for (unsigned r = 0; r < h->n_rings; r++) {
+                const StatsRing *g = &h->rings[r];
+
+                for (uint32_t back = 0; back < g->count; back++) {
+                        const struct stats_point *p =
+                                history_point(h, r, g->head_t - (int64_t) back * g->spec.resolution);
+
+                        if (p && p->n > 0)
+                                return p;
+                }
+        }
+        return NULL;
+}
+
 unsigned history_pick_ring(const MountHistory *h, int64_t since) {
         int64_t newest = INT64_MIN;
 

@@ -73,6 +73,29 @@ static inline bool stats_time_sane(int64_t t) {
         return t >= 0 && t <= STATS_T_MAX;
 }
 
+/* The advice in force for a history's mount: what a change of policy was
+ * promised to save (store_set_promise()). t 0: none (the advice is to
+ * keep the policy, or none is known). */
+struct stats_promise {
+        int64_t t;              /* when it was last given */
+        uint8_t atime;          /* AtimeMode advised */
+        uint8_t flags;          /* STATS_LAZYTIME if advised */
+        uint8_t for_atime;      /* the policy it was given for */
+        uint8_t for_flags;
+        float saving_per_min;   /* atime updates per minute it would save */
+};
+
+/* The last change of atime policy a history saw (a remount, or a restart
+ * that found the mount table other than the history's last point), and
+ * the promise in force just before it. t 0: none. */
+struct stats_change {
+        int64_t t;              /* the first sample under the new policy */
+        int64_t last_old;       /* the last sample under the old one */
+        uint8_t from, to;       /* AtimeMode */
+        uint8_t from_flags, to_flags; /* STATS_LAZYTIME */
+        struct stats_promise promise;
+};
+
 typedef struct MountHistory {
         char *key;
         int64_t last_seen; /* Unix seconds of the last sample */
@@ -80,6 +103,8 @@ typedef struct MountHistory {
         bool users;        /* the store's: a user's mount (store_mark_users()), in memory only */
         unsigned n_rings;
         StatsRing rings[STATS_MAX_RINGS];
+        struct stats_promise promise; /* the store's: kept in history.changes */
+        struct stats_change change;
 } MountHistory;
 
 /* Parses "1min:6h, 10min:7d, 1h:90d" (resolution:retention, finest first). */
@@ -93,6 +118,10 @@ DEFINE_FREE_FUNC(MountHistory, history_free);
  * are dropped by that ring (the clock went back), and samples at a time not
  * stats_time_sane() by all: returns the number of rings that took it. */
 int history_add(MountHistory *h, const struct stats_sample *s);
+
+/* The newest point of ring 0 the daemon was up for (n > 0), or NULL: the
+ * policy the history last recorded. */
+const struct stats_point *history_last_policy(const MountHistory *h);
 
 /* The point of ring r at bucket start t, or NULL if outside the ring. A
  * point with n == 0 is a gap. */

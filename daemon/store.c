@@ -14,8 +14,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+#include <limits.h>
+#include <math.h>
+
+#include "escape.h"
 #include "fileio.h"
+#include "mounts.h"
 #include "strv.h"
+#include "varlink.h"
 
 #define SNAPSHOT_MAGIC "ATIMEDHS"
 #define JOURNAL_MAGIC "ATIMEDHJ"
@@ -54,6 +61,7 @@ struct Store {
         off_t journal_size;
         bool need_snapshot;
         bool refused; /* a file of a newer format is there: nothing is written */
+        bool changes_dirty; /* STORE_CHANGES is to be written again */
 };
 
 /* ---------------------------------------------------------------- CRC-32 (IEEE 802.3) */
@@ -328,6 +336,31 @@ static MountHistory *get_or_create(Store *s, const char *key) {
         return h;
 }
 
+/* A sample whose policy differs from the one the history last recorded
+ * (a remount seen live, or the table found so after a restart) records
+ * the change, with the advice in force until then. Samples the change
+ * already covers (a journal replayed after the changes file was written)
+ * record nothing again. */
+static bool note_change(MountHistory *h, const struct stats_sample *x) {
+        const struct stats_point *last;
+
+        if (!x->has_policy || !stats_time_sane(x->t) || x->t <= h->change.t || x->atime >= _ATIME_MAX)
+                return false;
+        last = history_last_policy(h);
+        if (!last || (last->atime == x->atime && (last->flags & STATS_LAZYTIME) == (x->flags & STATS_LAZYTIME)))
+                return false;
+        h->change = (struct stats_change) {
+                .t = x->t,
+                .last_old = h->last_seen,
+                .from = last->atime,
+                .to = x->atime,
+                .from_flags = last->flags & STATS_LAZYTIME,
+                .to_flags = x->flags & STATS_LAZYTIME,
+                .promise = h->promise,
+        };
+        return true;
+}
+
 int store_add(Store *s, const char *key, const struct stats_sample *sample) {
         MountHistory *h;
         int r;
@@ -343,6 +376,8 @@ int store_add(Store *s, const char *key, const struct stats_sample *sample) {
         h = get_or_create(s, key);
         if (!h)
                 return -ENOMEM;
+        if (note_change(h, sample))
+                s->changes_dirty = true;
         r = history_add(h, sample);
         if (r < 0)
                 return r;
@@ -368,6 +403,28 @@ int store_add(Store *s, const char *key, const struct stats_sample *sample) {
         }
         s->pending[s->n_pending++] = (struct pending) { .h = h, .s = *sample };
         return 0;
+}
+
+/* The promise is written again when what it advises changes, or its
+ * saving by more than this share: not at every tick's wobble. */
+#define PROMISE_REWRITE_SHARE 0.1
+
+void store_set_promise(Store *s, const char *key, const struct stats_promise *p) {
+        bool found;
+        ssize_t i = find_index(s, key, &found);
+        const struct stats_point *last;
+        struct stats_promise *cur;
+
+        if (!found)
+                return; /* no history, nothing to compare a change against */
+        last = history_last_policy(s->h[i]);
+        if (!last || last->atime != p->for_atime || (last->flags & STATS_LAZYTIME) != (p->for_flags & STATS_LAZYTIME))
+                return; /* made for a policy the history has not recorded yet */
+        cur = &s->h[i]->promise;
+        if ((cur->t > 0) != (p->t > 0) || cur->atime != p->atime || cur->flags != p->flags ||
+            fabsf(cur->saving_per_min - p->saving_per_min) > PROMISE_REWRITE_SHARE * fabsf(cur->saving_per_min))
+                s->changes_dirty = true;
+        *cur = *p;
 }
 
 size_t store_n_mounts(const Store *s) {
@@ -984,6 +1041,8 @@ static int replay_block(Store *s, struct cur *b, size_t start, size_t *replayed,
                 h = get_or_create(s, keys.keys[k]);
                 if (!h)
                         return -ENOMEM;
+                if (note_change(h, &x))
+                        s->changes_dirty = true;
                 r = history_add(h, &x);
                 if (r < 0)
                         return r;
@@ -1091,6 +1150,198 @@ static int load_file(int dfd, const char *name, int64_t now, struct store_load_r
         return 0;
 }
 
+/* ---------------------------------------------------------------- history.changes
+ *
+ * Each history's promise and last change, as JSON: small (only histories
+ * that have either), rewritten whole and atomically when one of them
+ * changed. Keys are written in their protocol form (escape.h), so any
+ * bytes a key holds survive. */
+#define CHANGES_VERSION 1
+#define CHANGES_MAX ((size_t) 64 << 20)
+
+static json_object *promise_to_json(const struct stats_promise *p) {
+        json_object *o = json_object_new_object();
+
+        if (o && (json_object_object_add(o, "t", json_object_new_int64(p->t)) < 0 ||
+                  json_object_object_add(o, "atime", json_object_new_int(p->atime)) < 0 ||
+                  json_object_object_add(o, "flags", json_object_new_int(p->flags)) < 0 ||
+                  json_object_object_add(o, "for_atime", json_object_new_int(p->for_atime)) < 0 ||
+                  json_object_object_add(o, "for_flags", json_object_new_int(p->for_flags)) < 0 ||
+                  json_object_object_add(o, "saving_per_min", json_object_new_double(p->saving_per_min)) < 0)) {
+                json_object_put(o);
+                return NULL;
+        }
+        return o;
+}
+
+static json_object *change_to_json(const struct stats_change *c) {
+        json_object *o = json_object_new_object();
+
+        if (o && (json_object_object_add(o, "t", json_object_new_int64(c->t)) < 0 ||
+                  json_object_object_add(o, "last_old", json_object_new_int64(c->last_old)) < 0 ||
+                  json_object_object_add(o, "from", json_object_new_int(c->from)) < 0 ||
+                  json_object_object_add(o, "to", json_object_new_int(c->to)) < 0 ||
+                  json_object_object_add(o, "from_flags", json_object_new_int(c->from_flags)) < 0 ||
+                  json_object_object_add(o, "to_flags", json_object_new_int(c->to_flags)) < 0 ||
+                  json_object_object_add(o, "promise", promise_to_json(&c->promise)) < 0)) {
+                json_object_put(o);
+                return NULL;
+        }
+        return o;
+}
+
+static int encode_changes(const Store *s, char **ret) {
+        _cleanup_json_ json_object *o = json_object_new_object(), *list = json_object_new_array();
+        const char *text;
+
+        if (!o || !list)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n; i++) {
+                const MountHistory *h = s->h[i];
+                json_object *x;
+
+                if (h->promise.t == 0 && h->change.t == 0)
+                        continue;
+                x = json_object_new_object();
+                if (!x || json_object_array_add(list, x) < 0) {
+                        json_object_put(x);
+                        return -ENOMEM;
+                }
+                if (json_object_object_add(x, "key", varlink_name_new(h->key)) < 0 ||
+                    (h->promise.t > 0 && json_object_object_add(x, "promise", promise_to_json(&h->promise)) < 0) ||
+                    (h->change.t > 0 && json_object_object_add(x, "change", change_to_json(&h->change)) < 0))
+                        return -ENOMEM;
+        }
+        if (json_object_object_add(o, "version", json_object_new_int(CHANGES_VERSION)) < 0 ||
+            json_object_object_add(o, "histories", TAKE_PTR(list)) < 0)
+                return -ENOMEM;
+        text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+        if (!text || !(*ret = strdup(text)))
+                return -ENOMEM;
+        return 0;
+}
+
+static bool json_int(json_object *o, const char *key, int64_t lo, int64_t hi, int64_t *ret) {
+        json_object *v;
+
+        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+                return false;
+        *ret = json_object_get_int64(v);
+        return *ret >= lo && *ret <= hi;
+}
+
+static bool promise_from_json(json_object *o, struct stats_promise *ret) {
+        json_object *v;
+        int64_t t, atime, flags, for_atime, for_flags;
+        double saving;
+
+        if (!json_object_is_type(o, json_type_object) || !json_int(o, "t", 1, STATS_T_MAX, &t) ||
+            !json_int(o, "atime", 0, _ATIME_MAX - 1, &atime) || !json_int(o, "flags", 0, UINT8_MAX, &flags) ||
+            !json_int(o, "for_atime", 0, _ATIME_MAX - 1, &for_atime) || !json_int(o, "for_flags", 0, UINT8_MAX, &for_flags) ||
+            !json_object_object_get_ex(o, "saving_per_min", &v) ||
+            !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+                return false;
+        saving = json_object_get_double(v);
+        if (!isfinite(saving) || fabs(saving) > 1e15)
+                return false;
+        *ret = (struct stats_promise) { .t = t, .atime = (uint8_t) atime, .flags = (uint8_t) flags,
+                                        .for_atime = (uint8_t) for_atime, .for_flags = (uint8_t) for_flags,
+                                        .saving_per_min = (float) saving };
+        return true;
+}
+
+static bool change_from_json(json_object *o, struct stats_change *ret) {
+        json_object *p;
+        int64_t t, last_old, from, to, from_flags, to_flags;
+
+        if (!json_object_is_type(o, json_type_object) || !json_int(o, "t", 1, STATS_T_MAX, &t) ||
+            !json_int(o, "last_old", 0, STATS_T_MAX, &last_old) || !json_int(o, "from", 0, _ATIME_MAX - 1, &from) ||
+            !json_int(o, "to", 0, _ATIME_MAX - 1, &to) || !json_int(o, "from_flags", 0, UINT8_MAX, &from_flags) ||
+            !json_int(o, "to_flags", 0, UINT8_MAX, &to_flags))
+                return false;
+        *ret = (struct stats_change) { .t = t, .last_old = last_old, .from = (uint8_t) from, .to = (uint8_t) to,
+                                       .from_flags = (uint8_t) from_flags, .to_flags = (uint8_t) to_flags };
+        /* A change made with no advice in force has no promise. */
+        if (json_object_object_get_ex(o, "promise", &p) && !promise_from_json(p, &ret->promise))
+                ret->promise = (struct stats_promise) {};
+        return true;
+}
+
+/* Reads the changes file's text into the histories loaded: 0, or -EBADMSG
+ * with *ret_why saying what is wrong (nothing is taken then). */
+static int parse_changes(Store *s, const char *text, size_t len, const char **ret_why) {
+        _cleanup_json_ json_object *o = NULL;
+        json_tokener *tok = json_tokener_new();
+        json_object *list;
+        int64_t version;
+        size_t n;
+
+        if (!tok)
+                return -ENOMEM;
+        o = len <= INT_MAX ? json_tokener_parse_ex(tok, text, (int) len) : NULL;
+        if (o && json_tokener_get_parse_end(tok) < len)
+                o = (json_object_put(o), NULL); /* something after the object */
+        json_tokener_free(tok);
+        *ret_why = "not a JSON object";
+        if (!o || !json_object_is_type(o, json_type_object))
+                return -EBADMSG;
+        *ret_why = "of an unknown version";
+        if (!json_int(o, "version", CHANGES_VERSION, CHANGES_VERSION, &version))
+                return -EBADMSG;
+        *ret_why = "malformed";
+        if (!json_object_object_get_ex(o, "histories", &list) || !json_object_is_type(list, json_type_array))
+                return -EBADMSG;
+        n = json_object_array_length(list);
+        /* Checked whole first: a damaged file is taken in not at all. */
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < n; i++) {
+                        json_object *x = json_object_array_get_idx(list, i), *k, *v;
+                        struct stats_promise promise = {};
+                        struct stats_change change = {};
+                        _cleanup_free_ char *key = NULL;
+                        bool found;
+                        ssize_t j;
+
+                        if (!json_object_is_type(x, json_type_object) || !json_object_object_get_ex(x, "key", &k) ||
+                            !json_object_is_type(k, json_type_string) ||
+                            name_unescape(json_object_get_string(k), &key) < 0 ||
+                            (json_object_object_get_ex(x, "promise", &v) && !promise_from_json(v, &promise)) ||
+                            (json_object_object_get_ex(x, "change", &v) && !change_from_json(v, &change)))
+                                return -EBADMSG;
+                        if (pass == 0)
+                                continue;
+                        j = find_index(s, key, &found);
+                        if (!found)
+                                continue; /* its history is gone */
+                        s->h[j]->promise = promise;
+                        s->h[j]->change = change;
+                }
+        return 0;
+}
+
+static int load_changes(Store *s, int dfd, int64_t now, struct store_load_report *rep) {
+        _cleanup_free_ char *text = NULL;
+        const char *why;
+        size_t len;
+        int r;
+
+        r = read_full_file_at(dfd, STORE_CHANGES, O_NOFOLLOW, CHANGES_MAX, &text, &len);
+        if (r == -ENOMEM)
+                return r;
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0) {
+                move_aside(dfd, STORE_CHANGES, now, rep, fileio_strerror(r));
+                return 0;
+        }
+        r = parse_changes(s, text, len, &why);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                move_aside(dfd, STORE_CHANGES, now, rep, why);
+        return 0;
+}
+
 static int load_snapshot(Store *s, int dfd, int64_t now, struct store_load_report *rep) {
         _cleanup_free_ uint8_t *snap = NULL;
         _cleanup_free_ char *why = NULL;
@@ -1188,7 +1439,12 @@ int store_load(Store *s, int64_t now, struct store_load_report *rep) {
         (void) remove_stale_temporaries_at(dfd, STORE_FILE);
         if (refuse_newer(s, dfd, rep))
                 return 0;
+        (void) remove_stale_temporaries_at(dfd, STORE_CHANGES);
         r = load_snapshot(s, dfd, now, rep);
+        /* The changes before the journal: a change in the journal that the
+         * file does not hold yet is found again as it is replayed. */
+        if (r >= 0)
+                r = load_changes(s, dfd, now, rep);
         if (r >= 0)
                 r = load_journal(s, dfd, now, rep);
         if (r < 0)
@@ -1216,6 +1472,7 @@ struct StoreWrite {
         int64_t now;
         size_t n_encoded;  /* pending samples the write holds */
         off_t journal_size; /* after a journal append */
+        char *changes;     /* history.changes' new text; NULL: unchanged */
         int r;
 };
 
@@ -1223,6 +1480,7 @@ StoreWrite *store_write_free(StoreWrite *w) {
         if (w) {
                 free(w->dir);
                 free(w->b.p);
+                free(w->changes);
                 free(w);
         }
         return NULL;
@@ -1234,6 +1492,19 @@ static int write_buffer(FILE *f, void *userdata) {
         if (fwrite(b->p, 1, b->len, f) != b->len)
                 return negative_errno();
         return 0;
+}
+
+static int write_text(FILE *f, void *userdata) {
+        const char *text = userdata;
+
+        if (fputs(text, f) < 0 || fputc('\n', f) < 0)
+                return negative_errno();
+        return 0;
+}
+
+static int write_changes(StoreWrite *w, int dfd) {
+        return write_file_atomic_at(dfd, STORE_CHANGES, 0600, WRITE_ATOMIC_FSYNC | WRITE_ATOMIC_FSYNC_DIR, write_text,
+                                    w->changes);
 }
 
 static int write_snapshot(StoreWrite *w, int dfd) {
@@ -1294,7 +1565,7 @@ int store_flush_begin(Store *s, int64_t now, bool snapshot, StoreWrite **ret) {
                 return 0;
         snapshot = snapshot || s->need_snapshot || now - s->snapshot_at >= SNAPSHOT_MAX_AGE ||
                    s->journal_size > MAX(JOURNAL_MIN_COMPACT, s->snapshot_size / 2);
-        if (!snapshot && s->n_pending == 0)
+        if (!snapshot && s->n_pending == 0 && !s->changes_dirty)
                 return 0;
         w = calloc(1, sizeof *w);
         if (!w || !(w->dir = strdup(s->dir))) {
@@ -1311,11 +1582,19 @@ int store_flush_begin(Store *s, int64_t now, bool snapshot, StoreWrite **ret) {
                 /* Samples added while it is written are journalled after it;
                  * should it fail, the next flush is a snapshot again. */
                 s->need_snapshot = false;
-        } else {
+        } else if (s->n_pending > 0) {
                 r = encode_block(s, s->seq + 1, &w->b);
                 w->seq = s->seq + 1;
+        } else {
+                r = 0; /* the changes file alone */
+                w->seq = s->seq;
+                w->journal_size = s->journal_size;
         }
         w->n_encoded = s->n_pending;
+        if (r >= 0 && s->changes_dirty) {
+                r = encode_changes(s, &w->changes);
+                s->changes_dirty = false; /* again, should the write fail */
+        }
         if (r < 0) {
                 store_write_free(w);
                 return r;
@@ -1331,8 +1610,11 @@ void store_write_run(StoreWrite *w) {
         dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 w->r = -errno;
-        else
-                w->r = w->snapshot ? write_snapshot(w, dfd) : append_journal(w, dfd);
+        else {
+                w->r = w->snapshot ? write_snapshot(w, dfd) : w->n_encoded > 0 ? append_journal(w, dfd) : 0;
+                if (w->r >= 0 && w->changes)
+                        w->r = write_changes(w, dfd);
+        }
 }
 
 int store_flush_end(Store *s, StoreWrite *w) {
@@ -1346,6 +1628,8 @@ int store_flush_end(Store *s, StoreWrite *w) {
         if (r < 0) {
                 /* Memory holds it all: try a whole snapshot next time. */
                 s->need_snapshot = true;
+                if (w->changes)
+                        s->changes_dirty = true;
                 store_write_free(w);
                 return r;
         }

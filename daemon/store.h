@@ -28,6 +28,8 @@
 /* The files give a key 16 bits of length. */
 #define STORE_KEY_MAX 65535u
 #define STORE_JOURNAL "history.journal"
+/* Each history's promise and last change of policy (stats.h), as JSON. */
+#define STORE_CHANGES "history.changes"
 
 typedef struct Store Store;
 
@@ -62,6 +64,18 @@ bool store_key_has_target(const char *key, const char *target);
  * longer than STORE_KEY_MAX or empty: -ENAMETOOLONG. */
 int store_add(Store *s, const char *key, const struct stats_sample *sample);
 const MountHistory *store_find(const Store *s, const char *key);
+
+/* The advice in force for the history of 'key' (p->t 0: the advice is to
+ * keep), given for the policy p->for_atime, p->for_flags: what a change of
+ * policy is measured against. A sample added with another policy than the
+ * history last recorded (store_add(), and the journal's replay) records
+ * the change (MountHistory.change) with the promise then in force; both
+ * are kept in STORE_CHANGES, written with the next flush. Advice given for
+ * another policy than the history's last (the table changed and its first
+ * samples are not recorded yet: a restart, a mount settling) is not taken:
+ * the promise that stands is the one made for the policy being left.
+ * Nothing for a key without history. */
+void store_set_promise(Store *s, const char *key, const struct stats_promise *p);
 
 /* Writes what changed: a journal block, or a snapshot when one is due (or
  * 'snapshot' asks for it). Returns 0 or -errno; on failure nothing is lost

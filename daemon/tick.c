@@ -12,6 +12,7 @@
 #include "log.h"
 #include "recommend.h"
 #include "time-util.h"
+#include "verdict.h"
 
 /* ---------------------------------------------------------------- per-mount notes */
 
@@ -154,13 +155,34 @@ static struct stats_sample policy_sample(const TrackedMount *tm, int64_t t) {
         return s;
 }
 
+/* A change of policy the store has just recorded, said once: the verdict
+ * on it follows in atimectl recommend and history. */
+static void change_log(const TrackedMount *tm, const struct stats_change *c) {
+        char was[64], now[64], promise[128] = "the advice then was to keep the policy";
+
+        snprintf(was, sizeof was, "%s%s", atime_mode_to_string((AtimeMode) c->from), c->from_flags & STATS_LAZYTIME ? ",lazytime" : "");
+        snprintf(now, sizeof now, "%s%s", atime_mode_to_string((AtimeMode) c->to), c->to_flags & STATS_LAZYTIME ? ",lazytime" : "");
+        if (c->promise.t > 0)
+                snprintf(promise, sizeof promise, "the advice then was %s%s, saving %.0f atime updates/min",
+                         atime_mode_to_string((AtimeMode) c->promise.atime), c->promise.flags & STATS_LAZYTIME ? ",lazytime" : "",
+                         c->promise.saving_per_min);
+        log_mount_notice(tm->entry->target, "%s: atime policy changed from %s to %s; %s. The saving is judged once %d points lie on each side.",
+                         tm->entry->target, was, now, promise, VERDICT_MIN_POINTS);
+}
+
 static void history_record(Tick *t, const TrackedMount *tm, MountNotes *n, const struct stats_sample *s) {
         const char *key = tracker_mount_key(tm);
+        const MountHistory *h;
+        int64_t change_t;
         int r;
 
         if (!key || !t->store)
                 return; /* who the filesystem is is not known yet, or no history is kept */
+        h = store_find(t->store, key);
+        change_t = h ? h->change.t : 0;
         r = store_add(t->store, key, s);
+        if (r >= 0 && (h = store_find(t->store, key)) && h->change.t != change_t)
+                change_log(tm, &h->change);
         if (r >= 0 && tracker_mount_is_users(tm->entry))
                 store_mark_users(t->store, key); /* it gives way first when slots run short */
         if (r < 0 && !n->history.refused)
@@ -309,6 +331,23 @@ static void advice_settle(Tick *t, MountNotes *n, const struct recommendation *r
         n->advice.pending = 0;
 }
 
+/* What the advice promises, for the store to hold against a change of
+ * policy: advice to keep promises nothing. */
+static void promise_record(Tick *t, const TrackedMount *tm, const struct recommendation *r) {
+        const char *key = tracker_mount_key(tm);
+        struct stats_promise p = {
+                .t = r->advice.change ? t->t : 0,
+                .atime = (uint8_t) r->advice.atime,
+                .flags = r->advice.lazytime ? STATS_LAZYTIME : 0,
+                .for_atime = (uint8_t) r->in.policy.atime,
+                .for_flags = r->in.policy.lazytime ? STATS_LAZYTIME : 0,
+                .saving_per_min = (float) r->advice.saving_updates_per_min,
+        };
+
+        if (key && t->store)
+                store_set_promise(t->store, key, &p);
+}
+
 /* ---------------------------------------------------------------- the pass */
 
 static void pass_reset(Tick *t) {
@@ -348,6 +387,7 @@ static bool pass_advise(Tick *t, size_t i, struct recommendation *ret) {
                 return false;
         if (n)
                 advice_settle(t, n, ret);
+        promise_record(t, tm, ret);
         return true;
 }
 

@@ -16,7 +16,8 @@ check "promtool check rules accepts atimed.rules.yml" promtool check rules "$RUL
 cp "$RULES" "$top_srcdir/tests/fixtures/prometheus/atimed.rules.test.yml" "$T/"
 check "promtool test rules: the recording rules and alerts do what the test says" \
         promtool test rules "$T/atimed.rules.test.yml"
-for alert in AtimedStrictatimeBusy AtimedProbeMismatch AtimedMountStalled AtimedExportStale AtimedDown AtimedFstabDrift; do
+for alert in AtimedStrictatimeBusy AtimedProbeMismatch AtimedMountStalled AtimedExportStale AtimedDown AtimedFstabDrift \
+        AtimedPolicyChangeUnderdelivered; do
         like "alert $alert is there" "$(cat "$RULES")" "^ *- alert: $alert$"
         like "and tested" "$(cat "$T/atimed.rules.test.yml")" "alertname: $alert$"
 done
@@ -31,7 +32,7 @@ jq -r '.panels[] | .targets[]? | .expr' "$G" >"$T/exprs"
         n=0
         while read -r e; do
                 n=$((n + 1))
-                printf '      - record: dashboard_query_%d\n        expr: %s\n' "$n" "$(printf '%s' "${e//\$instance/.*}" | jq -Rs .)"
+                printf '      - record: dashboard_query_%d\n        expr: %s\n' "$n" "$(e=${e//\$instance/.*}; printf '%s' "${e//\$mount/.*}" | jq -Rs .)"
         done <"$T/exprs"
 } >"$T/exprs.rules.yml"
 check "every dashboard query is valid PromQL ($(wc -l <"$T/exprs") queries)" promtool check rules "$T/exprs.rules.yml"
