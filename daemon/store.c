@@ -1269,7 +1269,7 @@ static bool change_from_json(json_object *o, struct stats_change *ret) {
 
 /* Reads the changes file's text into the histories loaded: 0, or -EBADMSG
  * with *ret_why saying what is wrong (nothing is taken then). */
-static int parse_changes(Store *s, const char *text, size_t len, const char **ret_why) {
+int store_parse_changes(Store *s, const char *text, size_t len, const char **ret_why) {
         _cleanup_json_ json_object *o = NULL;
         json_tokener *tok = json_tokener_new();
         json_object *list;
@@ -1334,7 +1334,7 @@ static int load_changes(Store *s, int dfd, int64_t now, struct store_load_report
                 move_aside(dfd, STORE_CHANGES, now, rep, fileio_strerror(r));
                 return 0;
         }
-        r = parse_changes(s, text, len, &why);
+        r = store_parse_changes(s, text, len, &why);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)

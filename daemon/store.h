@@ -133,5 +133,9 @@ const MountHistory *store_get(const Store *s, size_t i);
 
 /* Parsing alone, for tests and fuzzers: loads 'snapshot' and 'journal' (either
  * may be NULL) as if read from the files. */
+/* The policy changes file's text (STORE_CHANGES, JSON) into the histories
+ * loaded: 0, or -EBADMSG with *ret_why saying what is wrong (nothing is
+ * taken then). store_load() reads the file; this is for the fuzzer. */
+int store_parse_changes(Store *s, const char *text, size_t len, const char **ret_why);
 int store_load_buffers(Store *s, const void *snapshot, size_t snapshot_len, const void *journal, size_t journal_len,
                        struct store_load_report *ret);
