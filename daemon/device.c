@@ -120,6 +120,17 @@ void device_rate(const DiskStat *prev, const DiskStat *cur, double seconds, stru
         ret->write_kib_per_s = (double) (cur->write_sectors - prev->write_sectors) * 512.0 / 1024.0 / seconds;
 }
 
+void device_meter_update(DeviceMeter *m, const DiskStat *cur, uint64_t now_usec) {
+        if (!cur) {
+                *m = (DeviceMeter) {};
+                return;
+        }
+        if (m->last_at > 0) /* no time gone by (or back): no rate */
+                device_rate(&m->last, cur, now_usec > m->last_at ? (double) (now_usec - m->last_at) / 1e6 : 0, &m->rate);
+        m->last = *cur;
+        m->last_at = now_usec;
+}
+
 /* The first line of a sysfs attribute, trimmed; NULL if unreadable. */
 static char *read_attr(const char *path) {
         char *text = NULL;

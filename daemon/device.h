@@ -37,6 +37,17 @@ struct device_rate {
  * backwards (the device was re-created). */
 void device_rate(const DiskStat *prev, const DiskStat *cur, double seconds, struct device_rate *ret);
 
+/* A device's write rate kept from its readings: the rate between the last
+ * two, and the last (its counters since boot). */
+typedef struct DeviceMeter {
+        struct device_rate rate;
+        DiskStat last;
+        uint64_t last_at; /* CLOCK_MONOTONIC usec of the last reading; 0: none */
+} DeviceMeter;
+/* A reading taken at 'now_usec'; cur NULL: the device is not in the kernel's
+ * table (any more): no rate, no reading. */
+void device_meter_update(DeviceMeter *m, const DiskStat *cur, uint64_t now_usec);
+
 typedef enum DeviceKind {
         DEVICE_NONE,      /* no block device: tmpfs, NFS, FUSE... */
         DEVICE_DISK,

@@ -73,9 +73,7 @@ struct Filesystem {
         bool orphaned;         /* no longer in the table; freed when its job returns */
         struct sweep_result last;
         DeviceInfo device;
-        struct device_rate rate;
-        DiskStat disk_prev;
-        uint64_t disk_prev_at; /* CLOCK_MONOTONIC usec; 0: no reading yet */
+        DeviceMeter disk;      /* its device's writes (device.h) */
         struct {               /* the sampler as its last job left it, for progress */
                 bool walking, sampled;
                 bool whole;        /* a sample of the whole filesystem (sampler_whole()) */
@@ -341,18 +339,18 @@ const DeviceInfo *tracker_mount_device(const TrackedMount *m) {
 bool tracker_mount_device_rate(const TrackedMount *m, struct device_rate *ret) {
         assert(m);
         assert(ret);
-        if (!m->fs || !m->fs->rate.valid)
+        if (!m->fs || !m->fs->disk.rate.valid)
                 return false;
-        *ret = m->fs->rate;
+        *ret = m->fs->disk.rate;
         return true;
 }
 
 bool tracker_mount_device_totals(const TrackedMount *m, DiskStat *ret) {
         assert(m);
         assert(ret);
-        if (!m->fs || m->fs->disk_prev_at == 0)
+        if (!m->fs || m->fs->disk.last_at == 0)
                 return false;
-        *ret = m->fs->disk_prev;
+        *ret = m->fs->disk.last;
         return true;
 }
 
@@ -1537,20 +1535,10 @@ static void update_devices(Tracker *t, bool only_new) {
         t->disk_warned = false;
         for (size_t i = 0; i < t->n_fss; i++) {
                 Filesystem *fs = t->fss[i];
-                const DiskStat *cur;
 
-                if (fs->device.kind == DEVICE_NONE || (only_new && fs->disk_prev_at > 0))
+                if (fs->device.kind == DEVICE_NONE || (only_new && fs->disk.last_at > 0))
                         continue;
-                cur = diskstats_find(ds, fs->device.major, fs->device.minor);
-                if (!cur) {
-                        fs->rate = (struct device_rate) {};
-                        fs->disk_prev_at = 0;
-                        continue;
-                }
-                if (fs->disk_prev_at > 0)
-                        device_rate(&fs->disk_prev, cur, (double) (now - fs->disk_prev_at) / 1e6, &fs->rate);
-                fs->disk_prev = *cur;
-                fs->disk_prev_at = now;
+                device_meter_update(&fs->disk, diskstats_find(ds, fs->device.major, fs->device.minor), now);
         }
 }
 

@@ -174,6 +174,21 @@ int main(void) {
                 ok(!rate.valid, "no time elapsed gives no rate");
         }
         {
+                DiskStat a = { .writes = 100, .write_sectors = 2048 }, b = { .writes = 160, .write_sectors = 4096 };
+                DeviceMeter m = {};
+
+                device_meter_update(&m, &a, 1000000);
+                ok(!m.rate.valid && m.last_at == 1000000 && m.last.writes == 100, "meter: a first reading, no rate yet");
+                device_meter_update(&m, &b, 3000000);
+                ok(m.rate.valid && m.rate.write_iops == 30.0 && m.last.writes == 160, "meter: the rate over the 2 s since");
+                device_meter_update(&m, &b, 3000000);
+                ok(!m.rate.valid, "meter: no time gone by, no rate");
+                device_meter_update(&m, NULL, 4000000);
+                ok(!m.rate.valid && m.last_at == 0, "meter: the device gone, nothing kept");
+                device_meter_update(&m, &a, 5000000);
+                ok(!m.rate.valid && m.last_at == 5000000, "meter: back, a first reading again");
+        }
+        {
                 _cleanup_(diskstats_freep) DiskStats *e = NULL;
 
                 ok(diskstats_parse("", 0, &e) == 0 && e->n == 0, "empty input");
