@@ -1,0 +1,116 @@
+/* btrfs.h: what a btrfs mount shares with its snapshots, and what its
+ * filesystem's metadata weighs. An atime update rewrites the inode's
+ * metadata leaf; a leaf shared with a snapshot is copied and the snapshot
+ * keeps the old one, so on a snapshotted subvolume atime costs space that
+ * stays (issue 31, docs/architecture.md).
+ *
+ * Facts come from libbtrfsutil and sysfs. What libbtrfsutil needs: as root
+ * it searches the tree of roots (BTRFS_IOC_TREE_SEARCH), which needs
+ * CAP_SYS_ADMIN, for the subvolume's own info and for any iteration; as
+ * any other user it takes the unprivileged ioctls (GET_SUBVOL_INFO,
+ * GET_SUBVOL_ROOTREF, INO_LOOKUP_USER), which see only the subvolumes
+ * beneath the mount's own. It chooses by geteuid(), not by capability: a
+ * root daemon without CAP_SYS_ADMIN (atimed's default, caps.h) sees no
+ * snapshot at all, and says so (BTRFS_SIGHT_NONE, -EPERM). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BTRFS_UUID_STRING_MAX 37
+
+typedef enum BtrfsSight {
+        BTRFS_SIGHT_NONE,    /* no snapshot could be looked for: see the error */
+        BTRFS_SIGHT_ALL,     /* every subvolume of the filesystem (the tree search) */
+        BTRFS_SIGHT_BENEATH, /* only those beneath the mount's subvolume (unprivileged) */
+        _BTRFS_SIGHT_MAX,
+} BtrfsSight;
+
+const char *btrfs_sight_to_string(BtrfsSight s);
+
+/* One subvolume, as far as the snapshot count needs it. */
+struct btrfs_subvol {
+        uint64_t id;
+        uint8_t uuid[16];
+        uint8_t parent_uuid[16]; /* all zero: not a snapshot */
+        bool read_only;
+        int64_t otime; /* Unix seconds it was made */
+};
+
+struct btrfs_snapshots {
+        unsigned count;      /* subvolumes whose parent_uuid is the subvolume's uuid */
+        unsigned read_only;  /* of those, read-only */
+        int64_t newest_otime; /* the newest one's creation, Unix seconds; 0: none */
+        uint64_t ids_sum;    /* with count, tells a snapshot made and another deleted apart from none */
+};
+
+/* What one look found. */
+struct btrfs_facts {
+        bool have_subvol;       /* self.id at least; the rest where sight allowed */
+        bool have_info;         /* self's uuid, flags and otime */
+        struct btrfs_subvol self;
+        BtrfsSight sight;
+        int sight_error;        /* -errno where sight is NONE; 0 otherwise */
+        struct btrfs_snapshots snapshots;
+        bool have_space;        /* allocation/{metadata,data}/bytes_used were read */
+        uint64_t metadata_bytes_used, data_bytes_used;
+        int space_error;        /* -errno where they could not be */
+};
+
+/* ---------------------------------------------------------------- pure */
+
+/* The snapshots of 'self' among the n subvolumes 'subs' (self may be
+ * among them; it is no snapshot of itself). */
+void btrfs_snapshots_of(const struct btrfs_subvol *self, const struct btrfs_subvol *subs, size_t n,
+                        struct btrfs_snapshots *ret);
+/* A sysfs counter's text ("12345\n"): -EBADMSG where it is not one. */
+int btrfs_parse_bytes(const char *text, uint64_t *ret);
+/* The 36 characters of a UUID, lower case. */
+void btrfs_uuid_format(const uint8_t uuid[16], char ret[BTRFS_UUID_STRING_MAX]);
+/* subvolid= and subvol= of a btrfs mount's super options (mountinfo):
+ * either may be missing (0, NULL); *ret_path is the caller's to free. */
+int btrfs_subvol_from_options(const char *super_options, uint64_t *ret_id, char **ret_path);
+
+/* What an interval says of the bytes atime un-shares: the metadata's
+ * growth is atime's cost only where nothing else happened (the sample's
+ * purity: tracker.c, as for the kernel's transaction counts, kcount.h),
+ * the data did not move, and the snapshots stayed what they were. */
+typedef enum BtrfsBytesSource {
+        BTRFS_BYTES_WAITING,          /* no interval measured yet */
+        BTRFS_BYTES_MEASURED,         /* the last interval's growth */
+        BTRFS_BYTES_IMPURE,           /* the filesystem did more than atime updates */
+        BTRFS_BYTES_SNAPSHOT_CHANGED, /* a snapshot was made or deleted in the interval */
+        BTRFS_BYTES_UNREADABLE,       /* sysfs gave no reading at one end */
+        _BTRFS_BYTES_SOURCE_MAX,
+} BtrfsBytesSource;
+
+const char *btrfs_bytes_source_to_string(BtrfsBytesSource s);
+
+typedef struct BtrfsIntervalInput {
+        const struct btrfs_facts *prev, *cur; /* the looks at the interval's ends */
+        double seconds;
+        bool pure; /* nothing but atime updates, as far as the sample can tell */
+} BtrfsIntervalInput;
+
+typedef struct BtrfsIntervalVerdict {
+        BtrfsBytesSource source;
+        double bytes;       /* MEASURED: the metadata's growth over the interval */
+        double per_day;     /* MEASURED: the same, per day */
+} BtrfsIntervalVerdict;
+
+BtrfsIntervalVerdict btrfs_interval(const BtrfsIntervalInput *in);
+
+/* ---------------------------------------------------------------- I/O */
+
+/* The directory of the filesystem with a device named 'devname' (its
+ * kernel name: loop0, sda2) under sysfs's fs/btrfs: the 36-character
+ * fsid in *ret (the caller's to free), or -ENOENT. Reads sysfs only. */
+int btrfs_find_fsid(const char *sysfs, const char *devname, char **ret);
+
+/* Looks at the btrfs mount whose mount point 'fd' is open (O_DIRECTORY):
+ * its subvolume, the snapshots of it, and (with an fsid) the metadata and
+ * data bytes in use under sysfs. 'subvol_id' is the mount's subvolid= (0:
+ * unknown). Fills what it can and says why not for the rest; -errno only
+ * where fd is no btrfs at all (-EMEDIUMTYPE) or memory ran out. */
+int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, struct btrfs_facts *ret);
