@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <linux/btrfs_tree.h>
 #include <linux/magic.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,12 +130,71 @@ int btrfs_subvol_from_options(const char *super_options, uint64_t *ret_id, char 
         return oom ? -ENOMEM : 0;
 }
 
+int btrfs_parse_commits(const char *text, uint64_t *ret) {
+        for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+                unsigned long long v;
+                char *end;
+
+                if (strncmp(l, "commits ", 8) != 0 || l[8] < '0' || l[8] > '9')
+                        continue;
+                errno = 0;
+                v = strtoull(l + 8, &end, 10);
+                if (errno != 0 || (*end != 0 && *end != '\n'))
+                        return -EBADMSG;
+                *ret = v;
+                return 0;
+        }
+        return -EBADMSG;
+}
+
+bool btrfs_taint_check(BtrfsTaint *t, const struct btrfs_facts *cur, uint64_t now_usec) {
+        bool tainted = t->on;
+
+        if (!t->on)
+                return false;
+        if (!t->have_commits || !cur->have_commits) {
+                if (now_usec >= t->until_usec)
+                        t->on = false;
+        } else if (cur->commits >= t->commits + 2 || cur->commits < t->commits)
+                t->on = false; /* committed (or the filesystem was mounted again) */
+        else if (now_usec >= t->until_usec) {
+                if (cur->commits == t->commits)
+                        t->on = false; /* a period without a commit: nothing was dirty */
+                else {
+                        /* One commit: the writes may have missed it; the
+                         * next one, if any is due, comes within a period. */
+                        t->commits = cur->commits;
+                        t->until_usec = now_usec + t->period_usec;
+                }
+        }
+        return tainted;
+}
+
+void btrfs_taint_note(BtrfsTaint *t, const BtrfsIntervalVerdict *v, const struct btrfs_facts *cur, uint64_t now_usec,
+                      double commit_s) {
+        uint64_t period = (uint64_t) (fmax(commit_s, 1) * 1e6) + BTRFS_TAINT_SLACK_USEC;
+
+        if (!v->writes)
+                return;
+        *t = (BtrfsTaint) {
+                .on = true,
+                .have_commits = cur->have_commits,
+                .commits = cur->commits,
+                .period_usec = period,
+                .until_usec = now_usec + (cur->have_commits ? period : 2 * period),
+        };
+}
+
 BtrfsIntervalVerdict btrfs_interval(const BtrfsIntervalInput *in) {
         const struct btrfs_facts *a = in->prev, *b = in->cur;
         BtrfsIntervalVerdict v = { .source = BTRFS_BYTES_WAITING };
 
-        if (!a || !b || !(in->seconds > 0))
+        /* A first look: what was written before it (atimed's first probe
+         * among them) is not known, and may be committed after. */
+        if (!a || !b || !(in->seconds > 0)) {
+                v.writes = b != NULL;
                 return v;
+        }
         if (!a->have_space || !b->have_space) {
                 v.source = BTRFS_BYTES_UNREADABLE;
                 return v;
@@ -144,11 +204,14 @@ BtrfsIntervalVerdict btrfs_interval(const BtrfsIntervalInput *in) {
         if (a->sight != b->sight || a->snapshots.count != b->snapshots.count ||
             a->snapshots.ids_sum != b->snapshots.ids_sum) {
                 v.source = BTRFS_BYTES_SNAPSHOT_CHANGED;
+                v.writes = true;
                 return v;
         }
         /* Data written or freed, anything the sample saw change, or
          * metadata that shrank (something was deleted): not atime's. */
-        if (!in->pure || a->data_bytes_used != b->data_bytes_used || b->metadata_bytes_used < a->metadata_bytes_used) {
+        v.writes = !in->pure || a->data_bytes_used != b->data_bytes_used ||
+                   b->metadata_bytes_used < a->metadata_bytes_used;
+        if (v.writes || in->tainted) {
                 v.source = BTRFS_BYTES_IMPURE;
                 return v;
         }
@@ -185,6 +248,19 @@ int btrfs_find_fsid(const char *sysfs, const char *devname, char **ret) {
                 }
         }
         return -ENOENT;
+}
+
+static int read_commits(const char *sysfs, const char *fsid, uint64_t *ret) {
+        _cleanup_free_ char *p = NULL, *text = NULL;
+        size_t len;
+        int r;
+
+        if (asprintf(&p, "%s/fs/btrfs/%s/commit_stats", sysfs, fsid) < 0)
+                return -ENOMEM;
+        r = read_full_file(p, 4096, &text, &len);
+        if (r < 0)
+                return r;
+        return btrfs_parse_commits(text, ret);
 }
 
 static int read_counter(const char *sysfs, const char *fsid, const char *what, uint64_t *ret) {
@@ -296,6 +372,10 @@ int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, 
                         return r;
                 ret->have_space = r >= 0;
                 ret->space_error = MIN(r, 0);
+                r = read_commits(sysfs, fsid, &ret->commits);
+                if (r == -ENOMEM)
+                        return r;
+                ret->have_commits = r >= 0;
         }
 
 #if HAVE_BTRFSUTIL

@@ -56,6 +56,8 @@ struct btrfs_facts {
         bool have_space;        /* allocation/{metadata,data}/bytes_used were read */
         uint64_t metadata_bytes_used, data_bytes_used;
         int space_error;        /* -errno where they could not be */
+        bool have_commits;      /* commit_stats was read (kernel 6.0 and later) */
+        uint64_t commits;       /* transactions committed since mount */
 };
 
 /* ---------------------------------------------------------------- pure */
@@ -66,6 +68,8 @@ void btrfs_snapshots_of(const struct btrfs_subvol *self, const struct btrfs_subv
                         struct btrfs_snapshots *ret);
 /* A sysfs counter's text ("12345\n"): -EBADMSG where it is not one. */
 int btrfs_parse_bytes(const char *text, uint64_t *ret);
+/* commit_stats' text: the line "commits N". -EBADMSG without one. */
+int btrfs_parse_commits(const char *text, uint64_t *ret);
 /* The 36 characters of a UUID, lower case. */
 void btrfs_uuid_format(const uint8_t uuid[16], char ret[BTRFS_UUID_STRING_MAX]);
 /* subvolid= and subvol= of a btrfs mount's super options (mountinfo):
@@ -90,16 +94,45 @@ const char *btrfs_bytes_source_to_string(BtrfsBytesSource s);
 typedef struct BtrfsIntervalInput {
         const struct btrfs_facts *prev, *cur; /* the looks at the interval's ends */
         double seconds;
-        bool pure; /* nothing but atime updates, as far as the sample can tell */
+        bool pure;    /* nothing but atime updates, as far as the sample can tell */
+        bool tainted; /* writes of an earlier impure interval may be committed in this one (BtrfsTaint) */
 } BtrfsIntervalInput;
 
 typedef struct BtrfsIntervalVerdict {
         BtrfsBytesSource source;
         double bytes;       /* MEASURED: the metadata's growth over the interval */
         double per_day;     /* MEASURED: the same, per day */
+        bool writes;        /* the interval itself did more than atime updates (BtrfsTaint) */
 } BtrfsIntervalVerdict;
 
 BtrfsIntervalVerdict btrfs_interval(const BtrfsIntervalInput *in);
+
+/* btrfs counts what a write allocates when its transaction commits (every
+ * commit period, commit= and 30 s by default, or at sync): the writes that
+ * made an interval impure (atimed's own probe among them) can land in the
+ * next ones. Those are tainted until two more commits have ended (one may
+ * have been under way as the impure interval ended), or a commit period
+ * and BTRFS_TAINT_SLACK_USEC have passed without any (nothing was left to
+ * commit: the transaction thread commits what is dirty every period), or,
+ * where the kernel keeps no commit count, until two periods have passed. */
+#define BTRFS_TAINT_SLACK_USEC (5 * 1000000ULL)
+
+typedef struct BtrfsTaint {
+        bool on;
+        bool have_commits;
+        uint64_t commits;    /* at the impure interval's end, or at the last re-arm */
+        uint64_t period_usec;
+        uint64_t until_usec; /* the window's end */
+} BtrfsTaint;
+
+/* Whether the interval ending with 'cur' (at now_usec, any clock) is
+ * tainted; then lifts the taint if it was committed in it. */
+bool btrfs_taint_check(BtrfsTaint *t, const struct btrfs_facts *cur, uint64_t now_usec);
+/* After a verdict: an interval that did more than atime updates leaves
+ * its writes to be committed later, in intervals tainted from now on.
+ * 'commit_s': the filesystem's commit period. */
+void btrfs_taint_note(BtrfsTaint *t, const BtrfsIntervalVerdict *v, const struct btrfs_facts *cur, uint64_t now_usec,
+                      double commit_s);
 
 /* ---------------------------------------------------------------- I/O */
 

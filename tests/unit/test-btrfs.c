@@ -116,8 +116,64 @@ static void test_interval(void) {
         in.seconds = 0;
         is_int(btrfs_interval(&in).source, BTRFS_BYTES_WAITING, "an interval of no length measures nothing");
 
+        in = (BtrfsIntervalInput) { .prev = NULL, .cur = &a, .seconds = 60, .pure = true };
+        ok(btrfs_interval(&in).writes, "a first look: what came before it is unknown, and taints");
+
         is_str(btrfs_bytes_source_to_string(BTRFS_BYTES_SNAPSHOT_CHANGED), "snapshot_changed", "source names");
         is_str(btrfs_sight_to_string(BTRFS_SIGHT_BENEATH), "beneath", "sight names");
+}
+
+/* Writes of an impure interval are counted when their transaction
+ * commits: the intervals after it are tainted until two commits ended. */
+static void test_taint(void) {
+        struct btrfs_facts a = facts(1000, 0, 1, 257), b = facts(2000, 0, 1, 257);
+        BtrfsIntervalInput in = { .prev = &a, .cur = &b, .seconds = 5, .pure = false };
+        BtrfsIntervalVerdict v;
+        BtrfsTaint t = {};
+        uint64_t c;
+
+        ok(btrfs_parse_commits("commits 42\ncur_commit_ms 0\nlast_commit_ms 3\n", &c) == 0 && c == 42,
+           "commit_stats: the commits");
+        is_int(btrfs_parse_commits("last_commit_ms 3\n", &c), -EBADMSG, "without a commits line: none");
+        is_int(btrfs_parse_commits("commits x\n", &c), -EBADMSG, "a commits line without a number: none");
+
+        a.have_commits = b.have_commits = true;
+        a.commits = b.commits = 10;
+        ok(!btrfs_taint_check(&t, &b, 0), "no taint to begin with");
+        v = btrfs_interval(&in);
+        ok(v.source == BTRFS_BYTES_IMPURE && v.writes, "an impure interval writes");
+        btrfs_taint_note(&t, &v, &b, 0, 5);
+        in.pure = true;
+        b.commits = 11;
+        in.tainted = btrfs_taint_check(&t, &b, 1);
+        ok(in.tainted && t.on, "one commit later: still tainted (it may have begun before the writes)");
+        v = btrfs_interval(&in);
+        ok(v.source == BTRFS_BYTES_IMPURE && !v.writes, "a tainted interval is not measured, and writes nothing itself");
+        btrfs_taint_note(&t, &v, &b, 1, 5);
+        b.commits = 12;
+        in.tainted = btrfs_taint_check(&t, &b, 2);
+        ok(in.tainted && !t.on, "two commits later: this interval holds them; the taint lifts after it");
+        in.tainted = btrfs_taint_check(&t, &b, 3);
+        ok(!in.tainted, "and the next interval is clean");
+        is_int(btrfs_interval(&in).source, BTRFS_BYTES_MEASURED, "and measured");
+
+        /* An idle filesystem commits nothing: a period without a commit
+         * says nothing was left to. */
+        in.pure = false;
+        v = btrfs_interval(&in);
+        btrfs_taint_note(&t, &v, &b, 0, 5);
+        ok(btrfs_taint_check(&t, &b, 10 * 1000000ULL - 1) && t.on, "idle: tainted within a period and the slack");
+        ok(btrfs_taint_check(&t, &b, 10 * 1000000ULL) && !t.on, "then lifted: nothing was dirty");
+        btrfs_taint_note(&t, &v, &b, 0, 5);
+        b.commits = 13;
+        ok(btrfs_taint_check(&t, &b, 10 * 1000000ULL) && t.on, "one commit in the period: one more period");
+        ok(btrfs_taint_check(&t, &b, 20 * 1000000ULL) && !t.on, "without another: lifted");
+
+        a.have_commits = b.have_commits = false;
+        v = btrfs_interval(&in);
+        btrfs_taint_note(&t, &v, &b, 0, 5);
+        ok(btrfs_taint_check(&t, &b, 20 * 1000000ULL - 1) && t.on, "no commit count: tainted two periods");
+        ok(btrfs_taint_check(&t, &b, 20 * 1000000ULL) && !t.on, "then lifted");
 }
 
 static void test_find_fsid(void) {
@@ -142,6 +198,7 @@ int main(void) {
         test_snapshots();
         test_parse();
         test_interval();
+        test_taint();
         test_find_fsid();
         return tap_done();
 }
