@@ -1,0 +1,143 @@
+#!/bin/bash
+# btrfs.sh: on a btrfs of its own (a loop device in the test's namespace),
+# a subvolume with a read-only and a writable snapshot: what daemon/btrfs.c
+# finds (held against btrfs-progs), what atimed says where it cannot look
+# (root without CAP_SYS_ADMIN), and the metadata atime un-shares from the
+# snapshot under relatime, with the kernel as judge: the filesystem's own
+# allocation/metadata/bytes_used over the read pass. Nothing through a
+# noatime view. See atimed(8), BTRFS.
+. "$top_srcdir/tests/integration/lib.sh"
+command -v mkfs.btrfs >/dev/null || skip_all "needs mkfs.btrfs (btrfs-progs)"
+enter_namespace
+FACTS=$top_builddir/tests/helpers/btrfs-facts
+SCHEMA="$top_builddir/tests/helpers/schema-check $top_srcdir/docs/io.atimed.varlink"
+M=$T/mnt
+NDIRS=40
+PER_DIR=100 # 4,000 files
+INTERVAL=3
+
+modprobe btrfs 2>/dev/null
+truncate -s 1G $T/b.img && mkfs.btrfs -q -f $T/b.img >/dev/null 2>&1 || bail "mkfs.btrfs"
+LOOP=$(losetup -f --show $T/b.img) || bail "losetup"
+DEV=${LOOP#/dev/}
+mkdir -p $M/top $M/vol $M/vol-noatime
+mount $LOOP $M/top || skip_all "cannot mount btrfs here"
+btrfs -q subvolume create $M/top/vol >/dev/null || bail "subvolume create"
+make_tree $M/top/vol $NDIRS $PER_DIR
+# A relatime "day": atimes set back before the snapshot is taken, so the
+# next read writes each of them, and the leaves the snapshot shares are
+# copied.
+list_tree $M/top/vol $NDIRS $PER_DIR | xargs touch -a -d '2 days ago' && find $M/top/vol -type d -exec touch -a -d '2 days ago' {} + ||
+        bail "touch -a"
+btrfs -q subvolume snapshot -r $M/top/vol $M/top/snap-ro >/dev/null &&
+        btrfs -q subvolume snapshot $M/top/vol $M/top/snap-rw >/dev/null || bail "snapshot"
+btrfs filesystem sync $M/top
+FSID=$(ls /sys/fs/btrfs | while read -r d; do [ -e /sys/fs/btrfs/$d/devices/$DEV ] && echo $d; done)
+[ -n "$FSID" ] || bail "no sysfs directory for $DEV"
+META=/sys/fs/btrfs/$FSID/allocation/metadata/bytes_used
+
+# --- The module against btrfs-progs, on the top level still mounted.
+fact() { "$FACTS" $M/top/vol $DEV | sed -n "s/^$1=//p"; }
+progs_snaps=$(btrfs subvolume show $M/top/vol | sed -n '/Snapshot(s):/,$p' | tail -n +2 | grep -c .)
+is "the snapshots of the subvolume: as many as btrfs-progs lists" "$(fact snapshots)" "$progs_snaps"
+is "and two of them" "$(fact snapshots)" 2
+ro=0
+for s in snap-ro snap-rw; do
+        [ "$(btrfs property get -ts $M/top/$s ro)" = "ro=true" ] && ro=$((ro + 1))
+done
+is "read-only ones: as btrfs-progs says" "$(fact read_only)" "$ro"
+newest=$(for s in snap-ro snap-rw; do date -d "$(btrfs subvolume show $M/top/$s | sed -n 's/^[[:space:]]*Creation time:[[:space:]]*//p')" +%s; done | sort -n | tail -1)
+is "the newest one's creation time: btrfs-progs' (to the second)" "$(fact newest_otime)" "$newest"
+is "the subvolume's uuid: btrfs-progs'" "$(fact uuid)" "$(btrfs subvolume show $M/top/vol | sed -n 's/^[[:space:]]*UUID:[[:space:]]*//p')"
+is "its metadata bytes: sysfs's" "$(fact metadata_bytes_used)" "$(cat $META)"
+is "root with CAP_SYS_ADMIN sees every subvolume" "$(fact sight)" all
+out=$(capsh --drop=cap_sys_admin -- -c "$FACTS $M/top/vol $DEV")
+like "root without CAP_SYS_ADMIN: no snapshot seen, and why" "$(echo "$out" | grep -E '^(sight|sight_error|snapshots)=' | tr '\n' ' ')" \
+        'sight=none sight_error=Operation not permitted snapshots=0'
+like "but the bytes all the same" "$out" "have_space=1"
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$FACTS" $M/top/vol $DEV)
+like "another user: only what lies beneath (no snapshot here)" "$(echo "$out" | grep -E '^(sight|snapshots)=' | tr '\n' ' ')" \
+        'sight=beneath snapshots=0'
+like "a missing sysfs: said, not fatal" "$("$FACTS" $M/top/vol $DEV $T/nosys)" "space_error=No such file or directory"
+
+# --- The daemon, on the subvolume alone (relatime) and a noatime view of it.
+umount $M/top
+# A commit every 2 s (30 s by default): the writes of atimed's first
+# probe are committed, and its taint lifted, within a few intervals.
+mount -o relatime,subvol=vol,commit=2 $LOOP $M/vol && mount -o noatime,subvol=vol $LOOP $M/vol-noatime || bail "mount subvol"
+
+write_config "[sampler] interval = ${INTERVAL}s" '[sampler] sample_size = 2000' '[probe] interval = 1h'
+start_daemon
+btrfs_of() { ctl --json status | jq -c --arg t "$1" '.mounts[] | select(.target == $t) | .btrfs'; }
+check "atimed looks at the subvolume" wait_until 30 sh -c "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .btrfs.metadata_bytes_used' >/dev/null"
+b=$(btrfs_of $M/vol)
+is "root without [btrfs] snapshot_search: snapshots not seen" "$(echo "$b" | jq -r '[.snapshots.seen, (.snapshots.count | tostring)] | @tsv')" "$(printf 'none\tnull')"
+like "and it says why" "$(echo "$b" | jq -r .snapshots.reason)" "CAP_SYS_ADMIN"
+like "the log says so once" "$(grep -c 'snapshots not looked for' $T/atimed.log)" '^1$'
+is "the bytes are there all the same" "$(echo "$b" | jq -r '.metadata_bytes_used | type')" number
+is "the subvolume, from the mount" "$(echo "$b" | jq -r '[.subvolume.id, .subvolume.path] | @tsv')" "$(printf '256\t/vol')"
+check "GetStatus still matches the interface description" sh -c "$ATIMECTL --socket $T/sock call io.atimed.GetStatus '{}' | $SCHEMA GetStatus"
+stop_daemon
+
+write_config "[sampler] interval = ${INTERVAL}s" '[sampler] sample_size = 2000' '[probe] interval = 1h' \
+        '[btrfs] snapshot_search = yes'
+start_daemon
+since=$(date +%s)
+# Two looks make an interval; the walk and the probes come first.
+check "with snapshot_search: a measured interval" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .btrfs.source == \"measured\"' >/dev/null"
+b=$(btrfs_of $M/vol)
+is "both snapshots seen, one read-only" "$(echo "$b" | jq -r '[.snapshots.seen, .snapshots.count, .snapshots.read_only] | @tsv')" \
+        "$(printf 'all\t2\t1')"
+age=$(echo "$b" | jq -r .snapshots.newest_age_s)
+check "the newest one's age: since btrfs-progs' creation time (${age}s)" \
+        test "$age" -ge $((since - newest - INTERVAL - 5)) -a "$age" -le $(($(date +%s) - newest + 1))
+like "the uuid too" "$(echo "$b" | jq -r .subvolume.uuid)" '^[0-9a-f-]{36}$'
+
+# measured_total: atimed's un-shared bytes so far. settle: two sweeps
+# past now, so that the interval holding the last commit is measured.
+measured_total() { btrfs_of $M/vol | jq -r .unshared_bytes; }
+settle() {
+        local t=$(($(date +%s) + 1))
+        wait_until 30 sh -c "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .activity.at // 0 | . >= $t + 2 * $INTERVAL' >/dev/null"
+}
+settle
+
+# A pass through the noatime view: nothing written, nothing un-shared.
+j0=$(cat $META) a0=$(measured_total)
+grep -r zzz $M/vol-noatime >/dev/null
+btrfs filesystem sync $M/vol
+settle
+j1=$(cat $META) a1=$(measured_total)
+is "noatime: the kernel's metadata did not grow" "$((j1 - j0))" 0
+is "noatime: atimed measured nothing un-shared" "$(awk -v a=$a0 -v b=$a1 'BEGIN { print b - a }')" 0
+
+# The same pass under relatime: each file's and directory's atime is
+# written once, and every leaf the snapshot shares is copied.
+grep -r zzz $M/vol >/dev/null
+btrfs filesystem sync $M/vol
+settle
+j2=$(cat $META) a2=$(measured_total)
+judge=$((j2 - j1))
+got=$(awk -v a=$a1 -v b=$a2 'BEGIN { print b - a }')
+diag "relatime pass over $((NDIRS * PER_DIR)) files: kernel +$judge bytes of metadata, atimed +$got"
+check "relatime: the kernel's metadata grew (the snapshot's leaves were copied)" test "$judge" -gt $((100 * NDIRS))
+check "atimed's un-shared bytes within 25% of the kernel's" \
+        awk -v g="$got" -v j="$judge" 'BEGIN { exit !(g >= 0.75 * j && g <= 1.25 * j) }'
+b=$(btrfs_of $M/vol)
+check "and a rate per day beside them" test "$(echo "$b" | jq -r '.unshared_bytes_per_day | type')" = number
+is "the noatime view shows the same filesystem's bytes" "$(btrfs_of $M/vol-noatime | jq -r .unshared_bytes)" "$(echo "$b" | jq -r .unshared_bytes)"
+
+# A snapshot made mid-interval: said, and its interval not counted.
+# (Inside the subvolume, as snapper does: a mount of the top level would
+# be another mount for atimed to sample the filesystem through.)
+btrfs -q subvolume snapshot -r $M/vol $M/vol/.snap-2 >/dev/null || bail "snapshot 2"
+check "a snapshot made mid-interval is seen" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .btrfs.snapshots.count == 3' >/dev/null"
+like "and said in the log" "$(cat $T/atimed.log)" "snapshot was made or deleted during the interval"
+check "GetStatus matches the interface description" sh -c "$ATIMECTL --socket $T/sock call io.atimed.GetStatus '{}' | $SCHEMA GetStatus"
+stop_daemon
+is "atimed stops cleanly" "$STOP_STATUS" 0
+umount $M/vol $M/vol-noatime
+losetup -d $LOOP
+done_testing
