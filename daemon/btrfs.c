@@ -74,6 +74,28 @@ void btrfs_snapshots_of(const struct btrfs_subvol *self, const struct btrfs_subv
         }
 }
 
+void btrfs_facts_done(struct btrfs_facts *f) {
+        free(f->subs);
+        f->subs = NULL;
+        f->n_subs = 0;
+}
+
+bool btrfs_facts_of(const struct btrfs_facts *f, uint64_t id, struct btrfs_subvol *ret_self,
+                    struct btrfs_snapshots *ret_snapshots) {
+        if (f->have_info && f->self.id == id) {
+                *ret_self = f->self;
+                *ret_snapshots = f->snapshots;
+                return f->sight != BTRFS_SIGHT_NONE;
+        }
+        for (size_t i = 0; i < f->n_subs; i++)
+                if (f->subs[i].id == id) {
+                        *ret_self = f->subs[i];
+                        btrfs_snapshots_of(ret_self, f->subs, f->n_subs, ret_snapshots);
+                        return true;
+                }
+        return false;
+}
+
 int btrfs_parse_bytes(const char *text, uint64_t *ret) {
         char *end;
         unsigned long long v;
@@ -202,7 +224,7 @@ BtrfsIntervalVerdict btrfs_interval(const BtrfsIntervalInput *in) {
         /* Snapshots made or deleted: a deletion frees metadata as the
          * cleaner gets to it, a new snapshot shares what was un-shared. */
         if (a->sight != b->sight || a->snapshots.count != b->snapshots.count ||
-            a->snapshots.ids_sum != b->snapshots.ids_sum) {
+            a->snapshots.ids_sum != b->snapshots.ids_sum || a->n_subs != b->n_subs || a->subs_ids_sum != b->subs_ids_sum) {
                 v.source = BTRFS_BYTES_SNAPSHOT_CHANGED;
                 v.writes = true;
                 return v;
@@ -412,6 +434,10 @@ int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, 
                 return 0;
         }
         btrfs_snapshots_of(&ret->self, subs, n, &ret->snapshots);
+        for (size_t i = 0; i < n; i++)
+                ret->subs_ids_sum += subs[i].id;
+        ret->subs = TAKE_PTR(subs);
+        ret->n_subs = n;
         return 0;
 #else
         /* Built without libbtrfsutil: the bytes, and no subvolume. */

@@ -53,6 +53,11 @@ struct btrfs_facts {
         BtrfsSight sight;
         int sight_error;        /* -errno where sight is NONE; 0 otherwise */
         struct btrfs_snapshots snapshots;
+        /* Every subvolume seen (sight ALL or BENEATH), owned: the other
+         * mounts' subvolumes are found here (btrfs_facts_of()). */
+        struct btrfs_subvol *subs;
+        size_t n_subs;
+        uint64_t subs_ids_sum; /* with n_subs, tells a subvolume made and another deleted apart from none */
         bool have_space;        /* allocation/{metadata,data}/bytes_used were read */
         uint64_t metadata_bytes_used, data_bytes_used;
         int space_error;        /* -errno where they could not be */
@@ -60,12 +65,19 @@ struct btrfs_facts {
         uint64_t commits;       /* transactions committed since mount */
 };
 
+/* Frees what a look allocated (subs); the facts stay readable, empty. */
+void btrfs_facts_done(struct btrfs_facts *f);
+
 /* ---------------------------------------------------------------- pure */
 
 /* The snapshots of 'self' among the n subvolumes 'subs' (self may be
  * among them; it is no snapshot of itself). */
 void btrfs_snapshots_of(const struct btrfs_subvol *self, const struct btrfs_subvol *subs, size_t n,
                         struct btrfs_snapshots *ret);
+/* The subvolume 'id' among the subvolumes a look saw, and its snapshots:
+ * false where the look did not see it. */
+bool btrfs_facts_of(const struct btrfs_facts *f, uint64_t id, struct btrfs_subvol *ret_self,
+                    struct btrfs_snapshots *ret_snapshots);
 /* A sysfs counter's text ("12345\n"): -EBADMSG where it is not one. */
 int btrfs_parse_bytes(const char *text, uint64_t *ret);
 /* commit_stats' text: the line "commits N". -EBADMSG without one. */

@@ -121,12 +121,12 @@ static void fill_progress(ReportProgress *rp, const TrackedMount *tm) {
 static const char *btrfs_reason(const struct btrfs_status *b) {
         if (!b->have)
                 return b->error < 0 ? "the filesystem's subvolume could not be looked at" : "not looked at yet";
-        if (!b->looked)
-                return "atimed looks through the mount it samples this filesystem by, of another subvolume";
-        if (b->facts.sight == BTRFS_SIGHT_BENEATH)
-                return "atimed does not run as root: libbtrfsutil shows it only the subvolumes beneath this one";
         if (b->facts.sight == BTRFS_SIGHT_ALL)
-                return NULL;
+                return b->looked ? NULL : "this mount's subvolume was not among those listed";
+        if (b->facts.sight == BTRFS_SIGHT_BENEATH)
+                return b->looked ? "atimed does not run as root: libbtrfsutil shows it only the subvolumes beneath this one"
+                                 : "atimed does not run as root, and this mount's subvolume is not beneath the one "
+                                   "it looks through";
         if (b->facts.sight_error == -EPERM)
                 return "atimed runs as root without CAP_SYS_ADMIN, which libbtrfsutil's search of the subvolumes "
                        "needs ([btrfs] snapshot_search = yes keeps it)";
@@ -148,17 +148,17 @@ static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const Tr
         rb->have = true;
         rb->subvol_id = (int64_t) id;
         rb->subvol_path = report_name(r, path);
-        if (b.looked && b.facts.have_info) {
-                btrfs_uuid_format(b.facts.self.uuid, uuid);
+        if (b.looked) {
+                btrfs_uuid_format(b.self.uuid, uuid);
                 rb->subvol_uuid = report_strdup(r, uuid);
         }
         rb->seen = btrfs_sight_to_string(b.looked ? b.facts.sight : BTRFS_SIGHT_NONE);
         rb->reason = btrfs_reason(&b);
-        rb->have_snapshots = b.looked && b.facts.sight != BTRFS_SIGHT_NONE;
-        rb->snapshots = b.facts.snapshots.count;
-        rb->snapshots_read_only = b.facts.snapshots.read_only;
+        rb->have_snapshots = b.looked;
+        rb->snapshots = b.snapshots.count;
+        rb->snapshots_read_only = b.snapshots.read_only;
         /* At the look: the reply is cached between sweeps. */
-        rb->newest_age_s = b.facts.snapshots.count ? MAX(b.at - b.facts.snapshots.newest_otime, (int64_t) 0) : -1;
+        rb->newest_age_s = b.snapshots.count ? MAX(b.at - b.snapshots.newest_otime, (int64_t) 0) : -1;
         rb->have_metadata = b.have && b.facts.have_space;
         rb->metadata_bytes_used = (int64_t) b.facts.metadata_bytes_used;
         rb->source = btrfs_bytes_source_to_string(b.source);

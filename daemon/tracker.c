@@ -357,7 +357,8 @@ bool tracker_mount_btrfs(const TrackedMount *m, struct btrfs_status *ret) {
         *ret = m->fs->btrfs.status;
         if (btrfs_subvol_from_options(m->entry->super_options, &id, &path) < 0)
                 id = 0;
-        ret->looked = ret->have && id != 0 && id == m->fs->btrfs.subvol;
+        ret->subvol = id;
+        ret->looked = ret->have && id != 0 && btrfs_facts_of(&ret->facts, id, &ret->self, &ret->snapshots);
         return true;
 }
 
@@ -782,6 +783,7 @@ static void fs_free(Filesystem *fs) {
                 return;
         free(fs->uuid);
         free(fs->btrfs.fsid);
+        btrfs_facts_done(&fs->btrfs.status.facts);
         free(fs->counter.path);
         sampler_free(fs->sampler);
         free(fs->place_root);
@@ -796,6 +798,7 @@ static void fs_job_free(struct fs_job *j) {
         free(j->writer_roots);
         free(j->devname);
         free(j->btrfs_fsid);
+        btrfs_facts_done(&j->btrfs_facts);
         free(j->btrfs_sysfs);
         free(j->counter_path);
         free(j->uuid);
@@ -1012,6 +1015,7 @@ static void fs_apply_btrfs(Filesystem *fs, struct fs_job *j, const struct sweep_
         st->at = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
         if (j->btrfs_r < 0) {
                 /* No look: the next one starts a new interval. */
+                btrfs_facts_done(&st->facts);
                 st->have = false;
                 st->source = BTRFS_BYTES_WAITING;
                 fs->btrfs.at = 0;
@@ -1031,7 +1035,9 @@ static void fs_apply_btrfs(Filesystem *fs, struct fs_job *j, const struct sweep_
                 fs->btrfs.change_said = true;
         }
         st->source = v.source;
+        btrfs_facts_done(&st->facts);
         st->facts = j->btrfs_facts;
+        j->btrfs_facts.subs = NULL;
         st->have = true;
         fs->btrfs.at = j->btrfs_at;
 }

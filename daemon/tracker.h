@@ -143,9 +143,12 @@ uint64_t tracker_mount_population(const TrackedMount *m);
  * mount the filesystem is sampled through: 'looked' says whether its
  * subvolume is this mount's. False on other filesystems. */
 struct btrfs_status {
-        bool looked;     /* the facts' subvolume is this mount's */
-        bool have;       /* a look came back (facts valid) */
-        struct btrfs_facts facts;
+        bool looked;     /* this mount's subvolume was seen: self and snapshots are its */
+        uint64_t subvol; /* the mount's subvolid= (0: unknown) */
+        struct btrfs_subvol self;
+        struct btrfs_snapshots snapshots;
+        bool have;       /* a look came back (facts valid until the filesystem's next sweep) */
+        struct btrfs_facts facts; /* of the subvolume looked through, and the filesystem's bytes */
         int error;       /* the look's own failure (-errno), when there was one */
         int64_t at;      /* Unix seconds of the look */
         BtrfsBytesSource source; /* what the last interval said */

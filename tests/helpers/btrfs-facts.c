@@ -41,5 +41,6 @@ int main(int argc, char **argv) {
                (long long) f.snapshots.newest_otime);
         printf("have_space=%d\nmetadata_bytes_used=%llu\nspace_error=%s\n", f.have_space,
                (unsigned long long) f.metadata_bytes_used, f.space_error ? strerror(-f.space_error) : "");
+        btrfs_facts_done(&f);
         return 0;
 }

@@ -78,6 +78,8 @@ is "the bytes are there all the same" "$(echo "$b" | jq -r '.metadata_bytes_used
 is "the subvolume, from the mount" "$(echo "$b" | jq -r '[.subvolume.id, .subvolume.path] | @tsv')" "$(printf '256\t/vol')"
 check "GetStatus still matches the interface description" sh -c "$ATIMECTL --socket $T/sock call io.atimed.GetStatus '{}' | $SCHEMA GetStatus"
 stop_daemon
+is "that atimed stops cleanly" "$STOP_STATUS" 0
+diag "phase 1 (module, first daemon) done at ${SECONDS}s"
 
 write_config "[sampler] interval = ${INTERVAL}s" '[sampler] sample_size = 2000' '[probe] interval = 1h' \
         '[btrfs] snapshot_search = yes'
@@ -102,6 +104,7 @@ settle() {
         wait_until 30 sh -c "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .activity.at // 0 | . >= $t + 2 * $INTERVAL' >/dev/null"
 }
 settle
+diag "measuring from ${SECONDS}s"
 
 # A pass through the noatime view: nothing written, nothing un-shared.
 j0=$(cat $META) a0=$(measured_total)
@@ -136,8 +139,20 @@ check "a snapshot made mid-interval is seen" wait_until 30 sh -c \
         "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .btrfs.snapshots.count == 3' >/dev/null"
 like "and said in the log" "$(cat $T/atimed.log)" "snapshot was made or deleted during the interval"
 check "GetStatus matches the interface description" sh -c "$ATIMECTL --socket $T/sock call io.atimed.GetStatus '{}' | $SCHEMA GetStatus"
+
+# The top level mounted too: atimed now looks through it (the mount that
+# shows most of the filesystem), and finds the subvolume's facts among the
+# subvolumes it lists.
+mount -o subvolid=5 $LOOP $M/top || bail "mount the top level"
+check "atimed looks through the top level" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/top\") | .btrfs.subvolume.uuid != null' >/dev/null"
+is "the subvolume's snapshots, found in the list" "$(btrfs_of $M/vol | jq -r '[.snapshots.seen, .snapshots.count, .snapshots.read_only] | @tsv')" \
+        "$(printf 'all\t3\t2')"
+is "the top level has none of its own" "$(btrfs_of $M/top | jq -r '[.subvolume.id, .snapshots.count] | @tsv')" "$(printf '5\t0')"
 stop_daemon
 is "atimed stops cleanly" "$STOP_STATUS" 0
-umount $M/vol $M/vol-noatime
+check "no sanitizer's report in the log" sh -c "! grep -q 'Sanitizer' $T/atimed.log"
+umount $M/top $M/vol $M/vol-noatime
 losetup -d $LOOP
+diag "done at ${SECONDS}s"
 done_testing

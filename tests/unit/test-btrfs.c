@@ -39,6 +39,19 @@ static void test_snapshots(void) {
         is_int(s.read_only, 1, "one of them read-only");
         is_int(s.newest_otime, 3000, "the newest made at 3000");
         is_int(s.ids_sum, 257 + 258, "their ids, to tell one deleted and one made from none");
+        /* Another mount's subvolume, found among those a look listed. */
+        struct btrfs_facts f = { .have_info = true, .self = sub(5, 0, 0, false, 0), .sight = BTRFS_SIGHT_ALL,
+                                 .subs = subs, .n_subs = 5 };
+        struct btrfs_subvol found;
+
+        ok(btrfs_facts_of(&f, 256, &found, &s) && found.id == 256 && s.count == 2 && s.read_only == 1,
+           "a subvolume listed by a look through another: its snapshots");
+        ok(btrfs_facts_of(&f, 257, &found, &s) && s.count == 1 && found.read_only,
+           "a snapshot's own snapshot counted for it");
+        ok(!btrfs_facts_of(&f, 999, &found, &s), "a subvolume not listed: not seen");
+        f.sight = BTRFS_SIGHT_NONE;
+        f.n_subs = 0;
+        ok(!btrfs_facts_of(&f, 5, &found, &s), "the one looked through, without sight: not seen");
         btrfs_snapshots_of(&self, subs, 1, &s);
         ok(s.count == 0 && s.newest_otime == 0, "no other subvolume: no snapshot");
         self = sub(5, 0, 0, false, 0);
@@ -105,6 +118,10 @@ static void test_interval(void) {
         is_int(btrfs_interval(&in).source, BTRFS_BYTES_SNAPSHOT_CHANGED, "a snapshot made mid-interval: said");
         b = facts(23000000, 500000, 1, 262);
         is_int(btrfs_interval(&in).source, BTRFS_BYTES_SNAPSHOT_CHANGED, "one deleted and one made: said too");
+        b = facts(23000000, 500000, 1, 257);
+        b.n_subs = 1;
+        is_int(btrfs_interval(&in).source, BTRFS_BYTES_SNAPSHOT_CHANGED,
+               "a subvolume made elsewhere on the filesystem: said too");
         b = facts(12300000, 500000, 1, 257);
         v = btrfs_interval(&in);
         ok(v.source == BTRFS_BYTES_MEASURED && v.bytes == 0, "nothing un-shared: a measured zero");
