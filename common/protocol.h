@@ -131,6 +131,7 @@
 #define F_SUBVOLUME "subvolume"
 #define F_SUBVOLUME_ID "id"
 #define F_UUID "uuid"
+#define F_DELETED "deleted"
 #define F_SNAPSHOTS "snapshots"
 #define F_SEEN "seen" /* btrfs_sight_to_string() */
 #define F_COUNT "count"

@@ -225,6 +225,7 @@ static json_object *btrfs_to_json(const ReportBtrfs *b) {
             add_nullable(sub, F_SUBVOLUME_ID, b->subvol_id ? json_object_new_int64(b->subvol_id) : NULL) < 0 ||
             add_nullable(sub, F_UUID, string_or_null(b->subvol_uuid)) < 0 ||
             add_nullable(sub, F_PATH, string_or_null(b->subvol_path)) < 0 ||
+            add(sub, F_DELETED, json_object_new_boolean(b->subvol_deleted)) < 0 ||
             add(snaps, F_SEEN, json_object_new_string(b->seen ? b->seen : "none")) < 0 ||
             add_nullable(snaps, F_REASON, string_or_null(b->reason)) < 0 ||
             add_nullable(snaps, F_COUNT, b->have_snapshots ? json_object_new_int64(b->snapshots) : NULL) < 0 ||
@@ -388,6 +389,7 @@ static void btrfs_from_json(Report *r, json_object *o, ReportBtrfs *b) {
         b->subvol_id = integer(sub, F_SUBVOLUME_ID);
         b->subvol_uuid = str(r, sub, F_UUID);
         b->subvol_path = str(r, sub, F_PATH);
+        b->subvol_deleted = boolean(sub, F_DELETED);
         b->seen = str(r, snaps, F_SEEN);
         b->reason = str(r, snaps, F_REASON);
         b->have_snapshots = number(snaps, F_COUNT, &v);

@@ -75,6 +75,7 @@ typedef struct ReportBtrfs {
         bool have;
         int64_t subvol_id;               /* 0: unknown */
         const char *subvol_uuid, *subvol_path; /* NULL: unknown */
+        bool subvol_deleted;             /* deleted while mounted */
         const char *seen;                /* all, beneath, none */
         const char *reason;              /* why none were looked for; NULL: looked */
         bool have_snapshots;

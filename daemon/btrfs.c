@@ -424,6 +424,9 @@ int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, 
         }
         ret->have_subvol = ret->have_info = true;
         subvol_from_info(&info, &ret->self);
+        /* An orphan: no parent but the top level's (libbtrfsutil's
+         * parent_id). */
+        ret->deleted = info.parent_id == 0 && info.id != BTRFS_FS_TREE_OBJECTID;
 
         r = list_subvolumes(fd, &ret->sight, &subs, &n);
         if (r == -ENOMEM)

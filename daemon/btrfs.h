@@ -49,6 +49,7 @@ struct btrfs_snapshots {
 struct btrfs_facts {
         bool have_subvol;       /* self.id at least; the rest where sight allowed */
         bool have_info;         /* self's uuid, flags and otime */
+        bool deleted;           /* self was deleted, and lives on only as long as a mount of it */
         struct btrfs_subvol self;
         BtrfsSight sight;
         int sight_error;        /* -errno where sight is NONE; 0 otherwise */

@@ -122,7 +122,7 @@ static const char *btrfs_reason(const struct btrfs_status *b) {
         if (!b->have)
                 return b->error < 0 ? "the filesystem's subvolume could not be looked at" : "not looked at yet";
         if (b->facts.sight == BTRFS_SIGHT_ALL)
-                return b->looked ? NULL : "this mount's subvolume was not among those listed";
+                return b->looked ? NULL : "this mount's subvolume is no longer among the filesystem's: deleted";
         if (b->facts.sight == BTRFS_SIGHT_BENEATH)
                 return b->looked ? "atimed does not run as root: libbtrfsutil shows it only the subvolumes beneath this one"
                                  : "atimed does not run as root, and this mount's subvolume is not beneath the one "
@@ -152,6 +152,10 @@ static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const Tr
                 btrfs_uuid_format(b.self.uuid, uuid);
                 rb->subvol_uuid = report_strdup(r, uuid);
         }
+        /* Deleted under its mount: the one looked through says so itself;
+         * another is missing from the full list. */
+        rb->subvol_deleted = b.have && id != 0 &&
+                             ((b.facts.deleted && b.facts.self.id == id) || (b.facts.sight == BTRFS_SIGHT_ALL && !b.looked));
         rb->seen = btrfs_sight_to_string(b.looked ? b.facts.sight : BTRFS_SIGHT_NONE);
         rb->reason = btrfs_reason(&b);
         rb->have_snapshots = b.looked;

@@ -93,6 +93,7 @@ struct Filesystem {
                 uint64_t subvol;   /* the subvolume the last look went through (subvolid=) */
                 struct btrfs_status status;
                 uint64_t at;       /* CLOCK_MONOTONIC usec of the last look */
+                bool deleted_said;
                 BtrfsTaint taint;  /* an impure interval's writes, not committed yet */
                 bool sight_said, space_said, error_said, change_said;
         } btrfs;
@@ -973,6 +974,10 @@ static void fs_btrfs_say(Filesystem *fs, const struct fs_job *j) {
                 return;
         }
         fs->btrfs.error_said = false;
+        if (f->deleted && !fs->btrfs.deleted_said)
+                log_mount_notice(j->target, "%s: its btrfs subvolume (id %llu) was deleted: it lives on until unmounted; "
+                                 "its snapshots stay", j->target, (unsigned long long) f->self.id);
+        fs->btrfs.deleted_said = f->deleted;
         if (f->sight == BTRFS_SIGHT_NONE && !fs->btrfs.sight_said) {
                 fs->btrfs.sight_said = true;
                 if (f->sight_error == -EPERM)
