@@ -4,8 +4,9 @@
 # finds (held against btrfs-progs), what atimed says where it cannot look
 # (root without CAP_SYS_ADMIN), and the metadata atime un-shares from the
 # snapshot under relatime, with the kernel as judge: the filesystem's own
-# allocation/metadata/bytes_used over the read pass. Nothing through a
-# noatime view. See atimed(8), BTRFS.
+# allocation/metadata/bytes_used over the read pass, and where tracefs is
+# there the tree blocks btrfs:btrfs_cow_block says were copied. Nothing
+# through a noatime view. See atimed(8), BTRFS.
 . "$top_srcdir/tests/integration/lib.sh"
 command -v mkfs.btrfs >/dev/null || skip_all "needs mkfs.btrfs (btrfs-progs)"
 enter_namespace
@@ -116,10 +117,35 @@ j1=$(cat $META) a1=$(measured_total)
 is "noatime: the kernel's metadata did not grow" "$((j1 - j0))" 0
 is "noatime: atimed measured nothing un-shared" "$(awk -v a=$a0 -v b=$a1 'BEGIN { print b - a }')" 0
 
+# A second judge, where tracefs is there: the tree blocks of the
+# subvolume (root 256) that the pass copied away from, each counted once
+# (a block copied again in a later transaction was itself a copy of this
+# pass), times the node size: btrfs:btrfs_cow_block, in a trace instance
+# of the test's own.
+TR=$T/tracing
+cow_judge_start() {
+        mkdir -p $TR && mount -t tracefs nodev $TR 2>/dev/null && [ -d $TR/events/btrfs/btrfs_cow_block ] || return 1
+        I=$TR/instances/atimed-btrfs-$$
+        mkdir $I || return 1
+        JUDGE_INSTANCES="$JUDGE_INSTANCES $I" # tracing instances are the kernel's: cleanup removes it
+        echo 4096 >$I/buffer_size_kb && echo 'root_objectid == 256' >$I/events/btrfs/btrfs_cow_block/filter &&
+                echo 1 >$I/events/btrfs/btrfs_cow_block/enable
+}
+cow_judge_end() {
+        echo 0 >$I/events/btrfs/btrfs_cow_block/enable
+        awk -v node=$(cat /sys/fs/btrfs/$FSID/nodesize) '
+                { for (i = 1; i <= NF; i++) { if ($i ~ /^orig_buf=/) o = substr($i, 10); if ($i ~ /^cow_buf=/) c = substr($i, 9) }
+                  orig[o] = 1; copy[c] = 1 }
+                END { n = 0; for (b in orig) if (!(b in copy)) n++; print n * node }' $I/trace
+        judge_cleanup
+}
+cow_judge_start && cow=1 || { cow=0; diag "no tracefs event btrfs:btrfs_cow_block here: the bytes_used judge alone"; }
+
 # The same pass under relatime: each file's and directory's atime is
 # written once, and every leaf the snapshot shares is copied.
 grep -r zzz $M/vol >/dev/null
 btrfs filesystem sync $M/vol
+[ $cow = 1 ] && cowbytes=$(cow_judge_end)
 settle
 j2=$(cat $META) a2=$(measured_total)
 judge=$((j2 - j1))
@@ -128,6 +154,11 @@ diag "relatime pass over $((NDIRS * PER_DIR)) files: kernel +$judge bytes of met
 check "relatime: the kernel's metadata grew (the snapshot's leaves were copied)" test "$judge" -gt $((100 * NDIRS))
 check "atimed's un-shared bytes within 25% of the kernel's" \
         awk -v g="$got" -v j="$judge" 'BEGIN { exit !(g >= 0.75 * j && g <= 1.25 * j) }'
+if [ $cow = 1 ]; then
+        diag "btrfs_cow_block: $cowbytes bytes of the subvolume's tree copied away from"
+        check "and within 25% of the blocks btrfs_cow_block says were copied" \
+                awk -v g="$got" -v j="$cowbytes" 'BEGIN { exit !(j > 0 && g >= 0.75 * j && g <= 1.25 * j) }'
+fi
 b=$(btrfs_of $M/vol)
 check "and a rate per day beside them" test "$(echo "$b" | jq -r '.unshared_bytes_per_day | type')" = number
 is "the noatime view shows the same filesystem's bytes" "$(btrfs_of $M/vol-noatime | jq -r .unshared_bytes)" "$(echo "$b" | jq -r .unshared_bytes)"
