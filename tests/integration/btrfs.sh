@@ -22,10 +22,12 @@ modprobe btrfs 2>/dev/null
 truncate -s 1G $T/b.img && mkfs.btrfs -q -f $T/b.img >/dev/null 2>&1 || bail "mkfs.btrfs"
 LOOP=$(losetup -f --show $T/b.img) || bail "losetup"
 DEV=${LOOP#/dev/}
-mkdir -p $M/top $M/vol $M/vol-noatime
+mkdir -p $M/top $M/vol $M/vol-noatime $M/lone
 mount $LOOP $M/top || skip_all "cannot mount btrfs here"
-btrfs -q subvolume create $M/top/vol >/dev/null || bail "subvolume create"
+btrfs -q subvolume create $M/top/vol >/dev/null && btrfs -q subvolume create $M/top/lone >/dev/null || bail "subvolume create"
 make_tree $M/top/vol $NDIRS $PER_DIR
+make_tree $M/top/lone $NDIRS $PER_DIR # the same, never snapshotted
+list_tree $M/top/lone $NDIRS $PER_DIR | xargs touch -a -d '2 days ago' || bail "touch -a"
 # A relatime "day": atimes set back before the snapshot is taken, so the
 # next read writes each of them, and the leaves the snapshot shares are
 # copied.
@@ -66,7 +68,8 @@ like "a missing sysfs: said, not fatal" "$("$FACTS" $M/top/vol $DEV $T/nosys)" "
 umount $M/top
 # A commit every 2 s (30 s by default): the writes of atimed's first
 # probe are committed, and its taint lifted, within a few intervals.
-mount -o relatime,subvol=vol,commit=2 $LOOP $M/vol && mount -o noatime,subvol=vol $LOOP $M/vol-noatime || bail "mount subvol"
+mount -o relatime,subvol=vol,commit=2 $LOOP $M/vol && mount -o noatime,subvol=vol $LOOP $M/vol-noatime &&
+        mount -o relatime,subvol=lone $LOOP $M/lone || bail "mount subvol"
 
 write_config "[sampler] interval = ${INTERVAL}s" '[sampler] sample_size = 2000' '[probe] interval = 1h'
 start_daemon
@@ -161,6 +164,18 @@ if [ $cow = 1 ]; then
 fi
 b=$(btrfs_of $M/vol)
 check "and a rate per day beside them" test "$(echo "$b" | jq -r '.unshared_bytes_per_day | type')" = number
+# The same pass on a subvolume no snapshot shares: each leaf is copied
+# too, and the old one freed at the commit: nothing stays.
+grep -r zzz $M/lone >/dev/null
+btrfs filesystem sync $M/lone
+settle
+j3=$(cat $META) a3=$(measured_total)
+diag "relatime pass over the subvolume without snapshot: kernel $((j3 - j2)) bytes, atimed $(awk -v a=$a2 -v b=$a3 'BEGIN { print b - a }')"
+check "no snapshot: the kernel's metadata did not grow (within a tenth of the snapshotted pass)" \
+        test $((j3 - j2)) -le $((judge / 10)) -a $((j3 - j2)) -ge $((-judge / 10))
+check "nor atimed's un-shared bytes" awk -v a=$a2 -v b=$a3 -v j=$judge 'BEGIN { exit !(b - a <= j / 10) }'
+is "its mount: no snapshot of its own" "$(btrfs_of $M/lone | jq -r '[.snapshots.seen, .snapshots.count] | @tsv')" "$(printf 'all\t0')"
+umount $M/lone
 is "the noatime view shows the same filesystem's bytes" "$(btrfs_of $M/vol-noatime | jq -r .unshared_bytes)" "$(echo "$b" | jq -r .unshared_bytes)"
 
 # A snapshot made mid-interval: said, and its interval not counted.
