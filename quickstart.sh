@@ -18,7 +18,7 @@ cd "$(dirname "$0")"
 # What building the package needs (debian/control's Build-Depends, and
 # dpkg-buildpackage itself).
 BUILD_DEPS=(build-essential autoconf automake libtool pkg-config debhelper dpkg-dev fakeroot
-            libsystemd-dev libmount-dev libblkid-dev libinih-dev libjson-c-dev)
+            libsystemd-dev libmount-dev libblkid-dev libinih-dev libjson-c-dev libbtrfsutil-dev)
 # What the test suite drives for real: loop-mounted filesystems, systemd's
 # own tools, jq to read JSON replies, bindfs for a FUSE mount to stop,
 # Prometheus and node_exporter to scrape the metrics, valgrind for leaks,
@@ -29,7 +29,7 @@ BUILD_DEPS=(build-essential autoconf automake libtool pkg-config debhelper dpkg-
 # real systemd, and Ansible (ansible-core, ansible for community.general,
 # ansible-lint, yamllint) with an ssh client to run contrib/ansible's roles
 # against that container (its sshd is the container's, not this host's).
-TEST_DEPS=(jq curl python3 iproute2 tmux varlink-go e2fsprogs xfsprogs util-linux mount systemd bindfs fuse3 prometheus
+TEST_DEPS=(jq curl python3 iproute2 tmux varlink-go e2fsprogs xfsprogs btrfs-progs util-linux mount systemd bindfs fuse3 prometheus
         prometheus-node-exporter valgrind clang libclang-rt-dev git lintian apache2 apache2-utils debootstrap
         systemd-container ansible-core ansible ansible-lint yamllint openssh-client)
 

@@ -125,6 +125,22 @@
 #define F_COVERAGE "coverage"
 #define F_READY_IN_S "ready_in_s"
 
+/* GetStatus: a btrfs mount's subvolume, the snapshots that share its
+ * tree, and the metadata atime un-shares from them (daemon/btrfs.h) */
+#define F_BTRFS "btrfs"
+#define F_SUBVOLUME "subvolume"
+#define F_SUBVOLUME_ID "id"
+#define F_UUID "uuid"
+#define F_DELETED "deleted"
+#define F_SNAPSHOTS "snapshots"
+#define F_SEEN "seen" /* btrfs_sight_to_string() */
+#define F_COUNT "count"
+#define F_NEWEST_AGE_S "newest_age_s"
+#define F_METADATA_BYTES_USED "metadata_bytes_used"
+#define F_UNSHARED_BYTES_PER_DAY "unshared_bytes_per_day"
+#define F_UNSHARED_BYTES "unshared_bytes"
+#define F_BYTES_SOURCE "source" /* btrfs_bytes_source_to_string() */
+
 /* GetStatus: what a mount waits for until its first figure */
 #define F_PROGRESS "progress"
 #define F_STAGE "stage"

@@ -212,9 +212,40 @@ static json_object *progress_to_json(const ReportProgress *p) {
         return TAKE_PTR(o);
 }
 
+/* Null on anything but btrfs. */
+static json_object *btrfs_to_json(const ReportBtrfs *b) {
+        _cleanup_json_ json_object *o = NULL, *sub = NULL, *snaps = NULL;
+
+        if (!b->have)
+                return NULL;
+        o = json_object_new_object();
+        sub = json_object_new_object();
+        snaps = json_object_new_object();
+        if (!o || !sub || !snaps ||
+            add_nullable(sub, F_SUBVOLUME_ID, b->subvol_id ? json_object_new_int64(b->subvol_id) : NULL) < 0 ||
+            add_nullable(sub, F_UUID, string_or_null(b->subvol_uuid)) < 0 ||
+            add_nullable(sub, F_PATH, string_or_null(b->subvol_path)) < 0 ||
+            add(sub, F_DELETED, json_object_new_boolean(b->subvol_deleted)) < 0 ||
+            add(snaps, F_SEEN, json_object_new_string(b->seen ? b->seen : "none")) < 0 ||
+            add_nullable(snaps, F_REASON, string_or_null(b->reason)) < 0 ||
+            add_nullable(snaps, F_COUNT, b->have_snapshots ? json_object_new_int64(b->snapshots) : NULL) < 0 ||
+            add_nullable(snaps, F_READ_ONLY, b->have_snapshots ? json_object_new_int64(b->snapshots_read_only) : NULL) < 0 ||
+            add_nullable(snaps, F_NEWEST_AGE_S,
+                         b->have_snapshots && b->newest_age_s >= 0 ? json_object_new_int64(b->newest_age_s) : NULL) < 0 ||
+            add(o, F_SUBVOLUME, TAKE_PTR(sub)) < 0 || add(o, F_SNAPSHOTS, TAKE_PTR(snaps)) < 0 ||
+            add_nullable(o, F_METADATA_BYTES_USED,
+                         b->have_metadata ? json_object_new_int64(b->metadata_bytes_used) : NULL) < 0 ||
+            add_nullable(o, F_UNSHARED_BYTES_PER_DAY,
+                         b->have_rate ? report_json_rounded(b->unshared_bytes_per_day, 0) : NULL) < 0 ||
+            add(o, F_UNSHARED_BYTES, report_json_rounded(b->unshared_bytes, 0)) < 0 ||
+            add(o, F_BYTES_SOURCE, json_object_new_string(b->source ? b->source : "waiting")) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
 json_object *report_mount_to_json(const ReportMount *m) {
         _cleanup_json_ json_object *o = json_object_new_object();
-        json_object *probe = NULL, *activity = NULL;
+        json_object *probe = NULL, *activity = NULL, *btrfs = NULL;
 
         if (!o)
                 return NULL;
@@ -238,6 +269,10 @@ json_object *report_mount_to_json(const ReportMount *m) {
             add(o, F_STALLED, json_object_new_boolean(m->stalled)) < 0 ||
             add(o, F_REACHABLE, json_object_new_boolean(m->reachable)) < 0 ||
             add(o, F_ATIME_UPDATES_TOTAL, report_json_rounded(m->atime_updates_total, 1)) < 0)
+                return NULL;
+        if (m->btrfs.have && !(btrfs = btrfs_to_json(&m->btrfs)))
+                return NULL;
+        if (add_nullable(o, F_BTRFS, btrfs) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }
@@ -344,6 +379,30 @@ static void activity_from_json(Report *r, json_object *o, ReportActivity *a) {
         a->ready_in_s = member(o, F_READY_IN_S, json_type_int) ? integer(o, F_READY_IN_S) : -1;
 }
 
+static void btrfs_from_json(Report *r, json_object *o, ReportBtrfs *b) {
+        json_object *sub = member(o, F_SUBVOLUME, json_type_object), *snaps = member(o, F_SNAPSHOTS, json_type_object);
+        double v;
+
+        b->have = o != NULL;
+        if (!b->have)
+                return;
+        b->subvol_id = integer(sub, F_SUBVOLUME_ID);
+        b->subvol_uuid = str(r, sub, F_UUID);
+        b->subvol_path = str(r, sub, F_PATH);
+        b->subvol_deleted = boolean(sub, F_DELETED);
+        b->seen = str(r, snaps, F_SEEN);
+        b->reason = str(r, snaps, F_REASON);
+        b->have_snapshots = number(snaps, F_COUNT, &v);
+        b->snapshots = b->have_snapshots ? (int64_t) v : 0;
+        b->snapshots_read_only = integer(snaps, F_READ_ONLY);
+        b->newest_age_s = number(snaps, F_NEWEST_AGE_S, &v) ? (int64_t) v : -1;
+        b->have_metadata = number(o, F_METADATA_BYTES_USED, &v);
+        b->metadata_bytes_used = b->have_metadata ? (int64_t) v : 0;
+        b->have_rate = number(o, F_UNSHARED_BYTES_PER_DAY, &b->unshared_bytes_per_day);
+        (void) number(o, F_UNSHARED_BYTES, &b->unshared_bytes);
+        b->source = str(r, o, F_BYTES_SOURCE);
+}
+
 static int mount_from_json(Report *r, json_object *o) {
         ReportMount *m = report_add_mount(r);
 
@@ -368,6 +427,7 @@ static int mount_from_json(Report *r, json_object *o) {
         device_from_json(r, member(o, F_DEVICE, json_type_object), &m->device);
         probe_from_json(r, member(o, F_PROBE, json_type_object), &m->probe);
         activity_from_json(r, member(o, F_ACTIVITY, json_type_object), &m->activity);
+        btrfs_from_json(r, member(o, F_BTRFS, json_type_object), &m->btrfs);
         return m->target ? 0 : -ENOMEM;
 }
 

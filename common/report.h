@@ -78,6 +78,25 @@ typedef struct ReportProgress {
         int64_t eta_s;     /* -1: unknown */
 } ReportProgress;
 
+/* A btrfs mount's snapshots and the metadata atime un-shares (btrfs.h). */
+typedef struct ReportBtrfs {
+        bool have;
+        int64_t subvol_id;               /* 0: unknown */
+        const char *subvol_uuid, *subvol_path; /* NULL: unknown */
+        bool subvol_deleted;             /* deleted while mounted */
+        const char *seen;                /* all, beneath, none */
+        const char *reason;              /* why none were looked for; NULL: looked */
+        bool have_snapshots;
+        int64_t snapshots, snapshots_read_only;
+        int64_t newest_age_s;            /* -1: no snapshot */
+        bool have_metadata;
+        int64_t metadata_bytes_used;     /* the whole filesystem's */
+        const char *source;              /* what the last interval said */
+        bool have_rate;                  /* a measured interval exists */
+        double unshared_bytes_per_day;   /* the last measured interval's */
+        double unshared_bytes;           /* measured since atimed began */
+} ReportBtrfs;
+
 typedef struct ReportMount {
         int id;
         const char *target, *source, *fstype, *root, *options, *super_options;
@@ -89,6 +108,7 @@ typedef struct ReportMount {
         ReportActivity activity;
         ReportProgress progress;
         ReportAdvice advice;
+        ReportBtrfs btrfs;
         double atime_updates_total; /* the updates figure integrated since start */
 } ReportMount;
 

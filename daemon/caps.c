@@ -15,8 +15,12 @@
 #include "macro.h"
 
 static const int keep[] = { CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_DAC_OVERRIDE };
+/* Kept too where the operator asked for btrfs snapshots (caps.h). */
+static bool keep_sys_admin;
 
 static bool kept(int cap) {
+        if (cap == CAP_SYS_ADMIN && keep_sys_admin)
+                return true;
         for (size_t i = 0; i < ELEMENTSOF(keep); i++)
                 if (keep[i] == cap)
                         return true;
@@ -50,7 +54,7 @@ static int drop_bounding_set(bool have_setpcap) {
         return 0;
 }
 
-int caps_drop_to_minimum(void) {
+int caps_drop_to_minimum(bool sys_admin) {
         struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
         struct __user_cap_data_struct d[2] = {};
         uint64_t mask = 0, effective;
@@ -58,8 +62,11 @@ int caps_drop_to_minimum(void) {
 
         if (geteuid() != 0)
                 return 0;
+        keep_sys_admin = sys_admin;
         for (size_t i = 0; i < ELEMENTSOF(keep); i++)
                 mask |= UINT64_C(1) << keep[i];
+        if (sys_admin)
+                mask |= UINT64_C(1) << CAP_SYS_ADMIN;
 
         if (syscall(SYS_capget, &h, d) < 0)
                 return -errno;

@@ -1,6 +1,7 @@
 /* caps.h: dropping what atimed does not need once it has started. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Keeps CAP_DAC_READ_SEARCH (walk any directory), CAP_FOWNER (O_NOATIME on
@@ -13,8 +14,10 @@
  * (no CAP_SETPCAP: a container's manager took it), while the rest is done:
  * the process holds the three alone and no_new_privs keeps anything it
  * runs from gaining more, so the bounding set no longer matters; or
- * -errno. */
-int caps_drop_to_minimum(void);
+ * -errno. With 'sys_admin' CAP_SYS_ADMIN is kept too: libbtrfsutil, run as
+ * root, needs it to list a btrfs filesystem's subvolumes (btrfs.h,
+ * [btrfs] snapshot_search). */
+int caps_drop_to_minimum(bool sys_admin);
 /* Whether this process runs in a user namespace other than the host's
  * (unshare -U, a rootless container): 1, with the uid outside that root
  * maps to (UINT32_MAX: root is not mapped); 0: the host's; or -errno.

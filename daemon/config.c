@@ -476,6 +476,8 @@ static const struct config_item config_items[] = {
         ITEM("device", "sysfs", path, sysfs_path, "/sys", 0, 0),
         ITEM("device", "jbd2", path, jbd2_path, "/proc/fs/jbd2", 0, 0),
 
+        ITEM("btrfs", "snapshot_search", boolean, btrfs_snapshot_search, "no", 0, 0),
+
         ITEM("consumers", "tmpfiles_dirs", paths, tmpfiles_dirs, "/etc/tmpfiles.d /run/tmpfiles.d /usr/lib/tmpfiles.d", 0, 0),
         ITEM("consumers", "mail_spools", paths, mail_spools, "/var/mail /var/spool/mail", 0, 0),
         ITEM("consumers", "tmpreaper_conf", path, tmpreaper_conf, "/etc/tmpreaper.conf", 0, 0),
@@ -508,7 +510,7 @@ static const struct config_item mount_items[] = {
 #define MAX_MOUNT_SECTIONS 4096
 
 static const char *const config_sections[] = { "daemon",    "control", "mounts", "probe", "sampler",
-                                               "consumers", "advisor", "device", "export", "store" };
+                                               "consumers", "advisor", "device", "btrfs", "export", "store" };
 
 static bool section_known(const char *name) {
         const char *path = startswith(name, MOUNT_SECTION_PREFIX);

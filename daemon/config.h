@@ -91,6 +91,9 @@ struct config {
         char *sysfs_path;
         char *jbd2_path; /* ext4's journal statistics (fscounter.h) */
 
+        /* [btrfs] */
+        bool btrfs_snapshot_search; /* keep CAP_SYS_ADMIN for libbtrfsutil's tree search (btrfs.h); read at start */
+
         /* [consumers] */
         char **tmpfiles_dirs;
         char **mail_spools;

@@ -875,9 +875,9 @@ static int manager_setup_signals(Manager *m) {
 
 /* Capabilities dropped, and said at the level of what it means: in a
  * container or a user namespace, what cannot be done is said once, plainly. */
-static void manager_drop_capabilities(void) {
+static void manager_drop_capabilities(const struct config *c) {
         uint32_t outside;
-        int r = caps_drop_to_minimum();
+        int r = caps_drop_to_minimum(c->btrfs_snapshot_search);
 
         if (r < 0)
                 log_warning_errno(r, "Failed to drop capabilities; atimed runs on with those it was started with: %m");
@@ -886,7 +886,8 @@ static void manager_drop_capabilities(void) {
                          "holds only CAP_DAC_READ_SEARCH, CAP_FOWNER and CAP_DAC_OVERRIDE, and no_new_privs keeps "
                          "anything it runs from gaining more");
         else
-                log_debug("Capabilities reduced to CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_DAC_OVERRIDE");
+                log_debug("Capabilities reduced to CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_DAC_OVERRIDE%s",
+                          c->btrfs_snapshot_search ? " and CAP_SYS_ADMIN ([btrfs] snapshot_search)" : "");
         if (caps_user_namespace(&outside) > 0 && geteuid() == 0)
                 log_notice("Running in a user namespace (root here is %s outside): directories of users not mapped "
                            "here cannot be read without changing their atime and are skipped, and no probe can be "
@@ -931,7 +932,7 @@ static int manager_start_privileged(Manager *m, int *ret_fd) {
         r = manager_prepare_state_dir(m);
         if (r < 0)
                 return r;
-        manager_drop_capabilities();
+        manager_drop_capabilities(m->config);
         return 0;
 }
 

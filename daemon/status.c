@@ -117,6 +117,60 @@ static void fill_progress(ReportProgress *rp, const TrackedMount *tm) {
         *rp = (ReportProgress) { .have = true, .stage = p.stage, .walked = p.walked, .inodes = p.inodes, .eta_s = p.eta_s };
 }
 
+/* Why a btrfs mount's snapshots were not all seen; NULL: they were. */
+static const char *btrfs_reason(const struct btrfs_status *b) {
+        if (!b->have)
+                return b->error < 0 ? "the filesystem's subvolume could not be looked at" : "not looked at yet";
+        if (b->facts.sight == BTRFS_SIGHT_ALL)
+                return b->looked ? NULL : "this mount's subvolume is no longer among the filesystem's: deleted";
+        if (b->facts.sight == BTRFS_SIGHT_BENEATH)
+                return b->looked ? "atimed does not run as root: libbtrfsutil shows it only the subvolumes beneath this one"
+                                 : "atimed does not run as root, and this mount's subvolume is not beneath the one "
+                                   "it looks through";
+        if (b->facts.sight_error == -EPERM)
+                return "atimed runs as root without CAP_SYS_ADMIN, which libbtrfsutil's search of the subvolumes "
+                       "needs ([btrfs] snapshot_search = yes keeps it)";
+        if (b->facts.sight_error == -EOPNOTSUPP)
+                return "atimed was built without libbtrfsutil";
+        return "libbtrfsutil could not list the subvolumes";
+}
+
+static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const TrackedMount *tm) {
+        _cleanup_free_ char *path = NULL;
+        struct btrfs_status b;
+        char uuid[BTRFS_UUID_STRING_MAX];
+        uint64_t id = 0;
+
+        if (!tm || !tracker_mount_btrfs(tm, &b))
+                return;
+        if (btrfs_subvol_from_options(e->super_options, &id, &path) < 0)
+                r->oom = true;
+        rb->have = true;
+        rb->subvol_id = (int64_t) id;
+        rb->subvol_path = report_name(r, path);
+        if (b.looked) {
+                btrfs_uuid_format(b.self.uuid, uuid);
+                rb->subvol_uuid = report_strdup(r, uuid);
+        }
+        /* Deleted under its mount: the one looked through says so itself;
+         * another is missing from the full list. */
+        rb->subvol_deleted = b.have && id != 0 &&
+                             ((b.facts.deleted && b.facts.self.id == id) || (b.facts.sight == BTRFS_SIGHT_ALL && !b.looked));
+        rb->seen = btrfs_sight_to_string(b.looked ? b.facts.sight : BTRFS_SIGHT_NONE);
+        rb->reason = btrfs_reason(&b);
+        rb->have_snapshots = b.looked;
+        rb->snapshots = b.snapshots.count;
+        rb->snapshots_read_only = b.snapshots.read_only;
+        /* At the look: the reply is cached between sweeps. */
+        rb->newest_age_s = b.snapshots.count ? MAX(b.at - b.snapshots.newest_otime, (int64_t) 0) : -1;
+        rb->have_metadata = b.have && b.facts.have_space;
+        rb->metadata_bytes_used = (int64_t) b.facts.metadata_bytes_used;
+        rb->source = btrfs_bytes_source_to_string(b.source);
+        rb->have_rate = b.have_rate;
+        rb->unshared_bytes_per_day = b.per_day;
+        rb->unshared_bytes = b.total;
+}
+
 static void fill_mount(const View *v, Report *r, ReportMount *rm, const MountEntry *e, const TrackedMount *tm) {
         rm->id = e->id;
         rm->target = report_name(r, e->target);
@@ -138,6 +192,7 @@ static void fill_mount(const View *v, Report *r, ReportMount *rm, const MountEnt
         }
         fill_activity(&rm->activity, tm);
         fill_progress(&rm->progress, tm);
+        fill_btrfs(r, &rm->btrfs, e, tm);
         rm->atime_updates_total = v->counters ? status_counters_get(v->counters, e->target) : 0;
 }
 

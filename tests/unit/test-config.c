@@ -67,6 +67,7 @@ static const struct key_case key_cases[] = {
         { "device", "diskstats", "/tmp/ds", "/tmp/ds", "ds", "expected an absolute path" },
         { "device", "sysfs", "/sys2", "/sys2", "/sys 2", "expected an absolute path" },
         { "device", "jbd2", "/proc/fs/jbd2", "/proc/fs/jbd2", "proc/fs/jbd2", "expected an absolute path" },
+        { "btrfs", "snapshot_search", "yes", "yes", "maybe", "expected yes or no" },
         { "consumers", "tmpfiles_dirs", "/etc/tmpfiles.d", "/etc/tmpfiles.d", "tmpfiles.d", "expected absolute paths" },
         { "consumers", "mail_spools", "/var/mail,/srv/mail", "/var/mail /srv/mail", "mail", "expected absolute paths" },
         { "consumers", "tmpreaper_conf", "/etc/t.conf", "/etc/t.conf", "t.conf", "expected an absolute path" },

@@ -1,0 +1,217 @@
+#!/bin/bash
+# btrfs.sh: on a btrfs of its own (a loop device in the test's namespace),
+# a subvolume with a read-only and a writable snapshot: what daemon/btrfs.c
+# finds (held against btrfs-progs), what atimed says where it cannot look
+# (root without CAP_SYS_ADMIN), and the metadata atime un-shares from the
+# snapshot under relatime, with the kernel as judge: the filesystem's own
+# allocation/metadata/bytes_used over the read pass, and where tracefs is
+# there the tree blocks btrfs:btrfs_cow_block says were copied. Nothing
+# through a noatime view. See atimed(8), BTRFS.
+. "$top_srcdir/tests/integration/lib.sh"
+command -v mkfs.btrfs >/dev/null || skip_all "needs mkfs.btrfs (btrfs-progs)"
+enter_namespace
+T0=$(date +%s)
+FACTS=$top_builddir/tests/helpers/btrfs-facts
+SCHEMA="$top_builddir/tests/helpers/schema-check $top_srcdir/docs/io.atimed.varlink"
+M=$T/mnt
+NDIRS=40
+PER_DIR=100 # 4,000 files
+INTERVAL=2
+
+modprobe btrfs 2>/dev/null
+truncate -s 1G $T/b.img && mkfs.btrfs -q -f $T/b.img >/dev/null 2>&1 || bail "mkfs.btrfs"
+LOOP=$(losetup -f --show $T/b.img) || bail "losetup"
+DEV=${LOOP#/dev/}
+mkdir -p $M/top $M/vol $M/vol-noatime $M/lone
+mount $LOOP $M/top || skip_all "cannot mount btrfs here"
+btrfs -q subvolume create $M/top/vol >/dev/null && btrfs -q subvolume create $M/top/lone >/dev/null || bail "subvolume create"
+make_tree $M/top/vol $NDIRS $PER_DIR
+make_tree $M/top/lone $NDIRS $PER_DIR # the same, never snapshotted
+list_tree $M/top/lone $NDIRS $PER_DIR | xargs touch -a -d '2 days ago' || bail "touch -a"
+# A relatime "day": atimes set back before the snapshot is taken, so the
+# next read writes each of them, and the leaves the snapshot shares are
+# copied.
+list_tree $M/top/vol $NDIRS $PER_DIR | xargs touch -a -d '2 days ago' && find $M/top/vol -type d -exec touch -a -d '2 days ago' {} + ||
+        bail "touch -a"
+btrfs -q subvolume snapshot -r $M/top/vol $M/top/snap-ro >/dev/null &&
+        btrfs -q subvolume snapshot $M/top/vol $M/top/snap-rw >/dev/null || bail "snapshot"
+btrfs filesystem sync $M/top
+FSID=$(ls /sys/fs/btrfs | while read -r d; do [ -e /sys/fs/btrfs/$d/devices/$DEV ] && echo $d; done)
+[ -n "$FSID" ] || bail "no sysfs directory for $DEV"
+META=/sys/fs/btrfs/$FSID/allocation/metadata/bytes_used
+
+# --- The module against btrfs-progs, on the top level still mounted.
+fact() { "$FACTS" $M/top/vol $DEV | sed -n "s/^$1=//p"; }
+progs_snaps=$(btrfs subvolume show $M/top/vol | sed -n '/Snapshot(s):/,$p' | tail -n +2 | grep -c .)
+is "the snapshots of the subvolume: as many as btrfs-progs lists" "$(fact snapshots)" "$progs_snaps"
+is "and two of them" "$(fact snapshots)" 2
+ro=0
+for s in snap-ro snap-rw; do
+        [ "$(btrfs property get -ts $M/top/$s ro)" = "ro=true" ] && ro=$((ro + 1))
+done
+is "read-only ones: as btrfs-progs says" "$(fact read_only)" "$ro"
+newest=$(for s in snap-ro snap-rw; do date -d "$(btrfs subvolume show $M/top/$s | sed -n 's/^[[:space:]]*Creation time:[[:space:]]*//p')" +%s; done | sort -n | tail -1)
+is "the newest one's creation time: btrfs-progs' (to the second)" "$(fact newest_otime)" "$newest"
+is "the subvolume's uuid: btrfs-progs'" "$(fact uuid)" "$(btrfs subvolume show $M/top/vol | sed -n 's/^[[:space:]]*UUID:[[:space:]]*//p')"
+is "its metadata bytes: sysfs's" "$(fact metadata_bytes_used)" "$(cat $META)"
+is "root with CAP_SYS_ADMIN sees every subvolume" "$(fact sight)" all
+out=$(capsh --drop=cap_sys_admin -- -c "$FACTS $M/top/vol $DEV")
+like "root without CAP_SYS_ADMIN: no snapshot seen, and why" "$(echo "$out" | grep -E '^(sight|sight_error|snapshots)=' | tr '\n' ' ')" \
+        'sight=none sight_error=Operation not permitted snapshots=0'
+like "but the bytes all the same" "$out" "have_space=1"
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$FACTS" $M/top/vol $DEV)
+like "another user: only what lies beneath (no snapshot here)" "$(echo "$out" | grep -E '^(sight|snapshots)=' | tr '\n' ' ')" \
+        'sight=beneath snapshots=0'
+like "a missing sysfs: said, not fatal" "$("$FACTS" $M/top/vol $DEV $T/nosys)" "space_error=No such file or directory"
+
+# --- The daemon, on the subvolume alone (relatime) and a noatime view of it.
+umount $M/top
+# A commit every 2 s (30 s by default): the writes of atimed's first
+# probe are committed, and its taint lifted, within a few intervals.
+mount -o relatime,subvol=vol,commit=2 $LOOP $M/vol && mount -o noatime,subvol=vol $LOOP $M/vol-noatime &&
+        mount -o relatime,subvol=lone $LOOP $M/lone || bail "mount subvol"
+
+write_config "[sampler] interval = ${INTERVAL}s" '[sampler] sample_size = 2000' '[probe] interval = 1h'
+start_daemon
+btrfs_of() { ctl --json status | jq -c --arg t "$1" '.mounts[] | select(.target == $t) | .btrfs'; }
+check "atimed looks at the subvolume" wait_until 30 sh -c "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .btrfs.metadata_bytes_used' >/dev/null"
+b=$(btrfs_of $M/vol)
+is "root without [btrfs] snapshot_search: snapshots not seen" "$(echo "$b" | jq -r '[.snapshots.seen, (.snapshots.count | tostring)] | @tsv')" "$(printf 'none\tnull')"
+like "and it says why" "$(echo "$b" | jq -r .snapshots.reason)" "CAP_SYS_ADMIN"
+like "the log says so once" "$(grep -c 'snapshots not looked for' $T/atimed.log)" '^1$'
+is "the bytes are there all the same" "$(echo "$b" | jq -r '.metadata_bytes_used | type')" number
+is "the subvolume, from the mount" "$(echo "$b" | jq -r '[.subvolume.id, .subvolume.path] | @tsv')" "$(printf '256\t/vol')"
+check "GetStatus still matches the interface description" sh -c "$ATIMECTL --socket $T/sock call io.atimed.GetStatus '{}' | $SCHEMA GetStatus"
+stop_daemon
+is "that atimed stops cleanly" "$STOP_STATUS" 0
+diag "the module and the first daemon done after $(($(date +%s) - T0))s"
+
+write_config "[sampler] interval = ${INTERVAL}s" '[sampler] sample_size = 2000' '[probe] interval = 1h' \
+        '[btrfs] snapshot_search = yes' "[mounts] exclude_paths += $T/hidden"
+start_daemon
+since=$(date +%s)
+# Two looks make an interval; the walk and the probes come first.
+check "with snapshot_search: a measured interval" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .btrfs.source == \"measured\"' >/dev/null"
+b=$(btrfs_of $M/vol)
+is "both snapshots seen, one read-only" "$(echo "$b" | jq -r '[.snapshots.seen, .snapshots.count, .snapshots.read_only] | @tsv')" \
+        "$(printf 'all\t2\t1')"
+age=$(echo "$b" | jq -r .snapshots.newest_age_s)
+check "the newest one's age: since btrfs-progs' creation time (${age}s)" \
+        test "$age" -ge $((since - newest - INTERVAL - 5)) -a "$age" -le $(($(date +%s) - newest + 1))
+like "the uuid too" "$(echo "$b" | jq -r .subvolume.uuid)" '^[0-9a-f-]{36}$'
+
+# measured_total: atimed's un-shared bytes so far. settle: two sweeps
+# past now, so that the interval holding the last commit is measured.
+measured_total() { btrfs_of $M/vol | jq -r .unshared_bytes; }
+settle() {
+        local t=$(($(date +%s) + 1))
+        wait_until 30 sh -c "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .activity.at // 0 | . >= $t + 2 * $INTERVAL' >/dev/null"
+}
+settle
+diag "measuring from $(($(date +%s) - T0))s"
+
+# A pass through the noatime view: nothing written, nothing un-shared.
+j0=$(cat $META) a0=$(measured_total)
+grep -r zzz $M/vol-noatime >/dev/null
+btrfs filesystem sync $M/vol
+settle
+j1=$(cat $META) a1=$(measured_total)
+is "noatime: the kernel's metadata did not grow" "$((j1 - j0))" 0
+is "noatime: atimed measured nothing un-shared" "$(awk -v a=$a0 -v b=$a1 'BEGIN { print b - a }')" 0
+
+# A second judge, where tracefs is there: the tree blocks of the
+# subvolume (root 256) that the pass copied away from, each counted once
+# (a block copied again in a later transaction was itself a copy of this
+# pass), times the node size: btrfs:btrfs_cow_block, in a trace instance
+# of the test's own.
+TR=$T/tracing
+cow_judge_start() {
+        mkdir -p $TR && mount -t tracefs nodev $TR 2>/dev/null && [ -d $TR/events/btrfs/btrfs_cow_block ] || return 1
+        I=$TR/instances/atimed-btrfs-$$
+        mkdir $I || return 1
+        JUDGE_INSTANCES="$JUDGE_INSTANCES $I" # tracing instances are the kernel's: cleanup removes it
+        echo 4096 >$I/buffer_size_kb && echo 'root_objectid == 256' >$I/events/btrfs/btrfs_cow_block/filter &&
+                echo 1 >$I/events/btrfs/btrfs_cow_block/enable
+}
+cow_judge_end() {
+        echo 0 >$I/events/btrfs/btrfs_cow_block/enable
+        awk -v node=$(cat /sys/fs/btrfs/$FSID/nodesize) '
+                { for (i = 1; i <= NF; i++) { if ($i ~ /^orig_buf=/) o = substr($i, 10); if ($i ~ /^cow_buf=/) c = substr($i, 9) }
+                  orig[o] = 1; copy[c] = 1 }
+                END { n = 0; for (b in orig) if (!(b in copy)) n++; print n * node }' $I/trace
+        judge_cleanup
+}
+cow_judge_start && cow=1 || { cow=0; diag "no tracefs event btrfs:btrfs_cow_block here: the bytes_used judge alone"; }
+
+# The same pass under relatime: each file's and directory's atime is
+# written once, and every leaf the snapshot shares is copied.
+grep -r zzz $M/vol >/dev/null
+btrfs filesystem sync $M/vol
+[ $cow = 1 ] && cowbytes=$(cow_judge_end)
+settle
+j2=$(cat $META) a2=$(measured_total)
+judge=$((j2 - j1))
+got=$(awk -v a=$a1 -v b=$a2 'BEGIN { print b - a }')
+diag "relatime pass over $((NDIRS * PER_DIR)) files: kernel +$judge bytes of metadata, atimed +$got"
+check "relatime: the kernel's metadata grew (the snapshot's leaves were copied)" test "$judge" -gt $((100 * NDIRS))
+check "atimed's un-shared bytes within 25% of the kernel's" \
+        awk -v g="$got" -v j="$judge" 'BEGIN { exit !(g >= 0.75 * j && g <= 1.25 * j) }'
+if [ $cow = 1 ]; then
+        diag "btrfs_cow_block: $cowbytes bytes of the subvolume's tree copied away from"
+        check "and within 25% of the blocks btrfs_cow_block says were copied" \
+                awk -v g="$got" -v j="$cowbytes" 'BEGIN { exit !(j > 0 && g >= 0.75 * j && g <= 1.25 * j) }'
+fi
+b=$(btrfs_of $M/vol)
+check "and a rate per day beside them" test "$(echo "$b" | jq -r '.unshared_bytes_per_day | type')" = number
+# The same pass on a subvolume no snapshot shares: each leaf is copied
+# too, and the old one freed at the commit: nothing stays.
+grep -r zzz $M/lone >/dev/null
+btrfs filesystem sync $M/lone
+settle
+j3=$(cat $META) a3=$(measured_total)
+diag "relatime pass over the subvolume without snapshot: kernel $((j3 - j2)) bytes, atimed $(awk -v a=$a2 -v b=$a3 'BEGIN { print b - a }')"
+check "no snapshot: the kernel's metadata did not grow (within a tenth of the snapshotted pass)" \
+        test $((j3 - j2)) -le $((judge / 10)) -a $((j3 - j2)) -ge $((-judge / 10))
+check "nor atimed's un-shared bytes" awk -v a=$a2 -v b=$a3 -v j=$judge 'BEGIN { exit !(b - a <= j / 10) }'
+is "its mount: no snapshot of its own" "$(btrfs_of $M/lone | jq -r '[.snapshots.seen, .snapshots.count] | @tsv')" "$(printf 'all\t0')"
+umount $M/lone
+is "the noatime view shows the same filesystem's bytes" "$(btrfs_of $M/vol-noatime | jq -r .unshared_bytes)" "$(echo "$b" | jq -r .unshared_bytes)"
+
+# A snapshot made mid-interval: said, and its interval not counted.
+# (Inside the subvolume, as snapper does: a mount of the top level would
+# be another mount for atimed to sample the filesystem through.)
+btrfs -q subvolume snapshot -r $M/vol $M/vol/.snap-2 >/dev/null || bail "snapshot 2"
+check "a snapshot made mid-interval is seen" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .btrfs.snapshots.count == 3' >/dev/null"
+like "and said in the log" "$(cat $T/atimed.log)" "snapshot was made or deleted during the interval"
+check "GetStatus matches the interface description" sh -c "$ATIMECTL --socket $T/sock call io.atimed.GetStatus '{}' | $SCHEMA GetStatus"
+
+# The top level mounted too: atimed now looks through it (the mount that
+# shows most of the filesystem), and finds the subvolume's facts among the
+# subvolumes it lists.
+mount -o subvolid=5 $LOOP $M/top || bail "mount the top level"
+check "atimed looks through the top level" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/top\") | .btrfs.subvolume.uuid != null' >/dev/null"
+is "the subvolume's snapshots, found in the list" "$(btrfs_of $M/vol | jq -r '[.snapshots.seen, .snapshots.count, .snapshots.read_only] | @tsv')" \
+        "$(printf 'all\t3\t2')"
+is "the top level has none of its own" "$(btrfs_of $M/top | jq -r '[.subvolume.id, .snapshots.count] | @tsv')" "$(printf '5\t0')"
+
+# A snapshot deleted, then the subvolume itself under its mount, through a
+# mount of the top level atimed does not track: said, and nothing else
+# changes (the mount lives on until unmounted).
+umount $M/top && mkdir -p $T/hidden && mount -o subvolid=5 $LOOP $T/hidden || bail "mount the top level aside"
+btrfs -q subvolume delete $M/vol/.snap-2 >/dev/null && btrfs -q subvolume delete $T/hidden/vol >/dev/null || bail "subvolume delete"
+umount $T/hidden
+check "a subvolume deleted under atimed: its mount says so" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .btrfs.subvolume.deleted' >/dev/null"
+is "its snapshots stay: the two left" "$(btrfs_of $M/vol | jq -r .snapshots.count)" 2
+like "the log says so, once" "$(grep -c 'btrfs subvolume (id 256) was deleted' $T/atimed.log)" '^1$'
+check "the atime figures go on" wait_until 30 swept_since $M/vol $(($(date +%s) + 1))
+stop_daemon
+is "atimed stops cleanly" "$STOP_STATUS" 0
+check "no sanitizer's report in the log" sh -c "! grep -q 'Sanitizer' $T/atimed.log"
+umount $M/vol $M/vol-noatime
+losetup -d $LOOP
+diag "done after $(($(date +%s) - T0))s"
+done_testing

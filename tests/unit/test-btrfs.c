@@ -1,0 +1,221 @@
+/* test-btrfs: the pure part of the btrfs module on plain inputs: which
+ * subvolumes are snapshots of a mount's, sysfs counters and mount options
+ * read, and what an interval's metadata growth is taken for (atime's
+ * cost only where the interval was pure, the data still and the
+ * snapshots the same). The look itself is judged on a real btrfs by
+ * tests/integration/btrfs.sh against btrfs-progs. */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tap.h"
+#include "btrfs.h"
+
+static struct btrfs_subvol sub(uint64_t id, uint8_t tag, uint8_t parent_tag, bool ro, int64_t otime) {
+        struct btrfs_subvol s = { .id = id, .read_only = ro, .otime = otime };
+
+        memset(s.uuid, tag, 16);
+        if (parent_tag)
+                memset(s.parent_uuid, parent_tag, 16);
+        return s;
+}
+
+static void test_snapshots(void) {
+        struct btrfs_subvol self = sub(256, 0xa1, 0, false, 1000);
+        struct btrfs_subvol subs[] = {
+                self,
+                sub(257, 0xb1, 0xa1, true, 2000),  /* a read-only snapshot of self */
+                sub(258, 0xb2, 0xa1, false, 3000), /* a writable one, newer */
+                sub(259, 0xb3, 0xb1, true, 4000),  /* a snapshot of a snapshot: not self's */
+                sub(260, 0xb4, 0, false, 5000),    /* another subvolume */
+        };
+        struct btrfs_snapshots s;
+
+        btrfs_snapshots_of(&self, subs, 5, &s);
+        is_int(s.count, 2, "two subvolumes have self's uuid as parent_uuid");
+        is_int(s.read_only, 1, "one of them read-only");
+        is_int(s.newest_otime, 3000, "the newest made at 3000");
+        is_int(s.ids_sum, 257 + 258, "their ids, to tell one deleted and one made from none");
+        /* Another mount's subvolume, found among those a look listed. */
+        struct btrfs_facts f = { .have_info = true, .self = sub(5, 0, 0, false, 0), .sight = BTRFS_SIGHT_ALL,
+                                 .subs = subs, .n_subs = 5 };
+        struct btrfs_subvol found;
+
+        ok(btrfs_facts_of(&f, 256, &found, &s) && found.id == 256 && s.count == 2 && s.read_only == 1,
+           "a subvolume listed by a look through another: its snapshots");
+        ok(btrfs_facts_of(&f, 257, &found, &s) && s.count == 1 && found.read_only,
+           "a snapshot's own snapshot counted for it");
+        ok(!btrfs_facts_of(&f, 999, &found, &s), "a subvolume not listed: not seen");
+        f.sight = BTRFS_SIGHT_NONE;
+        f.n_subs = 0;
+        ok(!btrfs_facts_of(&f, 5, &found, &s), "the one looked through, without sight: not seen");
+        btrfs_snapshots_of(&self, subs, 1, &s);
+        ok(s.count == 0 && s.newest_otime == 0, "no other subvolume: no snapshot");
+        self = sub(5, 0, 0, false, 0);
+        btrfs_snapshots_of(&self, subs, 5, &s);
+        is_int(s.count, 0, "a subvolume without uuid (an old top level) has no snapshot counted");
+}
+
+static void test_parse(void) {
+        uint64_t v = 1;
+        uint64_t id;
+        char *path;
+        char u[BTRFS_UUID_STRING_MAX];
+        uint8_t raw[16];
+
+        ok(btrfs_parse_bytes("12304384\n", &v) == 0 && v == 12304384, "a counter with its newline");
+        ok(btrfs_parse_bytes("0", &v) == 0 && v == 0, "zero");
+        is_int(btrfs_parse_bytes("", &v), -EBADMSG, "empty is no counter");
+        is_int(btrfs_parse_bytes("-1\n", &v), -EBADMSG, "a sign is no counter");
+        is_int(btrfs_parse_bytes("12 34\n", &v), -EBADMSG, "two numbers are no counter");
+        is_int(btrfs_parse_bytes("99999999999999999999999\n", &v), -EBADMSG, "past 64 bits is no counter");
+
+        ok(btrfs_subvol_from_options("rw,relatime,space_cache=v2,subvolid=256,subvol=/vol", &id, &path) == 0 &&
+                   id == 256 && path && strcmp(path, "/vol") == 0,
+           "subvolid= and subvol= from the super options");
+        free(path);
+        ok(btrfs_subvol_from_options("rw,subvol=/a,b", &id, &path) == 0 && id == 0 && path && strcmp(path, "/a") == 0,
+           "without subvolid=: 0, the path up to the next comma");
+        free(path);
+        ok(btrfs_subvol_from_options("rw,subvolid=x2", &id, &path) == 0 && id == 0 && !path,
+           "a subvolid= that is no number: 0");
+        ok(btrfs_subvol_from_options(NULL, &id, &path) == 0 && id == 0 && !path, "no options at all");
+
+        for (int i = 0; i < 16; i++)
+                raw[i] = (uint8_t) (i * 17);
+        btrfs_uuid_format(raw, u);
+        is_str(u, "00112233-4455-6677-8899-aabbccddeeff", "a uuid in its usual form");
+}
+
+static struct btrfs_facts facts(uint64_t meta, uint64_t data, unsigned snaps, uint64_t ids) {
+        return (struct btrfs_facts) {
+                .have_subvol = true, .have_info = true, .sight = BTRFS_SIGHT_ALL,
+                .snapshots = { .count = snaps, .ids_sum = ids },
+                .have_space = true, .metadata_bytes_used = meta, .data_bytes_used = data,
+        };
+}
+
+static void test_interval(void) {
+        struct btrfs_facts a = facts(12300000, 500000, 1, 257), b = facts(23000000, 500000, 1, 257);
+        BtrfsIntervalInput in = { .prev = &a, .cur = &b, .seconds = 60, .pure = true };
+        BtrfsIntervalVerdict v = btrfs_interval(&in);
+
+        is_int(v.source, BTRFS_BYTES_MEASURED, "a pure interval: the growth is measured");
+        ok(fabs(v.bytes - 10700000) < 1e-6, "10.7 MB un-shared");
+        ok(fabs(v.per_day - 10700000.0 * 1440) < 1e-3, "per day: 1440 minutes of it");
+
+        in.pure = false;
+        is_int(btrfs_interval(&in).source, BTRFS_BYTES_IMPURE, "something else changed: not taken");
+        in.pure = true;
+        b.data_bytes_used += 4096;
+        is_int(btrfs_interval(&in).source, BTRFS_BYTES_IMPURE, "data written: not taken");
+        b = facts(12000000, 500000, 1, 257);
+        is_int(btrfs_interval(&in).source, BTRFS_BYTES_IMPURE, "metadata shrank (a delete): not taken");
+        b = facts(23000000, 500000, 2, 257 + 261);
+        is_int(btrfs_interval(&in).source, BTRFS_BYTES_SNAPSHOT_CHANGED, "a snapshot made mid-interval: said");
+        b = facts(23000000, 500000, 1, 262);
+        is_int(btrfs_interval(&in).source, BTRFS_BYTES_SNAPSHOT_CHANGED, "one deleted and one made: said too");
+        b = facts(23000000, 500000, 1, 257);
+        b.n_subs = 1;
+        is_int(btrfs_interval(&in).source, BTRFS_BYTES_SNAPSHOT_CHANGED,
+               "a subvolume made elsewhere on the filesystem: said too");
+        b = facts(12300000, 500000, 1, 257);
+        v = btrfs_interval(&in);
+        ok(v.source == BTRFS_BYTES_MEASURED && v.bytes == 0, "nothing un-shared: a measured zero");
+        b.have_space = false;
+        is_int(btrfs_interval(&in).source, BTRFS_BYTES_UNREADABLE, "sysfs unreadable at one end: said");
+        in.prev = NULL;
+        is_int(btrfs_interval(&in).source, BTRFS_BYTES_WAITING, "one look: waiting for the interval");
+        in.prev = &a;
+        in.seconds = 0;
+        is_int(btrfs_interval(&in).source, BTRFS_BYTES_WAITING, "an interval of no length measures nothing");
+
+        in = (BtrfsIntervalInput) { .prev = NULL, .cur = &a, .seconds = 60, .pure = true };
+        ok(btrfs_interval(&in).writes, "a first look: what came before it is unknown, and taints");
+
+        is_str(btrfs_bytes_source_to_string(BTRFS_BYTES_SNAPSHOT_CHANGED), "snapshot_changed", "source names");
+        is_str(btrfs_sight_to_string(BTRFS_SIGHT_BENEATH), "beneath", "sight names");
+}
+
+/* Writes of an impure interval are counted when their transaction
+ * commits: the intervals after it are tainted until two commits ended. */
+static void test_taint(void) {
+        struct btrfs_facts a = facts(1000, 0, 1, 257), b = facts(2000, 0, 1, 257);
+        BtrfsIntervalInput in = { .prev = &a, .cur = &b, .seconds = 5, .pure = false };
+        BtrfsIntervalVerdict v;
+        BtrfsTaint t = {};
+        uint64_t c;
+
+        ok(btrfs_parse_commits("commits 42\ncur_commit_ms 0\nlast_commit_ms 3\n", &c) == 0 && c == 42,
+           "commit_stats: the commits");
+        is_int(btrfs_parse_commits("last_commit_ms 3\n", &c), -EBADMSG, "without a commits line: none");
+        is_int(btrfs_parse_commits("commits x\n", &c), -EBADMSG, "a commits line without a number: none");
+
+        a.have_commits = b.have_commits = true;
+        a.commits = b.commits = 10;
+        ok(!btrfs_taint_check(&t, &b, 0), "no taint to begin with");
+        v = btrfs_interval(&in);
+        ok(v.source == BTRFS_BYTES_IMPURE && v.writes, "an impure interval writes");
+        btrfs_taint_note(&t, &v, &b, 0, 5);
+        in.pure = true;
+        b.commits = 11;
+        in.tainted = btrfs_taint_check(&t, &b, 1);
+        ok(in.tainted && t.on, "one commit later: still tainted (it may have begun before the writes)");
+        v = btrfs_interval(&in);
+        ok(v.source == BTRFS_BYTES_IMPURE && !v.writes, "a tainted interval is not measured, and writes nothing itself");
+        btrfs_taint_note(&t, &v, &b, 1, 5);
+        b.commits = 12;
+        in.tainted = btrfs_taint_check(&t, &b, 2);
+        ok(in.tainted && !t.on, "two commits later: this interval holds them; the taint lifts after it");
+        in.tainted = btrfs_taint_check(&t, &b, 3);
+        ok(!in.tainted, "and the next interval is clean");
+        is_int(btrfs_interval(&in).source, BTRFS_BYTES_MEASURED, "and measured");
+
+        /* An idle filesystem commits nothing: a period without a commit
+         * says nothing was left to. */
+        in.pure = false;
+        v = btrfs_interval(&in);
+        btrfs_taint_note(&t, &v, &b, 0, 5);
+        ok(btrfs_taint_check(&t, &b, 10 * 1000000ULL - 1) && t.on, "idle: tainted within a period and the slack");
+        ok(btrfs_taint_check(&t, &b, 10 * 1000000ULL) && !t.on, "then lifted: nothing was dirty");
+        btrfs_taint_note(&t, &v, &b, 0, 5);
+        b.commits = 13;
+        ok(btrfs_taint_check(&t, &b, 10 * 1000000ULL) && t.on, "one commit in the period: one more period");
+        ok(btrfs_taint_check(&t, &b, 20 * 1000000ULL) && !t.on, "without another: lifted");
+
+        a.have_commits = b.have_commits = false;
+        v = btrfs_interval(&in);
+        btrfs_taint_note(&t, &v, &b, 0, 5);
+        ok(btrfs_taint_check(&t, &b, 20 * 1000000ULL - 1) && t.on, "no commit count: tainted two periods");
+        ok(btrfs_taint_check(&t, &b, 20 * 1000000ULL) && !t.on, "then lifted");
+}
+
+static void test_find_fsid(void) {
+        char dir[] = "/tmp/test-btrfs.XXXXXX", p[256];
+        char *fsid = NULL;
+        const char *id = "533822af-50f8-4d2a-929d-38a9f6ef14bc";
+
+        ok(mkdtemp(dir) != NULL, "a scratch sysfs");
+        snprintf(p, sizeof p, "mkdir -p %s/fs/btrfs/%s/devices %s/fs/btrfs/features && touch %s/fs/btrfs/%s/devices/loop3",
+                 dir, id, dir, dir, id);
+        ok(system(p) == 0, "with one filesystem on loop3");
+        ok(btrfs_find_fsid(dir, "loop3", &fsid) == 0 && fsid && strcmp(fsid, id) == 0, "loop3's fsid found");
+        free(fsid);
+        is_int(btrfs_find_fsid(dir, "loop4", &fsid), -ENOENT, "another device: none");
+        is_int(btrfs_find_fsid(dir, "../x", &fsid), -ENOENT, "a name that is no kernel name: none");
+        snprintf(p, sizeof p, "rm -rf %s", dir);
+        ok(system(p) == 0, "cleaned up");
+        ok(btrfs_find_fsid(dir, "loop3", &fsid) < 0 && !fsid, "sysfs missing: an error, no fsid");
+}
+
+int main(void) {
+        test_snapshots();
+        test_parse();
+        test_interval();
+        test_taint();
+        test_find_fsid();
+        return tap_done();
+}
