@@ -31,7 +31,7 @@ BOOTS=0
 
 # The packages of the base root: the package's libraries come in with it,
 # so that installing it needs no network.
-BASE_INCLUDE=systemd,systemd-sysv,dbus,libinih1,libjson-c5
+BASE_INCLUDE=systemd,systemd-sysv,dbus,libinih1,libjson-c5,libbtrfsutil1
 
 # base_root: sets BASE_ROOT to the path of the Debian 12 root, made by
 # debootstrap the first time (skips the test where the archive cannot be
