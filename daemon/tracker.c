@@ -87,6 +87,8 @@ struct Filesystem {
                 struct fs_count prev; /* at the last sweep */
         } counter;
         bool probed;           /* a probe ran on one of its mounts since the last sweep */
+        bool figured;          /* a sweep of this sampler measured an interval: the first figure came */
+        uint64_t first_asked;  /* the baseline (seen.baseline_at) whose first figure's sweep was asked for */
         bool skip_said;        /* directories a walk had to skip were logged */
         bool identified;       /* the UUID lookup is done (whatever it found) */
         char *uuid;            /* the filesystem's UUID, if it has one */
@@ -104,6 +106,7 @@ struct Tracker {
         sd_event_source *probe_timer;
         sd_event_source *walk_timer;
         sd_event_source *fine_timer;
+        sd_event_source *first_timer; /* the first figure's sweep: half an interval after a baseline */
         Filesystem *walking; /* whose walk step is out */
         size_t walk_cursor;  /* round robin: where the next walk step looks first */
         unsigned fs_jobs;    /* walk and sweep jobs out, stuck ones excluded */
@@ -114,7 +117,7 @@ struct Tracker {
         uint64_t tick_budget;    /* walk entries left to this tick */
         size_t sweep_cursor;     /* round robin: where the next sweep is looked for */
         /* What kick() may find to do; cleared when it found nothing more. */
-        bool maybe_unidentified, maybe_sweeps, walks_changed;
+        bool maybe_unidentified, maybe_sweeps, walks_changed, firsts_changed;
         TrackerHooks hooks;
         bool disk_warned;
         bool shutting_down;  /* no new jobs: the pool is being torn down */
@@ -170,6 +173,8 @@ struct fs_job {
         uint64_t min_usec; /* the shortest interval the sweep measures */
         double commit_s;
         FsCounterKind counter_kind; /* FS_JOB_SWEEP: the kernel's count, read as the sweep begins */
+        tracker_clock_fn clock;     /* FS_JOB_SWEEP: the tracker's, for the sweep's time */
+        void *clock_userdata;
         char *counter_path;
         struct fs_count count;
         tracker_job_hook_fn hook; /* the tracker's when the job was made: the thread reads no Tracker */
@@ -181,12 +186,6 @@ struct fs_job {
 /* The tracker's time (tracker_set_clock()). */
 static uint64_t tracker_now(const Tracker *t, clockid_t clock) {
         return t->clock ? t->clock(clock, t->clock_userdata) : now_usec(clock);
-}
-
-/* How far the tracker's monotonic clock is ahead of the system's, which
- * sd-event's timers run on (negative: behind). */
-static int64_t clock_skew(const Tracker *t) {
-        return t->clock ? (int64_t) (tracker_now(t, CLOCK_MONOTONIC) - now_usec(CLOCK_MONOTONIC)) : 0;
 }
 
 /* A time on the tracker's clock as the system's, for a timer (never 0:
@@ -840,13 +839,17 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
                  * both measure the same stretch. */
                 if (j->counter_kind != FS_COUNTER_NONE)
                         (void) fscounter_read(j->counter_kind, j->counter_path, &j->count);
-                j->r = sampler_sweep(j->fs->sampler, &pl, j->writers, j->n_writers, now_usec(CLOCK_MONOTONIC),
-                                     j->min_usec, cancel, &j->res);
-                j->at = now_usec(CLOCK_REALTIME);
+                /* On the tracker's clock, as the schedule that asked
+                 * for it: a test's clock says how long the interval was. */
+                uint64_t now = j->clock ? j->clock(CLOCK_MONOTONIC, j->clock_userdata) : now_usec(CLOCK_MONOTONIC);
+
+                j->r = sampler_sweep(j->fs->sampler, &pl, j->writers, j->n_writers, now, j->min_usec, cancel, &j->res);
+                j->at = j->clock ? j->clock(CLOCK_REALTIME, j->clock_userdata) : now_usec(CLOCK_REALTIME);
         }
 }
 
 static void kick(Tracker *t);
+static void plan_firsts(Tracker *t);
 static void rearm_walk_timer(Tracker *t, uint64_t when);
 static void walk_next(Tracker *t, uint64_t now);
 static uint64_t first_measuring_sweep(const Tracker *t, uint64_t since);
@@ -1083,6 +1086,7 @@ static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
         fs->counter.prev = j->count; /* a count that could not be read starts again */
         if (!j->res.valid)
                 goto done;
+        fs->figured = true;
         acts = calloc(MAX(j->n_writers, (size_t) 1), sizeof *acts);
         if (!acts)
                 goto done;
@@ -1153,8 +1157,10 @@ static void fs_note_progress(Filesystem *fs) {
         fs->seen.walked = s->walk ? sampler_walk_seen(s) : s->current ? s->current->population : 0;
         fs->seen.inodes = sampler_walk_inodes_hint(s);
         fs->seen.sampled = s->current || s->next;
-        /* Sweeps are timed on the system's clock (the sampler's). */
-        fs->seen.baseline_at = s->current ? (uint64_t) ((int64_t) s->last_sweep + clock_skew(fs->tracker)) : 0;
+        /* Sweeps are timed on the tracker's clock (fs_work()). */
+        fs->seen.baseline_at = s->current ? s->last_sweep : 0;
+        if (!fs->figured && fs->seen.baseline_at > 0 && fs->first_asked != fs->seen.baseline_at)
+                fs->tracker->firsts_changed = true;
 }
 
 /* A job missed its deadline: the filesystem is stalled and retried after
@@ -1286,7 +1292,13 @@ static void fs_done(void *arg, WorkerStatus status) {
                 else
                         t->fs_jobs--;
         }
-        if (j->kind == FS_JOB_WALK)
+        /* A walk step back plans the next; so does any job of a
+         * filesystem without a sampler yet: plan_walks() could not make
+         * one while the job was out (fs_ensure_sampler()), and nothing
+         * else would ask again before the next timed sweep (the first
+         * walk of a filesystem with a device, whose UUID is looked up
+         * first, waited up to an interval for it). */
+        if (j->kind == FS_JOB_WALK || !fs->sampler)
                 t->walks_changed = true;
 
         if (status == WORKER_TIMED_OUT) {
@@ -1410,14 +1422,17 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                           : fs->sampler && sampler_whole(fs->sampler) ? MIN(t->tick_budget, (uint64_t) t->config->walk_rate)
                                                                       : t->tick_budget,
                 /* Timer slack and a late job must not skip an interval.
-                 * While the first walk runs, half an interval is enough
-                 * for a first figure (and six of ext4's journal commits at
-                 * the default minute: its count can stand). */
-                .min_usec = fs->sampler && !sampler_whole(fs->sampler) ? t->config->sampler_interval_usec / 2
-                                                                       : t->config->sampler_interval_usec / 10 * 9,
+                 * While the first walk runs, and for the first figure,
+                 * half an interval is enough (and six of ext4's journal
+                 * commits at the default minute: its count can stand). */
+                .min_usec = fs->sampler && (!sampler_whole(fs->sampler) || !fs->figured)
+                                    ? t->config->sampler_interval_usec / 2
+                                    : t->config->sampler_interval_usec / 10 * 9,
                 .commit_s = mount_commit_seconds(place->entry->fstype, place->entry->super_options),
                 .hook = t->job_hook,
                 .hook_userdata = t->job_hook_userdata,
+                .clock = t->clock,
+                .clock_userdata = t->clock_userdata,
         };
         if (kind == FS_JOB_SWEEP && fs_find_counter(fs, place) == 0 && fs->counter.kind != FS_COUNTER_NONE) {
                 j->counter_kind = fs->counter.kind;
@@ -1469,6 +1484,8 @@ static int fs_ensure_sampler(Filesystem *fs) {
         if (!fs->place_root)
                 return -ENOMEM;
         fs->next_walk = 0;
+        fs->figured = false;
+        fs->first_asked = 0;
         fs->tracker->walks_changed = true;
         return sampler_new(fs->tracker->config->sample_size, seed, &fs->sampler);
 }
@@ -1566,6 +1583,62 @@ static void plan_walks(Tracker *t, uint64_t now) {
                 rearm_walk_timer(t, next_walk);
 }
 
+/* When fs's first figure is due: half an interval after its baseline,
+ * the shortest a first figure measures (fs_submit()), on no timed sweep's
+ * phase: the next timed sweep may come any time up to an interval and a
+ * half after a baseline (next_sweep(); a sweep closer than half an
+ * interval to it measures nothing), and a first walk that ends takes a
+ * new baseline. Asked for once per baseline; 0: none due. */
+static uint64_t fs_first_due(const Filesystem *fs) {
+        if (fs->figured || fs->orphaned || fs->seen.baseline_at == 0 || fs->first_asked == fs->seen.baseline_at ||
+            !fs_needs_sampling(fs))
+                return 0;
+        return fs->seen.baseline_at + fs->tracker->config->sampler_interval_usec / 2;
+}
+
+/* The first figures' timer armed for the earliest due, or off. When that
+ * is changes only with a sweep or walk step back, or the clock. */
+static void plan_firsts(Tracker *t) {
+        uint64_t next = UINT64_MAX;
+
+        if (!t->firsts_changed)
+                return;
+        t->firsts_changed = false;
+        for (size_t i = 0; i < t->n_fss; i++) {
+                uint64_t due = fs_first_due(t->fss[i]);
+
+                if (due > 0)
+                        next = MIN(next, due);
+        }
+        if (next == UINT64_MAX) {
+                (void) sd_event_source_set_enabled(t->first_timer, SD_EVENT_OFF);
+                return;
+        }
+        (void) sd_event_source_set_time(t->first_timer, timer_time(t, next));
+        (void) sd_event_source_set_enabled(t->first_timer, SD_EVENT_ONESHOT);
+}
+
+static int on_first_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Tracker *t = userdata;
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
+
+        (void) s;
+        (void) usec;
+        tracker_changed(t);
+        for (size_t i = 0; i < t->n_fss; i++) {
+                Filesystem *fs = t->fss[i];
+                uint64_t due = fs_first_due(fs);
+
+                if (due > 0 && due <= now) {
+                        fs->first_asked = fs->seen.baseline_at;
+                        t->maybe_sweeps = fs->sweep_pending = true;
+                }
+        }
+        t->firsts_changed = true;
+        kick(t);
+        return 0;
+}
+
 /* Submits what is due, within the in-flight limit. Called after every job,
  * so each part looks at every filesystem only while it may find something
  * to do: with thousands of filesystems, scanning them all after each job
@@ -1584,6 +1657,7 @@ static void kick(Tracker *t) {
          * the rest; what a step leaves of the tick goes to the next one. */
         walk_next(t, now);
         plan_walks(t, now);
+        plan_firsts(t);
 }
 
 /* Arms the walk tick for 'when' (0: due now), never sooner than one tick
@@ -1753,18 +1827,21 @@ bool tracker_mount_progress(const TrackedMount *m, struct progress *ret) {
                 ret->inodes = fs->seen.inodes;
                 /* The first figure needs a part walked, not all: the
                  * sweep half an interval after the baseline the walk's
-                 * first step brings (sampler_sweep()). */
-                {
-                        uint64_t from = fs->seen.baseline_at > 0 ? fs->seen.baseline_at : now;
-                        uint64_t at = first_sweep_after(t, from + t->config->sampler_interval_usec / 2);
+                 * first step brings (fs_first_due()); unknown until that
+                 * step is back. */
+                if (fs->seen.baseline_at > 0) {
+                        uint64_t at = fs->seen.baseline_at + t->config->sampler_interval_usec / 2;
 
                         ret->eta_s = at > now ? (int64_t) ((at - now) / USEC_PER_SEC) : 0;
                 }
         } else if (fs->seen.sampled && fs->seen.baseline_at == 0) {
                 ret->stage = STAGE_BASELINE;
-                ret->eta_s = (int64_t) ((first_measuring_sweep(t, now) - now) / USEC_PER_SEC);
+                ret->eta_s = (int64_t) (t->config->sampler_interval_usec / 2 / USEC_PER_SEC);
         } else if (fs->seen.sampled) {
-                uint64_t at = first_measuring_sweep(t, fs->seen.baseline_at);
+                /* The first figure half an interval after the baseline;
+                 * later ones at timed sweeps. */
+                uint64_t at = fs->figured ? first_measuring_sweep(t, fs->seen.baseline_at)
+                                          : fs->seen.baseline_at + t->config->sampler_interval_usec / 2;
 
                 ret->stage = STAGE_MEASURING;
                 ret->walked = fs->seen.walked;
@@ -1992,7 +2069,7 @@ int tracker_update(Tracker *t, const MountTable *table) {
 static void replan(Tracker *t) {
         (void) sd_event_source_set_time(t->sweep_timer, timer_time(t, next_sweep(t)));
         rearm_probe_timer(t);
-        t->walks_changed = true;
+        t->walks_changed = t->firsts_changed = true;
         kick(t);
 }
 
@@ -2048,6 +2125,11 @@ int tracker_new(sd_event *e, WorkerPool *pool, const struct config *config, Trac
                 return r;
         (void) sd_event_source_set_enabled(t->walk_timer, SD_EVENT_OFF);
         (void) sd_event_source_set_description(t->walk_timer, "sampler-walk");
+        r = sd_event_add_time(e, &t->first_timer, CLOCK_MONOTONIC, 1, USEC_PER_SEC / 10, on_first_timer, t);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(t->first_timer, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(t->first_timer, "sampler-first");
         /* To the microsecond: with any slack, sd-event wakes at the place
          * in each quarter second that every timer of the host's shares
          * (from the boot id) wherever that falls in it, and a quarter of
@@ -2075,6 +2157,7 @@ Tracker *tracker_free(Tracker *t) {
         sd_event_source_disable_unref(t->probe_timer);
         sd_event_source_disable_unref(t->walk_timer);
         sd_event_source_disable_unref(t->fine_timer);
+        sd_event_source_disable_unref(t->first_timer);
         for (size_t i = 0; i < t->n_fss; i++)
                 if (!t->fss[i]->busy)
                         fs_free(t->fss[i]);
