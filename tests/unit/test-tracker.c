@@ -384,15 +384,18 @@ struct walk_tick {
         uint64_t past; /* entries walked before the tick */
 };
 
-/* A walk's step of this tick is back (it walked past 'past'), or the walk
- * is done and the whole sample baselined again (its figure due in 30 s,
- * the clock standing still since). */
+/* A walk's step of this tick is back (it walked past 'past') and the part
+ * walked baselined (the first step's baseline is a sweep of its own: the
+ * filesystem is busy with it, and a tick then would pass it by), or the
+ * walk is done and the whole sample baselined again (its figure due in
+ * 30 s, the clock standing still since). */
 static bool walk_ticked(const Tracker *t, const MountTable *table, const void *arg) {
         const struct walk_tick *w = arg;
         const struct waits done = { w->name, STAGE_MEASURING, 30 };
         struct progress p = {};
 
-        return waits_for(t, table, &done) || (streq(stage(mount_at(t, table, w->name), &p), STAGE_WALKING) && p.walked > w->past);
+        return waits_for(t, table, &done) ||
+               (streq(stage(mount_at(t, table, w->name), &p), STAGE_WALKING) && p.walked > w->past && p.eta_s >= 0);
 }
 
 /* The first figure, sweeps timed every minute at :30: a baseline taken
