@@ -1124,17 +1124,23 @@ done:
 }
 
 /* Files that turned hot since the walk join the fresh strata at the next
- * walk: when a sweep finds some (drawn from the rest, so that others like
- * them may be hot unseen), or the kernel counted far more than the sample
- * accounts for, the next walk comes after two intervals rather than at its
- * usual refresh (at once where the count jumped: fs_apply_count()), and
- * never before 20 s nor twice the last walk's length has passed since it
- * ended (a third of the time at most). Walks stay within walk_rate all the
- * same. */
+ * walk. When a sweep finds some (idle inodes read again and again within
+ * the looks after their first move: drawn from a stratum of files the walk
+ * saw idle, so others like them may be hot unseen, and the one drawn
+ * weighs for the whole stratum), the next walk comes at once: a first walk
+ * now comes before a workload that begins after start-up, and one file
+ * read ten times a second, drawn among 500 the walk saw alike, read 4,600
+ * a minute against the kernel's 1,800 until the walk two intervals on. Where the
+ * kernel counted far more than the sample accounts for, it comes after two
+ * intervals rather than at its usual refresh (at once where the count
+ * jumped: fs_apply_count()), and never before 20 s. Never, either, before
+ * twice the last walk's length has passed since it ended (a third of the
+ * time at most), and walks stay within walk_rate all the same. */
 static void fs_rewalk_soon(Filesystem *fs, const struct sweep_result *res, uint64_t now) {
-        uint64_t soonest = fs->walk_started + MAX(MAX(fs->count_jumped ? 0 : 2 * fs->tracker->config->sampler_interval_usec,
-                                                      20 * USEC_PER_SEC),
-                                                  3 * fs->walk_took);
+        uint64_t wait = res->woke_hot > 0 ? 0
+                                          : MAX(fs->count_jumped ? 0 : 2 * fs->tracker->config->sampler_interval_usec,
+                                                20 * USEC_PER_SEC);
+        uint64_t soonest = fs->walk_started + MAX(wait, 3 * fs->walk_took);
 
         if ((res->woke_hot == 0 && !fs->unexplained && !fs->count_jumped) || !fs->sampler || fs->sampler->walk ||
             fs->sampler->next || fs->next_walk == 0)
