@@ -1255,18 +1255,28 @@ static void fs_note_outcome(Filesystem *fs, const struct fs_job *j, uint64_t now
  * if nothing is being measured yet. Walked again before long where a walk
  * is short: that is how files that turned hot since join the fresh
  * stratum. Walking takes a tenth of the time at most, and never waits
- * longer than [sampler] refresh. */
+ * longer than [sampler] refresh. A first walk that was short is walked
+ * again half an interval on (a minute at most), when the first figure
+ * comes: it ran at start-up, often before the host's workload began (at
+ * boot, before the services), and its strata then hold none of the files
+ * that workload reads: one drawn among hundreds the walk saw alike weighs
+ * for all of them, one not drawn for none. */
 static void fs_walk_done(Filesystem *fs, const struct fs_job *j, uint64_t now) {
         Tracker *t = fs->tracker;
+        bool first;
+        uint64_t soonest;
 
         assert(fs->sampler && fs->sampler->next);
+        first = !fs->sampler->current || fs->sampler->current->partial;
+        soonest = first ? MIN(t->config->sampler_interval_usec / 2, (uint64_t) WALK_REFRESH_MIN_USEC)
+                        : (uint64_t) WALK_REFRESH_MIN_USEC;
         fs->walk_took = now - fs->walk_started;
-        fs->next_walk = now + CLAMP(10 * (now - fs->walk_started), (uint64_t) WALK_REFRESH_MIN_USEC,
+        fs->next_walk = now + CLAMP(10 * (now - fs->walk_started), soonest,
                                     MAX(t->config->walk_refresh_usec, (uint64_t) WALK_REFRESH_MIN_USEC));
         /* A first walk's: its sample replaces the partial one at once
          * (sampler_sweep() measures the partial one's interval first if it
          * is long enough). */
-        if (!fs->sampler->current || fs->sampler->current->partial)
+        if (first)
                 t->maybe_sweeps = fs->sweep_pending = true;
         log_mount_debug(j->target, "%s: sample walk done: %llu inodes, %zu sampled", j->target,
                   (unsigned long long) fs->sampler->next->population, fs->sampler->next->n);
