@@ -18,6 +18,7 @@
 #include "metrics.h"
 #include "parse-util.h"
 #include "protocol.h"
+#include "report.h"
 #include "strv.h"
 #include "table.h"
 #include "varlink.h"
@@ -88,9 +89,20 @@ static void format_coverage(json_object *a, bool brief, char *buf, size_t len) {
         snprintf(buf, len, " %.0f%%%s", fmin(99, floor(100 * cov)), d);
 }
 
-/* "3000 (2870-3130)", "0", "walking 12% ~8m" before the first interval;
- * brief: the figure without its interval, the progress without its time
- * ("3000", "walking 12%"), for a table that must give way. */
+/* Whether the figure's interval says no more than its lower bound (a
+ * first walk's part, the sample alone behind it: report.h). */
+static bool activity_lower_bound_only(json_object *a) {
+        double cov = 1;
+
+        (void) get_double(a, F_COVERAGE, &cov);
+        return report_figure_lower_bound_only(cov, get_str(a, F_FIGURE_SOURCE));
+}
+
+/* "3000 (2870-3130)", "0", "walking 12% ~8m" before the first interval,
+ * "≥1200, rising 3% ~4m" for a first walk's figure whose upper bound is
+ * the unwalked inodes' worst case; brief: the figure without its
+ * interval, the progress without its time ("3000", "walking 12%",
+ * "≥1200 3%"), for a table that must give way. */
 static void format_activity(json_object *mnt, bool brief, char *buf, size_t len) {
         json_object *a, *ci;
         double v, lo, hi;
@@ -108,6 +120,14 @@ static void format_activity(json_object *mnt, bool brief, char *buf, size_t len)
         }
         mark = activity_mark(a);
         format_coverage(a, brief, cov, sizeof cov);
+        if (activity_lower_bound_only(a) && json_object_object_get_ex(a, F_UPDATES_CI95, &ci) &&
+            json_object_array_length(ci) == 2) {
+                /* "0 (0-1.49e9)" tells a person nothing: at least the
+                 * lower bound, which rises as the walk goes on. */
+                chart_format_count(b2, sizeof b2, json_object_get_double(json_object_array_get_idx(ci, 0)));
+                snprintf(buf, len, "%s%s%s%s%s", chart_unicode() ? "≥" : ">=", b2, mark, brief ? "" : ", rising", cov);
+                return;
+        }
         if (brief || !json_object_object_get_ex(a, F_UPDATES_CI95, &ci) || json_object_array_length(ci) != 2) {
                 snprintf(buf, len, "%s%s%s", chart_format_count(b1, sizeof b1, v), mark, cov);
                 return;
@@ -290,6 +310,7 @@ struct status_counts {
         unsigned strict, rel, noat, stalled;
         unsigned kernel, disagree; /* figures marked '*' and '!' */
         unsigned partial;          /* figures resting on part of a filesystem */
+        unsigned lower_bound;      /* of those, figures shown as their lower bound */
         double interval; /* the longest measuring interval, seconds */
 };
 
@@ -419,6 +440,7 @@ static int status_add_row(Table *t, json_object *mnt, const char *label, double 
                 c->kernel += streq(activity_mark(a), "*");
                 c->disagree += streq(activity_mark(a), "!");
                 c->partial += get_double(a, F_COVERAGE, &s) && s < 1;
+                c->lower_bound += activity_lower_bound_only(a);
         }
         return 0;
 }
@@ -443,6 +465,10 @@ static void status_legend(json_object *mounts, const struct status_counts *c, do
         if (c->partial)
                 printf("N%% ~T: the first walk has seen N%% of the filesystem so far; the interval covers the rest, the\n"
                        "figure rests on all of it (for advice) in about T.\n");
+        if (c->lower_bound)
+                printf("%sN, rising: at least N a minute; the part not walked yet may add any amount (the interval's\n"
+                       "top, in --json), and N rises as the walk finds what is read there.\n",
+                       chart_unicode() ? "≥" : ">=");
         if (scale > 0 && sparklines)
                 printf("LAST-HOUR: one scale for all rows, full block = %s/min.\n", chart_format_count(b, sizeof b, scale));
         /* Live changes that the next mount would undo, or the reverse. */

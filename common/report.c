@@ -471,6 +471,10 @@ static int advice_from_json(Report *r, json_object *o, ReportAdvice *a) {
         return 0;
 }
 
+bool report_figure_lower_bound_only(double coverage, const char *source) {
+        return coverage < 1 && (!source || streq(source, "sample"));
+}
+
 uint64_t report_string_hash(const char *s) {
         uint64_t h = 14695981039346656037ULL; /* FNV-1a */
 

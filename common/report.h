@@ -143,6 +143,18 @@ ReportMount *report_add_mount(Report *r);
 /* FNV-1a: for the tables that pair mounts by target. */
 uint64_t report_string_hash(const char *s);
 
+/* Whether a figure's upper bound says nothing to a person: a first walk's
+ * figure (coverage below 1) that the sample alone stands behind (source
+ * "sample", or none named by an older daemon), where the top of the
+ * interval reckons with every inode the walk has not seen yet written at
+ * every tick ("0 (0-1.49e9)"): only its lower bound tells, and that rises
+ * as the walk goes on. A count of the kernel's, standing or bounding, makes
+ * the interval one to show. The numbers stay as they are in the JSON. */
+bool report_figure_lower_bound_only(double coverage, const char *source);
+static inline bool report_activity_lower_bound_only(const ReportActivity *a) {
+        return a->have && report_figure_lower_bound_only(a->coverage, a->source);
+}
+
 /* A number as JSON with at most 'decimals' digits after the point. */
 json_object *report_json_rounded(double v, int decimals);
 /* GetStatus's Mount object (without history), and its Probe. */

@@ -673,6 +673,32 @@ static int64_t tick_ns(const Sampler *s, const Reservoir *res) {
         return res->fine_times ? s->clock_tick : MAX(s->clock_tick, (int64_t) 1000000000);
 }
 
+/* The tick to count in now, having forgotten what the entries learnt in
+ * another. A filesystem whose sampled atimes all have whole seconds so far
+ * (made by mkfs.ext4 -d, restored by a tool that sets seconds only) is
+ * counted in seconds until a read writes an atime of the clock's own tick:
+ * then ages and empty spans learnt in seconds would read as ticks, 250
+ * times as many updates, and the windows' bounds would hold every rate
+ * that high for a minute. The updates credited so far stand (a count, in
+ * no unit); the ticks they leave unseen are rescaled, and each of those
+ * may hold an update (a bound learnt in seconds allows one a second).
+ * Called before any look is taken as evidence, and again when a sweep's
+ * looks are in (the first atime with a fraction may be among them). */
+static int64_t reservoir_tick(const Sampler *s, Reservoir *res) {
+        int64_t tick = tick_ns(s, res);
+
+        if (res->rate_tick > 0 && res->rate_tick != tick)
+                for (size_t i = 0; i < res->n; i++) {
+                        SampleEntry *e = &res->v[i];
+
+                        e->rate = (struct inode_rate) {};
+                        e->credit.unseen *= (double) res->rate_tick / (double) tick;
+                        e->credit.hi = fmax(e->credit.hi, e->credit.seen + e->credit.unseen);
+                }
+        res->rate_tick = tick;
+        return tick;
+}
+
 /* statx()es one entry beneath the mount; false if it is gone (deleted,
  * replaced, or now under another mount). */
 static bool entry_stat(int rootfd, const struct sampler_place *pl, const SampleEntry *e, struct statx *stx,
@@ -945,7 +971,7 @@ static int sweep_entries(Sampler *s, Reservoir *res, int rootfd, const struct sa
                          struct sampler_writer *writers, size_t n_writers, double seconds, const atomic_bool *cancel,
                          struct sweep_result *out) {
         _cleanup_free_ struct deferred *d = NULL;
-        int64_t tick = tick_ns(s, res);
+        int64_t tick = reservoir_tick(s, res);
         size_t n_d = 0;
         int r;
 
@@ -988,6 +1014,9 @@ static int sweep_entries(Sampler *s, Reservoir *res, int rootfd, const struct sa
                 g.g.mod1 = e->modified_ns;
                 d[n_d++] = g;
         }
+        /* The looks may have found the first atime with a fraction: the
+         * burst, the deferred gaps and the interval's close count in it. */
+        tick = reservoir_tick(s, res);
         r = burst(res, rootfd, pl, tick, d, n_d, cancel, out);
         if (r < 0)
                 return r;
@@ -1030,7 +1059,13 @@ static void carry_over(const Reservoir *old, Reservoir *new) {
         _cleanup_free_ SampleEntry **idx = NULL;
         size_t n = 0;
 
-        if (!old || old->n == 0 || !(idx = calloc(old->n, sizeof *idx)))
+        if (!old || old->n == 0)
+                return;
+        /* The filesystem keeps fractions if the old sample showed one; the
+         * rates carried were learnt in the old one's tick. */
+        new->fine_times = new->fine_times || old->fine_times;
+        new->rate_tick = old->rate_tick;
+        if (!(idx = calloc(old->n, sizeof *idx)))
                 return; /* without memory to spare, the rates are learnt again */
         for (size_t i = 0; i < old->n; i++)
                 if (!old->v[i].gone)
@@ -1149,7 +1184,7 @@ int sampler_fine_sweep(Sampler *s, const struct sampler_place *pl, const atomic_
         fd = open_place(pl, O_PATH);
         if (fd < 0)
                 return fd;
-        tick = tick_ns(s, res);
+        tick = reservoir_tick(s, res);
         for (size_t i = 0; i < res->n; i++) {
                 SampleEntry *e = &res->v[i];
 

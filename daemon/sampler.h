@@ -67,6 +67,7 @@ typedef struct Reservoir {
         uint64_t skipped;    /* directories the walk could not read without O_NOATIME */
         size_t n_hot;        /* entries with hot > 0 */
         bool fine_times;     /* some atime had a fraction of a second */
+        int64_t rate_tick;   /* ns: the tick its entries' rates were learnt in; 0: none yet */
         bool partial;        /* drawn from the part of the filesystem a first walk has seen so far */
 } Reservoir;
 

@@ -96,6 +96,8 @@ struct Filesystem {
                 bool sight_said, space_said, error_said, change_said;
         } btrfs;
         bool probed;           /* a probe ran on one of its mounts since the last sweep */
+        bool figured;          /* a sweep of this sampler measured an interval: the first figure came */
+        uint64_t first_asked;  /* the baseline (seen.baseline_at) whose first figure's sweep was asked for */
         bool skip_said;        /* directories a walk had to skip were logged */
         bool identified;       /* the UUID lookup is done (whatever it found) */
         char *uuid;            /* the filesystem's UUID, if it has one */
@@ -113,6 +115,7 @@ struct Tracker {
         sd_event_source *probe_timer;
         sd_event_source *walk_timer;
         sd_event_source *fine_timer;
+        sd_event_source *first_timer; /* the first figure's sweep: half an interval after a baseline */
         Filesystem *walking; /* whose walk step is out */
         size_t walk_cursor;  /* round robin: where the next walk step looks first */
         unsigned fs_jobs;    /* walk and sweep jobs out, stuck ones excluded */
@@ -123,7 +126,7 @@ struct Tracker {
         uint64_t tick_budget;    /* walk entries left to this tick */
         size_t sweep_cursor;     /* round robin: where the next sweep is looked for */
         /* What kick() may find to do; cleared when it found nothing more. */
-        bool maybe_unidentified, maybe_sweeps, walks_changed;
+        bool maybe_unidentified, maybe_sweeps, walks_changed, firsts_changed;
         TrackerHooks hooks;
         bool disk_warned;
         bool shutting_down;  /* no new jobs: the pool is being torn down */
@@ -175,6 +178,8 @@ struct fs_job {
         uint64_t min_usec; /* the shortest interval the sweep measures */
         double commit_s;
         FsCounterKind counter_kind; /* FS_JOB_SWEEP: the kernel's count, read as the sweep begins */
+        tracker_clock_fn clock;     /* FS_JOB_SWEEP: the tracker's, for the sweep's time */
+        void *clock_userdata;
         char *counter_path;
         struct fs_count count;
         tracker_job_hook_fn hook; /* the tracker's when the job was made: the thread reads no Tracker */
@@ -193,12 +198,6 @@ struct fs_job {
 /* The tracker's time (tracker_set_clock()). */
 static uint64_t tracker_now(const Tracker *t, clockid_t clock) {
         return t->clock ? t->clock(clock, t->clock_userdata) : now_usec(clock);
-}
-
-/* How far the tracker's monotonic clock is ahead of the system's, which
- * sd-event's timers run on (negative: behind). */
-static int64_t clock_skew(const Tracker *t) {
-        return t->clock ? (int64_t) (tracker_now(t, CLOCK_MONOTONIC) - now_usec(CLOCK_MONOTONIC)) : 0;
 }
 
 /* A time on the tracker's clock as the system's, for a timer (never 0:
@@ -862,13 +861,17 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
                         (void) fscounter_read(j->counter_kind, j->counter_path, &j->count);
                 if (j->btrfs)
                         fs_btrfs_look(j);
-                j->r = sampler_sweep(j->fs->sampler, &pl, j->writers, j->n_writers, now_usec(CLOCK_MONOTONIC),
-                                     j->min_usec, cancel, &j->res);
-                j->at = now_usec(CLOCK_REALTIME);
+                /* On the tracker's clock, as the schedule that asked
+                 * for it: a test's clock says how long the interval was. */
+                uint64_t now = j->clock ? j->clock(CLOCK_MONOTONIC, j->clock_userdata) : now_usec(CLOCK_MONOTONIC);
+
+                j->r = sampler_sweep(j->fs->sampler, &pl, j->writers, j->n_writers, now, j->min_usec, cancel, &j->res);
+                j->at = j->clock ? j->clock(CLOCK_REALTIME, j->clock_userdata) : now_usec(CLOCK_REALTIME);
         }
 }
 
 static void kick(Tracker *t);
+static void plan_firsts(Tracker *t);
 static void rearm_walk_timer(Tracker *t, uint64_t when);
 static void walk_next(Tracker *t, uint64_t now);
 static uint64_t first_measuring_sweep(const Tracker *t, uint64_t since);
@@ -1102,6 +1105,7 @@ static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
         fs_apply_btrfs(fs, j, &prev);
         if (!j->res.valid)
                 goto done;
+        fs->figured = true;
         acts = calloc(MAX(j->n_writers, (size_t) 1), sizeof *acts);
         if (!acts)
                 goto done;
@@ -1139,17 +1143,23 @@ done:
 }
 
 /* Files that turned hot since the walk join the fresh strata at the next
- * walk: when a sweep finds some (drawn from the rest, so that others like
- * them may be hot unseen), or the kernel counted far more than the sample
- * accounts for, the next walk comes after two intervals rather than at its
- * usual refresh (at once where the count jumped: fs_apply_count()), and
- * never before 20 s nor twice the last walk's length has passed since it
- * ended (a third of the time at most). Walks stay within walk_rate all the
- * same. */
+ * walk. When a sweep finds some (idle inodes read again and again within
+ * the looks after their first move: drawn from a stratum of files the walk
+ * saw idle, so others like them may be hot unseen, and the one drawn
+ * weighs for the whole stratum), the next walk comes at once: a first walk
+ * now comes before a workload that begins after start-up, and one file
+ * read ten times a second, drawn among 500 the walk saw alike, read 4,600
+ * a minute against the kernel's 1,800 until the walk two intervals on. Where the
+ * kernel counted far more than the sample accounts for, it comes after two
+ * intervals rather than at its usual refresh (at once where the count
+ * jumped: fs_apply_count()), and never before 20 s. Never, either, before
+ * twice the last walk's length has passed since it ended (a third of the
+ * time at most), and walks stay within walk_rate all the same. */
 static void fs_rewalk_soon(Filesystem *fs, const struct sweep_result *res, uint64_t now) {
-        uint64_t soonest = fs->walk_started + MAX(MAX(fs->count_jumped ? 0 : 2 * fs->tracker->config->sampler_interval_usec,
-                                                      20 * USEC_PER_SEC),
-                                                  3 * fs->walk_took);
+        uint64_t wait = res->woke_hot > 0 ? 0
+                                          : MAX(fs->count_jumped ? 0 : 2 * fs->tracker->config->sampler_interval_usec,
+                                                20 * USEC_PER_SEC);
+        uint64_t soonest = fs->walk_started + MAX(wait, 3 * fs->walk_took);
 
         if ((res->woke_hot == 0 && !fs->unexplained && !fs->count_jumped) || !fs->sampler || fs->sampler->walk ||
             fs->sampler->next || fs->next_walk == 0)
@@ -1173,8 +1183,10 @@ static void fs_note_progress(Filesystem *fs) {
         fs->seen.inodes = sampler_walk_inodes_hint(s);
         fs->seen.sampled = s->current || s->next;
         fs->seen.whole = sampler_whole(s);
-        /* Sweeps are timed on the system's clock (the sampler's). */
-        fs->seen.baseline_at = s->current ? (uint64_t) ((int64_t) s->last_sweep + clock_skew(fs->tracker)) : 0;
+        /* Sweeps are timed on the tracker's clock (fs_work()). */
+        fs->seen.baseline_at = s->current ? s->last_sweep : 0;
+        if (!fs->figured && fs->seen.baseline_at > 0 && fs->first_asked != fs->seen.baseline_at)
+                fs->tracker->firsts_changed = true;
 }
 
 /* A job missed its deadline: the filesystem is stalled and retried after
@@ -1263,18 +1275,28 @@ static void fs_note_outcome(Filesystem *fs, const struct fs_job *j, uint64_t now
  * if nothing is being measured yet. Walked again before long where a walk
  * is short: that is how files that turned hot since join the fresh
  * stratum. Walking takes a tenth of the time at most, and never waits
- * longer than [sampler] refresh. */
+ * longer than [sampler] refresh. A first walk that was short is walked
+ * again half an interval on (a minute at most), when the first figure
+ * comes: it ran at start-up, often before the host's workload began (at
+ * boot, before the services), and its strata then hold none of the files
+ * that workload reads: one drawn among hundreds the walk saw alike weighs
+ * for all of them, one not drawn for none. */
 static void fs_walk_done(Filesystem *fs, const struct fs_job *j, uint64_t now) {
         Tracker *t = fs->tracker;
+        bool first;
+        uint64_t soonest;
 
         assert(fs->sampler && fs->sampler->next);
+        first = !fs->sampler->current || fs->sampler->current->partial;
+        soonest = first ? MIN(t->config->sampler_interval_usec / 2, (uint64_t) WALK_REFRESH_MIN_USEC)
+                        : (uint64_t) WALK_REFRESH_MIN_USEC;
         fs->walk_took = now - fs->walk_started;
-        fs->next_walk = now + CLAMP(10 * (now - fs->walk_started), (uint64_t) WALK_REFRESH_MIN_USEC,
+        fs->next_walk = now + CLAMP(10 * (now - fs->walk_started), soonest,
                                     MAX(t->config->walk_refresh_usec, (uint64_t) WALK_REFRESH_MIN_USEC));
         /* A first walk's: its sample replaces the partial one at once
          * (sampler_sweep() measures the partial one's interval first if it
          * is long enough). */
-        if (!fs->sampler->current || fs->sampler->current->partial)
+        if (first)
                 t->maybe_sweeps = fs->sweep_pending = true;
         log_mount_debug(j->target, "%s: sample walk done: %llu inodes, %zu sampled", j->target,
                   (unsigned long long) fs->sampler->next->population, fs->sampler->next->n);
@@ -1306,7 +1328,13 @@ static void fs_done(void *arg, WorkerStatus status) {
                 else
                         t->fs_jobs--;
         }
-        if (j->kind == FS_JOB_WALK)
+        /* A walk step back plans the next; so does any job of a
+         * filesystem without a sampler yet: plan_walks() could not make
+         * one while the job was out (fs_ensure_sampler()), and nothing
+         * else would ask again before the next timed sweep (the first
+         * walk of a filesystem with a device, whose UUID is looked up
+         * first, waited up to an interval for it). */
+        if (j->kind == FS_JOB_WALK || !fs->sampler)
                 t->walks_changed = true;
 
         if (status == WORKER_TIMED_OUT) {
@@ -1447,14 +1475,17 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                           : fs->sampler && sampler_whole(fs->sampler) ? MIN(t->tick_budget, (uint64_t) t->config->walk_rate)
                                                                       : t->tick_budget,
                 /* Timer slack and a late job must not skip an interval.
-                 * While the first walk runs, half an interval is enough
-                 * for a first figure (and six of ext4's journal commits at
-                 * the default minute: its count can stand). */
-                .min_usec = fs->sampler && !sampler_whole(fs->sampler) ? t->config->sampler_interval_usec / 2
-                                                                       : t->config->sampler_interval_usec / 10 * 9,
+                 * While the first walk runs, and for the first figure,
+                 * half an interval is enough (and six of ext4's journal
+                 * commits at the default minute: its count can stand). */
+                .min_usec = fs->sampler && (!sampler_whole(fs->sampler) || !fs->figured)
+                                    ? t->config->sampler_interval_usec / 2
+                                    : t->config->sampler_interval_usec / 10 * 9,
                 .commit_s = mount_commit_seconds(place->entry->fstype, place->entry->super_options),
                 .hook = t->job_hook,
                 .hook_userdata = t->job_hook_userdata,
+                .clock = t->clock,
+                .clock_userdata = t->clock_userdata,
         };
         if (kind == FS_JOB_SWEEP && fs_find_counter(fs, place) == 0 && fs->counter.kind != FS_COUNTER_NONE) {
                 j->counter_kind = fs->counter.kind;
@@ -1510,6 +1541,8 @@ static int fs_ensure_sampler(Filesystem *fs) {
         if (!fs->place_root)
                 return -ENOMEM;
         fs->next_walk = 0;
+        fs->figured = false;
+        fs->first_asked = 0;
         fs->tracker->walks_changed = true;
         return sampler_new(fs->tracker->config->sample_size, seed, &fs->sampler);
 }
@@ -1607,6 +1640,62 @@ static void plan_walks(Tracker *t, uint64_t now) {
                 rearm_walk_timer(t, next_walk);
 }
 
+/* When fs's first figure is due: half an interval after its baseline,
+ * the shortest a first figure measures (fs_submit()), on no timed sweep's
+ * phase: the next timed sweep may come any time up to an interval and a
+ * half after a baseline (next_sweep(); a sweep closer than half an
+ * interval to it measures nothing), and a first walk that ends takes a
+ * new baseline. Asked for once per baseline; 0: none due. */
+static uint64_t fs_first_due(const Filesystem *fs) {
+        if (fs->figured || fs->orphaned || fs->seen.baseline_at == 0 || fs->first_asked == fs->seen.baseline_at ||
+            !fs_needs_sampling(fs))
+                return 0;
+        return fs->seen.baseline_at + fs->tracker->config->sampler_interval_usec / 2;
+}
+
+/* The first figures' timer armed for the earliest due, or off. When that
+ * is changes only with a sweep or walk step back, or the clock. */
+static void plan_firsts(Tracker *t) {
+        uint64_t next = UINT64_MAX;
+
+        if (!t->firsts_changed)
+                return;
+        t->firsts_changed = false;
+        for (size_t i = 0; i < t->n_fss; i++) {
+                uint64_t due = fs_first_due(t->fss[i]);
+
+                if (due > 0)
+                        next = MIN(next, due);
+        }
+        if (next == UINT64_MAX) {
+                (void) sd_event_source_set_enabled(t->first_timer, SD_EVENT_OFF);
+                return;
+        }
+        (void) sd_event_source_set_time(t->first_timer, timer_time(t, next));
+        (void) sd_event_source_set_enabled(t->first_timer, SD_EVENT_ONESHOT);
+}
+
+static int on_first_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Tracker *t = userdata;
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
+
+        (void) s;
+        (void) usec;
+        tracker_changed(t);
+        for (size_t i = 0; i < t->n_fss; i++) {
+                Filesystem *fs = t->fss[i];
+                uint64_t due = fs_first_due(fs);
+
+                if (due > 0 && due <= now) {
+                        fs->first_asked = fs->seen.baseline_at;
+                        t->maybe_sweeps = fs->sweep_pending = true;
+                }
+        }
+        t->firsts_changed = true;
+        kick(t);
+        return 0;
+}
+
 /* Submits what is due, within the in-flight limit. Called after every job,
  * so each part looks at every filesystem only while it may find something
  * to do: with thousands of filesystems, scanning them all after each job
@@ -1625,6 +1714,7 @@ static void kick(Tracker *t) {
          * the rest; what a step leaves of the tick goes to the next one. */
         walk_next(t, now);
         plan_walks(t, now);
+        plan_firsts(t);
 }
 
 /* Arms the walk tick for 'when' (0: due now), never sooner than one tick
@@ -1784,18 +1874,21 @@ bool tracker_mount_progress(const TrackedMount *m, struct progress *ret) {
                 ret->inodes = fs->seen.inodes;
                 /* The first figure needs a part walked, not all: the
                  * sweep half an interval after the baseline the walk's
-                 * first step brings (sampler_sweep()). */
-                {
-                        uint64_t from = fs->seen.baseline_at > 0 ? fs->seen.baseline_at : now;
-                        uint64_t at = first_sweep_after(t, from + t->config->sampler_interval_usec / 2);
+                 * first step brings (fs_first_due()); unknown until that
+                 * step is back. */
+                if (fs->seen.baseline_at > 0) {
+                        uint64_t at = fs->seen.baseline_at + t->config->sampler_interval_usec / 2;
 
                         ret->eta_s = at > now ? (int64_t) ((at - now) / USEC_PER_SEC) : 0;
                 }
         } else if (fs->seen.sampled && fs->seen.baseline_at == 0) {
                 ret->stage = STAGE_BASELINE;
-                ret->eta_s = (int64_t) ((first_measuring_sweep(t, now) - now) / USEC_PER_SEC);
+                ret->eta_s = (int64_t) (t->config->sampler_interval_usec / 2 / USEC_PER_SEC);
         } else if (fs->seen.sampled) {
-                uint64_t at = first_measuring_sweep(t, fs->seen.baseline_at);
+                /* The first figure half an interval after the baseline;
+                 * later ones at timed sweeps. */
+                uint64_t at = fs->figured ? first_measuring_sweep(t, fs->seen.baseline_at)
+                                          : fs->seen.baseline_at + t->config->sampler_interval_usec / 2;
 
                 ret->stage = STAGE_MEASURING;
                 ret->walked = fs->seen.walked;
@@ -2023,7 +2116,7 @@ int tracker_update(Tracker *t, const MountTable *table) {
 static void replan(Tracker *t) {
         (void) sd_event_source_set_time(t->sweep_timer, timer_time(t, next_sweep(t)));
         rearm_probe_timer(t);
-        t->walks_changed = true;
+        t->walks_changed = t->firsts_changed = true;
         kick(t);
 }
 
@@ -2079,6 +2172,11 @@ int tracker_new(sd_event *e, WorkerPool *pool, const struct config *config, Trac
                 return r;
         (void) sd_event_source_set_enabled(t->walk_timer, SD_EVENT_OFF);
         (void) sd_event_source_set_description(t->walk_timer, "sampler-walk");
+        r = sd_event_add_time(e, &t->first_timer, CLOCK_MONOTONIC, 1, USEC_PER_SEC / 10, on_first_timer, t);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(t->first_timer, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(t->first_timer, "sampler-first");
         /* To the microsecond: with any slack, sd-event wakes at the place
          * in each quarter second that every timer of the host's shares
          * (from the boot id) wherever that falls in it, and a quarter of
@@ -2106,6 +2204,7 @@ Tracker *tracker_free(Tracker *t) {
         sd_event_source_disable_unref(t->probe_timer);
         sd_event_source_disable_unref(t->walk_timer);
         sd_event_source_disable_unref(t->fine_timer);
+        sd_event_source_disable_unref(t->first_timer);
         for (size_t i = 0; i < t->n_fss; i++)
                 if (!t->fss[i]->busy)
                         fs_free(t->fss[i]);

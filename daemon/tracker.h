@@ -65,8 +65,10 @@ DEFINE_FREE_FUNC(Tracker, tracker_free);
  * CLOCK_REALTIME in usec; NULL: clock_gettime(), the default. A clock of
  * the caller's (a test's) moves when the caller says so, by calling this
  * again: then what has come due on it runs, and its timers wait for it,
- * not for the system's. What the sampler measures, and the deadlines of
- * jobs, stay on the system's clocks. */
+ * not for the system's. The sweeps' times are on it too (the interval a
+ * sweep measures, and what is due after a baseline: the first figure);
+ * the atimes the sampler reads, and the deadlines of jobs, stay on the
+ * system's clocks. */
 typedef uint64_t (*tracker_clock_fn)(clockid_t clock, void *userdata);
 void tracker_set_clock(Tracker *t, tracker_clock_fn now, void *userdata);
 

@@ -136,6 +136,14 @@ for fs in ext4 tmpfs; do
                 like "$fs: and when it will rest on all of it" "$(jq -r '.ready_in_s' <<<"$a")" '^[0-9]+$'
                 like "$fs: the table shows the share and the time" "$(ctl status --full $M/$fs | sed -n 2p)" '[0-9]+% ~[0-9]'
                 like "$fs: a narrow one the share" "$(COLUMNS=60 ctl status $M/$fs | sed -n 2p)" ' [0-9]+%'
+                # The sample alone behind it: its top is every unwalked
+                # inode written at every tick, so the table shows the lower
+                # bound, rising; the JSON keeps the interval.
+                if [ "$(jq -r '.figure_source' <<<"$a")" = sample ]; then
+                        like "$fs: the table shows the lower bound, rising" "$(ctl status --full $M/$fs | sed -n 2p)" \
+                                '(≥|>=)[0-9][^ ]*, rising [0-9]+% ~[0-9]'
+                        check "$fs: the JSON keeps the interval" jq -e '.updates_ci95 | length == 2 and .[1] > .[0]' <<<"$a"
+                fi
                 check "$fs: the metrics carry the share and the wait" metrics_share $fs
                 rec=$(ctl --json recommend $M/$fs)
                 if [ "$(mount_field $M/$fs activity.coverage)" != 1 ]; then

@@ -141,6 +141,53 @@ static void test_many(void) {
         ok(paired, "each with its own advice");
 }
 
+/* Figures as a daemon reported them while a 400,000-inode filesystem's
+ * first walk ran (GetStatus, trimmed to the activity): which show only
+ * their lower bound, and that the numbers read back unchanged. */
+static void test_lower_bound(void) {
+        static const char reply[] =
+                "{\"mounts\":["
+                /* The sample alone, the hot corner not walked yet: 0 (0-1.49e9). */
+                "{\"mount_id\":1,\"target\":\"/tmpfs\",\"activity\":{\"atime_inodes_per_min\":0,\"ci95\":[0,372500],"
+                "\"atime_updates_per_min\":0,\"updates_ci95\":[0,1490000000],\"interval_s\":30.0,"
+                "\"figure_source\":\"sample\",\"coverage\":0.0021,\"ready_in_s\":380}},"
+                /* The same, some of what was read walked: 1,200 at least. */
+                "{\"mount_id\":2,\"target\":\"/walked-some\",\"activity\":{\"atime_inodes_per_min\":2400,\"ci95\":[1200,372500],"
+                "\"atime_updates_per_min\":2400,\"updates_ci95\":[1200,1490000000],\"interval_s\":30.0,"
+                "\"figure_source\":\"sample\",\"coverage\":0.42,\"ready_in_s\":200}},"
+                /* ext4 under reads alone: the kernel's count stands. */
+                "{\"mount_id\":3,\"target\":\"/ext4\",\"activity\":{\"atime_inodes_per_min\":10,\"ci95\":[2,370000],"
+                "\"atime_updates_per_min\":126001,\"updates_ci95\":[2,137468],\"interval_s\":30.0,"
+                "\"figure_source\":\"kernel_count\",\"coverage\":0.002,\"ready_in_s\":380}},"
+                /* Bounded by the count: an interval worth showing. */
+                "{\"mount_id\":4,\"target\":\"/xfs\",\"activity\":{\"atime_inodes_per_min\":10,\"ci95\":[2,370000],"
+                "\"atime_updates_per_min\":50,\"updates_ci95\":[2,9000],\"interval_s\":30.0,"
+                "\"figure_source\":\"sample_bounded\",\"coverage\":0.3,\"ready_in_s\":100}},"
+                /* The whole walk's sample. */
+                "{\"mount_id\":5,\"target\":\"/whole\",\"activity\":{\"atime_inodes_per_min\":3000,\"ci95\":[2870,3130],"
+                "\"atime_updates_per_min\":3000,\"updates_ci95\":[2870,3130],\"interval_s\":60.0,"
+                "\"figure_source\":\"sample\",\"coverage\":1,\"ready_in_s\":null}},"
+                /* A daemon before coverage and sources: whole walks only. */
+                "{\"mount_id\":6,\"target\":\"/old\",\"activity\":{\"atime_inodes_per_min\":5,\"ci95\":[1,20],"
+                "\"interval_s\":60.0}},"
+                /* No figure yet. */
+                "{\"mount_id\":7,\"target\":\"/none\",\"activity\":null}]}";
+        _cleanup_json_ json_object *status = json_tokener_parse(reply);
+        _cleanup_(report_freep) Report *r = NULL;
+        bool want[] = { true, true, false, false, false, false, false };
+
+        ok(status && report_from_json(status, NULL, &r) == 0 && r->n_mounts == ELEMENTSOF(want),
+           "lower bound: a recorded reply of %zu mounts read", ELEMENTSOF(want));
+        if (!r || r->n_mounts != ELEMENTSOF(want))
+                return;
+        for (size_t i = 0; i < ELEMENTSOF(want); i++)
+                ok(report_activity_lower_bound_only(&r->mounts[i].activity) == want[i], "lower bound: %s %s",
+                   r->mounts[i].target, want[i] ? "shows its lower bound alone" : "shows its interval");
+        ok(r->mounts[0].activity.updates_lo == 0 && r->mounts[0].activity.updates_hi == 1490000000 &&
+                   r->mounts[1].activity.updates_lo == 1200 && r->mounts[1].activity.coverage == 0.42,
+           "lower bound: the numbers read back as they are");
+}
+
 int main(void) {
         _cleanup_(report_freep) Report *r = NULL, *back = NULL;
         _cleanup_json_ json_object *status = NULL, *recs = NULL;
@@ -201,6 +248,7 @@ int main(void) {
                 is_int(report_from_json(bad, NULL, &none), -EBADMSG, "no mounts: not a status");
         }
         test_many();
+        test_lower_bound();
         {
                 _cleanup_(report_freep) Report *odd = NULL;
                 _cleanup_free_ char *t = NULL;

@@ -217,6 +217,81 @@ static void make_many_subdirs(void) {
 
 /* An atime set by utimensat() (touch -a, cp -p, rsync) is not a read: it is
  * counted apart, in no figure. A real read after it is one. */
+/* The sampled entry at rel, or NULL. */
+static const SampleEntry *entry_at(const Reservoir *res, const char *rel) {
+        for (size_t i = 0; res && i < res->n; i++)
+                if (streq(res->v[i].path, rel))
+                        return &res->v[i];
+        return NULL;
+}
+
+/* The mean age an entry has learnt, in ns of the tick it was learnt in. */
+static double mean_age_ns(const SampleEntry *e, int64_t tick) {
+        return e && e->rate.ages > 0 ? (double) e->rate.age_sum / (double) e->rate.ages * (double) tick : -1;
+}
+
+/* A filesystem whose atimes all have whole seconds (made by mkfs.ext4 -d,
+ * restored by a tool that sets seconds only) is counted in seconds until a
+ * read writes an atime with a fraction. From the sweep that finds it on,
+ * every age is learnt in the clock's tick: learnt in seconds, the looks
+ * right after a read (the burst's, 25 ms and more after it) read as ages
+ * of 0 ticks, and a reader every 3 s came out 10 to 30 times as fast.
+ * A new sample of the filesystem keeps knowing that it has fractions. */
+static void whole_seconds_then_fine(const struct sampler_place *top) {
+        struct sampler_place pl = *top;
+        struct sampler_writer w = { .fs_root = "/" };
+        struct sweep_result res;
+        struct timespec ts[2] = { { 0 }, { .tv_nsec = UTIME_OMIT } };
+        const SampleEntry *f0, *f1;
+        char p[512], q[512];
+        Sampler *s = NULL;
+        unsigned steps;
+        int64_t tick;
+
+        snprintf(q, sizeof q, "%s/ws", root);
+        mkdir(q, 0755);
+        for (int i = 0; i < 2; i++) {
+                snprintf(p, sizeof p, "%s/ws/f%d", root, i);
+                close(open(p, O_CREAT | O_WRONLY, 0644));
+                touch_atime(p + strlen(root) + 1, 1000);
+        }
+        touch_atime("ws", 1000);
+        pl.target = q;
+        ok(sampler_new(1000, 3, &s) == 0 && walk_all(s, &pl, 1000, &steps) == 1 &&
+                   sampler_sweep(s, &pl, &w, 1, 1000000, 0, &no_cancel, &res) == 0 && !s->current->fine_times,
+           "whole seconds: walked, a baseline, counted in seconds");
+        /* f0 read: an atime of the clock's tick, with a fraction; f1 set to
+         * a whole second (a read there would be the same, to the second). */
+        clock_gettime(CLOCK_REALTIME_COARSE, &ts[0]);
+        if (ts[0].tv_nsec == 0)
+                ts[0].tv_nsec = 1;
+        snprintf(p, sizeof p, "%s/ws/f0", root);
+        utimensat(AT_FDCWD, p, ts, 0);
+        touch_atime("ws/f1", time(NULL));
+        ok(sampler_sweep(s, &pl, &w, 1, 2000000, 0, &no_cancel, &res) == 0 && res.valid && res.changed == 2,
+           "whole seconds: both moved");
+        tick = s->current->rate_tick;
+        f0 = entry_at(s->current, "f0");
+        f1 = entry_at(s->current, "f1");
+        ok(s->current->fine_times && tick == s->clock_tick && res.tick_ns == tick,
+           "whole seconds: from the first fraction on, counted in the clock's tick (%lld ns, the interval in %lld)",
+           (long long) tick, (long long) res.tick_ns);
+        ok(f0 && f1 && mean_age_ns(f0, tick) >= 20e6 && mean_age_ns(f1, tick) >= 20e6,
+           "whole seconds: the looks after the moves learnt their ages in it (%.0f and %.0f ms, not 0)",
+           mean_age_ns(f0, tick) / 1e6, mean_age_ns(f1, tick) / 1e6);
+        /* A new sample in which every atime has whole seconds again. */
+        touch_atime("ws/f0", 1000);
+        touch_atime("ws/f1", 1000);
+        ok(walk_all(s, &pl, 1000, &steps) == 1 && sampler_sweep(s, &pl, &w, 1, 3000000, 0, &no_cancel, &res) == 0 &&
+                   s->current->fine_times && s->current->rate_tick == tick && (f0 = entry_at(s->current, "f0")) &&
+                   f0->rate.ages > 0,
+           "whole seconds: a new sample keeps the clock's tick, and the rates learnt in it");
+        sampler_free(s);
+        snprintf(p, sizeof p, "rm -rf '%s/ws'", root);
+        if (system(p) != 0)
+                printf("# could not remove %s/ws\n", root);
+}
+
 static void sets_are_not_reads(const struct sampler_place *top) {
         struct sampler_place pl = *top;
         struct sampler_writer w = { .fs_root = "/" };
@@ -521,6 +596,7 @@ int main(void) {
 
         hard_links(&pl);
         sets_are_not_reads(&pl);
+        whole_seconds_then_fine(&pl);
 
         {
                 /* A place whose root is a file (as a file bind mount's is):

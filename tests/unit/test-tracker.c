@@ -9,7 +9,11 @@
  *    not tried again before its back-off (10 s) is over. The job is held
  *    in its thread by the test (tracker_set_job_hook()), as a stopped FUSE
  *    daemon would hold it, so it misses its deadline on a machine of any
- *    speed.
+ *    speed;
+ *  - first figure: half an interval after the baseline, whatever the
+ *    timed sweeps' phase, while the first walk runs or after it ended;
+ *  - device: a filesystem whose UUID is looked up first walks right
+ *    after, not at the next timed sweep.
  * Every wait for something the tracker does returns as soon as it is done;
  * its bound (seconds) only ends a test that would otherwise hang. */
 #include <errno.h>
@@ -33,8 +37,10 @@
 
 static char base[] = "/tmp/test-tracker-XXXXXX";
 
-/* The test's clock: it stands still but when the test moves it. */
-static uint64_t clock_start[2], clock_moved;
+/* The test's clock: it stands still but when the test moves it. Read by
+ * the worker threads too (a sweep's time is the tracker's). */
+static uint64_t clock_start[2];
+static _Atomic uint64_t clock_moved;
 
 static uint64_t test_clock(clockid_t clock, void *userdata) {
         (void) userdata;
@@ -346,6 +352,147 @@ static void test_backoff(void) {
         rig_stop(&r);
 }
 
+/* Sets the test's wall clock to 'into' usec past a minute: where in the
+ * timed sweeps' buckets (a minute here) the next baseline falls. */
+static void clock_phase(Tracker *t, uint64_t into) {
+        uint64_t real = clock_start[1] + clock_moved, iv = 60 * USEC_PER_SEC;
+
+        clock_start[1] = real - real % iv + into - clock_moved;
+        advance(t, 0);
+}
+
+static bool measured(const Tracker *t, const MountTable *table, const void *arg) {
+        return streq(stage(mount_at(t, table, arg), NULL), "measured");
+}
+
+struct waits {
+        const char *name, *stage;
+        int64_t eta_s;
+};
+
+/* A mount at a stage, its first figure due in eta_s (the clock standing
+ * still: a baseline taken now says half an interval). */
+static bool waits_for(const Tracker *t, const MountTable *table, const void *arg) {
+        const struct waits *w = arg;
+        struct progress p = {};
+
+        return streq(stage(mount_at(t, table, w->name), &p), w->stage) && p.eta_s == w->eta_s;
+}
+
+struct walk_tick {
+        const char *name;
+        uint64_t past; /* entries walked before the tick */
+};
+
+/* A walk's step of this tick is back (it walked past 'past') and the part
+ * walked baselined (the first step's baseline is a sweep of its own: the
+ * filesystem is busy with it, and a tick then would pass it by), or the
+ * walk is done and the whole sample baselined again (its figure due in
+ * 30 s, the clock standing still since). */
+static bool walk_ticked(const Tracker *t, const MountTable *table, const void *arg) {
+        const struct walk_tick *w = arg;
+        const struct waits done = { w->name, STAGE_MEASURING, 30 };
+        struct progress p = {};
+
+        return waits_for(t, table, &done) ||
+               (streq(stage(mount_at(t, table, w->name), &p), STAGE_WALKING) && p.walked > w->past && p.eta_s >= 0);
+}
+
+/* The first figure, sweeps timed every minute at :30: a baseline taken
+ * at :01 has the next timed sweep 29 s after it, too close to measure
+ * anything, and the one after that 89 s after it. The first figure comes
+ * 30 s after the baseline all the same: while the first walk runs (from
+ * the part walked) and where the walk ended before (the whole sample,
+ * baselined again when it ended). */
+static void test_first_figure(void) {
+        _cleanup_(config_freep) struct config *c = test_config();
+        const struct waits walking = { "first", STAGE_WALKING, 30 }, measuring = { "quick", STAGE_MEASURING, 30 };
+        const TrackedMount *m;
+        struct progress p = {};
+        struct walk_tick w;
+        unsigned ticks;
+        Rig r;
+
+        c->sampler_interval_usec = 60 * USEC_PER_SEC;
+        c->walk_rate = c->idle_walk_rate = 100;
+        ok(rig_start(&r, c, "first") == 0 && r.table->n == 1, "first figure, walking: one mount tracked");
+        clock_phase(r.tracker, USEC_PER_SEC);
+        ok(run_until(r.event, r.tracker, r.table, waits_for, &walking, 60000),
+           "first figure, walking: the first step's part baselined, the figure due in 30 s");
+        advance(r.tracker, 29 * USEC_PER_SEC); /* the timed sweep at :30: too close */
+        ok(!run_until(r.event, r.tracker, r.table, measured, "first", 1000), "first figure, walking: none 29 s after");
+        advance(r.tracker, USEC_PER_SEC);
+        ok(run_until(r.event, r.tracker, r.table, measured, "first", 60000), "first figure, walking: 30 s after");
+        m = mount_at(r.tracker, r.table, "first");
+        ok(m && m->activity.have && m->activity.coverage < 1 && m->activity.seconds == 30,
+           "first figure, walking: from the part walked (coverage %.3f), over %.1f s", m ? m->activity.coverage : -1,
+           m ? m->activity.seconds : -1);
+        rig_stop(&r);
+
+        ok(rig_start(&r, c, "quick") == 0 && r.table->n == 1, "first figure, walked: one mount tracked");
+        clock_phase(r.tracker, USEC_PER_SEC);
+        /* A tick at a time until the walk is done and baselined again:
+         * the clock moves on only once a step is back (however long it
+         * took), and not after the last, whose end baselines the whole
+         * sample at once. */
+        w = (struct walk_tick) { "quick", 0 };
+        (void) run_until(r.event, r.tracker, r.table, walk_ticked, &w, 60000); /* the first step needs no tick */
+        for (ticks = 0; ticks < 30 && !waits_for(r.tracker, r.table, &measuring); ticks++) {
+                (void) stage(mount_at(r.tracker, r.table, "quick"), &p);
+                w.past = p.walked;
+                advance(r.tracker, USEC_PER_SEC);
+                (void) run_until(r.event, r.tracker, r.table, walk_ticked, &w, 60000);
+        }
+        ok(ticks >= 2 && ticks < 30,
+           "first figure, walked: the walk done after %u ticks, baselined again, the figure due in 30 s", ticks);
+        advance(r.tracker, 29 * USEC_PER_SEC);
+        ok(!run_until(r.event, r.tracker, r.table, measured, "quick", 1000), "first figure, walked: none 29 s after");
+        advance(r.tracker, USEC_PER_SEC);
+        ok(run_until(r.event, r.tracker, r.table, measured, "quick", 60000), "first figure, walked: 30 s after");
+        m = mount_at(r.tracker, r.table, "quick");
+        ok(m && m->activity.have && m->activity.coverage == 1 && m->activity.seconds == 30,
+           "first figure, walked: from the whole sample (coverage %.3f), over %.1f s", m ? m->activity.coverage : -1,
+           m ? m->activity.seconds : -1);
+        rig_stop(&r);
+}
+
+/* A filesystem on a block device: its UUID is looked up first, a job of
+ * its own, and the first walk may not wait for anything but that job:
+ * with the clock standing still (and no timed sweep for a day), its first
+ * step comes. It waited for the next timed sweep before. */
+static bool walk_began(const Tracker *t, const MountTable *table, const void *arg) {
+        const char *st = stage(mount_at(t, table, arg), NULL);
+
+        return streq(st, STAGE_WALKING) || streq(st, STAGE_BASELINE) || streq(st, STAGE_MEASURING);
+}
+
+static void test_device_walk(void) {
+        _cleanup_(config_freep) struct config *c = test_config();
+        char cmd[1024];
+        Rig r;
+
+        snprintf(cmd, sizeof cmd,
+                 "truncate -s 16M %1$s/disk.img && mkfs.ext4 -q -F %1$s/disk.img && mkdir -p %1$s/disk && "
+                 "mount -o loop,strictatime %1$s/disk.img %1$s/disk && mkdir %1$s/disk/d && touch %1$s/disk/d/f",
+                 base);
+        if (system(cmd) != 0) {
+                printf("ok %u # SKIP no ext4 on a loop device here\n", ++tap_n);
+                return;
+        }
+        c->walk_rate = c->idle_walk_rate = 100;
+        ok(rig_start(&r, c, "disk") == 0 && r.table->n == 1, "device: one mount tracked");
+        ok(run_until(r.event, r.tracker, r.table, walk_began, "disk", 60000),
+           "device: its UUID looked up, the first walk steps with the clock standing still");
+        rig_stop(&r);
+        snprintf(cmd, sizeof cmd, "%s/disk", base);
+        (void) umount2(cmd, MNT_DETACH);
+        (void) rmdir(cmd);
+        snprintf(cmd, sizeof cmd, "%s/disk.img", base);
+        (void) unlink(cmd);
+        snprintf(cmd, sizeof cmd, "%s/mountinfo-disk", base);
+        (void) unlink(cmd);
+}
+
 int main(void) {
         static const char *const mounts[] = { "kick1", "kick2", "kick3", "kick4" };
         char path[512];
@@ -357,7 +504,8 @@ int main(void) {
                 return 0;
         }
         log_set_max_level(getenv("TEST_DEBUG") ? LOG_DEBUG : LOG_ERR);
-        ready = make_mount("walk", 500) == 0 && make_mount("stall", 100) == 0;
+        ready = make_mount("walk", 500) == 0 && make_mount("stall", 100) == 0 && make_mount("first", 2000) == 0 &&
+                make_mount("quick", 300) == 0;
         for (size_t i = 0; i < ELEMENTSOF(mounts); i++)
                 ready = ready && make_mount(mounts[i], 3) == 0;
         ok(ready, "tmpfs mounts made under %s", base);
@@ -365,15 +513,17 @@ int main(void) {
                 test_walk_ticks();
                 test_kick();
                 test_backoff();
+                test_first_figure();
+                test_device_walk();
         }
 
-        for (const char *const *n = (const char *const[]) { "walk", "stall", "kick1", "kick2", "kick3", "kick4", NULL };
+        for (const char *const *n = (const char *const[]) { "walk", "stall", "kick1", "kick2", "kick3", "kick4", "first", "quick", NULL };
              *n; n++) {
                 snprintf(path, sizeof path, "%s/%s", base, *n);
                 (void) umount2(path, MNT_DETACH);
                 (void) rmdir(path);
         }
-        for (const char *const *n = (const char *const[]) { "walk", "kick", "stall", NULL }; *n; n++) {
+        for (const char *const *n = (const char *const[]) { "walk", "kick", "stall", "first", "quick", NULL }; *n; n++) {
                 snprintf(path, sizeof path, "%s/mountinfo-%s", base, *n);
                 (void) unlink(path);
         }
