@@ -94,6 +94,7 @@ static void manager_changed(Manager *m) {
         m->view.counters = tick_counters(m->tick);
         m->view.started_realtime = m->started_realtime;
         m->view.started_monotonic = m->started_monotonic;
+        m->view.generation++;
         tick_restart(m->tick);
         methods_changed(m->methods);
 }
@@ -1023,6 +1024,7 @@ static int manager_start_workers(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set up measurement: %m");
         if (exporter_new(m->pool, &m->exporter) < 0 || methods_new(&m->view, &m->methods) < 0 ||
+            methods_set_event(m->methods, m->event) < 0 ||
             worker_slot_new(m->pool, &table_read_ops, m, &m->table_read) < 0 ||
             worker_slot_new(m->pool, &flush_ops, m, &m->flush) < 0 ||
             worker_slot_new(m->pool, &consumers_ops, m, &m->consumers_scan) < 0)
