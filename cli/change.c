@@ -903,6 +903,26 @@ static int open_mount(const char *target, int id) {
         return TAKE_FD(fd);
 }
 
+/* The object 'path' leads to as root typed it, reached without following
+ * any symlink: -ELOOP if the path passes through one. The mount that
+ * remount finds from the path (through realpath() and the mount table)
+ * must hold this object, or a symlink swapped in between them redirected
+ * it. */
+static int open_typed(const char *path) {
+        struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+        int fd = (int) syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+
+        return fd < 0 ? -errno : fd;
+}
+
+/* Whether fds a and b lie on the same mount (a path inside a mount names
+ * the mount that holds it). */
+static bool same_mount(int a, int b) {
+        int ma = fd_mount_id(a);
+
+        return ma >= 0 && ma == fd_mount_id(b);
+}
+
 static bool has_opt(const char *optstr, const char *name) {
         return mnt_optstr_get_option(optstr, name, NULL, NULL) == 0;
 }
@@ -1038,7 +1058,7 @@ static int remount_report(const char *target, const char *spec, bool changed, co
 
 int cmd_remount(int argc, char **argv) {
         _cleanup_free_ char *vfs = NULL, *fsopts = NULL, *vfs_after = NULL, *fs_after = NULL;
-        _cleanup_close_ int fd = -EBADF;
+        _cleanup_close_ int fd = -EBADF, typed = -EBADF;
         struct policy_spec p;
         char target[PATH_MAX], spec[64];
         bool changed, done = false;
@@ -1052,6 +1072,13 @@ int cmd_remount(int argc, char **argv) {
                 return r;
         if (geteuid() != 0)
                 return fail("remounting needs root.");
+        typed = open_typed(argv[1]);
+        if (typed == -ELOOP)
+                return fail("%s passes through a symlink, which anyone who may write its directory could swap; "
+                            "name the mount by its own path (%s). Nothing changed.", escape_name_tmp(argv[1]),
+                            escape_name_tmp(target));
+        if (typed < 0)
+                return fail("cannot open %s: %s", escape_name_tmp(argv[1]), strerror(-typed));
         r = current_options(target, &id, &vfs, &fsopts);
         if (r == -ENOENT)
                 return fail("nothing is mounted on %s.", escape_name_tmp(target));
@@ -1063,6 +1090,9 @@ int cmd_remount(int argc, char **argv) {
                             "nothing changed.", escape_name_tmp(target));
         if (fd < 0)
                 return fail("cannot open %s: %s", escape_name_tmp(target), strerror(-fd));
+        if (!same_mount(typed, fd))
+                return fail("%s is no longer the mount that was checked (a symlink or a mount changed on the way); "
+                            "nothing changed.", escape_name_tmp(target));
         format_spec(&p, spec, sizeof spec);
         if (!arg_json)
                 printf("%s before: %s (superblock: %s)\n", escape_name_tmp(target), escape_tmp(vfs), escape_tmp(fsopts));

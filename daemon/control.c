@@ -109,6 +109,10 @@ const ControlPeer *control_call_peer(const ControlCall *c) {
         return &c->peer;
 }
 
+bool control_call_gone(const ControlCall *c) {
+        return !c->client && !c->detached;
+}
+
 int control_call_new_detached(const ControlPeer *peer, ControlCall **ret) {
         ControlCall *c = calloc(1, sizeof *c);
 

@@ -57,6 +57,9 @@ ControlCall *control_call_ref(ControlCall *c);
 ControlCall *control_call_unref(ControlCall *c);
 DEFINE_FREE_FUNC(ControlCall, control_call_unref);
 const ControlPeer *control_call_peer(const ControlCall *c);
+/* Whether no one will read the call's answer: its client went away (a
+ * detached call's answer is always kept). */
+bool control_call_gone(const ControlCall *c);
 /* Sends 'reply' (a whole Varlink message; consumed) to the caller. */
 void control_call_reply(ControlCall *c, json_object *reply);
 

@@ -110,6 +110,7 @@ static void manager_changed(Manager *m) {
         m->view.counters = tick_counters(m->tick);
         m->view.started_realtime = m->started_realtime;
         m->view.started_monotonic = m->started_monotonic;
+        m->view.generation++;
         tick_restart(m->tick);
         methods_changed(m->methods);
 }
@@ -948,6 +949,7 @@ static int manager_start_workers(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set up measurement: %m");
         if (exporter_new(m->pool, &m->exporter) < 0 || methods_new(&m->view, &m->methods) < 0 ||
+            methods_set_event(m->methods, m->event) < 0 ||
             mount_reader_new(m->pool, &m->mounts, on_table_read, m, &m->mount_reader) < 0 ||
             manager_configure_reader(m) < 0 ||
             worker_slot_new(m->pool, &reload_ops, m, &m->reload) < 0 ||

@@ -299,24 +299,36 @@ static json_object *status_mount_to_json(const View *v, const ReportMount *rm, i
         return j;
 }
 
-/* The status, its mounts as JSON text for the wire, written from the same
- * Report as the metrics. */
-static json_object *build_status(const View *v, json_object *params) {
+/* The reply of a status whose mounts are the JSON text 'mounts' ("[" and
+ * its elements; consumed), the daemon's figures from 'rep'. */
+static json_object *status_reply(const Report *rep, struct printbuf *mounts) {
         _cleanup_json_ json_object *p = json_object_new_object();
+        _cleanup_(printbuf_freep) struct printbuf *list = mounts;
+
+        if (!p || printbuf_memappend(list, "]", 1) < 0)
+                return NULL;
+        if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
+            add(p, F_VERSION, json_object_new_string(rep->version)) < 0 ||
+            add(p, F_HOSTNAME, varlink_name_new(rep->hostname)) < 0 ||
+            add(p, F_STARTED_AT, json_object_new_int64(rep->started_at)) < 0 ||
+            add(p, F_UPTIME_S, json_object_new_int64(rep->uptime_s)) < 0 ||
+            add(p, F_STUCK_THREADS, json_object_new_int64(rep->stuck_threads)) < 0 ||
+            add(p, F_ADVICE_CHANGES, json_object_new_int64(rep->advice_changes)) < 0 ||
+            add(p, F_MOUNTS, json_text_new(TAKE_PTR(list))) < 0)
+                return NULL;
+        return varlink_reply_new(TAKE_PTR(p));
+}
+
+/* The status of the mount at target (NULL: of every mount), with
+ * history_s of history (0: none), its mounts as JSON text for the wire,
+ * written from the same Report as the metrics. */
+static json_object *build_status_of(const View *v, const char *target, int64_t history_s) {
         _cleanup_(printbuf_freep) struct printbuf *mounts = printbuf_new();
         _cleanup_(report_freep) Report *rep = NULL;
-        const char *target;
-        int64_t history_s = 0;
         int r;
 
-        if (!p || !mounts || printbuf_memappend(mounts, "[", 1) < 0)
+        if (!mounts || printbuf_memappend(mounts, "[", 1) < 0)
                 return NULL;
-        r = param_string(params, F_TARGET, &target);
-        if (r < 0)
-                return invalid_parameter(F_TARGET);
-        r = param_int(params, P_HISTORY_S, 1, 86400, &history_s);
-        if (r < 0)
-                return invalid_parameter(P_HISTORY_S);
         r = status_report(v, target, false, &rep);
         if (r == -ENOENT)
                 return no_such_mount(v, target);
@@ -326,19 +338,7 @@ static json_object *build_status(const View *v, json_object *params) {
         for (size_t i = 0; i < rep->n_mounts; i++)
                 if (append_serialized(mounts, status_mount_to_json(v, &rep->mounts[i], history_s)) < 0)
                         return NULL;
-        if (printbuf_memappend(mounts, "]", 1) < 0)
-                return NULL;
-
-        if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
-            add(p, F_VERSION, json_object_new_string(rep->version)) < 0 ||
-            add(p, F_HOSTNAME, varlink_name_new(rep->hostname)) < 0 ||
-            add(p, F_STARTED_AT, json_object_new_int64(rep->started_at)) < 0 ||
-            add(p, F_UPTIME_S, json_object_new_int64(rep->uptime_s)) < 0 ||
-            add(p, F_STUCK_THREADS, json_object_new_int64(rep->stuck_threads)) < 0 ||
-            add(p, F_ADVICE_CHANGES, json_object_new_int64(rep->advice_changes)) < 0 ||
-            add(p, F_MOUNTS, json_text_new(TAKE_PTR(mounts))) < 0)
-                return NULL;
-        return varlink_reply_new(TAKE_PTR(p));
+        return status_reply(rep, TAKE_PTR(mounts));
 }
 
 /* GetStatus and GetRecommendations of everything are what monitoring
@@ -347,24 +347,67 @@ static json_object *build_status(const View *v, json_object *params) {
  * served as text until methods_changed() says something they show
  * changed, or the second of uptime_s (and of the evidence's ages) turns.
  * So a flood of them costs the daemon one reply a second, however many
- * come. Replies in flight keep the text they were given. */
+ * come. Replies in flight keep the text they were given.
+ *
+ * At thousands of mounts one such build takes the loop tens of
+ * milliseconds (70 ms at 2,000 mounts under AddressSanitizer), and every
+ * request behind it, root's included, waits as long (issue 36). So a slot
+ * whose last build took the loop more than REPLY_SYNC_MAX_USEC is built
+ * again in slices of REPLY_SLICE_USEC from a defer source of idle
+ * priority, as the tick pass is: requests, timers and completions come
+ * first between slices. Meanwhile the slot's last text is served while it
+ * is at most REPLY_STALE_USEC old; a call that finds none that recent (or
+ * none with its history_s) is answered when the build is done. */
+#define REPLY_SYNC_MAX_USEC (10 * USEC_PER_MSEC)
+#define REPLY_SLICE_USEC (2 * USEC_PER_MSEC)
+#define REPLY_STALE_USEC USEC_PER_SEC
+
 struct ReplyText {
         unsigned refs;
-        uint64_t second;
+        uint64_t built_at;  /* CLOCK_MONOTONIC when its figures were read */
+        uint64_t second;    /* of uptime, then */
+        uint64_t cost_usec; /* the loop's time its build took */
+        int64_t key;        /* history_s, of CACHE_STATUS_HISTORY; else 0 */
         size_t len;
         char text[];
 };
 
 enum {
         CACHE_STATUS,
+        CACHE_STATUS_HISTORY,    /* every mount with history_s of history: one history_s at a time */
         CACHE_ADVICE,            /* as told to anyone: private paths withheld */
         CACHE_ADVICE_PRIVILEGED, /* as told to root and the privileged group */
         _CACHE_MAX,
 };
 
+/* A build in slices: a mount of the view's table at a time, into 'list'. */
+typedef struct SliceBuild {
+        bool active;
+        bool changed;        /* methods_changed() came while it ran: its text is born stale */
+        int64_t key;
+        uint64_t generation; /* the view's when it began: another one starts it over */
+        uint64_t started, second, cost_usec;
+        size_t next;         /* the next entry of the table */
+        struct printbuf *list;
+        Report *report;      /* a status's: the daemon's figures and each mount's */
+        Recommender *rec;    /* advice's */
+} SliceBuild;
+
+/* A call answered once the build of its slot with 'key' is done. */
+typedef struct Waiter {
+        ControlCall *call;
+        int64_t key;
+} Waiter;
+
 struct Methods {
         const View *view;
         struct ReplyText *cache[_CACHE_MAX]; /* NULL: to be built at the next call */
+        bool stale[_CACHE_MAX];              /* methods_changed() since it was built */
+        SliceBuild build[_CACHE_MAX];
+        Waiter *waiters[_CACHE_MAX];
+        size_t n_waiters[_CACHE_MAX];
+        sd_event_source *defer; /* NULL: every build at once (no loop: tests) */
+        unsigned turn;          /* the slot whose build the next slice goes on with */
 };
 
 static void reply_text_unref(struct ReplyText *c) {
@@ -382,16 +425,34 @@ int methods_new(const View *view, Methods **ret) {
         return m ? 0 : -ENOMEM;
 }
 
+static void slice_reset(SliceBuild *b) {
+        if (b->list)
+                printbuf_free(b->list);
+        report_free(b->report);
+        recommender_free(b->rec);
+        *b = (SliceBuild) {};
+}
+
 Methods *methods_free(Methods *m) {
-        methods_changed(m); /* the caches' references dropped */
+        if (!m)
+                return NULL;
+        for (size_t i = 0; i < _CACHE_MAX; i++) {
+                reply_text_unref(m->cache[i]);
+                slice_reset(&m->build[i]);
+                for (size_t k = 0; k < m->n_waiters[i]; k++)
+                        control_call_unref(m->waiters[i][k].call);
+                free(m->waiters[i]);
+        }
+        sd_event_source_disable_unref(m->defer);
         free(m);
         return NULL;
 }
 
 void methods_changed(Methods *m) {
         for (size_t i = 0; m && i < _CACHE_MAX; i++) {
-                reply_text_unref(m->cache[i]);
-                m->cache[i] = NULL;
+                m->stale[i] = true;
+                if (m->build[i].active)
+                        m->build[i].changed = true;
         }
 }
 
@@ -405,34 +466,10 @@ static void cached_delete(json_object *o, void *userdata) {
         reply_text_unref(userdata);
 }
 
-/* The reply in cache slot 'slot', built by build(m, privileged) when the
- * slot is empty or of another second. */
-static json_object *cached_reply(Methods *m, unsigned slot, json_object *(*build)(Methods *m, bool privileged),
-                                 bool privileged) {
-        uint64_t second = (now_usec(CLOCK_MONOTONIC) - m->view->started_monotonic) / USEC_PER_SEC;
-        struct ReplyText *c = m->cache[slot];
-        json_object *cached;
+/* The reply that serves text 'c'; NULL on OOM. */
+static json_object *reply_of(struct ReplyText *c) {
+        json_object *cached = json_object_new_object();
 
-        if (!c || c->second != second) {
-                _cleanup_json_ json_object *reply = build(m, privileged);
-                json_object *p;
-                const char *text;
-                size_t len;
-
-                if (!reply || !json_object_object_get_ex(reply, VL_PARAMETERS, &p))
-                        return TAKE_PTR(reply); /* an error is not kept */
-                text = json_object_to_json_string_length(p, VARLINK_JSON_FLAGS, &len);
-                if (!text || len > INT_MAX)
-                        return TAKE_PTR(reply);
-                c = malloc(sizeof *c + len + 1);
-                if (!c)
-                        return TAKE_PTR(reply);
-                *c = (struct ReplyText) { .refs = 1, .second = second, .len = len };
-                memcpy(c->text, text, len + 1);
-                reply_text_unref(m->cache[slot]);
-                m->cache[slot] = c;
-        }
-        cached = json_object_new_object();
         if (!cached)
                 return NULL;
         c->refs++;
@@ -440,14 +477,257 @@ static json_object *cached_reply(Methods *m, unsigned slot, json_object *(*build
         return varlink_reply_new(cached);
 }
 
-static json_object *build_status_all(Methods *m, bool privileged) {
-        return build_status(m->view, NULL);
+/* Keeps 'reply' (a whole reply, its parameters serialized here) as slot's
+ * text. Returns the reply to send: the cached one, or 'reply' itself when
+ * it is an error (not kept) or could not be kept. */
+static json_object *keep_reply(Methods *m, unsigned slot, json_object *reply, int64_t key, uint64_t built_at,
+                               uint64_t second, uint64_t cost_usec, bool stale) {
+        _cleanup_json_ json_object *r = reply;
+        struct ReplyText *c;
+        json_object *p, *cached;
+        const char *text;
+        size_t len;
+
+        if (!r || !json_object_object_get_ex(r, VL_PARAMETERS, &p))
+                return TAKE_PTR(r); /* an error is not kept */
+        text = json_object_to_json_string_length(p, VARLINK_JSON_FLAGS, &len);
+        if (!text || len > INT_MAX)
+                return TAKE_PTR(r);
+        c = malloc(sizeof *c + len + 1);
+        if (!c)
+                return TAKE_PTR(r);
+        *c = (struct ReplyText) {
+                .refs = 1, .built_at = built_at, .second = second, .cost_usec = cost_usec, .key = key, .len = len,
+        };
+        memcpy(c->text, text, len + 1);
+        reply_text_unref(m->cache[slot]);
+        m->cache[slot] = c;
+        m->stale[slot] = stale;
+        cached = reply_of(c);
+        return cached ? cached : TAKE_PTR(r);
 }
 
-static json_object *method_get_status(Methods *m, const ControlPeer *peer, json_object *params) {
-        if (params && json_object_object_length(params) > 0)
-                return build_status(m->view, params);
-        return cached_reply(m, CACHE_STATUS, build_status_all, false);
+static uint64_t uptime_second(const Methods *m, uint64_t now) {
+        return (now - m->view->started_monotonic) / USEC_PER_SEC;
+}
+
+static json_object *build_status_of(const View *v, const char *target, int64_t history_s);
+static json_object *build_recommendations(Methods *m, const char *target, bool privileged);
+static json_object *recommendation_to_json(const struct recommendation *r, bool privileged);
+static json_object *advice_reply(struct printbuf *list);
+
+/* Slot's reply built now, at once, and kept. */
+static json_object *build_now(Methods *m, unsigned slot, int64_t key) {
+        uint64_t start = now_usec(CLOCK_MONOTONIC);
+        json_object *reply;
+
+        switch (slot) {
+        case CACHE_STATUS:
+        case CACHE_STATUS_HISTORY:
+                reply = build_status_of(m->view, NULL, key);
+                break;
+        default:
+                reply = build_recommendations(m, NULL, slot == CACHE_ADVICE_PRIVILEGED);
+        }
+        return keep_reply(m, slot, reply, key, start, uptime_second(m, start), now_usec(CLOCK_MONOTONIC) - start, false);
+}
+
+static bool slot_is_status(unsigned slot) {
+        return slot == CACHE_STATUS || slot == CACHE_STATUS_HISTORY;
+}
+
+static int slice_begin(Methods *m, unsigned slot, int64_t key) {
+        SliceBuild *b = &m->build[slot];
+        const View *v = m->view;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        int r;
+
+        slice_reset(b);
+        *b = (SliceBuild) {
+                .active = true, .key = key, .generation = v->generation, .started = now, .second = uptime_second(m, now),
+        };
+        b->list = printbuf_new();
+        if (!b->list || printbuf_memappend(b->list, "[", 1) < 0)
+                return -ENOMEM;
+        r = slot_is_status(slot) ? status_report_begin(v, false, v->mounts ? v->mounts->n : 0, &b->report)
+                                 : recommender_new(v, &b->rec);
+        (void) sd_event_source_set_enabled(m->defer, SD_EVENT_ON);
+        return r;
+}
+
+/* Entry i of the table into the build. */
+static int slice_step(Methods *m, unsigned slot, SliceBuild *b, size_t i) {
+        const View *v = m->view;
+        struct recommendation rec;
+
+        if (slot_is_status(slot)) {
+                const MountEntry *e = &v->mounts->entries[i];
+                int r = status_report_add(v, b->report, e, tracker_find(v->tracker, e->id), NULL);
+
+                if (r < 0)
+                        return r;
+                return append_serialized(b->list, status_mount_to_json(v, &b->report->mounts[b->report->n_mounts - 1], b->key));
+        }
+        if (!recommender_advise(b->rec, i, &rec))
+                return 0;
+        return append_serialized(b->list, recommendation_to_json(&rec, slot == CACHE_ADVICE_PRIVILEGED));
+}
+
+/* Answers the calls waiting for slot's build with 'key': the reply
+ * 'reply' (consumed), or if NULL, an internal error. */
+static void answer_waiters(Methods *m, unsigned slot, int64_t key, json_object *reply) {
+        size_t k = 0;
+
+        for (size_t i = 0; i < m->n_waiters[slot]; i++) {
+                Waiter *w = &m->waiters[slot][i];
+
+                if (w->key != key) {
+                        m->waiters[slot][k++] = *w;
+                        continue;
+                }
+                control_call_reply(w->call, reply ? json_object_get(reply)
+                                                   : varlink_error_new_str(ERROR_INTERNAL, P_REASON, "out of memory"));
+                control_call_unref(w->call);
+        }
+        m->n_waiters[slot] = k;
+        json_object_put(reply);
+}
+
+/* The next build of slot, for the first call still waiting (one whose
+ * client went away needs none). */
+static void slice_next(Methods *m, unsigned slot) {
+        size_t k = 0;
+
+        for (size_t i = 0; i < m->n_waiters[slot]; i++) {
+                Waiter *w = &m->waiters[slot][i];
+
+                if (control_call_gone(w->call))
+                        control_call_unref(w->call);
+                else
+                        m->waiters[slot][k++] = *w;
+        }
+        m->n_waiters[slot] = k;
+        if (k > 0 && slice_begin(m, slot, m->waiters[slot][0].key) < 0) {
+                log_oom();
+                slice_reset(&m->build[slot]);
+                answer_waiters(m, slot, m->waiters[slot][0].key, NULL);
+        }
+}
+
+static void slice_finish(Methods *m, unsigned slot, SliceBuild *b) {
+        json_object *reply = slot_is_status(slot) ? status_reply(b->report, TAKE_PTR(b->list)) : advice_reply(TAKE_PTR(b->list));
+        int64_t key = b->key;
+
+        reply = keep_reply(m, slot, reply, key, b->started, b->second, b->cost_usec, b->changed);
+        slice_reset(b);
+        answer_waiters(m, slot, key, reply);
+        slice_next(m, slot);
+}
+
+/* Goes on with slot's build for at most REPLY_SLICE_USEC. */
+static void slice_run(Methods *m, unsigned slot) {
+        SliceBuild *b = &m->build[slot];
+        const View *v = m->view;
+        uint64_t start = now_usec(CLOCK_MONOTONIC), now = start;
+        int r = 0;
+
+        if (b->generation != v->generation) {
+                /* A new table (or consumers, or configuration): from its
+                 * first mount. */
+                bool changed = b->changed;
+
+                r = slice_begin(m, slot, b->key);
+                b->changed = changed;
+        }
+        while (r >= 0 && v->mounts && b->next < v->mounts->n && now - start < REPLY_SLICE_USEC) {
+                r = slice_step(m, slot, b, b->next++);
+                now = now_usec(CLOCK_MONOTONIC);
+        }
+        b->cost_usec += now - start;
+        if (r < 0) {
+                log_oom();
+                answer_waiters(m, slot, b->key, NULL);
+                slice_reset(b);
+                slice_next(m, slot);
+        } else if (!v->mounts || b->next >= v->mounts->n)
+                slice_finish(m, slot, b);
+}
+
+static int on_slice(sd_event_source *s, void *userdata) {
+        Methods *m = userdata;
+
+        for (unsigned i = 0; i < _CACHE_MAX; i++) {
+                unsigned slot = (m->turn + i) % _CACHE_MAX;
+
+                if (m->build[slot].active) {
+                        m->turn = slot + 1;
+                        slice_run(m, slot);
+                        return 0;
+                }
+        }
+        return sd_event_source_set_enabled(s, SD_EVENT_OFF);
+}
+
+int methods_set_event(Methods *m, sd_event *e) {
+        int r = sd_event_add_defer(e, &m->defer, on_slice, m);
+
+        if (r >= 0)
+                r = sd_event_source_set_priority(m->defer, SD_EVENT_PRIORITY_IDLE);
+        if (r < 0) {
+                m->defer = sd_event_source_disable_unref(m->defer);
+                return r;
+        }
+        (void) sd_event_source_set_enabled(m->defer, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(m->defer, "reply-build");
+        return 0;
+}
+
+/* Slot's reply for 'key': its text while that is current; else built at
+ * once if that is cheap; else built in slices, the text meanwhile served
+ * while recent, or the call answered when the build is done (1). */
+static int serve_slot(Methods *m, ControlCall *call, unsigned slot, int64_t key, json_object **ret) {
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        struct ReplyText *c = m->cache[slot];
+        bool same = c && c->key == key;
+        Waiter *w;
+
+        if (same && !m->stale[slot] && c->second == uptime_second(m, now))
+                *ret = reply_of(c);
+        else if (!m->defer || !call || !c || c->cost_usec <= REPLY_SYNC_MAX_USEC)
+                *ret = build_now(m, slot, key);
+        else {
+                if (!m->build[slot].active && slice_begin(m, slot, key) < 0) {
+                        slice_reset(&m->build[slot]);
+                        return -ENOMEM;
+                }
+                if (same && now - c->built_at <= REPLY_STALE_USEC)
+                        *ret = reply_of(c);
+                else {
+                        w = reallocarray(m->waiters[slot], m->n_waiters[slot] + 1, sizeof *w);
+                        if (!w)
+                                return -ENOMEM;
+                        m->waiters[slot] = w;
+                        w[m->n_waiters[slot]++] = (Waiter) { .call = control_call_ref(call), .key = key };
+                        return 1;
+                }
+        }
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int method_get_status(Methods *m, ControlCall *call, json_object *params, json_object **ret) {
+        const char *target;
+        int64_t history_s = 0;
+
+        if (param_string(params, F_TARGET, &target) < 0)
+                *ret = invalid_parameter(F_TARGET);
+        else if (param_int(params, P_HISTORY_S, 1, 86400, &history_s) < 0)
+                *ret = invalid_parameter(P_HISTORY_S);
+        else if (target)
+                /* One mount: cheap by construction. */
+                *ret = build_status_of(m->view, target, history_s);
+        else
+                return serve_slot(m, call, history_s > 0 ? CACHE_STATUS_HISTORY : CACHE_STATUS, history_s, ret);
+        return *ret ? 0 : -ENOMEM;
 }
 
 #define HISTORY_MAX_POINTS 10000
@@ -671,17 +951,30 @@ static json_object *recommendation_to_json(const struct recommendation *r, bool 
         return TAKE_PTR(o);
 }
 
-/* The list as JSON text, one recommendation serialized at a time (as the
- * status's mounts are). */
-/* The advice for the mount at target, or for all (NULL). */
-static json_object *build_recommendations(Methods *m, const char *target, bool privileged) {
+/* The reply of a list of recommendations, the JSON text 'list' ("[" and
+ * its elements; consumed). */
+static json_object *advice_reply(struct printbuf *list) {
         _cleanup_json_ json_object *p = json_object_new_object();
+        _cleanup_(printbuf_freep) struct printbuf *l = list;
+
+        if (!p || printbuf_memappend(l, "]", 1) < 0)
+                return NULL;
+        if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
+            add(p, F_RECOMMENDATIONS, json_text_new(TAKE_PTR(l))) < 0)
+                return NULL;
+        return varlink_reply_new(TAKE_PTR(p));
+}
+
+/* The list as JSON text, one recommendation serialized at a time (as the
+ * status's mounts are). The advice for the mount at target, or for all
+ * (NULL). */
+static json_object *build_recommendations(Methods *m, const char *target, bool privileged) {
         _cleanup_(printbuf_freep) struct printbuf *list = printbuf_new();
         _cleanup_free_ struct recommendation *v = NULL;
         size_t n = 0;
         int r;
 
-        if (!p || !list || printbuf_memappend(list, "[", 1) < 0)
+        if (!list || printbuf_memappend(list, "[", 1) < 0)
                 return NULL;
         r = recommend(m->view, target, &v, &n);
         if (r == -ENOENT)
@@ -691,29 +984,21 @@ static json_object *build_recommendations(Methods *m, const char *target, bool p
         for (size_t i = 0; i < n; i++)
                 if (append_serialized(list, recommendation_to_json(&v[i], privileged)) < 0)
                         return NULL;
-        if (printbuf_memappend(list, "]", 1) < 0)
-                return NULL;
-        if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
-            add(p, F_RECOMMENDATIONS, json_text_new(TAKE_PTR(list))) < 0)
-                return NULL;
-        return varlink_reply_new(TAKE_PTR(p));
+        return advice_reply(TAKE_PTR(list));
 }
 
-static json_object *build_recommendations_all(Methods *m, bool privileged) {
-        return build_recommendations(m, NULL, privileged);
-}
-
-static json_object *method_get_recommendations(Methods *m, const ControlPeer *peer, json_object *params) {
-        /* No peer: the daemon's own exports (the textfile, which anyone may
-         * be able to read), told what anyone is. */
-        bool privileged = peer && peer_privileged(m->view, peer);
+static int method_get_recommendations(Methods *m, ControlCall *call, json_object *params, json_object **ret) {
+        const ControlPeer *peer = control_call_peer(call);
+        bool privileged = peer_privileged(m->view, peer);
         const char *target;
 
         if (param_string(params, F_TARGET, &target) < 0)
-                return invalid_parameter(F_TARGET);
-        if (target)
-                return build_recommendations(m, target, privileged);
-        return cached_reply(m, privileged ? CACHE_ADVICE_PRIVILEGED : CACHE_ADVICE, build_recommendations_all, privileged);
+                *ret = invalid_parameter(F_TARGET);
+        else if (target)
+                *ret = build_recommendations(m, target, privileged);
+        else
+                return serve_slot(m, call, privileged ? CACHE_ADVICE_PRIVILEGED : CACHE_ADVICE, 0, ret);
+        return *ret ? 0 : -ENOMEM;
 }
 
 static json_object *probe_to_json(const struct probe_result *r, const MountEntry *e) {
@@ -852,9 +1137,9 @@ static const char *const probe_params[] = { F_TARGET, NULL };
 static const struct method methods[] = {
         { METHOD_GET_INFO, method_get_info, NULL, no_params, false },
         { METHOD_GET_INTERFACE_DESCRIPTION, method_get_interface_description, NULL, interface_params, false },
-        { METHOD_GET_STATUS, method_get_status, NULL, status_params, false },
+        { METHOD_GET_STATUS, NULL, method_get_status, status_params, false },
         { METHOD_GET_HISTORY, method_get_history, NULL, history_params, false },
-        { METHOD_GET_RECOMMENDATIONS, method_get_recommendations, NULL, recommendations_params, false },
+        { METHOD_GET_RECOMMENDATIONS, NULL, method_get_recommendations, recommendations_params, false },
         { METHOD_PROBE, NULL, method_probe, probe_params, true },
         { METHOD_RELOAD, NULL, method_reload, no_params, true },
 };

@@ -12,10 +12,16 @@
 typedef struct Methods Methods;
 /* 'view' must outlive the Methods and every call answered later. */
 int methods_new(const View *view, Methods **ret);
+/* Builds the replies of every mount that take the loop long in slices on
+ * 'e', between other events (methods.c says when); without it, every
+ * reply is built at once. */
+int methods_set_event(Methods *m, sd_event *e);
 Methods *methods_free(Methods *m);
 DEFINE_FREE_FUNC(Methods, methods_free);
 /* Something a reply shows changed (the mount table, the tracker's figures,
- * advice, the configuration): the next GetStatus is built afresh. */
+ * advice, the configuration): the next GetStatus is built afresh (one
+ * that takes the loop long, in slices, the last one served meanwhile
+ * while it is at most a second old). */
 void methods_changed(Methods *m);
 
 /* control_dispatch_t for a Methods. */

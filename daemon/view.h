@@ -52,6 +52,10 @@ typedef struct View {
         gid_t privileged_gid;           /* (gid_t) -1: root only */
         uint64_t started_realtime;      /* usec */
         uint64_t started_monotonic;
+        /* Bumped whenever the manager points the view at other state (a
+         * new table, consumers, configuration): a reader that goes on over
+         * several turns of the loop starts again when it changed. */
+        uint64_t generation;
         ViewOps ops;
 } View;
 

@@ -4,7 +4,7 @@
  * the server closes or refuses.
  *
  *   connhold [-n N] [-t SECONDS] [-i MSEC] PATH
- *   connhold -m [-t SECONDS] PATH
+ *   connhold -m [-t SECONDS] [-r REQUEST] PATH
  *
  * Prints one line of figures:
  *   attempts A refused R idle_closed C max_held H max_idle_life_ms L
@@ -19,7 +19,10 @@
  * connect to the reply's NUL), and prints
  *   calls N failures F p50_ms P max_ms M
  * where a failure is an error reply, a refused connection or no reply
- * within 10 s. Exit 0, or 1 on a setup error. */
+ * within 10 s. -r sends REQUEST (a whole JSON message) instead of the
+ * bare GetStatus: {"method":"io.atimed.GetStatus","parameters":
+ * {"target":"/","history_s":3600}} is what `atimectl status /` asks.
+ * Exit 0, or 1 on a setup error. */
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -76,9 +79,11 @@ static void conn_closed(struct conn *c, uint64_t now) {
         c->fd = -1;
 }
 
-/* One GetStatus call on a new connection: its duration in µs, or -1. */
+static const char *request = "{\"method\":\"io.atimed.GetStatus\"}";
+
+/* One call of 'request' on a new connection: its duration in µs, or -1. */
 static int64_t timed_call(void) {
-        static const char req[] = "{\"method\":\"io.atimed.GetStatus\"}";
+        const char *req = request;
         uint64_t t0;
         struct timespec ts;
         char buf[65536];
@@ -91,7 +96,7 @@ static int64_t timed_call(void) {
         if (fd < 0)
                 return -1;
         (void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-        if (connect(fd, (struct sockaddr *) &sa, sizeof sa) < 0 || send(fd, req, sizeof req, MSG_NOSIGNAL) < 0) {
+        if (connect(fd, (struct sockaddr *) &sa, sizeof sa) < 0 || send(fd, req, strlen(req) + 1, MSG_NOSIGNAL) < 0) {
                 close(fd);
                 return -1;
         }
@@ -149,9 +154,10 @@ int main(int argc, char *argv[]) {
         uint64_t end;
         int opt;
 
-        while ((opt = getopt(argc, argv, "n:t:i:m")) >= 0)
+        while ((opt = getopt(argc, argv, "n:t:i:mr:")) >= 0)
                 switch (opt) {
                 case 'm': victim = true; break;
+                case 'r': request = optarg; break;
                 case 'n': n = (unsigned) atoi(optarg); break;
                 case 't': seconds = (unsigned) atoi(optarg); break;
                 case 'i': interval = (unsigned) atoi(optarg); break;

@@ -2,11 +2,13 @@
  * NUL separators turned into newlines. For feeding the control socket what
  * atimectl never would: malformed, oversize, pipelined or slow requests.
  *
- *   rawsock [-t SECONDS] [-d MSEC] [-k] [-n REPLIES] PATH < bytes
+ *   rawsock [-t SECONDS] [-d MSEC] [-k] [-n REPLIES] [-c] PATH < bytes
  *     -t  give up reading after SECONDS (default 10)
  *     -d  send one byte every MSEC milliseconds (a slow client)
  *     -k  keep the write side open (no shutdown after sending)
  *     -n  stop after this many replies
+ *     -c  close as soon as everything is sent, reading nothing (a client
+ *         that asks and goes away)
  * Exit: 0 when the server closed the connection or -n replies arrived,
  * 3 on timeout, 1 on error. */
 #include <errno.h>
@@ -27,17 +29,18 @@ static void free_input(void) {
 
 int main(int argc, char *argv[]) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        int timeout = 10, delay = 0, keep = 0, want = -1, replies = 0, c, fd;
+        int timeout = 10, delay = 0, keep = 0, want = -1, replies = 0, quit = 0, c, fd;
         size_t len = 0, cap = 1 << 16;
         char *in = malloc(cap), buf[65536];
         ssize_t n;
 
-        while ((c = getopt(argc, argv, "t:d:kn:")) >= 0)
+        while ((c = getopt(argc, argv, "t:d:kn:c")) >= 0)
                 switch (c) {
                 case 't': timeout = atoi(optarg); break;
                 case 'd': delay = atoi(optarg); break;
                 case 'k': keep = 1; break;
                 case 'n': want = atoi(optarg); break;
+                case 'c': quit = 1; break;
                 default: return 2;
                 }
         atexit(free_input);
@@ -68,6 +71,10 @@ int main(int argc, char *argv[]) {
                         struct timespec ts = { delay / 1000, (delay % 1000) * 1000000L };
                         nanosleep(&ts, NULL);
                 }
+        }
+        if (quit) {
+                close(fd);
+                return 0;
         }
         if (!keep)
                 shutdown(fd, SHUT_WR);

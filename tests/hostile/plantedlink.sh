@@ -1,0 +1,66 @@
+#!/bin/bash
+# plantedlink.sh: the consumer scan does not follow a symlink a user
+# planted where a tmpfiles.d rule points (issue 36). A rule names
+# $U/spool, in a directory anyone may write (as /tmp is); user nobody makes
+# $U/spool a symlink to a tracked mount, $T/many/m7, and swaps it between
+# that and a FUSE mount that never answers while the daemon scans again
+# and again (SIGHUP). Before, realpath() followed it: the rule was
+# credited to m7 (whose advice it would hold back), or the scan hung on
+# the FUSE mount. The rule must not be credited to m7, a rule on a real
+# directory of m8 is read too, and root's status must answer within 100 ms
+# throughout with the watchdog fed (attack-lib.sh), 2,000 mounts tracked.
+. "$top_srcdir/tests/integration/lib.sh"
+enter_namespace
+. "$top_srcdir/tests/hostile/attack-lib.sh"
+command -v fusermount3 >/dev/null || skip_all "needs fusermount3 (fuse3)"
+FUSEHANG=$top_builddir/tests/helpers/fusehang
+N=2000
+U=$T/u
+
+fuse_for_users
+mkdir -p $U $T/tmpfiles.d && chmod 1777 $U && chmod 0755 $T
+many_mounts $N
+mkdir $T/many/m8/cache
+printf 'd %s 1777 root root 10d\nD %s 0755 root root 10d\n' $U/spool $T/many/m8/cache >$T/tmpfiles.d/planted.conf
+write_config "${TMPFS_ONLY[@]}" "[consumers] tmpfiles_dirs = $T/tmpfiles.d" "[consumers] mail_spools = $T/none"
+as_nobody mkdir $U/hung
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$FUSEHANG" $U/hung nobody-hung >$T/fusehang.out 2>&1 &
+HANG_PID=$!
+DAEMON_PIDS="$DAEMON_PIDS $HANG_PID"
+FUSE_DIRS="$FUSE_DIRS $U/hung"
+wait_until 10 grep -qx mounted $T/fusehang.out || bail "fusehang: $(cat $T/fusehang.out)"
+as_nobody ln -s $T/many/m7 $U/spool
+start_watched_daemon
+check "the $N mounts are tracked and probed" wait_until 60 settled $N
+
+# credited MOUNT: the sources of the tmpfiles.d consumers credited to MOUNT.
+credited() {
+        ctl --json recommendations | jq -r --arg t "$1" '.recommendations[] | select(.target == $t) |
+                .consumers[] | select(.kind == "tmpfiles") | .path'
+}
+
+attack_begin 8
+( end=$((SECONDS + 8)); while [ $SECONDS -lt $end ]; do
+        # (rm and ln -s: ln -f would stat the old link's target, the hung
+        # mount, and hang this loop)
+        as_nobody sh -c "rm -f $U/spool && ln -s $U/hung/x $U/spool"
+        kill -HUP $DAEMON_PID
+        sleep 0.5 # (the swaps' pace, not a wait)
+        as_nobody sh -c "rm -f $U/spool && ln -s $T/many/m7 $U/spool"
+        kill -HUP $DAEMON_PID
+        sleep 0.5
+done ) &
+SWAPS=$!
+attack_end
+wait $SWAPS
+attack_judge "a symlink planted for a tmpfiles.d path, swapped during scans"
+scans=$(grep -c "Configuration reloaded" $T/atimed.log)
+diag "reloads (each a scan): $scans"
+is "the planted link never credits the rule to the mount it leads to" "$(credited $T/many/m7)" ""
+check "the daemon scanned again at each swap ($scans reloads)" test "$scans" -ge 8
+check "still serving" ctl status $T/many/m0
+kill $HANG_PID
+wait $HANG_PID 2>/dev/null
+stop_daemon
+is "clean exit" "$STOP_STATUS" "0"
+done_testing
