@@ -12,7 +12,6 @@
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
 READLOAD=$top_builddir/tests/helpers/readload
-TRACECOUNT=$top_builddir/tests/helpers/tracecount
 M=$T/mnt
 N=100000
 HOT_RATE=1000 # reads a second over the 20 hot files: each read 20 ms after the last of its file, an update each
@@ -24,7 +23,6 @@ LOAD_PIDS="" INST=""
 ff_cleanup() {
         local p
         for p in $LOAD_PIDS; do kill "$p" 2>/dev/null; done
-        [ -n "$INST" ] && { echo 0 >"$INST/tracing_on"; rmdir "$INST"; } 2>/dev/null
         cleanup
 }
 trap ff_cleanup EXIT
@@ -65,16 +63,12 @@ populate $M/ext4/t || bail "populate ext4"
 populate $M/tmpfs/t || bail "populate tmpfs"
 umount $M/ext4 && mount -o loop,strictatime $T/a.img $M/ext4 || bail "remount ext4" # its caches cold
 
-# The kernel's count on ext4, where tracefs is there.
-if grep -qw tracefs /proc/filesystems && mkdir -p $T/tracing && mount -t tracefs nodev $T/tracing 2>/dev/null &&
-        [ -d $T/tracing/events/ext4/ext4_mark_inode_dirty ]; then
-        INST=$T/tracing/instances/atimed-first-$$
-        d=$(mountpoint -d $M/ext4)
-        mkdir $INST && echo 4 >$INST/buffer_size_kb &&
-                echo "dev == $(((${d%%:*} << 20) | ${d##*:}))" >$INST/events/ext4/ext4_mark_inode_dirty/filter &&
-                echo 1 >$INST/events/ext4/ext4_mark_inode_dirty/enable || bail "tracing instance"
-        "$TRACECOUNT" $INST 1000 600 >$T/count &
-        LOAD_PIDS="$LOAD_PIDS $!"
+# The kernel's count on ext4, where tracefs is there (lib.sh's judge).
+if judge_init --try ext4; then
+        INST=ext4
+        judge_new ext4 ext4 "$(judge_dev $M/ext4)"
+        judge_on ext4
+        judge_record ext4 1000 600 $T/count
 fi
 "$READLOAD" $HOT_RATE 600 <$M/ext4/t.hot >/dev/null &
 LOAD_PIDS="$LOAD_PIDS $!"
@@ -84,11 +78,7 @@ LOAD_PIDS="$LOAD_PIDS $!"
 # Default settings but for the mounts tracked: these two, and the host's
 # small ext4 and tmpfs mounts ("[/]" and "[/]${T#/}" are globs matching /
 # and $T exactly).
-cat >"$T/atimed.conf" <<CONF
-[mounts]
-include_fstypes = ext4 tmpfs
-exclude_paths = [/] [/]${T#/}
-CONF
+write_config --bare '[mounts] include_fstypes = ext4 tmpfs' "[mounts] exclude_paths = [/] [/]${T#/}"
 begin=$(date +%s)
 start_daemon
 
