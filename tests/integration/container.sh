@@ -106,24 +106,7 @@ poweroff() {
         done
         kill -KILL "$NSPAWN_PID" 2>/dev/null
         wait "$NSPAWN_PID" 2>/dev/null
-        # container_preflight TOOL...: the test is skipped unless it runs as root
-# with every TOOL, from a git checkout (the package is built from it). Sets
-# src (the checkout), SUITE_START and CACHE.
-container_preflight() {
-        local tool
-        [ "$(id -u)" -eq 0 ] || skip_all "needs root (boots a container)"
-        for tool in "$@"; do
-                command -v "$tool" >/dev/null ||
-                        skip_all "$tool not installed (tests/run.sh's dependencies: quickstart.sh --deps-only)"
-        done
-        src=$(cd "$top_srcdir" && pwd -P)
-        [ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$src" ] ||
-                skip_all "$src is not a git checkout (a release tarball, or distcheck): no package to build"
-        SUITE_START=$(date +%s)
-        CACHE=${ATIMED_SYSTEMD_CACHE:-$src/build/systemd}
-}
-
-NSPAWN_PID=""
+        NSPAWN_PID=""
         LEADER=""
 }
 
