@@ -37,7 +37,7 @@ build_deb "$src" "$(git -C "$src" rev-parse HEAD)" "$B"
 status=$?
 diag "dpkg-buildpackage took $(($(date +%s) - start)) s"
 is "git clone and dpkg-buildpackage -us -uc -b succeed, the unit tests on" "$status" "0"
-[ "$status" -eq 0 ] || { grep -E '^(not ok|# +failed)' "$B/build.log" | head -20 | sed 's/^/#   /'; tail -30 "$B/build.log" | sed 's/^/#   /'; bail "no package"; }
+[ "$status" -eq 0 ] || { grep -E '^(not ok|# +failed|FAIL:|ERROR:)' "$B/build.log" | head -20 | sed 's/^/#   /'; tail -30 "$B/build.log" | sed 's/^/#   /'; bail "no package"; }
 # dh_auto_test ran them: a build that skipped them (nocheck) proves nothing.
 like "dh_auto_test ran the unit tests in the build" "$(grep -E '^# (PASS|FAIL): ' "$B/build.log" | tr '\n' ' ')" "^# PASS: +[1-9][0-9]* # FAIL: +0 "
 deb=$(ls "$B"/atimed_*.deb)
