@@ -205,6 +205,39 @@ static int devfs_block_device(const char *devfs, const char *name, dev_t *ret) {
         return 0;
 }
 
+/* device_classify: the kind of the block device at sysfs directory real
+ * (a partition, loop, dm, md or whole disk), with its label and parents. */
+static void device_classify(char *real, const char *name, DeviceInfo *ret) {
+        char path[PATH_MAX + 64];
+
+        snprintf(path, sizeof path, "%s/partition", real);
+        if (access(path, F_OK) == 0) {
+                char *slash = strrchr(real, '/');
+
+                ret->kind = DEVICE_PARTITION;
+                if (slash) {
+                        *slash = 0; /* the disk holding the partition */
+                        ret->parents = strdup(strrchr(real, '/') ? strrchr(real, '/') + 1 : real);
+                }
+        } else if (startswith(name, "loop")) {
+                ret->kind = DEVICE_LOOP;
+                snprintf(path, sizeof path, "%s/loop/backing_file", real);
+                ret->label = read_attr(path);
+        } else if (startswith(name, "dm-")) {
+                ret->kind = DEVICE_DM;
+                snprintf(path, sizeof path, "%s/dm/name", real);
+                ret->label = read_attr(path);
+                snprintf(path, sizeof path, "%s/slaves", real);
+                ret->parents = list_dir(path);
+        } else if (startswith(name, "md")) {
+                ret->kind = DEVICE_MD;
+                snprintf(path, sizeof path, "%s/slaves", real);
+                ret->parents = list_dir(path);
+        } else
+                ret->kind = DEVICE_DISK;
+
+}
+
 int device_resolve(const char *sysfs, const char *devfs, dev_t devno, const char *source, DeviceInfo *ret) {
         char link[512], target[PATH_MAX], real[PATH_MAX], path[PATH_MAX + 64];
         _cleanup_free_ char *rot = NULL;
@@ -235,32 +268,7 @@ int device_resolve(const char *sysfs, const char *devfs, dev_t devno, const char
         ret->minor = minor(devno);
         strcpy(ret->name, name);
 
-        snprintf(path, sizeof path, "%s/partition", real);
-        if (access(path, F_OK) == 0) {
-                char *slash = strrchr(real, '/');
-
-                ret->kind = DEVICE_PARTITION;
-                if (slash) {
-                        *slash = 0; /* the disk holding the partition */
-                        ret->parents = strdup(strrchr(real, '/') ? strrchr(real, '/') + 1 : real);
-                }
-        } else if (startswith(name, "loop")) {
-                ret->kind = DEVICE_LOOP;
-                snprintf(path, sizeof path, "%s/loop/backing_file", real);
-                ret->label = read_attr(path);
-        } else if (startswith(name, "dm-")) {
-                ret->kind = DEVICE_DM;
-                snprintf(path, sizeof path, "%s/dm/name", real);
-                ret->label = read_attr(path);
-                snprintf(path, sizeof path, "%s/slaves", real);
-                ret->parents = list_dir(path);
-        } else if (startswith(name, "md")) {
-                ret->kind = DEVICE_MD;
-                snprintf(path, sizeof path, "%s/slaves", real);
-                ret->parents = list_dir(path);
-        } else
-                ret->kind = DEVICE_DISK;
-
+        device_classify(real, name, ret);
         snprintf(path, sizeof path, "%s/queue/rotational", real);
         rot = read_attr(path);
         if (rot)

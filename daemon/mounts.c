@@ -436,25 +436,16 @@ static int cmp_target_type_at(const void *target, const void *elem) {
         return strcmp(target, ((const struct mount_type_at *) elem)->target);
 }
 
-static int parse_text(char *text, size_t len, const char *path, const struct mount_filter *filter, MountTable **ret) {
-        _cleanup_(mount_table_freep) MountTable *t = calloc(1, sizeof *t);
+/* raw_collect: every entry of the parsed table, in its order, with the
+ * fields the visibility pass needs; the entries borrow from tb. */
+static int raw_collect(struct libmnt_table *tb, struct raw **ret, size_t *ret_n) {
+        _cleanup_(mnt_free_iterp) struct libmnt_iter *itr = mnt_new_iter(MNT_ITER_FORWARD);
         _cleanup_free_ struct raw *raw = NULL;
-        _cleanup_free_ struct id_index *ids = NULL;
-        _cleanup_(mnt_unref_tablep) struct libmnt_table *tb = NULL;
-        _cleanup_(mnt_free_iterp) struct libmnt_iter *itr = NULL;
         struct libmnt_fs *fs;
-        size_t n = 0, alloc = 0, root;
-        int r;
+        size_t n = 0, alloc = 0;
 
-        if (!t)
-                return -ENOMEM;
-        itr = mnt_new_iter(MNT_ITER_FORWARD);
         if (!itr)
                 return -ENOMEM;
-        r = table_from_text(text, len, path, &t->n_bad_lines, &tb);
-        if (r < 0)
-                return r;
-
         while (mnt_table_next_fs(tb, itr, &fs) == 0) {
                 if (n == alloc) {
                         size_t na = alloc ? alloc * 2 : 64;
@@ -471,6 +462,27 @@ static int parse_text(char *text, size_t len, const char *path, const struct mou
                         .parent_id = mnt_fs_get_parent_id(fs),
                 };
         }
+        *ret = TAKE_PTR(raw);
+        *ret_n = n;
+        return 0;
+}
+
+static int parse_text(char *text, size_t len, const char *path, const struct mount_filter *filter, MountTable **ret) {
+        _cleanup_(mount_table_freep) MountTable *t = calloc(1, sizeof *t);
+        _cleanup_free_ struct raw *raw = NULL;
+        _cleanup_free_ struct id_index *ids = NULL;
+        _cleanup_(mnt_unref_tablep) struct libmnt_table *tb = NULL;
+        size_t n = 0, root;
+        int r;
+
+        if (!t)
+                return -ENOMEM;
+        r = table_from_text(text, len, path, &t->n_bad_lines, &tb);
+        if (r < 0)
+                return r;
+        r = raw_collect(tb, &raw, &n);
+        if (r < 0)
+                return r;
         mark_hidden(raw, n);
         t->n_all = n;
         r = index_types(t, raw, n);
