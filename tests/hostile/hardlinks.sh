@@ -18,13 +18,6 @@ command -v mkfs.ext4 >/dev/null || skip_all "needs mkfs.ext4"
 command -v setpriv >/dev/null || skip_all "needs setpriv"
 judge_init ext4
 
-BG_PIDS=""
-bg_cleanup() {
-        local p
-        for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
-        for p in $BG_PIDS; do wait "$p" 2>/dev/null; done
-}
-trap 'bg_cleanup; cleanup' EXIT
 
 make_tree $T/src/tree 10 50
 echo "the file with many names" >$T/src/f

@@ -91,6 +91,8 @@ enter_namespace() {
 
 DAEMON_PIDS=""
 FUSE_PIDS=""
+# A test's own background processes (readers, loads): cleanup ends them.
+BG_PIDS=""
 FUSE_DIRS=""
 
 cleanup() {
@@ -99,6 +101,8 @@ cleanup() {
                 kill -CONT "$p" 2>/dev/null
                 kill -KILL "$p" 2>/dev/null
         done
+        for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
+        for p in $BG_PIDS; do wait "$p" 2>/dev/null; done
         # A FUSE daemon left stopped would hang the unmount below.
         bindfs_resume
         judge_cleanup

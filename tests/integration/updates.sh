@@ -42,13 +42,6 @@ judge_init ext4
 EV=${JUDGE_EVENT[ext4]}
 grep -q 'field:dev_t dev;' $T/tracing/$EV/format || bail "ext4_mark_inode_dirty has no dev_t dev field"
 
-BG_PIDS=""
-trace_cleanup() {
-        local p
-        for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
-        for p in $BG_PIDS; do wait "$p" 2>/dev/null; done
-}
-trap 'trace_cleanup; cleanup' EXIT
 
 # --- Four filesystems, populated by mkfs from a tree: nothing is written
 # through the mounts. hot and rel: 1,000 files; distinct and mix: 8,000.
