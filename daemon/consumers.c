@@ -190,64 +190,79 @@ static void strip_glob(char *path) {
                 slash[1] = 0;
 }
 
+/* next_line: copies the line of text at *pos into line (cut to size - 1
+ * bytes, no newline) and moves *pos past it; false at the end. */
+static bool next_line(const char *text, size_t len, size_t *pos, char *line, size_t size) {
+        const char *nl;
+        size_t l;
+
+        if (*pos >= len)
+                return false;
+        nl = memchr(text + *pos, '\n', len - *pos);
+        l = nl ? (size_t) (nl - text - *pos) : len - *pos;
+        memcpy(line, text + *pos, MIN(l, size - 1));
+        line[MIN(l, size - 1)] = 0;
+        *pos += l + 1;
+        return true;
+}
+
+/* tmpfiles_line: one line of a tmpfiles.d file, named src ("file:line"). */
+static int tmpfiles_line(Consumers *c, const char *src, char *line) {
+        char f[6][512], path[1024], why[2200], *age;
+        const char *spec = NULL;
+        bool uses_atime = true;
+        uint64_t age_usec;
+        size_t nf;
+        char type = 0;
+
+        line[strcspn(line, "\r")] = 0;
+        if (!line[strspn(line, " \t")] || line[strspn(line, " \t")] == '#')
+                return 0;
+        nf = split_fields(line, f, 6);
+        if (nf < 6 || streq(f[5], "-"))
+                return 0; /* no age: never cleaned by age */
+        for (const char *t = f[0]; *t && !type; t++)
+                if (isalpha((unsigned char) *t))
+                        type = *t;
+        if (!type || !strchr("dDevqQC", type))
+                return 0;
+
+        age = f[5];
+        if (*age == '~')
+                age++;
+        if (strchr(age, ':')) {
+                /* "am:10d": which timestamps count. */
+                spec = age;
+                age = strchr(age, ':');
+                *age++ = 0;
+                uses_atime = strpbrk(spec, "aA") != NULL;
+        }
+        if (!uses_atime) {
+                note(c, "%s: age counts only '%s', not atime", src, spec);
+                return 0;
+        }
+        if (parse_age(age, &age_usec) < 0) {
+                note(c, "%s: age '%s' not understood", src, age);
+                return 0;
+        }
+        if (age_usec == 0)
+                return 0; /* cleaned whatever the times */
+        if (resolve_specifiers(f[1], path, sizeof path) < 0 || path[0] != '/') {
+                note(c, "%s: path '%s' is not a system path", src, f[1]);
+                return 0;
+        }
+        strip_glob(path);
+        snprintf(why, sizeof why, "systemd-tmpfiles removes what in %s was not used (atime) for %s", path, age);
+        return consumers_add(c, CONSUMER_TMPFILES, need_for_age(age_usec), path, why, src) < 0 ? -ENOMEM : 0;
+}
+
 int consumers_parse_tmpfiles(Consumers *c, const char *name, const char *text, size_t len) {
+        char line[4096], src[1200];
         unsigned lineno = 0;
 
-        for (size_t pos = 0; pos < len;) {
-                const char *nl = memchr(text + pos, '\n', len - pos);
-                size_t l = nl ? (size_t) (nl - text - pos) : len - pos;
-                char line[4096], f[6][512], path[1024], src[1200], why[2200], *age;
-                const char *spec = NULL;
-                bool uses_atime = true;
-                uint64_t age_usec;
-                size_t nf;
-                char type = 0;
-
-                lineno++;
-                memcpy(line, text + pos, MIN(l, sizeof line - 1));
-                line[MIN(l, sizeof line - 1)] = 0;
-                pos += l + 1;
-                line[strcspn(line, "\r")] = 0;
-                if (!line[strspn(line, " \t")] || line[strspn(line, " \t")] == '#')
-                        continue;
-                nf = split_fields(line, f, 6);
-                if (nf < 6 || streq(f[5], "-"))
-                        continue; /* no age: never cleaned by age */
-                for (const char *t = f[0]; *t && !type; t++)
-                        if (isalpha((unsigned char) *t))
-                                type = *t;
-                if (!type || !strchr("dDevqQC", type))
-                        continue;
-
-                age = f[5];
-                if (*age == '~')
-                        age++;
-                if (strchr(age, ':')) {
-                        /* "am:10d": which timestamps count. */
-                        spec = age;
-                        age = strchr(age, ':');
-                        *age++ = 0;
-                        uses_atime = strpbrk(spec, "aA") != NULL;
-                }
-                snprintf(src, sizeof src, "%s:%u", name, lineno);
-                if (!uses_atime) {
-                        note(c, "%s: age counts only '%s', not atime", src, spec);
-                        continue;
-                }
-                if (parse_age(age, &age_usec) < 0) {
-                        note(c, "%s: age '%s' not understood", src, age);
-                        continue;
-                }
-                if (age_usec == 0)
-                        continue; /* cleaned whatever the times */
-                if (resolve_specifiers(f[1], path, sizeof path) < 0 || path[0] != '/') {
-                        note(c, "%s: path '%s' is not a system path", src, f[1]);
-                        continue;
-                }
-                strip_glob(path);
-                snprintf(why, sizeof why, "systemd-tmpfiles removes what in %s was not used (atime) for %s", path,
-                         age);
-                if (consumers_add(c, CONSUMER_TMPFILES, need_for_age(age_usec), path, why, src) < 0)
+        for (size_t pos = 0; next_line(text, len, &pos, line, sizeof line);) {
+                snprintf(src, sizeof src, "%s:%u", name, ++lineno);
+                if (tmpfiles_line(c, src, line) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -257,16 +272,11 @@ int consumers_parse_tmpfiles(Consumers *c, const char *name, const char *text, s
 static bool shell_var(const char *text, size_t len, const char *var, char *out, size_t outlen) {
         bool found = false;
 
-        for (size_t pos = 0; pos < len;) {
-                const char *nl = memchr(text + pos, '\n', len - pos);
-                size_t l = nl ? (size_t) (nl - text - pos) : len - pos;
-                char line[2048];
-                const char *v;
+        char line[2048];
 
-                memcpy(line, text + pos, MIN(l, sizeof line - 1));
-                line[MIN(l, sizeof line - 1)] = 0;
-                pos += l + 1;
-                v = line + strspn(line, " \t");
+        for (size_t pos = 0; next_line(text, len, &pos, line, sizeof line);) {
+                const char *v = line + strspn(line, " \t");
+
                 if (!(v = startswith(v, var)) || *v != '=')
                         continue;
                 v++;
@@ -322,65 +332,60 @@ int consumers_parse_tmpreaper(Consumers *c, const char *name, const char *text, 
         return 0;
 }
 
+/* tmpwatch_line: one line of a cron file, named src ("file:line"):
+ * tmpwatch [-umcaMfqx...] AGE DIR...: -u atime (the default), -m mtime, -c
+ * ctime; with several, all must be old. */
+static int tmpwatch_line(Consumers *c, const char *src, const char *line) {
+        _cleanup_strv_free_ char **w = NULL;
+        const char *age = NULL;
+        bool atime = true, explicit = false;
+        uint64_t age_usec = 0;
+        char why[1400], path[1024];
+
+        if (line[strspn(line, " \t")] == '#' || !strstr(line, "tmpwatch"))
+                return 0;
+        if (strv_split(line, " \t", &w) < 0)
+                return -ENOMEM;
+        STRV_FOREACH(t, w) {
+                if (!age && (*t)[0] == '-' && (*t)[1] != '-' && (*t)[1]) {
+                        if (strpbrk(*t + 1, "umc"))
+                                explicit = true;
+                        if (strchr(*t + 1, 'u'))
+                                atime = true;
+                        else if (explicit && !strchr(*t + 1, 'u'))
+                                atime = false;
+                } else if (!age && strstr(*t, "tmpwatch"))
+                        continue;
+                else if (!age && isdigit((unsigned char) (*t)[0])) {
+                        age = *t;
+                        /* A bare number is hours. */
+                        if (strspn(age, "0123456789") == strlen(age))
+                                age_usec = strtoull(age, NULL, 10) * 3600 * USEC_PER_SEC;
+                        else if (parse_age(age, &age_usec) < 0)
+                                age_usec = 10 * DAY_USEC;
+                } else if (age && (*t)[0] == '/') {
+                        if (!atime) {
+                                note(c, "%s: tmpwatch without -u: atime does not count", src);
+                                return 0;
+                        }
+                        snprintf(path, sizeof path, "%s", *t);
+                        strip_glob(path);
+                        snprintf(why, sizeof why, "tmpwatch removes what in %s was not accessed (atime) for %s", path, age);
+                        if (consumers_add(c, CONSUMER_TMPWATCH, need_for_age(age_usec), path, why, src) < 0)
+                                return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
 int consumers_parse_tmpwatch(Consumers *c, const char *name, const char *text, size_t len) {
+        char line[2048], src[1100];
         unsigned lineno = 0;
 
-        for (size_t pos = 0; pos < len;) {
-                const char *nl = memchr(text + pos, '\n', len - pos);
-                size_t l = nl ? (size_t) (nl - text - pos) : len - pos;
-                _cleanup_strv_free_ char **w = NULL;
-                char line[2048], src[1100], why[1400];
-                const char *age = NULL;
-                bool atime = true, explicit = false;
-                uint64_t age_usec = 0;
-
-                lineno++;
-                memcpy(line, text + pos, MIN(l, sizeof line - 1));
-                line[MIN(l, sizeof line - 1)] = 0;
-                pos += l + 1;
-                if (line[strspn(line, " \t")] == '#' || !strstr(line, "tmpwatch"))
-                        continue;
-                if (strv_split(line, " \t", &w) < 0)
+        for (size_t pos = 0; next_line(text, len, &pos, line, sizeof line);) {
+                snprintf(src, sizeof src, "%s:%u", name, ++lineno);
+                if (tmpwatch_line(c, src, line) < 0)
                         return -ENOMEM;
-                snprintf(src, sizeof src, "%s:%u", name, lineno);
-                /* tmpwatch [-umcaMfqx...] AGE DIR...: -u atime (the default), -m
-                 * mtime, -c ctime; with several, all must be old. */
-                STRV_FOREACH(t, w) {
-                        if (!age && (*t)[0] == '-' && (*t)[1] != '-' && (*t)[1]) {
-                                if (strpbrk(*t + 1, "umc"))
-                                        explicit = true;
-                                if (strchr(*t + 1, 'u'))
-                                        atime = true;
-                                else if (explicit && !strchr(*t + 1, 'u'))
-                                        atime = false;
-                                continue;
-                        }
-                        if (!age && strstr(*t, "tmpwatch"))
-                                continue;
-                        if (!age && isdigit((unsigned char) (*t)[0])) {
-                                age = *t;
-                                /* A bare number is hours. */
-                                if (strspn(age, "0123456789") == strlen(age))
-                                        age_usec = strtoull(age, NULL, 10) * 3600 * USEC_PER_SEC;
-                                else if (parse_age(age, &age_usec) < 0)
-                                        age_usec = 10 * DAY_USEC;
-                                continue;
-                        }
-                        if (age && (*t)[0] == '/') {
-                                char path[1024];
-
-                                if (!atime) {
-                                        note(c, "%s: tmpwatch without -u: atime does not count", src);
-                                        break;
-                                }
-                                snprintf(path, sizeof path, "%s", *t);
-                                strip_glob(path);
-                                snprintf(why, sizeof why, "tmpwatch removes what in %s was not accessed (atime) for %s",
-                                         path, age);
-                                if (consumers_add(c, CONSUMER_TMPWATCH, need_for_age(age_usec), path, why, src) < 0)
-                                        return -ENOMEM;
-                        }
-                }
         }
         return 0;
 }
