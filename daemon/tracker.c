@@ -203,13 +203,12 @@ static uint64_t tracker_now(const Tracker *t, clockid_t clock) {
 /* A time on the tracker's clock as the system's, for a timer (never 0:
  * sd-event reads that as "off"). A clock of the caller's moves only when
  * it says so (tracker_set_clock()): what is due on it fires at once, what
- * is not waits for the next move. */
-#define TIMER_NOT_YET (365 * 86400 * USEC_PER_SEC)
-
+ * is not never fires by itself (USEC_INFINITY: sd-event leaves it unarmed)
+ * and is re-armed by the replan of the next move. */
 static uint64_t timer_time(const Tracker *t, uint64_t when) {
         if (!t->clock)
                 return MAX(when, (uint64_t) 1);
-        return when <= tracker_now(t, CLOCK_MONOTONIC) ? 1 : now_usec(CLOCK_MONOTONIC) + TIMER_NOT_YET;
+        return when <= tracker_now(t, CLOCK_MONOTONIC) ? 1 : USEC_INFINITY;
 }
 
 static uint64_t backoff(unsigned failures) {
