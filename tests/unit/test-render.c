@@ -306,6 +306,12 @@ static void test_wrong_types(void) {
                   "    - reads atime (-): - [-]\n\nNothing to change.\n",
                "and shown as unknown");
         free(t);
+        /* atimectl before the Report aborted in json-c on this one. */
+        t = hostile(RECOMMEND, "{\"recommendations\": [{\"target\": \"/a\", \"reasons\": [1e308], \"consumers\": \"x\"}]}",
+                    &q);
+        is_str(t, "/a (-): keep -  [confidence -, 0 seconds measured]\n    - 1e308\n\nNothing to change.\n",
+               "consumers that are no list: none");
+        free(t);
         {
                 json_object *o = json_tokener_parse("{\"target\": \"/t\", \"reason\": 5, \"parameter\": \"resolution\"}");
                 Report *e = NULL;
