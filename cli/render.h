@@ -2,7 +2,10 @@
  * parsed replies (common/report.h) alone: a command calls atimed, parses
  * the reply into a Report once (report_from_*()), and hands it here. No
  * JSON is read in this module. A new field of a reply is added to the
- * Report (report.h), read in report-parse.c, and shown here.
+ * Report (report.h), read in report-parse.c, and shown here: a new status
+ * column is a COL_ name below, its header in status_columns, and its cell
+ * in status_add_row(); a new line of the advice goes in
+ * print_recommendation().
  *
  * Contract: every function writes to the context's streams only, never
  * reads the environment (the caller puts the terminal's width, the locale's
