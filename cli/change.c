@@ -23,6 +23,7 @@
 #include "fileio.h"
 #include "fstab.h"
 #include "protocol.h"
+#include "report.h"
 #include "strv.h"
 #include "varlink.h"
 
@@ -77,21 +78,32 @@ static int get_recommendations(const char *path, json_object **ret, char *target
 }
 
 /* The change a recommendation stands for; false if it advises keeping. */
-static bool spec_of(json_object *rec, struct policy_spec *ret) {
-        json_object *cur = json_object_object_get(rec, F_CURRENT), *want = json_object_object_get(rec, F_RECOMMENDED);
-        const char *ca = get_str(cur, F_ATIME), *wa = get_str(want, F_ATIME);
-        bool cl = get_bool(cur, F_LAZYTIME), wl = get_bool(want, F_LAZYTIME);
+static bool spec_of(const ReportAdvice *a, struct policy_spec *ret) {
+        const char *ca = a->current_atime, *wa = a->recommended_atime;
 
-        if (!get_bool(rec, F_CHANGE) || !wa)
+        if (!a->change || !wa)
                 return false;
         *ret = (struct policy_spec) {
                 .atime = ca && streq(ca, wa) ? NULL
                          : streq(wa, "noatime") ? "noatime"
                          : streq(wa, "relatime") ? "relatime"
                                                  : "strictatime",
-                .lazytime = cl == wl ? -1 : wl,
+                .lazytime = a->current_lazytime == a->recommended_lazytime ? -1 : a->recommended_lazytime,
         };
         return ret->atime || ret->lazytime >= 0;
+}
+
+/* The advice for the mount holding path (its mount point in 'target'), or
+ * for all (path NULL), parsed: one mount each. */
+static int get_advice(const char *path, Report **ret, char *target, size_t len) {
+        _cleanup_json_ json_object *reply = NULL;
+        int r;
+
+        r = get_recommendations(path, &reply, target, len);
+        if (r != EXIT_OK)
+                return r;
+        r = report_from_recommendations(reply, ret);
+        return r < 0 ? fail_parse(METHOD_GET_RECOMMENDATIONS, r) : EXIT_OK;
 }
 
 static bool has_opt(const char *optstr, const char *name);
@@ -106,6 +118,24 @@ static int need_rank(const char *need) {
         return streq_ptr(need, "strict") ? 2 : streq_ptr(need, "relatime") ? 1 : 0;
 }
 
+/* The readers of atime on the one mount of rep that atime breaks, each
+ * named on stderr; their number. */
+static unsigned breaking_readers(const Report *rep, const char *target, const char *atime) {
+        unsigned bad = 0;
+
+        for (size_t i = 0; rep->n_mounts > 0 && i < rep->mounts[0].advice.n_consumers; i++) {
+                const ReportConsumer *c = &rep->mounts[0].advice.consumers[i];
+
+                if (need_rank(c->need) <= atime_rank(atime))
+                        continue;
+                fprintf(stderr, "atimectl: %s on %s breaks a reader of atime that needs %s: %s [%s]\n", atime, target,
+                        streq_ptr(c->need, "strict") ? "strictatime" : "relatime", escape_tmp(c->why),
+                        escape_tmp(c->source));
+                bad++;
+        }
+        return bad;
+}
+
 /* Manual changes respect atime readers: an atime policy below what a known
  * consumer on the mount at target needs is refused (EXIT_FAIL), naming the
  * consumer and where it was found, unless --force. The consumers are the
@@ -117,8 +147,9 @@ static int need_rank(const char *need) {
  * is enough. */
 static int check_atime_readers(const char *target, const char *atime) {
         _cleanup_json_ json_object *reply = NULL;
+        _cleanup_(report_freep) Report *rep = NULL, *e = NULL;
         _cleanup_free_ char *error = NULL;
-        json_object *params, *rec, *cons;
+        json_object *params;
         const char *reason;
         unsigned bad = 0;
         int r;
@@ -143,7 +174,8 @@ static int check_atime_readers(const char *target, const char *atime) {
                 return EXIT_OK;
         }
         if (r != EXIT_OK && error && streq(error, ERROR_NO_SUCH_MOUNT)) {
-                reason = get_str(reply, P_REASON);
+                e = error_params(reply);
+                reason = e ? e->error.reason : NULL;
                 fprintf(stderr, "atimectl: atimed does not track a mount at %s%s%s%s; who reads atime there is not checked.\n",
                         escape_name_tmp(target), reason ? " (" : "", reason ? escape_tmp(reason) : "", reason ? ")" : "");
                 return EXIT_OK;
@@ -155,18 +187,10 @@ static int check_atime_readers(const char *target, const char *atime) {
                 fprintf(stderr, "atimectl: who reads atime on %s is not checked.\n", escape_name_tmp(target));
                 return EXIT_OK;
         }
-        rec = json_object_array_get_idx(json_object_object_get(reply, F_RECOMMENDATIONS), 0);
-        cons = json_object_object_get(rec, F_CONSUMERS);
-        for (size_t i = 0; i < json_object_array_length(cons); i++) {
-                json_object *c = json_object_array_get_idx(cons, i);
-
-                if (need_rank(get_str(c, F_NEED)) <= atime_rank(atime))
-                        continue;
-                fprintf(stderr, "atimectl: %s on %s breaks a reader of atime that needs %s: %s [%s]\n", atime, target,
-                        streq_ptr(get_str(c, F_NEED), "strict") ? "strictatime" : "relatime", get_str(c, F_WHY),
-                        get_str(c, F_SOURCE));
-                bad++;
-        }
+        r = report_from_recommendations(reply, &rep);
+        if (r < 0)
+                return fail_parse(METHOD_GET_RECOMMENDATIONS, r);
+        bad = breaking_readers(rep, target, atime);
         if (bad && !arg_force)
                 return fail("refused; nothing changed. --force sets %s anyway.", atime);
         if (bad)
@@ -176,102 +200,14 @@ static int check_atime_readers(const char *target, const char *atime) {
 
 /* ---------------------------------------------------------------- recommend */
 
-/* What the advice rests on: "2.5 hours measured", "by rule", "not measured
- * yet"... */
-static void format_basis(json_object *rec, char *a, size_t len) {
-        double observed = 0;
-        const char *basis = get_str(rec, F_BASIS);
-
-        (void) get_double(json_object_object_get(rec, F_EVIDENCE), F_OBSERVED_S, &observed);
-        if (basis && !streq(basis, "measurement") && !streq(basis, "none"))
-                /* Advice that needs no measurement says what it rests on. */
-                snprintf(a, len, "%s", streq(basis, "consumers") ? "from the atime readers found"
-                                       : streq(basis, "configuration") ? "by configuration"
-                                                                       : "by rule");
-        else if (basis && streq(basis, "none"))
-                snprintf(a, len, "not measured yet");
-        else if (observed >= 86400)
-                snprintf(a, len, "%.1f days measured", observed / 86400);
-        else if (observed >= 3600)
-                snprintf(a, len, "%.1f hours measured", observed / 3600);
-        else if (observed >= 60)
-                snprintf(a, len, "%.0f minutes measured", observed / 60);
-        else
-                snprintf(a, len, "%.0f seconds measured", observed);
-}
-
-/* The saving a change brings, when it has one to tell. */
-static void print_saving(json_object *rec) {
-        json_object *saving = json_object_object_get(rec, F_SAVING);
-        double w = 0, cpu = 0, kib = 0;
-
-        if (!get_double(saving, F_ATIME_UPDATES_PER_MIN, &w))
-                (void) get_double(saving, F_ATIME_WRITES_PER_MIN, &w);
-        (void) get_double(saving, F_CPU_US_PER_S, &cpu);
-        (void) get_double(saving, F_WRITE_KIB_PER_S, &kib);
-        if (get_bool(rec, F_CHANGE) && (w > 0 || cpu > 0))
-                printf("    saves about %.0f atime updates/min, %.1f us/s of CPU, %.1f KiB/s written\n", w, cpu, kib);
-}
-
-static void print_recommendation(json_object *rec) {
-        json_object *reasons = json_object_object_get(rec, F_REASONS), *cons = json_object_object_get(rec, F_CONSUMERS);
-        json_object *c = json_object_object_get(rec, F_CURRENT);
-        const char *cur = get_str(c, F_OPTIONS);
-        const char *want = get_str(json_object_object_get(rec, F_RECOMMENDED), F_OPTIONS);
-        char a[40], note[PATH_MAX * 4];
-
-        format_basis(rec, a, sizeof a);
-        /* Every string from atimed may hold a name anyone chose: escaped
-         * (escape.h) so it cannot drive the terminal. */
-        if (get_bool(rec, F_CHANGE))
-                printf("%s (%s): %s -> %s", escape_tmp(get_str(rec, F_TARGET)), escape_tmp(get_str(rec, F_FSTYPE)),
-                       escape_tmp(cur), escape_tmp(want));
-        else
-                printf("%s (%s): keep %s", escape_tmp(get_str(rec, F_TARGET)), escape_tmp(get_str(rec, F_FSTYPE)),
-                       escape_tmp(cur));
-        printf("  [confidence %s, %s]\n", escape_tmp(get_str(rec, F_CONFIDENCE)), a);
-        for (size_t i = 0; i < json_object_array_length(reasons); i++)
-                printf("    - %s\n", escape_tmp(json_object_get_string(json_object_array_get_idx(reasons, i))));
-        for (size_t i = 0; i < json_object_array_length(cons); i++) {
-                json_object *k = json_object_array_get_idx(cons, i);
-                printf("    - reads atime (%s): %s [%s]\n", escape_tmp(get_str(k, F_NEED)), escape_tmp(get_str(k, F_WHY)),
-                       escape_tmp(get_str(k, F_SOURCE)));
-        }
-        print_saving(rec);
-        print_policy_change(json_object_object_get(rec, F_POLICY_CHANGE), "    - changed: ");
-        if (fstab_drift(FSTAB_DEFAULT, get_str(rec, F_TARGET), get_str(c, F_ATIME), get_bool(c, F_LAZYTIME), note,
-                        sizeof note) > 0)
-                printf("    - drift: %s\n", escape_tmp(note));
-}
-
 int cmd_recommend(int argc, char **argv) {
         _cleanup_json_ json_object *reply = NULL;
-        json_object *list;
+        RenderContext c = cli_render_context();
         char target[PATH_MAX];
-        unsigned changes = 0;
         int r;
 
         r = get_recommendations(argc > 1 ? argv[1] : NULL, &reply, target, sizeof target);
-        if (r != EXIT_OK)
-                return r;
-        if (arg_json)
-                return print_json(reply);
-        list = json_object_object_get(reply, F_RECOMMENDATIONS);
-        for (size_t i = 0; i < json_object_array_length(list); i++) {
-                json_object *rec = json_object_array_get_idx(list, i);
-
-                print_recommendation(rec);
-                changes += get_bool(rec, F_CHANGE);
-        }
-        if (arg_legend) {
-                if (changes)
-                        printf("\n%u change%s advised. Apply now: atimectl remount MOUNT. Make it last: atimectl fstab "
-                               "--write.\n",
-                               changes, changes == 1 ? "" : "s");
-                else
-                        printf("\nNothing to change.\n");
-        }
-        return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+        return show_reply(r, reply, METHOD_GET_RECOMMENDATIONS, report_from_recommendations, render_recommendations, &c);
 }
 
 /* ---------------------------------------------------------------- fstab */
@@ -626,26 +562,22 @@ static int job_add_set_option(struct fstab_job *job, const char *set) {
 /* The advised changes into the job; fstab holds the raw bytes, so each
  * target goes back from the protocol form. */
 static int job_add_advice(struct fstab_job *job) {
-        _cleanup_json_ json_object *reply = NULL;
-        json_object *list;
+        _cleanup_(report_freep) Report *rep = NULL;
         int r;
 
-        r = get_recommendations(NULL, &reply, NULL, 0);
+        r = get_advice(NULL, &rep, NULL, 0);
         if (r != EXIT_OK)
                 return r;
         job->advised = true;
-        list = json_object_object_get(reply, F_RECOMMENDATIONS);
-        for (size_t i = 0; i < json_object_array_length(list); i++) {
-                json_object *rec = json_object_array_get_idx(list, i);
-                const char *target = get_str(rec, F_TARGET);
+        for (size_t i = 0; i < rep->n_mounts; i++) {
                 struct policy_spec p;
                 char *raw = NULL;
                 char s[64];
 
-                if (!spec_of(rec, &p))
+                if (!spec_of(&rep->mounts[i].advice, &p))
                         continue;
                 format_spec(&p, s, sizeof s);
-                if (!target || name_unescape(target, &raw) < 0 || job_add_set(job, raw, &p, s) < 0)
+                if (name_unescape(rep->mounts[i].target, &raw) < 0 || job_add_set(job, raw, &p, s) < 0)
                         return fail("out of memory");
         }
         return EXIT_OK;
@@ -1000,21 +932,20 @@ static int remount_policy_given(const char *path, const char *words, struct poli
 /* atimed's advice for the mount that holds path. When it advises keeping,
  * says so (text or JSON) and sets *ret_done. */
 static int remount_policy_advised(const char *path, struct policy_spec *p, char *target, size_t len, bool *ret_done) {
-        _cleanup_json_ json_object *reply = NULL;
-        json_object *rec, *reasons;
+        _cleanup_(report_freep) Report *rep = NULL;
+        const ReportAdvice *a;
         const char *why;
         int r;
 
         *ret_done = false;
-        r = get_recommendations(path, &reply, target, len);
+        r = get_advice(path, &rep, target, len);
         if (r != EXIT_OK)
                 return r;
-        rec = json_object_array_get_idx(json_object_object_get(reply, F_RECOMMENDATIONS), 0);
-        if (spec_of(rec, p))
+        a = rep->n_mounts > 0 ? &rep->mounts[0].advice : NULL;
+        if (a && spec_of(a, p))
                 return EXIT_OK;
         *ret_done = true;
-        reasons = json_object_object_get(rec, F_REASONS);
-        why = json_object_get_string(json_object_array_get_idx(reasons, 0));
+        why = a && a->n_reasons > 0 ? a->reasons[0] : NULL;
         if (arg_json)
                 return print_remount_json(target, false, NULL, NULL, NULL, NULL, why);
         printf("Nothing to change on %s: %s\n", escape_name_tmp(target), escape_tmp(why));

@@ -113,7 +113,10 @@ void chart_sparkline(const struct series *s, size_t width, double scale, bool un
 static void time_label(char *buf, size_t len, time_t t, time_t span) {
         struct tm tm;
 
-        localtime_r(&t, &tm);
+        if (!localtime_r(&t, &tm)) {
+                snprintf(buf, len, "?");
+                return;
+        }
         strftime(buf, len,
                  span < 600         ? "%H:%M:%S"
                  : span <= 86400    ? "%H:%M"
@@ -201,10 +204,17 @@ static void plot_bars(FILE *f, const struct plot *p, size_t height) {
 static void plot_time_labels(FILE *f, const struct plot *p, time_t t0, time_t t1) {
         char l0[32], l1[32], l2[32], line[1024];
         size_t lw = p->lw, n = p->n, w = lw + 2 + n;
+        time_t span, tm;
 
-        time_label(l0, sizeof l0, t0, t1 - t0);
-        time_label(l1, sizeof l1, t0 + (t1 - t0) / 2, t1 - t0);
-        time_label(l2, sizeof l2, t1, t1 - t0);
+        /* Times from a reply may be anything: no overflow on the way. */
+        if (__builtin_sub_overflow(t1, t0, &span)) {
+                span = 0;
+                tm = t0 / 2 + t1 / 2;
+        } else
+                tm = t0 + span / 2;
+        time_label(l0, sizeof l0, t0, span);
+        time_label(l1, sizeof l1, tm, span);
+        time_label(l2, sizeof l2, t1, span);
         memset(line, ' ', sizeof line);
         line[MIN(w, sizeof line - 1)] = 0;
         if (w < sizeof line && strlen(l0) + strlen(l1) + strlen(l2) + 4 < n) {

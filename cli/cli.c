@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -50,13 +51,14 @@ int fail(const char *fmt, ...) {
 
 /* One line for an error reply: its name, then its parameters. */
 int fail_remote(const char *error, json_object *params) {
-        json_object *v;
+        _cleanup_(report_freep) Report *e = error_params(params);
 
-        if (streq_ptr(error, ERROR_NO_SUCH_MOUNT) && json_object_object_get_ex(params, F_TARGET, &v))
-                return fail("no tracked mount at %s.", escape_tmp(json_object_get_string(v)));
+        if (streq_ptr(error, ERROR_NO_SUCH_MOUNT) && e && e->error.target)
+                return fail("no tracked mount at %s.", escape_tmp(e->error.target));
         if (streq_ptr(error, ERROR_PERMISSION_DENIED))
                 return fail("permission denied: this needs root.");
 
+        /* Any other error: its parameters as they came, whatever they are. */
         fprintf(stderr, "atimectl: %s", error ? escape_tmp(error) : "error");
         json_object_object_foreach(params, key, val)
                 fprintf(stderr, " %s=%s", escape_tmp(key), escape_tmp(json_object_get_string(val)));
@@ -155,34 +157,50 @@ int print_json(json_object *o) {
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 
-const char *get_str(json_object *o, const char *key) {
-        json_object *v;
+Report *error_params(json_object *params) {
+        Report *r = NULL;
 
-        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-                       ? json_object_get_string(v)
-                       : NULL;
+        return report_from_error(params, &r) < 0 ? NULL : r;
 }
 
-json_object *get_array(json_object *o, const char *key) {
-        json_object *v;
 
-        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_array) ? v : NULL;
+int fail_parse(const char *method, int r) {
+        if (r == -ENOMEM)
+                return fail("out of memory");
+        return fail("malformed reply from atimed to %s.", method);
 }
 
-bool get_bool(json_object *o, const char *key) {
-        json_object *v;
+int show_reply(int r, json_object *reply, const char *method, int (*parse)(json_object *reply, Report **ret),
+               int (*render)(const RenderContext *c, const Report *r), const RenderContext *c) {
+        _cleanup_(report_freep) Report *rep = NULL;
 
-        return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+        if (r != EXIT_OK)
+                return r;
+        if (arg_json)
+                return print_json(reply);
+        r = parse(reply, &rep);
+        if (r < 0)
+                return fail_parse(method, r);
+        if (render(c, rep) < 0)
+                return fail("out of memory");
+        return fflush(c->out) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 
-bool get_double(json_object *o, const char *key, double *ret) {
-        json_object *v;
+/* The terminal's width: $COLUMNS, else the tty's, else 80. */
+static size_t terminal_width(void) {
+        struct winsize ws;
+        const char *c = getenv("COLUMNS");
 
-        if (!json_object_object_get_ex(o, key, &v) ||
-            !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-                return false;
-        *ret = json_object_get_double(v);
-        return true;
+        if (c && atoi(c) > 0)
+                return (size_t) atoi(c);
+        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+                return ws.ws_col;
+        return 80;
+}
+
+RenderContext cli_render_context(void) {
+        return (RenderContext) { .out = stdout, .err = stderr, .unicode = chart_unicode(), .legend = arg_legend,
+                                 .full = arg_full, .width = terminal_width(), .fstab = FSTAB_DEFAULT };
 }
 
 
@@ -334,6 +352,7 @@ int call_target(const char *method, const char *path, json_object *extra, json_o
         snprintf(target, len, "%s", asked);
         for (unsigned attempt = 0;; attempt++) {
                 _cleanup_json_ json_object *reply = NULL;
+                _cleanup_(report_freep) Report *e = NULL;
                 _cleanup_free_ char *error = NULL;
                 json_object *params = NULL;
                 char resolved[PATH_MAX];
@@ -361,7 +380,8 @@ int call_target(const char *method, const char *path, json_object *extra, json_o
                         snprintf(target, len, "%s", resolved);
                         continue;
                 }
-                reason = get_str(reply, P_REASON);
+                e = error_params(reply);
+                reason = e ? e->error.reason : NULL;
                 if (streq(asked, target))
                         return reason ? fail("atimed does not track the mount at %s: %s.", escape_name_tmp(target),
                                              escape_tmp(reason))
@@ -428,63 +448,4 @@ int fstab_drift(const char *fstab, const char *target, const char *live_atime, b
         }
         mnt_unref_table(tb);
         return r;
-}
-
-/* "1 min", "10 s": a bucket's length. */
-static void format_res(char *buf, size_t len, int64_t s) {
-        if (s >= 3600 && s % 3600 == 0)
-                snprintf(buf, len, "%" PRId64 " h", s / 3600);
-        else if (s >= 60 && s % 60 == 0)
-                snprintf(buf, len, "%" PRId64 " min", s / 60);
-        else
-                snprintf(buf, len, "%" PRId64 " s", s);
-}
-
-void print_policy_change(json_object *pc, const char *indent) {
-        json_object *ci = get_array(pc, F_SAVED_CI95), *at;
-        const char *state = get_str(pc, F_STATE), *advised = get_str(pc, F_ADVISED), *cur = get_str(pc, F_CURRENT);
-        double promised = 0, saved = 0, lo = 0, hi = 0, nb = 0, na = 0, res = 0;
-        char when[32] = "?", a[16], b[16], c[16], r[32];
-        time_t t;
-        struct tm tm;
-
-        if (!pc || !json_object_object_get_ex(pc, F_AT, &at) || !state)
-                return;
-        t = (time_t) json_object_get_int64(at);
-        if (localtime_r(&t, &tm))
-                strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-        (void) get_double(pc, F_POINTS_BEFORE, &nb);
-        (void) get_double(pc, F_POINTS_AFTER, &na);
-        (void) get_double(pc, F_RESOLUTION_S, &res);
-        format_res(r, sizeof r, (int64_t) res);
-        printf("%s%s since %s (was %s): ", indent, escape_tmp(cur), when, escape_tmp(get_str(pc, F_PREVIOUS)));
-        if (streq(state, VERDICT_TOO_EARLY_NAME)) {
-                printf("too early to tell (%.0f of %d points of %s after the change)\n", na, VERDICT_MIN_POINTS, r);
-                return;
-        }
-        if (streq(state, VERDICT_TOO_LITTLE_BEFORE_NAME)) {
-                printf("too little history before the change to compare (%.0f of %d points of %s)\n", nb, VERDICT_MIN_POINTS, r);
-                return;
-        }
-        (void) get_double(pc, F_SAVED_PER_MIN, &saved);
-        if (ci && json_object_array_length(ci) == 2) {
-                lo = json_object_get_double(json_object_array_get_idx(ci, 0));
-                hi = json_object_get_double(json_object_array_get_idx(ci, 1));
-        }
-        if (advised && get_double(pc, F_PROMISED_PER_MIN, &promised) && streq_ptr(advised, cur))
-                printf("%s of the promised %s atime updates/min saved", chart_format_count(a, sizeof a, saved),
-                       chart_format_count(b, sizeof b, promised));
-        else
-                printf("%s atime updates/min saved", chart_format_count(a, sizeof a, saved));
-        printf(" (95%%: %s to %s; ", chart_format_count(b, sizeof b, lo), chart_format_count(c, sizeof c, hi));
-        if (streq_ptr(get_str(pc, F_COMPARISON), "same_hours"))
-                printf("the same hours of the day, %.0f points of %s", na, r);
-        else
-                printf("%.0f points of %s either side: less than a day of history before the change for the same hours", na, r);
-        printf(")");
-        if (!advised)
-                printf("; no saving was promised: the advice was to keep");
-        else if (!streq_ptr(advised, cur))
-                printf("; the advice was %s, promising %s", escape_tmp(advised), chart_format_count(a, sizeof a, promised));
-        printf("\n");
 }

@@ -9,6 +9,8 @@
 #include <sys/types.h>
 
 #include "macro.h"
+#include "render.h"
+#include "report.h"
 
 /* Exit statuses, documented in atimectl(8). */
 enum {
@@ -47,17 +49,20 @@ int call_if_running(const char *method, json_object *params, json_object **ret, 
 int fail_remote(const char *error, json_object *params);
 int print_json(json_object *o);
 
-const char *get_str(json_object *o, const char *key);
-/* o[key] if it is an array, else NULL. */
-json_object *get_array(json_object *o, const char *key);
-bool get_bool(json_object *o, const char *key);
-bool get_double(json_object *o, const char *key, double *ret);
-
-/* A PolicyChange (GetRecommendations, GetHistory) as one line after
- * 'indent': "noatime since 2026-12-07 09:10: 17.6k of the promised 18.0k
- * atime updates/min saved (95%: ...)", or why there is no figure yet.
- * Nothing for NULL. */
-void print_policy_change(json_object *pc, const char *indent);
+/* A reply that report_from_*() could not read (-EBADMSG, -ENOMEM): says
+ * so, naming the method; EXIT_FAIL. */
+int fail_parse(const char *method, int r);
+/* A reply a command shows, once called (r: the call's exit status, printed
+ * already if not EXIT_OK, which it returns): with --json as it came, else
+ * read by parse and written by render in c. EXIT_OK, or EXIT_FAIL said why. */
+int show_reply(int r, json_object *reply, const char *method, int (*parse)(json_object *reply, Report **ret),
+               int (*render)(const RenderContext *c, const Report *r), const RenderContext *c);
+/* What a command renders in (render.h): stdout and stderr, the terminal's
+ * width ($COLUMNS, else the tty's, else 80) and charset, the options. */
+RenderContext cli_render_context(void);
+/* The parameters of an error reply, parsed (report_from_error()); NULL
+ * if memory ran out. The caller frees it. */
+Report *error_params(json_object *params);
 
 /* The kernel's mount table (/proc/self/mountinfo), parsed by libmount; the
  * caller unrefs it. -ENOMEM, or libmount's error. */

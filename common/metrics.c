@@ -220,24 +220,24 @@ static const struct family mount_families[] = {
 };
 
 static bool v_change_at(const ReportMount *m, double *ret) {
-        *ret = (double) m->advice.change_at;
-        return m->advice.have_change;
+        *ret = (double) m->advice.policy_change.at;
+        return m->advice.policy_change.have;
 }
 static bool v_promised(const ReportMount *m, double *ret) {
-        *ret = m->advice.promised_per_min / 60.0;
-        return m->advice.have_change && m->advice.have_promise;
+        *ret = m->advice.policy_change.promised_per_min / 60.0;
+        return m->advice.policy_change.have && m->advice.policy_change.have_promise;
 }
 static bool v_realized(const ReportMount *m, double *ret) {
-        *ret = m->advice.saved_per_min / 60.0;
-        return m->advice.have_change && m->advice.have_saved;
+        *ret = m->advice.policy_change.saved_per_min / 60.0;
+        return m->advice.policy_change.have && m->advice.policy_change.have_saved;
 }
 static bool v_realized_lo(const ReportMount *m, double *ret) {
-        *ret = m->advice.saved_lo / 60.0;
-        return m->advice.have_change && m->advice.have_saved;
+        *ret = m->advice.policy_change.saved_lo / 60.0;
+        return m->advice.policy_change.have && m->advice.policy_change.have_saved;
 }
 static bool v_realized_hi(const ReportMount *m, double *ret) {
-        *ret = m->advice.saved_hi / 60.0;
-        return m->advice.have_change && m->advice.have_saved;
+        *ret = m->advice.policy_change.saved_hi / 60.0;
+        return m->advice.policy_change.have && m->advice.policy_change.have_saved;
 }
 
 static const struct family advice_families[] = {
@@ -353,13 +353,13 @@ static void write_changes(FILE *f, const Report *r) {
         for (size_t i = 0; i < r->n_mounts; i++) {
                 const ReportMount *m = &r->mounts[i];
 
-                if (!m->advice.have || !m->advice.have_change)
+                if (!m->advice.have || !m->advice.policy_change.have)
                         continue;
                 fprintf(f, "atimed_policy_change_info{");
                 label(f, "mountpoint", m->target, true);
-                label(f, "previous", m->advice.change_previous, false);
-                label(f, "current", m->advice.change_current, false);
-                label(f, "state", m->advice.change_state, false);
+                label(f, "previous", m->advice.policy_change.previous, false);
+                label(f, "current", m->advice.policy_change.current, false);
+                label(f, "state", m->advice.policy_change.state, false);
                 fprintf(f, "} 1\n");
         }
 }

@@ -3,6 +3,9 @@
 #include "report.h"
 
 #include <errno.h>
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +21,7 @@
 struct report_chunk {
         struct report_chunk *next;
         size_t used, size;
-        char data[];
+        alignas(max_align_t) char data[];
 };
 
 int report_new(Report **ret) {
@@ -42,15 +45,14 @@ Report *report_free(Report *r) {
         return NULL;
 }
 
-const char *report_strdup(Report *r, const char *s) {
+/* Room for len bytes at an offset aligned for any type, from the newest
+ * chunk or a new one. */
+static void *chunk_take(Report *r, size_t len) {
         struct report_chunk *c = r->strings;
-        size_t len;
-        char *p;
+        size_t align = alignof(max_align_t), at = c ? (c->used + align - 1) / align * align : 0;
+        void *p;
 
-        if (!s)
-                return NULL;
-        len = strlen(s) + 1;
-        if (!c || c->size - c->used < len) {
+        if (!c || at > c->size || c->size - at < len) {
                 size_t size = MAX(len, (size_t) CHUNK_MIN);
 
                 c = malloc(sizeof *c + size);
@@ -60,11 +62,33 @@ const char *report_strdup(Report *r, const char *s) {
                 }
                 *c = (struct report_chunk) { .next = r->strings, .size = size };
                 r->strings = c;
+                at = 0;
         }
-        p = c->data + c->used;
-        memcpy(p, s, len);
-        c->used += len;
+        p = c->data + at;
+        c->used = at + len;
         return p;
+}
+
+void *report_alloc(Report *r, size_t n, size_t size) {
+        void *p;
+
+        if (size && n > SIZE_MAX / size) {
+                r->oom = true;
+                return NULL;
+        }
+        p = chunk_take(r, n * size > 0 ? n * size : 1);
+        return p ? memset(p, 0, n * size) : NULL;
+}
+
+const char *report_strdup(Report *r, const char *s) {
+        size_t len;
+        char *p;
+
+        if (!s)
+                return NULL;
+        len = strlen(s) + 1;
+        p = chunk_take(r, len);
+        return p ? memcpy(p, s, len) : NULL;
 }
 
 int report_reserve(Report *r, size_t n) {
@@ -277,200 +301,6 @@ json_object *report_mount_to_json(const ReportMount *m) {
         return TAKE_PTR(o);
 }
 
-/* ---------------------------------------------------------------- from JSON */
-
-static json_object *member(json_object *o, const char *key, json_type type) {
-        json_object *v;
-
-        return o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, type) ? v : NULL;
-}
-
-static const char *str(Report *r, json_object *o, const char *key) {
-        json_object *v = member(o, key, json_type_string);
-
-        return v ? report_strdup(r, json_object_get_string(v)) : NULL;
-}
-
-static bool boolean(json_object *o, const char *key) {
-        json_object *v = member(o, key, json_type_boolean);
-
-        return v && json_object_get_boolean(v);
-}
-
-static bool number(json_object *o, const char *key, double *ret) {
-        json_object *v;
-
-        if (!o || !json_object_object_get_ex(o, key, &v) ||
-            !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-                return false;
-        *ret = json_object_get_double(v);
-        return true;
-}
-
-static int64_t integer(json_object *o, const char *key) {
-        json_object *v = member(o, key, json_type_int);
-
-        return v ? json_object_get_int64(v) : 0;
-}
-
-static bool pair(json_object *o, const char *key, double *lo, double *hi) {
-        json_object *a = member(o, key, json_type_array);
-
-        if (!a || json_object_array_length(a) != 2)
-                return false;
-        *lo = json_object_get_double(json_object_array_get_idx(a, 0));
-        *hi = json_object_get_double(json_object_array_get_idx(a, 1));
-        return true;
-}
-
-static void device_from_json(Report *r, json_object *o, ReportDevice *d) {
-        double v;
-
-        d->major = integer(o, F_MAJOR);
-        d->minor = integer(o, F_MINOR);
-        d->name = str(r, o, F_NAME);
-        d->kind = str(r, o, F_KIND);
-        d->label = str(r, o, F_LABEL);
-        d->parents = str(r, o, F_PARENTS);
-        d->rotational = member(o, F_ROTATIONAL, json_type_boolean) ? boolean(o, F_ROTATIONAL) : -1;
-        d->have_rate = number(o, F_WRITE_IOPS, &d->write_iops) && number(o, F_WRITE_KIB_PER_S, &d->write_kib_per_s);
-        d->have_totals = number(o, F_WRITES_TOTAL, &v);
-        d->writes_total = d->have_totals ? (uint64_t) v : 0;
-        d->have_totals = d->have_totals && number(o, F_WRITTEN_BYTES_TOTAL, &v);
-        d->written_bytes_total = d->have_totals ? (uint64_t) v : 0;
-}
-
-static void probe_from_json(Report *r, json_object *o, ReportProbe *p) {
-        p->have = o != NULL;
-        p->verified = boolean(o, F_VERIFIED);
-        p->effective = str(r, o, F_EFFECTIVE);
-        p->at = integer(o, F_AT);
-        p->reason = str(r, o, F_REASON);
-        p->matches_table = member(o, F_MATCHES_TABLE, json_type_boolean) ? boolean(o, F_MATCHES_TABLE) : -1;
-}
-
-static void activity_from_json(Report *r, json_object *o, ReportActivity *a) {
-        a->have = number(o, F_ATIME_INODES_PER_MIN, &a->inodes_per_min) &&
-                  pair(o, F_CI95, &a->inodes_lo, &a->inodes_hi);
-        if (!a->have)
-                return;
-        /* A daemon without the updates figure: the inodes stand for it, as
-         * in the daemon's own report (daemon/status.c). */
-        if (!number(o, F_ATIME_UPDATES_PER_MIN, &a->updates_per_min) || !pair(o, F_UPDATES_CI95, &a->updates_lo, &a->updates_hi)) {
-                a->updates_per_min = a->inodes_per_min;
-                a->updates_lo = a->inodes_lo;
-                a->updates_hi = a->inodes_hi;
-        }
-        (void) number(o, F_INTERVAL_S, &a->interval_s);
-        (void) number(o, F_ATIME_SETS_PER_MIN, &a->sets_per_min);
-        a->sample = (uint64_t) integer(o, F_SAMPLE_SIZE);
-        a->population = (uint64_t) integer(o, F_POPULATION);
-        a->exact = boolean(o, F_EXACT);
-        a->shared = boolean(o, F_SHARED);
-        a->at = integer(o, F_AT);
-        a->source = str(r, o, F_FIGURE_SOURCE);
-        a->counter = str(r, o, F_KERNEL_COUNTER);
-        if (!a->counter || !pair(o, F_KERNEL_TRANSACTIONS_PER_MIN, &a->counter_lo, &a->counter_hi))
-                a->counter = NULL;
-        a->disagrees = boolean(o, F_COUNTER_DISAGREES);
-        /* A daemon before coverage: its figures rest on whole walks. */
-        if (!number(o, F_COVERAGE, &a->coverage))
-                a->coverage = 1;
-        a->ready_in_s = member(o, F_READY_IN_S, json_type_int) ? integer(o, F_READY_IN_S) : -1;
-}
-
-static void btrfs_from_json(Report *r, json_object *o, ReportBtrfs *b) {
-        json_object *sub = member(o, F_SUBVOLUME, json_type_object), *snaps = member(o, F_SNAPSHOTS, json_type_object);
-        double v;
-
-        b->have = o != NULL;
-        if (!b->have)
-                return;
-        b->subvol_id = integer(sub, F_SUBVOLUME_ID);
-        b->subvol_uuid = str(r, sub, F_UUID);
-        b->subvol_path = str(r, sub, F_PATH);
-        b->subvol_deleted = boolean(sub, F_DELETED);
-        b->seen = str(r, snaps, F_SEEN);
-        b->reason = str(r, snaps, F_REASON);
-        b->have_snapshots = number(snaps, F_COUNT, &v);
-        b->snapshots = b->have_snapshots ? (int64_t) v : 0;
-        b->snapshots_read_only = integer(snaps, F_READ_ONLY);
-        b->newest_age_s = number(snaps, F_NEWEST_AGE_S, &v) ? (int64_t) v : -1;
-        b->have_metadata = number(o, F_METADATA_BYTES_USED, &v);
-        b->metadata_bytes_used = b->have_metadata ? (int64_t) v : 0;
-        b->have_rate = number(o, F_UNSHARED_BYTES_PER_DAY, &b->unshared_bytes_per_day);
-        (void) number(o, F_UNSHARED_BYTES, &b->unshared_bytes);
-        b->source = str(r, o, F_BYTES_SOURCE);
-}
-
-static int mount_from_json(Report *r, json_object *o) {
-        ReportMount *m = report_add_mount(r);
-
-        if (!m)
-                return -ENOMEM;
-        if (!json_object_is_type(o, json_type_object) || !member(o, F_TARGET, json_type_string))
-                return -EBADMSG;
-        m->id = (int) integer(o, F_MOUNT_ID);
-        m->target = str(r, o, F_TARGET);
-        m->source = str(r, o, F_SOURCE);
-        m->fstype = str(r, o, F_FSTYPE);
-        m->root = str(r, o, F_ROOT);
-        m->options = str(r, o, F_OPTIONS);
-        m->super_options = str(r, o, F_SUPER_OPTIONS);
-        m->atime = str(r, o, F_ATIME);
-        m->nodiratime = boolean(o, F_NODIRATIME);
-        m->lazytime = boolean(o, F_LAZYTIME);
-        m->read_only = boolean(o, F_READ_ONLY);
-        m->stalled = boolean(o, F_STALLED);
-        m->reachable = !member(o, F_REACHABLE, json_type_boolean) || boolean(o, F_REACHABLE);
-        (void) number(o, F_ATIME_UPDATES_TOTAL, &m->atime_updates_total);
-        device_from_json(r, member(o, F_DEVICE, json_type_object), &m->device);
-        probe_from_json(r, member(o, F_PROBE, json_type_object), &m->probe);
-        activity_from_json(r, member(o, F_ACTIVITY, json_type_object), &m->activity);
-        btrfs_from_json(r, member(o, F_BTRFS, json_type_object), &m->btrfs);
-        return m->target ? 0 : -ENOMEM;
-}
-
-static void change_from_json(Report *r, json_object *o, ReportAdvice *a) {
-        json_object *ci = member(o, F_SAVED_CI95, json_type_array);
-
-        if (!o || !member(o, F_AT, json_type_int))
-                return;
-        a->have_change = true;
-        a->change_at = integer(o, F_AT);
-        a->change_previous = str(r, o, F_PREVIOUS);
-        a->change_current = str(r, o, F_CURRENT);
-        a->change_state = str(r, o, F_STATE);
-        a->have_promise = number(o, F_PROMISED_PER_MIN, &a->promised_per_min);
-        a->have_saved = number(o, F_SAVED_PER_MIN, &a->saved_per_min);
-        a->saved_lo = a->saved_hi = a->saved_per_min;
-        if (ci && json_object_array_length(ci) == 2) {
-                json_object *lo = json_object_array_get_idx(ci, 0), *hi = json_object_array_get_idx(ci, 1);
-
-                if (json_object_is_type(lo, json_type_double) || json_object_is_type(lo, json_type_int))
-                        a->saved_lo = json_object_get_double(lo);
-                if (json_object_is_type(hi, json_type_double) || json_object_is_type(hi, json_type_int))
-                        a->saved_hi = json_object_get_double(hi);
-        }
-}
-
-static int advice_from_json(Report *r, json_object *o, ReportAdvice *a) {
-        json_object *saving = member(o, F_SAVING, json_type_object), *c = member(o, F_CONSUMERS, json_type_array);
-
-        a->have = true;
-        a->action = str(r, o, F_ACTION);
-        a->current = str(r, member(o, F_CURRENT, json_type_object), F_OPTIONS);
-        a->recommended = str(r, member(o, F_RECOMMENDED, json_type_object), F_OPTIONS);
-        a->confidence = str(r, o, F_CONFIDENCE);
-        if (!number(saving, F_ATIME_UPDATES_PER_MIN, &a->saving_updates_per_min))
-                (void) number(saving, F_ATIME_WRITES_PER_MIN, &a->saving_updates_per_min);
-        (void) number(saving, F_CPU_US_PER_S, &a->saving_cpu_us_per_s);
-        (void) number(saving, F_WRITE_KIB_PER_S, &a->saving_kib_per_s);
-        a->n_consumers = c ? json_object_array_length(c) : 0;
-        change_from_json(r, member(o, F_POLICY_CHANGE, json_type_object), a);
-        return 0;
-}
-
 bool report_figure_lower_bound_only(double coverage, const char *source) {
         return coverage < 1 && (!source || streq(source, "sample"));
 }
@@ -481,82 +311,4 @@ uint64_t report_string_hash(const char *s) {
         for (; *s; s++)
                 h = (h ^ (unsigned char) *s) * 1099511628211ULL;
         return h;
-}
-
-/* Each recommendation goes to the first mount at its target that has no
- * advice yet: over-mounted targets pair up in order, as both replies list
- * mounts in the order of the mount table. */
-static int pair_advice(Report *r, json_object *recs) {
-        size_t size = 16, n = json_object_array_length(recs);
-        _cleanup_free_ size_t *slots = NULL; /* index + 1; 0: empty */
-
-        while (size < 2 * r->n_mounts)
-                size *= 2;
-        slots = calloc(size, sizeof *slots);
-        if (!slots)
-                return -ENOMEM;
-        for (size_t i = 0; i < r->n_mounts; i++) {
-                size_t s = report_string_hash(r->mounts[i].target) & (size - 1);
-
-                while (slots[s])
-                        s = (s + 1) & (size - 1);
-                slots[s] = i + 1;
-        }
-        for (size_t k = 0; k < n; k++) {
-                json_object *o = json_object_array_get_idx(recs, k), *t = member(o, F_TARGET, json_type_string);
-                const char *target = t ? json_object_get_string(t) : NULL;
-
-                if (!target)
-                        return -EBADMSG;
-                for (size_t s = report_string_hash(target) & (size - 1); slots[s]; s = (s + 1) & (size - 1)) {
-                        ReportMount *m = &r->mounts[slots[s] - 1];
-
-                        if (!m->advice.have && streq(m->target, target)) {
-                                int q = advice_from_json(r, o, &m->advice);
-                                if (q < 0)
-                                        return q;
-                                break;
-                        }
-                }
-        }
-        r->have_advice = true;
-        return 0;
-}
-
-int report_from_json(json_object *status, json_object *recs_reply, Report **ret) {
-        _cleanup_(report_freep) Report *r = NULL;
-        json_object *mounts = member(status, F_MOUNTS, json_type_array);
-        json_object *recs = member(recs_reply, F_RECOMMENDATIONS, json_type_array);
-        double v;
-        int q;
-
-        if (!mounts)
-                return -EBADMSG;
-        q = report_new(&r);
-        if (q < 0)
-                return q;
-        q = report_reserve(r, json_object_array_length(mounts));
-        if (q < 0)
-                return q;
-        r->version = str(r, status, F_VERSION);
-        r->hostname = str(r, status, F_HOSTNAME);
-        r->started_at = number(status, F_STARTED_AT, &v) ? (int64_t) v : -1;
-        r->uptime_s = number(status, F_UPTIME_S, &v) ? (int64_t) v : -1;
-        r->stuck_threads = number(status, F_STUCK_THREADS, &v) ? (int64_t) v : -1;
-        r->advice_changes = number(status, F_ADVICE_CHANGES, &v) ? (int64_t) v : -1;
-        r->taken_at = r->started_at >= 0 && r->uptime_s >= 0 ? r->started_at + r->uptime_s : -1;
-        for (size_t i = 0; i < json_object_array_length(mounts); i++) {
-                q = mount_from_json(r, json_object_array_get_idx(mounts, i));
-                if (q < 0)
-                        return q;
-        }
-        if (recs) {
-                q = pair_advice(r, recs);
-                if (q < 0)
-                        return q;
-        }
-        if (r->oom)
-                return -ENOMEM;
-        *ret = TAKE_PTR(r);
-        return 0;
 }

@@ -1,9 +1,12 @@
 /* report.h: atimed's state as plain typed values, the one model that every
  * output is written from. The daemon fills a Report from its own state
  * (daemon/status.c) and writes GetStatus's Mount objects and the Prometheus
- * text from it; atimectl reads the JSON replies back into the same structs
- * once, then writes the text from them. A Report owns all its strings, so a
- * snapshot can go to a worker thread while the daemon moves on. */
+ * text from it; atimectl reads every reply it renders (GetStatus,
+ * GetRecommendations, GetHistory, Probe, Reload, an error's parameters)
+ * back into the same structs once (report-parse.c, the only reader of a
+ * reply's JSON), then writes all its text from them (cli/render.c, and
+ * metrics.h). A Report owns all its strings and arrays, so a snapshot can go
+ * to a worker thread while the daemon moves on. */
 #pragma once
 
 #include <json-c/json.h>
@@ -53,21 +56,42 @@ typedef struct ReportActivity {
         int64_t ready_in_s; /* seconds until a figure from the whole walk's sample, about; -1: this is one */
 } ReportActivity;
 
-/* The advice for the mount (GetRecommendations' figures that the metrics
- * carry). */
+/* A mount's last change of policy (GetRecommendations' and GetHistory's
+ * PolicyChange): when, from and to (as mount options), the advice in force
+ * then (NULL: keep), the verdict's state and how it compared, the saving
+ * promised (have_promise) and realized (have_saved: measured) in atime
+ * updates per minute, with its 95% interval: saved_lo/hi are the reply's
+ * saved_ci95 where have_saved_ci, else the saving itself. */
+typedef struct ReportChange {
+        bool have;
+        int64_t at;
+        const char *previous, *current, *advised, *state, *comparison;
+        bool have_promise, have_saved, have_saved_ci;
+        double promised_per_min, saved_per_min, saved_lo, saved_hi;
+        double points_before, points_after;
+        int64_t resolution_s; /* the points' length */
+} ReportChange;
+
+/* Who reads atime on a mount (GetRecommendations' Consumer). */
+typedef struct ReportConsumer {
+        const char *need, *why, *source;
+} ReportConsumer;
+
+/* The advice for the mount (GetRecommendations' Recommendation). */
 typedef struct ReportAdvice {
         bool have;
         const char *action, *current, *recommended, *confidence; /* options as mount options */
+        bool change;                                 /* the advice is to change */
+        const char *current_atime, *recommended_atime; /* NULL: unknown */
+        bool current_lazytime, recommended_lazytime;
+        const char *basis;                           /* what it rests on; NULL: unknown */
+        double observed_s;                           /* how much measurement */
         double saving_updates_per_min, saving_cpu_us_per_s, saving_kib_per_s;
+        const char **reasons;
+        size_t n_reasons;
+        ReportConsumer *consumers;
         uint64_t n_consumers;
-        /* The mount's last change of policy (GetRecommendations'
-         * PolicyChange): when, from and to (as mount options), the verdict's
-         * state, the saving promised (have_promise) and realized
-         * (have_saved: measured), atime updates per minute. */
-        bool have_change, have_promise, have_saved;
-        int64_t change_at;
-        const char *change_previous, *change_current, *change_state;
-        double promised_per_min, saved_per_min, saved_lo, saved_hi;
+        ReportChange policy_change; /* the mount's last change of policy */
 } ReportAdvice;
 
 /* What a mount without a figure yet waits for. */
@@ -97,8 +121,15 @@ typedef struct ReportBtrfs {
         double unshared_bytes;           /* measured since atimed began */
 } ReportBtrfs;
 
+/* Numbers over time, a gap where present[i] is false. */
+typedef struct ReportSeries {
+        size_t n;
+        double *value;
+        bool *present;
+} ReportSeries;
+
 typedef struct ReportMount {
-        int id;
+        int id; /* -1: unknown */
         const char *target, *source, *fstype, *root, *options, *super_options;
         const char *atime;
         bool nodiratime, lazytime, read_only, stalled;
@@ -110,7 +141,30 @@ typedef struct ReportMount {
         ReportAdvice advice;
         ReportBtrfs btrfs;
         double atime_updates_total; /* the updates figure integrated since start */
+        bool have_history;          /* GetStatus with history_s */
+        ReportSeries history;       /* atime updates per minute */
 } ReportMount;
+
+/* One point of GetHistory's: when it starts, how many samples it holds (0:
+ * atimed was not running), the policy then (NULL: unknown). */
+typedef struct ReportPoint {
+        int64_t t, samples;
+        const char *atime;
+        bool policy_changed;
+} ReportPoint;
+
+/* A GetHistory reply: its points, and their figures as series. */
+typedef struct ReportHistory {
+        bool have;
+        const char *target, *reason; /* reason: why there are no points */
+        int64_t resolution_s, since, until;
+        size_t n_points;
+        ReportPoint *points;
+        ReportSeries updates, iops; /* per point */
+        size_t n_resolutions;
+        int64_t *resolutions_s;    /* every resolution kept, finest first */
+        ReportChange policy_change;
+} ReportHistory;
 
 typedef struct Report {
         const char *version, *hostname;
@@ -118,6 +172,15 @@ typedef struct Report {
         int64_t taken_at; /* Unix seconds: when the figures were read */
         bool have_advice; /* the mounts' advice was filled in */
         bool oom;         /* a report_strdup() failed: the report is incomplete */
+        const char *config;  /* Reload: the file in force; NULL: the defaults */
+        const char **errors; /* Reload's InvalidConfiguration: "file:line: ..." */
+        size_t n_errors;
+        ReportHistory history; /* GetHistory */
+        /* An error reply's parameters (NoSuchMount's target and reason,
+         * InvalidParameter's parameter); NULL where absent. */
+        struct {
+                const char *target, *reason, *parameter;
+        } error;
         ReportMount *mounts;
         size_t n_mounts, n_allocated;
         struct report_chunk *strings;
@@ -133,6 +196,9 @@ static inline void report_freep(Report **r) {
 /* A copy of s (NULL stays NULL) that lives as long as the report; on OOM,
  * NULL and r->oom set. */
 const char *report_strdup(Report *r, const char *s);
+/* n zeroed elements of size bytes, aligned for any type, that live as long
+ * as the report; NULL (r->oom set) on OOM or overflow. */
+void *report_alloc(Report *r, size_t n, size_t size);
 /* Room for n mounts in all, so that adding them moves nothing. */
 int report_reserve(Report *r, size_t n);
 /* A new mount at the end, zeroed (probe.matches_table and
@@ -161,8 +227,28 @@ json_object *report_json_rounded(double v, int decimals);
 json_object *report_mount_to_json(const ReportMount *m);
 json_object *report_probe_to_json(const ReportProbe *p);
 
+/* ---------------------------------------------------------------- from JSON
+ * Every reply atimectl reads becomes a Report here (report-parse.c), once:
+ * the client renders from these types alone. A field missing or of the
+ * wrong type reads as unknown; what a reply cannot do without (GetStatus's
+ * mounts, each Mount's and Recommendation's target, GetHistory's points)
+ * makes the parse fail with -EBADMSG, memory with -ENOMEM. */
+
 /* The parameters of a GetStatus reply and, if not NULL, of a
  * GetRecommendations reply, into a Report: one pass over each, advice
- * paired with its mount by target through a hash. -EBADMSG if the status
- * is not one. */
+ * paired with its mount by target through a hash. */
 int report_from_json(json_object *status, json_object *recommendations, Report **ret);
+/* A GetStatus reply alone: report_from_json(status, NULL, ret). */
+int report_from_status(json_object *status, Report **ret);
+/* A GetRecommendations reply alone: one mount for each recommendation, in
+ * its order, with its target, fstype and advice. */
+int report_from_recommendations(json_object *recommendations, Report **ret);
+/* A GetHistory reply into r->history. */
+int report_from_history(json_object *history, Report **ret);
+/* A Probe reply: one mount, its target and probe. */
+int report_from_probe(json_object *probe, Report **ret);
+/* A Reload reply, or the parameters of its InvalidConfiguration error:
+ * r->config, r->errors. */
+int report_from_reload(json_object *reload, Report **ret);
+/* The parameters of an error reply: r->error. */
+int report_from_error(json_object *params, Report **ret);

@@ -223,17 +223,17 @@ static void fill_advice(Report *r, ReportAdvice *ra, const struct recommendation
                 const struct stats_change *c = &rec->change;
                 const struct verdict *v = &rec->verdict;
 
-                ra->have_change = true;
-                ra->change_at = c->t;
-                ra->change_previous = policy_options(r, (AtimeMode) c->from, c->from_flags & STATS_LAZYTIME);
-                ra->change_current = policy_options(r, (AtimeMode) c->to, c->to_flags & STATS_LAZYTIME);
-                ra->change_state = verdict_state_to_string(v->state);
-                ra->have_promise = c->promise.t > 0;
-                ra->promised_per_min = c->promise.saving_per_min;
-                ra->have_saved = v->state == VERDICT_MEASURED;
-                ra->saved_per_min = v->saved_per_min;
-                ra->saved_lo = v->saved_lo;
-                ra->saved_hi = v->saved_hi;
+                ra->policy_change.have = true;
+                ra->policy_change.at = c->t;
+                ra->policy_change.previous = policy_options(r, (AtimeMode) c->from, c->from_flags & STATS_LAZYTIME);
+                ra->policy_change.current = policy_options(r, (AtimeMode) c->to, c->to_flags & STATS_LAZYTIME);
+                ra->policy_change.state = verdict_state_to_string(v->state);
+                ra->policy_change.have_promise = c->promise.t > 0;
+                ra->policy_change.promised_per_min = c->promise.saving_per_min;
+                ra->policy_change.have_saved = v->state == VERDICT_MEASURED;
+                ra->policy_change.saved_per_min = v->saved_per_min;
+                ra->policy_change.saved_lo = v->saved_lo;
+                ra->policy_change.saved_hi = v->saved_hi;
         }
 }
 
