@@ -450,22 +450,21 @@ static int cmp_basename(const void *a, const void *b) {
         return strcmp(strrchr(*(char *const *) a, '/'), strrchr(*(char *const *) b, '/'));
 }
 
-static int scan_tmpfiles(Consumers *c, char *const *dirs) {
+/* The *.conf files of dirs, in the order they are read: by name, whichever
+ * directory; a name in a directory of higher precedence masks the same
+ * name below it (a symlink to /dev/null masks it for good). */
+static int tmpfiles_list(char *const *dirs, char ***ret) {
         _cleanup_strv_free_ char **names = NULL, **paths = NULL;
         size_t n;
 
-        /* A name in a directory of higher precedence masks the same name
-         * below it (a symlink to /dev/null masks it for good). */
         STRV_FOREACH(d, dirs) {
                 _cleanup_close_ int fd = open_noatime(AT_FDCWD, *d, O_RDONLY | O_DIRECTORY);
                 DIR *dir;
                 struct dirent *de;
 
-                if (fd < 0)
+                if (fd < 0 || !(dir = fdopendir(fd)))
                         continue;
-                dir = fdopendir(TAKE_FD(fd));
-                if (!dir)
-                        continue;
+                TAKE_FD(fd);
                 while ((de = readdir(dir))) {
                         size_t l = strlen(de->d_name);
                         char full[4096];
@@ -480,11 +479,20 @@ static int scan_tmpfiles(Consumers *c, char *const *dirs) {
                 }
                 closedir(dir);
         }
-
-        /* Files are read in the order of their names, whichever directory. */
         n = strv_length(paths);
         if (n > 0)
                 qsort(paths, n, sizeof *paths, cmp_basename);
+        *ret = TAKE_PTR(paths);
+        return 0;
+}
+
+static int scan_tmpfiles(Consumers *c, char *const *dirs) {
+        _cleanup_strv_free_ char **paths = NULL;
+        size_t n;
+
+        if (tmpfiles_list(dirs, &paths) < 0)
+                return -ENOMEM;
+        n = strv_length(paths);
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *text = NULL;
                 char link[64];
@@ -575,106 +583,131 @@ static int open_step(int dfd, const char *name, bool cross) {
  * a symlink a user planted for a tmpfiles.d path (/tmp/x -> /home) moves
  * nothing, and a user's FUSE mount, stopped, is never entered. NULL on an
  * error, or a loop of links. */
-static char *resolve_existing(const char *path) {
-        char real[PATH_MAX] = "", walk_buf[PATH_MAX * 2], link[PATH_MAX];
-        _cleanup_close_ int dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        unsigned hops = 0;
-        char *rest, *r;
+/* resolve_existing's walk: what is resolved so far and what is left. */
+typedef struct Resolve {
+        char real[PATH_MAX];    /* resolved so far; "" for / */
+        char buf[PATH_MAX * 2]; /* holds what is left, from rest */
+        char *rest;
+        int dfd; /* real, opened O_PATH */
+        unsigned hops;
+} Resolve;
 
-        if (dfd < 0 || strlen(path) >= PATH_MAX)
-                return NULL;
-        snprintf(walk_buf, sizeof walk_buf, "%s", path);
-        rest = walk_buf;
-        for (;;) {
+enum { RESOLVE_ON, RESOLVE_STOP, RESOLVE_FAIL };
+
+static int resolve_reopen(Resolve *w) {
+        safe_close(w->dfd);
+        w->dfd = open(w->real[0] ? w->real : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        return w->dfd < 0 ? RESOLVE_FAIL : RESOLVE_ON;
+}
+
+/* The symlink fd met at the name of length len: its text takes the
+ * name's place in what is left. */
+static int resolve_splice(Resolve *w, int fd, size_t len) {
+        char link[PATH_MAX];
+        ssize_t n = readlinkat(fd, "", link, sizeof link - 1);
+        size_t ll, after;
+
+        if (n < 0 || ++w->hops > 40)
+                return RESOLVE_FAIL;
+        link[n] = 0;
+        ll = strlen(link);
+        after = strlen(w->rest + len);
+        if (ll + after + 2 > sizeof w->buf)
+                return RESOLVE_FAIL;
+        memmove(w->buf + ll + 1, w->rest + len, after + 1);
+        memcpy(w->buf, link, ll);
+        w->buf[ll] = '/';
+        w->rest = w->buf;
+        if (link[0] != '/')
+                return RESOLVE_ON;
+        w->real[0] = 0;
+        return resolve_reopen(w);
+}
+
+/* One name of the path (len bytes at rest): ".", "..", or a step down
+ * where root's rules allow it. */
+static int resolve_step(Resolve *w, const char *name, size_t len) {
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+        bool sticky;
+
+        if (streq(name, ".")) {
+                w->rest += len;
+                return RESOLVE_ON;
+        }
+        if (streq(name, "..")) {
+                char *slash = strrchr(w->real, '/');
+
+                if (slash)
+                        *slash = 0;
+                w->rest += len;
+                return resolve_reopen(w);
+        }
+        if (fstat(w->dfd, &st) < 0)
+                return RESOLVE_FAIL;
+        if (st.st_uid != 0 || ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)))
+                return RESOLVE_STOP; /* a user's to arrange: the rest as written */
+        sticky = st.st_mode & S_IWOTH;
+        fd = open_step(w->dfd, name, !sticky);
+        if (fd == -ENOENT || fd == -ENOTDIR || fd == -EACCES || fd == -EXDEV)
+                return RESOLVE_STOP; /* not there (yet), or a mount that may be a user's */
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return RESOLVE_FAIL;
+        if (sticky && st.st_uid != 0)
+                return RESOLVE_STOP; /* a user's entry in /tmp */
+        if (S_ISLNK(st.st_mode))
+                return resolve_splice(w, fd, len);
+        if (strlen(w->real) + len + 2 > sizeof w->real)
+                return RESOLVE_FAIL;
+        strcat(w->real, "/");
+        strcat(w->real, name);
+        w->rest += len;
+        safe_close(w->dfd);
+        w->dfd = TAKE_FD(fd);
+        return S_ISDIR(st.st_mode) ? RESOLVE_ON : RESOLVE_STOP; /* a file: nothing after it is there */
+}
+
+static char *resolve_walk(Resolve *w) {
+        char *r;
+
+        for (int s = RESOLVE_ON; s == RESOLVE_ON;) {
                 char name[NAME_MAX + 1];
                 size_t len;
-                struct stat st;
-                bool sticky;
-                int fd;
 
-                rest += strspn(rest, "/");
-                len = strcspn(rest, "/");
+                w->rest += strspn(w->rest, "/");
+                len = strcspn(w->rest, "/");
                 if (len == 0)
                         break; /* all of it resolved */
                 if (len > NAME_MAX)
                         return NULL;
-                memcpy(name, rest, len);
+                memcpy(name, w->rest, len);
                 name[len] = 0;
-                if (streq(name, ".")) {
-                        rest += len;
-                        continue;
-                }
-                if (streq(name, "..")) {
-                        char *slash = strrchr(real, '/');
-
-                        if (slash)
-                                *slash = 0;
-                        safe_close(dfd);
-                        dfd = open(real[0] ? real : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-                        if (dfd < 0)
-                                return NULL;
-                        rest += len;
-                        continue;
-                }
-                if (fstat(dfd, &st) < 0)
+                s = resolve_step(w, name, len);
+                if (s == RESOLVE_FAIL)
                         return NULL;
-                if (st.st_uid != 0 || ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)))
-                        break; /* a user's to arrange: the rest as written */
-                sticky = st.st_mode & S_IWOTH;
-                fd = open_step(dfd, name, !sticky);
-                if (fd == -ENOENT || fd == -ENOTDIR || fd == -EACCES || fd == -EXDEV)
-                        break; /* not there (yet), or a mount that may be a user's */
-                if (fd < 0)
-                        return NULL;
-                if (fstat(fd, &st) < 0) {
-                        safe_close(fd);
-                        return NULL;
-                }
-                if (sticky && st.st_uid != 0) {
-                        safe_close(fd);
-                        break; /* a user's entry in /tmp */
-                }
-                if (S_ISLNK(st.st_mode)) {
-                        ssize_t n = readlinkat(fd, "", link, sizeof link - 1);
-
-                        safe_close(fd);
-                        if (n < 0 || ++hops > 40)
-                                return NULL;
-                        link[n] = 0;
-                        /* The link's text, then what followed it. */
-                        if (strlen(link) + strlen(rest + len) + 2 > sizeof walk_buf)
-                                return NULL;
-                        memmove(walk_buf + strlen(link) + 1, rest + len, strlen(rest + len) + 1);
-                        memcpy(walk_buf, link, strlen(link));
-                        walk_buf[strlen(link)] = '/';
-                        rest = walk_buf;
-                        if (link[0] == '/') {
-                                real[0] = 0;
-                                safe_close(dfd);
-                                dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-                                if (dfd < 0)
-                                        return NULL;
-                        }
-                        continue;
-                }
-                if (strlen(real) + len + 2 > sizeof real) {
-                        safe_close(fd);
-                        return NULL;
-                }
-                strcat(real, "/");
-                strcat(real, name);
-                rest += len;
-                safe_close(dfd);
-                dfd = fd;
-                if (!S_ISDIR(st.st_mode))
-                        break; /* a file: anything after it is not there */
         }
-        if (asprintf(&r, "%s%s%s", real, *rest && rest[0] != '/' ? "/" : "", rest) < 0)
+        if (asprintf(&r, "%s%s%s", w->real, *w->rest && w->rest[0] != '/' ? "/" : "", w->rest) < 0)
                 return NULL;
         if (!r[0]) {
                 free(r);
                 r = strdup("/");
         }
+        return r;
+}
+
+static char *resolve_existing(const char *path) {
+        _cleanup_free_ Resolve *w = NULL;
+        char *r;
+
+        if (strlen(path) >= PATH_MAX || !(w = calloc(1, sizeof *w)))
+                return NULL;
+        w->dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (w->dfd < 0)
+                return NULL;
+        snprintf(w->buf, sizeof w->buf, "%s", path);
+        w->rest = w->buf;
+        r = resolve_walk(w);
+        safe_close(w->dfd);
         return r;
 }
 
