@@ -728,6 +728,20 @@ int methods_set_event(Methods *m, sd_event *e) {
 /* Slot's reply for 'key': its text while that is current; else built at
  * once if that is cheap; else built in slices, the text meanwhile served
  * while recent, or the call answered when the build is done (1). */
+/* What slot's last build took the loop; for a status slot not built yet,
+ * what the dearest other status slot's did (a new history_s costs what
+ * the others do); 0 if none was built. */
+static uint64_t slot_cost(const Methods *m, unsigned slot) {
+        uint64_t cost = 0;
+
+        if (m->cache[slot] || !slot_is_status(slot))
+                return m->cache[slot] ? m->cache[slot]->cost_usec : 0;
+        for (unsigned i = CACHE_STATUS; i <= CACHE_STATUS_HISTORY_LAST; i++)
+                if (m->cache[i])
+                        cost = MAX(cost, m->cache[i]->cost_usec);
+        return cost;
+}
+
 static int serve_slot(Methods *m, ControlCall *call, unsigned slot, int64_t key, json_object **ret) {
         uint64_t now = now_usec(CLOCK_MONOTONIC);
         struct ReplyText *c = m->cache[slot];
@@ -736,7 +750,7 @@ static int serve_slot(Methods *m, ControlCall *call, unsigned slot, int64_t key,
 
         if (same && !m->stale[slot] && c->second == uptime_second(m, now))
                 *ret = reply_of(c);
-        else if (!m->defer || !call || !c || c->cost_usec <= REPLY_SYNC_MAX_USEC)
+        else if (!m->defer || !call || slot_cost(m, slot) <= REPLY_SYNC_MAX_USEC)
                 *ret = build_now(m, slot, key);
         else {
                 if (!m->build[slot].active && slice_begin(m, slot, key, control_call_peer(call)) < 0) {

@@ -1,0 +1,110 @@
+#!/bin/bash
+# replybudget.sh: the replies a user leaves unread are bounded (issue 36).
+# User nobody opens 8 connections to a root daemon tracking 2,000 mounts,
+# asks GetStatus with a day of history on each and reads none of the
+# replies (of a few MB each): before, the daemon held all 8, and with
+# every user's connections up to 56 such replies. Now past the user's
+# budget ([control] user_reply_memory, default 4M) a request is answered
+# io.atimed.ReplyBudgetExceeded, and asking again on the refused
+# connections, in a loop, gets the same. Meanwhile root's status answers
+# within 100 ms and the watchdog is fed (attack-lib.sh); the daemon's
+# resident memory is printed (and, in a build without ASan, whose
+# quarantine keeps freed memory, bounded).
+. "$top_srcdir/tests/integration/lib.sh"
+enter_namespace
+. "$top_srcdir/tests/hostile/attack-lib.sh"
+PY=/usr/bin/python3
+[ -x $PY ] || skip_all "needs $PY"
+N=2000
+BUDGET=$((4 * 1024 * 1024))
+REQ='{"method":"io.atimed.GetStatus","parameters":{"history_s":86400}}'
+
+many_mounts $N
+write_config "${TMPFS_ONLY[@]}"
+start_watched_daemon
+check "the $N mounts are tracked and probed" wait_until 60 settled $N
+
+# The size of the reply, as root reads it whole.
+SIZE=$(printf '%s\0' "$REQ" | "$RAWSOCK" -n 1 "$T/sock" | wc -c)
+diag "GetStatus with history_s 86400 at $N mounts: $SIZE bytes"
+check "a reply larger than a socket's buffer ($SIZE bytes)" test "$SIZE" -gt 1000000
+
+rss_anon() { awk '/^RssAnon:/ { print $2 }' /proc/$DAEMON_PID/status; }
+vm_rss() { awk '/^VmRSS:/ { print $2 }' /proc/$DAEMON_PID/status; }
+
+# The user's client: 8 connections, a request on each before reading any;
+# then the first bytes of each answer: "served S refused R other O" on a
+# line (and the refusal's text on the next); then, until SECONDS pass, asks
+# again on the refused ones (reading those answers whole) and never reads
+# the served ones. Its last line: the refusals counted in that loop.
+cat >"$T/client.py" <<'EOF'
+import select, socket, sys, time
+path, req, seconds = sys.argv[1], sys.argv[2].encode() + b"\0", float(sys.argv[3])
+end = time.monotonic() + seconds
+
+def answer(s):
+    data = b""
+    while b"\0" not in data and select.select([s], [], [], 30)[0]:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+        if data.startswith(b'{"parameters"'):
+            break  # a reply is read no further: held unread
+    return data
+
+socks = []
+for i in range(8):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    s.sendall(req)
+    socks.append(s)
+served, refused, text = [], [], ""
+for s in socks:
+    a = answer(s)
+    if a.startswith(b'{"parameters"'):
+        served.append(s)
+    elif b"io.atimed.ReplyBudgetExceeded" in a:
+        refused.append(s)
+        text = a.rstrip(b"\0").decode()
+print("served", len(served), "refused", len(refused), "other", 8 - len(served) - len(refused))
+print(text, flush=True)
+again = 0
+while refused and time.monotonic() < end:
+    for s in refused:
+        s.sendall(req)
+        if b"io.atimed.ReplyBudgetExceeded" in answer(s):
+            again += 1
+print(again, flush=True)
+EOF
+
+RSS0=$(vm_rss) ANON0=$(rss_anon)
+attack_begin 8
+as_nobody $PY "$T/client.py" "$T/sock" "$REQ" 8 >"$T/client.out" 2>&1 &
+CLIENT=$!
+attack_end
+# The client holds its replies (unread) until its loop is over: the
+# daemon's memory with them held.
+RSS1=$(vm_rss) ANON1=$(rss_anon)
+wait $CLIENT
+read -r _ SERVED _ REFUSED _ OTHER <<<"$(sed -n 1p $T/client.out)"
+AGAIN=$(sed -n 3p $T/client.out)
+diag "nobody's 8 requests: $SERVED served, $REFUSED refused, $OTHER other; asked again $AGAIN times, refused each"
+diag "daemon memory: VmRSS $RSS0 KiB before, $RSS1 KiB with the replies held; RssAnon $ANON0 -> $ANON1 KiB"
+attack_judge "8 connections of nobody asking $SIZE-byte replies, reading none"
+like "a request past the budget: ReplyBudgetExceeded, saying the limit" "$(sed -n 2p $T/client.out)" \
+        "\"error\":\"io.atimed.ReplyBudgetExceeded\",\"parameters\":\\{\"limit\":$BUDGET,\"reason\":\"[^\"]*user_reply_memory"
+check "a reply is served ($SERVED), as many as the budget holds ($BUDGET bytes)" \
+        test "$SERVED" -ge 1 -a $(((SERVED - 1) * SIZE)) -le "$BUDGET"
+is "the rest refused" "$REFUSED" "$((8 - SERVED))"
+check "asking again is refused again ($AGAIN times)" test "${AGAIN:-0}" -ge 1
+if grep -q libasan /proc/$DAEMON_PID/maps; then
+        diag "AddressSanitizer's quarantine keeps freed memory: the bound on RssAnon is checked without it"
+else
+        check "the daemon's heap grew by less than 4 replies ($((ANON1 - ANON0)) KiB; a reply $((SIZE / 1024)) KiB)" \
+                test $((ANON1 - ANON0)) -lt $((4 * SIZE / 1024))
+fi
+check "root's status still answers" ctl status $T/many/m0
+stop_daemon
+is "clean exit" "$STOP_STATUS" "0"
+done_testing
