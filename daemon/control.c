@@ -90,6 +90,7 @@ struct Client {
         size_t in_len, in_cap;
         char *out;
         size_t out_len, out_off;
+        size_t refused_len; /* the last reply refused for the reply budget, until one is sent */
         bool eof;          /* the peer will send nothing more */
         bool close_after;  /* close once the output is flushed */
         ControlCall *pending; /* a request answered later */
@@ -234,11 +235,14 @@ static int client_queue(Client *c, json_object *msg) {
                 return r;
         if (!json_object_object_get_ex(msg, VL_ERROR, NULL) && (why = reply_budget_refusal(c, len, &limit))) {
                 free(buf);
+                c->refused_len = len;
                 log_ratelimit_full(&c->server->budget_log, LOG_INFO,
                                    "Refusing a reply of %zu bytes to uid %u (pid " PID_FMT "): %s (%zu bytes)", len,
                                    (unsigned) c->peer.user, c->peer.pid, why, limit);
                 return client_queue_budget_error(c, limit, why);
         }
+        if (!json_object_object_get_ex(msg, VL_ERROR, NULL))
+                c->refused_len = 0;
         free(c->out);
         c->out = buf;
         c->out_len = len;
@@ -298,8 +302,10 @@ static int client_handle(Client *c, const char *buf, size_t len) {
                 return -ENOMEM;
         *call = (ControlCall) { .n_ref = 1, .client = c, .peer = c->peer };
         call->oneway = json_object_object_get_ex(req, VL_ONEWAY, &oneway) && json_object_get_boolean(oneway);
-        /* The budget spent already: not even built. */
-        if (!call->oneway && (why = reply_budget_refusal(c, 1, &limit)))
+        /* The budget spent already, or not enough left for the reply this
+         * connection was last refused (asked again, most likely): not
+         * even built. */
+        if (!call->oneway && (why = reply_budget_refusal(c, MAX(c->refused_len, (size_t) 1), &limit)))
                 return client_queue_budget_error(c, limit, why);
         call->dispatching = true;
         r = c->server->dispatch(c->server->userdata, call, m, params, &reply);

@@ -8,8 +8,7 @@
 # io.atimed.ReplyBudgetExceeded, and asking again on the refused
 # connections, in a loop, gets the same. Meanwhile root's status answers
 # within 100 ms and the watchdog is fed (attack-lib.sh); the daemon's
-# resident memory is printed (and, in a build without ASan, whose
-# quarantine keeps freed memory, bounded).
+# resident memory is printed.
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
 . "$top_srcdir/tests/hostile/attack-lib.sh"
@@ -98,12 +97,10 @@ check "a reply is served ($SERVED), as many as the budget holds ($BUDGET bytes)"
         test "$SERVED" -ge 1 -a $(((SERVED - 1) * SIZE)) -le "$BUDGET"
 is "the rest refused" "$REFUSED" "$((8 - SERVED))"
 check "asking again is refused again ($AGAIN times)" test "${AGAIN:-0}" -ge 1
-if grep -q libasan /proc/$DAEMON_PID/maps; then
-        diag "AddressSanitizer's quarantine keeps freed memory: the bound on RssAnon is checked without it"
-else
-        check "the daemon's heap grew by less than 4 replies ($((ANON1 - ANON0)) KiB; a reply $((SIZE / 1024)) KiB)" \
-                test $((ANON1 - ANON0)) -lt $((4 * SIZE / 1024))
-fi
+# The memory is printed, not judged: the heap the daemon's earlier builds
+# of such replies left free (kept by malloc) takes the held ones without
+# growing, so its growth does not tell 8 replies held from 2 (and ASan's
+# quarantine keeps freed memory). The counts above are the judge.
 check "root's status still answers" ctl status $T/many/m0
 stop_daemon
 is "clean exit" "$STOP_STATUS" "0"
