@@ -1084,10 +1084,23 @@ static int method_get_recommendations(Methods *m, ControlCall *call, json_object
 }
 
 static json_object *probe_to_json(const struct probe_result *r, const MountEntry *e) {
+        json_object *j, *reason;
         ReportProbe p;
 
         status_probe(r, e, &p);
-        return report_probe_to_json(&p);
+        j = report_probe_to_json(&p);
+        /* The reason may quote the mount's path (any bytes): in its
+         * protocol form, as GetStatus gives it, so the reply stays valid
+         * UTF-8. */
+        if (j && p.reason) {
+                reason = varlink_name_new(p.reason);
+                if (!reason || json_object_object_add(j, F_REASON, reason) < 0) {
+                        json_object_put(reason);
+                        json_object_put(j);
+                        return NULL;
+                }
+        }
+        return j;
 }
 
 struct probe_request {

@@ -152,6 +152,28 @@ static void test_with_tracker_and_store(void) {
                    json_object_get_string(json_object_object_get(probe, F_REASON)));
         }
         {
+                /* A probe's reason quotes the mount's path: a name that is
+                 * not UTF-8 goes out in its protocol form, as everywhere. */
+                MountEntry *strict = NULL;
+                char *was = NULL, bad[] = "/srv/bad\xff";
+                _cleanup_json_ json_object *r = NULL;
+                const char *reason;
+
+                for (size_t i = 0; i < f.mounts->n; i++)
+                        if (streq(f.mounts->entries[i].target, "/srv/strict"))
+                                strict = &f.mounts->entries[i];
+                if (strict) {
+                        was = strict->target;
+                        strict->target = bad;
+                }
+                r = call_wait(m, f.event, 0, METHOD_PROBE, "{\"target\":\"/srv/bad\\\\xff\"}");
+                reason = json_object_get_string(json_object_object_get(param_of(r, F_PROBE), F_REASON));
+                ok(!error_of(r) && reason && strstr(reason, "/srv/bad\\xff") && !strchr(reason, 0xff),
+                   "Probe of a mount whose name is not UTF-8: its reason quotes it in protocol form (%s)", reason ?: "(none)");
+                if (strict)
+                        strict->target = was;
+        }
+        {
                 /* GetRecommendations of everything is cached as GetStatus
                  * is (a flood of it costs one reply a second), and
                  * dropped by the same call. */
