@@ -49,10 +49,11 @@ struct control_limits {
          * root and privileged_group) may hold unsent at once, and those of
          * all such users together. A reply that would take its user, or
          * them all, past the budget is replaced by ReplyBudgetExceeded,
-         * and a request that finds the budget spent is not handled; a
-         * user (or all of them) holding none is always sent one reply,
-         * however large. Error replies are counted, never refused. 0: no
-         * limit. */
+         * and a request that finds the budget spent (or, on a connection
+         * whose last reply was refused, lacking room for that reply) is
+         * not handled; a user (or all of them) holding none is always
+         * sent one reply, however large. Error replies are counted, never
+         * refused. 0: no limit. */
         size_t user_reply_bytes;
         size_t reply_bytes;
 };
