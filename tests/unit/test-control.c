@@ -103,10 +103,11 @@ static bool refused(int fd, const char *why) {
         return strstr(read_message(fd, buf, sizeof buf, 2000), ERROR_TOO_MANY_CLIENTS) && strstr(buf, why);
 }
 
-/* In a child of 'uid': opens 'n' connections and checks the first
- * 'n_served' are served, the rest refused for 'why'; keeps them open
- * until the parent closes 'hold'. Exit status 0: as expected. */
-static pid_t clients_of(uid_t uid, unsigned n, unsigned n_served, const char *why, int *ret_hold, int *ret_ready) {
+/* Forks a child that runs as 'uid'. The parent gets the child's pid, the
+ * end of 'hold' to close when the child may go (*ret_hold) and the end of
+ * 'ready' the child answers on (*ret_ready); the child gets 0 and its own
+ * ends in *ret_hold and *ret_ready (child_report()). -1 on failure. */
+static pid_t fork_as(uid_t uid, int *ret_hold, int *ret_ready) {
         int hold[2], ready[2];
         pid_t pid;
 
@@ -114,26 +115,47 @@ static pid_t clients_of(uid_t uid, unsigned n, unsigned n_served, const char *wh
                 return -1;
         pid = fork();
         if (pid == 0) {
-                int fds[8];
-                bool good = true;
-                char c;
-
                 close(hold[1]);
                 close(ready[0]);
                 if (setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)
                         _exit(2);
-                for (unsigned i = 0; i < n && i < 8; i++) {
-                        fds[i] = connect_client();
-                        good = good && fds[i] >= 0 && (i < n_served ? served(fds[i]) : refused(fds[i], why));
-                }
-                (void) write(ready[1], good ? "y" : "n", 1);
-                (void) read(hold[0], &c, 1);
-                _exit(good ? 0 : 1);
+                *ret_hold = hold[0];
+                *ret_ready = ready[1];
+                return 0;
         }
         close(hold[0]);
         close(ready[1]);
         *ret_hold = hold[1];
         *ret_ready = ready[0];
+        return pid;
+}
+
+/* In the child: says 'y' (good) or 'n' on 'ready', holds its connections
+ * until the parent closes its end of 'hold', and exits 0 if good. */
+_noreturn_ static void child_report(int hold, int ready, bool good) {
+        char c;
+
+        (void) write(ready, good ? "y" : "n", 1);
+        (void) read(hold, &c, 1);
+        _exit(good ? 0 : 1);
+}
+
+/* In a child of 'uid': opens 'n' connections and checks the first
+ * 'n_served' are served, the rest refused for 'why'; keeps them open
+ * until the parent closes 'hold'. Exit status 0: as expected. */
+static pid_t clients_of(uid_t uid, unsigned n, unsigned n_served, const char *why, int *ret_hold, int *ret_ready) {
+        pid_t pid = fork_as(uid, ret_hold, ret_ready);
+
+        if (pid == 0) {
+                int fds[8];
+                bool good = true;
+
+                for (unsigned i = 0; i < n && i < 8; i++) {
+                        fds[i] = connect_client();
+                        good = good && fds[i] >= 0 && (i < n_served ? served(fds[i]) : refused(fds[i], why));
+                }
+                child_report(*ret_hold, *ret_ready, good);
+        }
         return pid;
 }
 
@@ -266,22 +288,13 @@ static bool drain(int fd, int ms) {
  * unread, if 'hold_one') until the parent closes *ret_hold. */
 static pid_t budget_child(uid_t uid, unsigned n, unsigned n_served, const char *why, bool hold_one, int *ret_hold,
                           int *ret_ready) {
-        int hold[2], ready[2];
-        pid_t pid;
+        pid_t pid = fork_as(uid, ret_hold, ret_ready);
 
-        if (pipe(hold) < 0 || pipe(ready) < 0)
-                return -1;
-        pid = fork();
         if (pid == 0) {
                 int fds[8], served_fd = -1, refused_fd = -1;
                 unsigned n_ok = 0, n_refused = 0;
                 bool good = true;
-                char c;
 
-                close(hold[1]);
-                close(ready[0]);
-                if (setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)
-                        _exit(2);
                 for (unsigned i = 0; i < n && i < 8; i++) {
                         fds[i] = connect_client();
                         good = good && fds[i] >= 0 && write(fds[i], big_request, sizeof big_request) == sizeof big_request;
@@ -306,14 +319,8 @@ static pid_t budget_child(uid_t uid, unsigned n, unsigned n_served, const char *
                         good = drain(served_fd, 10000) && write(refused_fd, big_request, sizeof big_request) == sizeof big_request &&
                                read_whole(refused_fd, why, 10000) == 1;
                 }
-                (void) write(ready[1], good ? "y" : "n", 1);
-                (void) read(hold[0], &c, 1);
-                _exit(good ? 0 : 1);
+                child_report(*ret_hold, *ret_ready, good);
         }
-        close(hold[0]);
-        close(ready[1]);
-        *ret_hold = hold[1];
-        *ret_ready = ready[0];
         return pid;
 }
 
