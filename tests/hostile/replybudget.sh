@@ -37,10 +37,11 @@ vm_rss() { awk '/^VmRSS:/ { print $2 }' /proc/$DAEMON_PID/status; }
 # then the first bytes of each answer: "served S refused R other O" on a
 # line (and the refusal's text on the next); then, until SECONDS pass, asks
 # again on the refused ones (reading those answers whole) and never reads
-# the served ones. Its last line: the refusals counted in that loop.
+# the served ones. Its last line: the refusals counted in that loop. It
+# holds its connections until the file RELEASE exists.
 cat >"$T/client.py" <<'EOF'
-import select, socket, sys, time
-path, req, seconds = sys.argv[1], sys.argv[2].encode() + b"\0", float(sys.argv[3])
+import os, select, socket, sys, time
+path, req, seconds, release = sys.argv[1], sys.argv[2].encode() + b"\0", float(sys.argv[3]), sys.argv[4]
 end = time.monotonic() + seconds
 
 def answer(s):
@@ -77,11 +78,13 @@ while refused and time.monotonic() < end:
         if b"io.atimed.ReplyBudgetExceeded" in answer(s):
             again += 1
 print(again, flush=True)
+while not os.path.exists(release):
+    time.sleep(0.05)  # the client's own pace, not a wait for the daemon
 EOF
 
 RSS0=$(vm_rss) ANON0=$(rss_anon)
 attack_begin 8
-as_nobody $PY "$T/client.py" "$T/sock" "$REQ" 8 >"$T/client.out" 2>&1 &
+as_nobody $PY "$T/client.py" "$T/sock" "$REQ" 8 "$T/release" >"$T/client.out" 2>&1 &
 CLIENT=$!
 # While nobody's replies are held: their own atimectl status is refused,
 # root's full one is not.
@@ -91,9 +94,11 @@ NOBODY_RC=$?
 ctl status >$T/root.out 2>&1
 ROOT_RC=$?
 attack_end
-# The client holds its replies (unread) until its loop is over: the
-# daemon's memory with them held.
+# The client holds its replies (unread) until released: the daemon's
+# memory with them held.
+wait_until 30 test -n "$(sed -n 3p $T/client.out)"
 RSS1=$(vm_rss) ANON1=$(rss_anon)
+touch $T/release
 wait $CLIENT
 read -r _ SERVED _ REFUSED _ OTHER <<<"$(sed -n 1p $T/client.out)"
 AGAIN=$(sed -n 3p $T/client.out)
