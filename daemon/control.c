@@ -256,26 +256,14 @@ static int client_queue_error(Client *c, const char *error, const char *key, con
         return m ? client_queue(c, m) : -ENOMEM;
 }
 
-/* Takes one complete message (NUL already stripped) and queues its reply. */
-static int client_handle(Client *c, const char *buf, size_t len) {
-        _cleanup_json_ json_object *req = NULL, *reply = NULL;
-        _cleanup_(control_call_unrefp) ControlCall *call = NULL;
-        json_object *method, *params, *oneway, *v;
-        const char *m, *why;
-        size_t limit;
-        int r;
-
-        r = varlink_parse(buf, len, &req);
-        if (r == -ENOTUNIQ)
-                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "an object in the message repeats a key");
-        if (r == -EILSEQ)
-                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "a string in the message holds a NUL");
-        if (r < 0)
-                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "message is not a well-formed JSON object");
+/* Whether the request 'req' has Varlink's form and asks what we serve:
+ * 1 with its method and parameters (NULL if none), else its error reply
+ * queued (0) or -ENOMEM. */
+static int client_check_request(Client *c, json_object *req, const char **ret_method, json_object **ret_params) {
+        json_object *method, *params, *v;
 
         if (!json_object_object_get_ex(req, VL_METHOD, &method) || !json_object_is_type(method, json_type_string))
                 return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "request has no \"method\" string");
-        m = json_object_get_string(method);
 
         params = json_object_object_get(req, VL_PARAMETERS);
         if (json_object_object_get_ex(req, VL_PARAMETERS, NULL) && !json_object_is_type(params, json_type_object))
@@ -296,6 +284,30 @@ static int client_handle(Client *c, const char *buf, size_t len) {
          * left thinking the single reply it gets is the first of many. */
         if (json_object_object_get_ex(req, VL_MORE, &v) && json_object_get_boolean(v))
                 return client_queue_error(c, ERROR_INVALID_PARAMETER, P_PARAMETER, VL_MORE);
+        *ret_method = json_object_get_string(method);
+        *ret_params = params;
+        return 1;
+}
+
+/* Takes one complete message (NUL already stripped) and queues its reply. */
+static int client_handle(Client *c, const char *buf, size_t len) {
+        _cleanup_json_ json_object *req = NULL, *reply = NULL;
+        _cleanup_(control_call_unrefp) ControlCall *call = NULL;
+        json_object *params, *oneway;
+        const char *m, *why;
+        size_t limit;
+        int r;
+
+        r = varlink_parse(buf, len, &req);
+        if (r == -ENOTUNIQ)
+                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "an object in the message repeats a key");
+        if (r == -EILSEQ)
+                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "a string in the message holds a NUL");
+        if (r < 0)
+                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "message is not a well-formed JSON object");
+        r = client_check_request(c, req, &m, &params);
+        if (r <= 0)
+                return r;
 
         call = calloc(1, sizeof *call);
         if (!call)
