@@ -215,24 +215,21 @@ static const MountHistory *history_of(const View *v, const char *target) {
 
 /* What GetStatus's history_s 'seconds' (1 to 86400; 0: none) is served
  * as: 60 points of the finest ring that reaches so far (its resolution
- * times 60), or past the rings' reach, the ring's resolution times 60
- * times the least power of two that reaches, at most 86400. So any
+ * times 60, 86400 at most), or past every ring's 60 points (rings of
+ * atimed.conf finer than the default), the last ring's 60. So any
  * history_s is one of a few (3600, 36000 and 86400 with the default
  * rings), each a reply kept: a flood of history_s, each different, is
- * served from them, not built afresh for each. */
+ * served from them, not built afresh for each; and a mount's history in
+ * the reply is 60 values at most. */
 static int64_t history_span(const View *v, int64_t seconds) {
         const struct config_rings *g = v->config ? &v->config->rings : NULL;
-        int64_t span;
+        unsigned r = 0;
 
         if (seconds <= 0 || !g || g->n == 0)
                 return seconds;
-        for (unsigned r = 0; r < g->n; r++)
-                if ((int64_t) g->spec[r].resolution * 60 >= seconds)
-                        return MIN((int64_t) g->spec[r].resolution * 60, 86400);
-        span = (int64_t) g->spec[g->n - 1].resolution * 60;
-        while (span < seconds)
-                span *= 2;
-        return MIN(span, 86400);
+        while (r + 1 < g->n && (int64_t) g->spec[r].resolution * 60 < seconds)
+                r++;
+        return MIN((int64_t) g->spec[r].resolution * 60, 86400);
 }
 
 /* About 60 values over the last 'seconds', from the finest ring whose
