@@ -248,6 +248,32 @@ static void test_with_tracker_and_store(void) {
                    "a mount's history: 60 points (%zu, %zu, %zu)", points[0], points[1], points[4]);
                 methods_changed(m);
         }
+        {
+                /* Rings whose 60 points reach less than history_s asks:
+                 * the longest ring's 60 points, not more. */
+                struct config_rings was = f.config->rings;
+                size_t n = 0;
+
+                f.config->rings = (struct config_rings) { .spec = { { .resolution = 60, .capacity = 360 } }, .n = 1 };
+                methods_changed(m);
+                {
+                        _cleanup_json_ json_object *r = call(m, METHOD_GET_STATUS, "{\"history_s\":86400}");
+                        json_object *mounts = param_of(r, F_MOUNTS);
+
+                        for (size_t k = 0; json_object_is_type(mounts, json_type_array) && k < json_object_array_length(mounts); k++) {
+                                json_object *mo = json_object_array_get_idx(mounts, k);
+
+                                json_object *h = json_object_object_get(mo, F_HISTORY);
+
+                                if (streq(json_object_get_string(json_object_object_get(mo, F_TARGET)) ?: "", "/srv/ndir") &&
+                                    json_object_is_type(h, json_type_array))
+                                        n = json_object_array_length(h);
+                        }
+                }
+                is_int(n, 60, "rings of 1min alone, history_s 86400: 60 values a mount");
+                f.config->rings = was;
+                methods_changed(m);
+        }
 finish:
         m = methods_free(m);
         view_fixture_done(&f);
