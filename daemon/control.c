@@ -293,8 +293,8 @@ static int client_check_request(Client *c, json_object *req, const char **ret_me
 static int client_handle(Client *c, const char *buf, size_t len) {
         _cleanup_json_ json_object *req = NULL, *reply = NULL;
         _cleanup_(control_call_unrefp) ControlCall *call = NULL;
-        json_object *params, *oneway;
-        const char *m, *why;
+        json_object *params = NULL, *oneway;
+        const char *m = NULL, *why;
         size_t limit;
         int r;
 
