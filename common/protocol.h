@@ -42,6 +42,9 @@
 #define ERROR_INVALID_REQUEST "io.atimed.InvalidRequest"
 #define ERROR_REQUEST_TOO_LARGE "io.atimed.RequestTooLarge"
 #define ERROR_TOO_MANY_CLIENTS "io.atimed.TooManyClients"
+/* The caller's user (or all users but root) hold as many unsent reply
+ * bytes as [control] allows: read those first. */
+#define ERROR_REPLY_BUDGET_EXCEEDED "io.atimed.ReplyBudgetExceeded"
 #define ERROR_INTERNAL "io.atimed.InternalError"
 /* Reload: the configuration was not put in force; the running one stays. */
 #define ERROR_INVALID_CONFIGURATION "io.atimed.InvalidConfiguration"

@@ -452,6 +452,8 @@ static const struct config_item config_items[] = {
         ITEM("control", "max_message_size", size, max_message_size, "64K", 1024, 16 * 1024 * 1024),
         ITEM("control", "idle_timeout", duration, idle_timeout_usec, "1min", 1 * SEC, 86400 * SEC),
         ITEM("control", "user_loop_time", duration, user_loop_usec, "100ms", 0, 1 * SEC),
+        ITEM("control", "user_reply_memory", size, user_reply_memory, "4M", 0, 1024 * 1024 * 1024),
+        ITEM("control", "reply_memory", size, reply_memory, "16M", 0, 1024 * 1024 * 1024),
         ITEM("control", "privileged_group", group, privileged_group, "", 0, 0),
 
         ITEM("mounts", "mountinfo", path, mountinfo_path, "/proc/self/mountinfo", 0, 0),

@@ -63,6 +63,8 @@ struct config {
         uint64_t max_message_size;
         uint64_t idle_timeout_usec;
         uint64_t user_loop_usec; /* of each second; 0: no limit */
+        uint64_t user_reply_memory; /* bytes of unsent replies per user; 0: no limit */
+        uint64_t reply_memory;      /* the same, all users but root and privileged_group */
         char *privileged_group; /* may call methods that change things; NULL: root only */
 
         /* [mounts] */

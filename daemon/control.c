@@ -2,7 +2,10 @@
  *
  * Each client is served one request at a time: while a reply is unsent we
  * stop reading from that client, so a client that never reads holds at most
- * one reply and one request of memory, and never delays anyone else. */
+ * one reply and one request of memory, and never delays anyone else. The
+ * replies a user's clients hold unsent together are bounded by a budget
+ * (limits.user_reply_bytes, and reply_bytes for all users but the
+ * privileged): past it a request gets ReplyBudgetExceeded instead. */
 #include "control.h"
 
 #include <errno.h>
@@ -61,6 +64,7 @@ struct ControlServer {
         UserBudget *budgets;
         size_t n_budgets;
         LogRatelimit throttled_log;
+        LogRatelimit budget_log;
 };
 
 struct ControlCall {
@@ -86,6 +90,7 @@ struct Client {
         size_t in_len, in_cap;
         char *out;
         size_t out_len, out_off;
+        size_t refused_len; /* the last reply refused for the reply budget, until one is sent */
         bool eof;          /* the peer will send nothing more */
         bool close_after;  /* close once the output is flushed */
         ControlCall *pending; /* a request answered later */
@@ -171,15 +176,73 @@ static void client_touch(Client *c) {
         (void) sd_event_source_set_time(c->idle, now + c->server->limits.idle_timeout_usec);
 }
 
-/* Queues a reply; the client owns at most one at a time. */
+/* Bytes of replies held unsent by the connections of 'user' (of every
+ * user if (uid_t) -1) but root's and the privileged group's, 'except'
+ * left out. */
+static size_t reply_bytes_held(const ControlServer *srv, uid_t user, const Client *except) {
+        size_t n = 0;
+
+        for (const Client *c = srv->clients; c; c = c->next)
+                if (c != except && !c->privileged && c->out && (user == (uid_t) -1 || c->peer.user == user))
+                        n += c->out_len;
+        return n;
+}
+
+/* Why 'len' more bytes of reply for 'c' would pass its user's budget or
+ * all users' (that budget in *ret_limit); NULL if they fit. Whoever holds
+ * nothing is let through: one reply always fits. */
+static const char *reply_budget_refusal(const Client *c, size_t len, size_t *ret_limit) {
+        const struct control_limits *l = &c->server->limits;
+        size_t held;
+
+        if (c->privileged)
+                return NULL;
+        held = l->user_reply_bytes ? reply_bytes_held(c->server, c->peer.user, c) : 0;
+        if (held > 0 && held + len > l->user_reply_bytes) {
+                *ret_limit = l->user_reply_bytes;
+                return "this user's connections hold unread replies up to user_reply_memory: read them first";
+        }
+        held = l->reply_bytes ? reply_bytes_held(c->server, (uid_t) -1, c) : 0;
+        if (held > 0 && held + len > l->reply_bytes) {
+                *ret_limit = l->reply_bytes;
+                return "unprivileged connections hold unread replies up to reply_memory: try again later";
+        }
+        return NULL;
+}
+
+static int client_queue(Client *c, json_object *msg);
+
+static int client_queue_budget_error(Client *c, size_t limit, const char *why) {
+        _cleanup_json_ json_object *p = json_object_new_object(), *m = NULL;
+
+        if (!p || json_object_object_add(p, P_LIMIT, json_object_new_int64((int64_t) MIN(limit, (size_t) INT64_MAX))) < 0 ||
+            json_object_object_add(p, P_REASON, json_object_new_string(why)) < 0)
+                return -ENOMEM;
+        m = varlink_error_new(ERROR_REPLY_BUDGET_EXCEEDED, TAKE_PTR(p));
+        return m ? client_queue(c, m) : -ENOMEM;
+}
+
+/* Queues a reply; the client owns at most one at a time. A reply past
+ * the reply budget (reply_budget_refusal) is replaced by an error. */
 static int client_queue(Client *c, json_object *msg) {
+        const char *why;
+        size_t len, limit;
         char *buf;
-        size_t len;
         int r;
 
         r = varlink_serialize(msg, &buf, &len);
         if (r < 0)
                 return r;
+        if (!json_object_object_get_ex(msg, VL_ERROR, NULL) && (why = reply_budget_refusal(c, len, &limit))) {
+                free(buf);
+                c->refused_len = len;
+                log_ratelimit_full(&c->server->budget_log, LOG_INFO,
+                                   "Refusing a reply of %zu bytes to uid %u (pid " PID_FMT "): %s (%zu bytes)", len,
+                                   (unsigned) c->peer.user, c->peer.pid, why, limit);
+                return client_queue_budget_error(c, limit, why);
+        }
+        if (!json_object_object_get_ex(msg, VL_ERROR, NULL))
+                c->refused_len = 0;
         free(c->out);
         c->out = buf;
         c->out_len = len;
@@ -193,25 +256,14 @@ static int client_queue_error(Client *c, const char *error, const char *key, con
         return m ? client_queue(c, m) : -ENOMEM;
 }
 
-/* Takes one complete message (NUL already stripped) and queues its reply. */
-static int client_handle(Client *c, const char *buf, size_t len) {
-        _cleanup_json_ json_object *req = NULL, *reply = NULL;
-        _cleanup_(control_call_unrefp) ControlCall *call = NULL;
-        json_object *method, *params, *oneway, *v;
-        const char *m;
-        int r;
-
-        r = varlink_parse(buf, len, &req);
-        if (r == -ENOTUNIQ)
-                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "an object in the message repeats a key");
-        if (r == -EILSEQ)
-                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "a string in the message holds a NUL");
-        if (r < 0)
-                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "message is not a well-formed JSON object");
+/* Whether the request 'req' has Varlink's form and asks what we serve:
+ * 1 with its method and parameters (NULL if none), else its error reply
+ * queued (0) or -ENOMEM. */
+static int client_check_request(Client *c, json_object *req, const char **ret_method, json_object **ret_params) {
+        json_object *method, *params, *v;
 
         if (!json_object_object_get_ex(req, VL_METHOD, &method) || !json_object_is_type(method, json_type_string))
                 return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "request has no \"method\" string");
-        m = json_object_get_string(method);
 
         params = json_object_object_get(req, VL_PARAMETERS);
         if (json_object_object_get_ex(req, VL_PARAMETERS, NULL) && !json_object_is_type(params, json_type_object))
@@ -232,12 +284,41 @@ static int client_handle(Client *c, const char *buf, size_t len) {
          * left thinking the single reply it gets is the first of many. */
         if (json_object_object_get_ex(req, VL_MORE, &v) && json_object_get_boolean(v))
                 return client_queue_error(c, ERROR_INVALID_PARAMETER, P_PARAMETER, VL_MORE);
+        *ret_method = json_object_get_string(method);
+        *ret_params = params;
+        return 1;
+}
+
+/* Takes one complete message (NUL already stripped) and queues its reply. */
+static int client_handle(Client *c, const char *buf, size_t len) {
+        _cleanup_json_ json_object *req = NULL, *reply = NULL;
+        _cleanup_(control_call_unrefp) ControlCall *call = NULL;
+        json_object *params = NULL, *oneway;
+        const char *m = NULL, *why;
+        size_t limit;
+        int r;
+
+        r = varlink_parse(buf, len, &req);
+        if (r == -ENOTUNIQ)
+                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "an object in the message repeats a key");
+        if (r == -EILSEQ)
+                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "a string in the message holds a NUL");
+        if (r < 0)
+                return client_queue_error(c, ERROR_INVALID_REQUEST, P_REASON, "message is not a well-formed JSON object");
+        r = client_check_request(c, req, &m, &params);
+        if (r <= 0)
+                return r;
 
         call = calloc(1, sizeof *call);
         if (!call)
                 return -ENOMEM;
         *call = (ControlCall) { .n_ref = 1, .client = c, .peer = c->peer };
         call->oneway = json_object_object_get_ex(req, VL_ONEWAY, &oneway) && json_object_get_boolean(oneway);
+        /* The budget spent already, or not enough left for the reply this
+         * connection was last refused (asked again, most likely): not
+         * even built. */
+        if (!call->oneway && (why = reply_budget_refusal(c, MAX(c->refused_len, (size_t) 1), &limit)))
+                return client_queue_budget_error(c, limit, why);
         call->dispatching = true;
         r = c->server->dispatch(c->server->userdata, call, m, params, &reply);
         call->dispatching = false;
@@ -627,6 +708,12 @@ static uid_t peer_user(pid_t pid, uid_t uid) {
         return owner;
 }
 
+/* Root, or a member of the privileged group: never limited. */
+static bool peer_privileged(const ControlServer *srv, const ControlPeer *peer) {
+        return peer->uid == 0 ||
+               (srv->limits.privileged_gid != (gid_t) -1 && control_peer_in_group(peer, srv->limits.privileged_gid));
+}
+
 /* Who is on the other end of 'fd', from the kernel (SO_PEERCRED,
  * SO_PEERGROUPS), and whether that peer is privileged. */
 static int identify_peer(const ControlServer *srv, int fd, ControlPeer *ret, bool *ret_privileged) {
@@ -642,8 +729,7 @@ static int identify_peer(const ControlServer *srv, int fd, ControlPeer *ret, boo
          * its primary one. */
         if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, peer.groups, &glen) >= 0)
                 peer.n_groups = glen / sizeof(gid_t);
-        *ret_privileged = peer.uid == 0 || (srv->limits.privileged_gid != (gid_t) -1 &&
-                                            control_peer_in_group(&peer, srv->limits.privileged_gid));
+        *ret_privileged = peer_privileged(srv, &peer);
         *ret = peer;
         return 0;
 }
@@ -757,6 +843,7 @@ int control_server_new(sd_event *e, int listen_fd, const struct control_limits *
         raise_nofile(limits->max_clients);
         s->refused_log = (LogRatelimit) LOG_RATELIMIT_INIT(REFUSED_LOG_INTERVAL, REFUSED_LOG_BURST);
         s->throttled_log = (LogRatelimit) LOG_RATELIMIT_INIT(REFUSED_LOG_INTERVAL, REFUSED_LOG_BURST);
+        s->budget_log = (LogRatelimit) LOG_RATELIMIT_INIT(REFUSED_LOG_INTERVAL, REFUSED_LOG_BURST);
         s->dispatch = dispatch;
         s->userdata = userdata;
 
@@ -780,6 +867,20 @@ void control_server_set_limits(ControlServer *s, const struct control_limits *li
 
 unsigned control_server_n_clients(const ControlServer *s) {
         return s ? s->n_clients : 0;
+}
+
+size_t control_server_reply_bytes(const ControlServer *s, uid_t user) {
+        return s ? reply_bytes_held(s, user, NULL) : 0;
+}
+
+void control_server_charge(ControlServer *s, const ControlPeer *peer, uint64_t usec) {
+        UserBudget *b;
+
+        /* A debt of ten seconds' share at most: one long build does not
+         * lock its user out for good. */
+        if (s && !peer_privileged(s, peer) && (b = user_budget(s, peer->user, now_usec(CLOCK_MONOTONIC))))
+                b->usec = MAX(b->usec - (int64_t) MIN(usec, (uint64_t) INT32_MAX),
+                              -10 * (int64_t) s->limits.user_usec_per_s);
 }
 
 ControlServer *control_server_free(ControlServer *s) {

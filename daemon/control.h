@@ -45,6 +45,17 @@ struct control_limits {
          * a user past it waits, unread, until the time is theirs again. 0:
          * no limit. */
         uint64_t user_usec_per_s;
+        /* The bytes of replies the connections of one user (other than
+         * root and privileged_group) may hold unsent at once, and those of
+         * all such users together. A reply that would take its user, or
+         * them all, past the budget is replaced by ReplyBudgetExceeded,
+         * and a request that finds the budget spent (or, on a connection
+         * whose last reply was refused, lacking room for that reply) is
+         * not handled; a user (or all of them) holding none is always
+         * sent one reply, however large. Error replies are counted, never
+         * refused. 0: no limit. */
+        size_t user_reply_bytes;
+        size_t reply_bytes;
 };
 
 /* One request being answered. The dispatcher either answers at once or
@@ -87,6 +98,14 @@ int control_server_new(sd_event *e, int listen_fd, const struct control_limits *
                        void *userdata, ControlServer **ret);
 void control_server_set_limits(ControlServer *s, const struct control_limits *limits);
 unsigned control_server_n_clients(const ControlServer *s);
+/* The bytes of replies held unsent for 'user' (other than root and
+ * privileged_group), or for all such users if 'user' is (uid_t) -1. */
+size_t control_server_reply_bytes(const ControlServer *s, uid_t user);
+/* Charges 'usec' of the loop's time, spent for 'peer' outside its request
+ * (a reply built later, in slices), to its user's share (user_usec_per_s):
+ * their next requests wait as their own would. Root and privileged_group
+ * are never charged. */
+void control_server_charge(ControlServer *s, const ControlPeer *peer, uint64_t usec);
 /* Closes every client and the listening socket. */
 ControlServer *control_server_free(ControlServer *s);
 DEFINE_FREE_FUNC(ControlServer, control_server_free);

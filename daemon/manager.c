@@ -93,6 +93,8 @@ static void limits_from_config(const struct config *c, struct control_limits *l)
                 .max_message_size = c->max_message_size,
                 .idle_timeout_usec = c->idle_timeout_usec,
                 .user_usec_per_s = c->user_loop_usec,
+                .user_reply_bytes = (size_t) c->user_reply_memory,
+                .reply_bytes = (size_t) c->reply_memory,
         };
 }
 
@@ -959,6 +961,13 @@ static int manager_start_workers(Manager *m) {
         return 0;
 }
 
+/* A reply built in slices for a caller: its time on the caller's share. */
+static void charge_reply_build(void *userdata, const ControlPeer *peer, uint64_t usec) {
+        Manager *m = userdata;
+
+        control_server_charge(m->control, peer, usec);
+}
+
 int manager_start(Manager *m) {
         struct control_limits lim;
         _cleanup_close_ int fd = -1;
@@ -1003,6 +1012,7 @@ int manager_start(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the control socket: %m");
         TAKE_FD(fd); /* the server's now */
+        methods_set_charge(m->methods, charge_reply_build, m);
 
         m->ready = true;
         (void) sd_notify(0, "READY=1");
@@ -1022,6 +1032,7 @@ Manager *manager_free(Manager *m) {
         /* Clients first (pending answers are dropped), then the tracker
          * whose last completions may still answer them, told nothing more
          * of them to the tick pass. */
+        methods_set_charge(m->methods, NULL, NULL);
         control_server_free(m->control);
         if (m->tracker)
                 tracker_set_hooks(m->tracker, &(TrackerHooks) {});

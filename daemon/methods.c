@@ -213,6 +213,25 @@ static const MountHistory *history_of(const View *v, const char *target) {
         return history_of_mount(v, 0, target);
 }
 
+/* What GetStatus's history_s 'seconds' (1 to 86400; 0: none) is served
+ * as: 60 points of the finest ring that reaches so far (its resolution
+ * times 60, 86400 at most), or past every ring's 60 points (rings of
+ * atimed.conf finer than the default), the last ring's 60. So any
+ * history_s is one of a few (3600, 36000 and 86400 with the default
+ * rings), each a reply kept: a flood of history_s, each different, is
+ * served from them, not built afresh for each; and a mount's history in
+ * the reply is 60 values at most. */
+static int64_t history_span(const View *v, int64_t seconds) {
+        const struct config_rings *g = v->config ? &v->config->rings : NULL;
+        unsigned r = 0;
+
+        if (seconds <= 0 || !g || g->n == 0)
+                return seconds;
+        while (r + 1 < g->n && (int64_t) g->spec[r].resolution * 60 < seconds)
+                r++;
+        return MIN((int64_t) g->spec[r].resolution * 60, 86400);
+}
+
 /* About 60 values over the last 'seconds', from the finest ring whose
  * points are at least seconds/60 long: enough for a sparkline, small enough
  * for thousands of mounts. */
@@ -362,19 +381,24 @@ static json_object *build_status_of(const View *v, const char *target, int64_t h
 #define REPLY_SLICE_USEC (2 * USEC_PER_MSEC)
 #define REPLY_STALE_USEC USEC_PER_SEC
 
+/* Slots for GetStatus with history: history_s is rounded to a few values
+ * (history_span()), one per ring with the default rings, each kept. */
+#define STATUS_HISTORY_SLOTS 4
+
 struct ReplyText {
         unsigned refs;
         uint64_t built_at;  /* CLOCK_MONOTONIC when its figures were read */
         uint64_t second;    /* of uptime, then */
         uint64_t cost_usec; /* the loop's time its build took */
-        int64_t key;        /* history_s, of CACHE_STATUS_HISTORY; else 0 */
+        int64_t key;        /* history_s, of a CACHE_STATUS_HISTORY slot; else 0 */
         size_t len;
         char text[];
 };
 
 enum {
         CACHE_STATUS,
-        CACHE_STATUS_HISTORY,    /* every mount with history_s of history: one history_s at a time */
+        CACHE_STATUS_HISTORY,    /* every mount with history_s of history: one history_s a slot */
+        CACHE_STATUS_HISTORY_LAST = CACHE_STATUS_HISTORY + STATUS_HISTORY_SLOTS - 1,
         CACHE_ADVICE,            /* as told to anyone: private paths withheld */
         CACHE_ADVICE_PRIVILEGED, /* as told to root and the privileged group */
         _CACHE_MAX,
@@ -391,6 +415,8 @@ typedef struct SliceBuild {
         struct printbuf *list;
         Report *report;      /* a status's: the daemon's figures and each mount's */
         Recommender *rec;    /* advice's */
+        bool has_payer;
+        ControlPeer payer;   /* whose call began it: charged its time (methods_set_charge) */
 } SliceBuild;
 
 /* A call answered once the build of its slot with 'key' is done. */
@@ -408,6 +434,8 @@ struct Methods {
         size_t n_waiters[_CACHE_MAX];
         sd_event_source *defer; /* NULL: every build at once (no loop: tests) */
         unsigned turn;          /* the slot whose build the next slice goes on with */
+        methods_charge_t charge;
+        void *charge_userdata;
 };
 
 static void reply_text_unref(struct ReplyText *c) {
@@ -516,27 +544,24 @@ static json_object *build_recommendations(Methods *m, const char *target, bool p
 static json_object *recommendation_to_json(const struct recommendation *r, bool privileged);
 static json_object *advice_reply(struct printbuf *list);
 
+static bool slot_is_status(unsigned slot) {
+        return slot <= CACHE_STATUS_HISTORY_LAST;
+}
+
 /* Slot's reply built now, at once, and kept. */
 static json_object *build_now(Methods *m, unsigned slot, int64_t key) {
         uint64_t start = now_usec(CLOCK_MONOTONIC);
         json_object *reply;
 
-        switch (slot) {
-        case CACHE_STATUS:
-        case CACHE_STATUS_HISTORY:
+        if (slot_is_status(slot))
                 reply = build_status_of(m->view, NULL, key);
-                break;
-        default:
+        else
                 reply = build_recommendations(m, NULL, slot == CACHE_ADVICE_PRIVILEGED);
-        }
         return keep_reply(m, slot, reply, key, start, uptime_second(m, start), now_usec(CLOCK_MONOTONIC) - start, false);
 }
 
-static bool slot_is_status(unsigned slot) {
-        return slot == CACHE_STATUS || slot == CACHE_STATUS_HISTORY;
-}
-
-static int slice_begin(Methods *m, unsigned slot, int64_t key) {
+/* Begins slot's build for 'key', its time charged to 'payer' (NULL: no one). */
+static int slice_begin(Methods *m, unsigned slot, int64_t key, const ControlPeer *payer) {
         SliceBuild *b = &m->build[slot];
         const View *v = m->view;
         uint64_t now = now_usec(CLOCK_MONOTONIC);
@@ -546,6 +571,10 @@ static int slice_begin(Methods *m, unsigned slot, int64_t key) {
         *b = (SliceBuild) {
                 .active = true, .key = key, .generation = v->generation, .started = now, .second = uptime_second(m, now),
         };
+        if (payer) {
+                b->has_payer = true;
+                b->payer = *payer;
+        }
         b->list = printbuf_new();
         if (!b->list || printbuf_memappend(b->list, "[", 1) < 0)
                 return -ENOMEM;
@@ -607,7 +636,7 @@ static void slice_next(Methods *m, unsigned slot) {
                         m->waiters[slot][k++] = *w;
         }
         m->n_waiters[slot] = k;
-        if (k > 0 && slice_begin(m, slot, m->waiters[slot][0].key) < 0) {
+        if (k > 0 && slice_begin(m, slot, m->waiters[slot][0].key, control_call_peer(m->waiters[slot][0].call)) < 0) {
                 log_oom();
                 slice_reset(&m->build[slot]);
                 answer_waiters(m, slot, m->waiters[slot][0].key, NULL);
@@ -635,8 +664,9 @@ static void slice_run(Methods *m, unsigned slot) {
                 /* A new table (or consumers, or configuration): from its
                  * first mount. */
                 bool changed = b->changed;
+                SliceBuild was = *b;
 
-                r = slice_begin(m, slot, b->key);
+                r = slice_begin(m, slot, b->key, was.has_payer ? &was.payer : NULL);
                 b->changed = changed;
         }
         while (r >= 0 && v->mounts && b->next < v->mounts->n && now - start < REPLY_SLICE_USEC) {
@@ -644,6 +674,11 @@ static void slice_run(Methods *m, unsigned slot) {
                 now = now_usec(CLOCK_MONOTONIC);
         }
         b->cost_usec += now - start;
+        /* The loop's time the build took, on the share of whoever asked
+         * for it (a request with parameters of its own must not cost the
+         * daemon more than its sender may spend). */
+        if (b->has_payer && m->charge)
+                m->charge(m->charge_userdata, &b->payer, now - start);
         if (r < 0) {
                 log_oom();
                 answer_waiters(m, slot, b->key, NULL);
@@ -668,6 +703,11 @@ static int on_slice(sd_event_source *s, void *userdata) {
         return sd_event_source_set_enabled(s, SD_EVENT_OFF);
 }
 
+void methods_set_charge(Methods *m, methods_charge_t charge, void *userdata) {
+        m->charge = charge;
+        m->charge_userdata = userdata;
+}
+
 int methods_set_event(Methods *m, sd_event *e) {
         int r = sd_event_add_defer(e, &m->defer, on_slice, m);
 
@@ -685,6 +725,20 @@ int methods_set_event(Methods *m, sd_event *e) {
 /* Slot's reply for 'key': its text while that is current; else built at
  * once if that is cheap; else built in slices, the text meanwhile served
  * while recent, or the call answered when the build is done (1). */
+/* What slot's last build took the loop; for a status slot not built yet,
+ * what the dearest other status slot's did (a new history_s costs what
+ * the others do); 0 if none was built. */
+static uint64_t slot_cost(const Methods *m, unsigned slot) {
+        uint64_t cost = 0;
+
+        if (m->cache[slot] || !slot_is_status(slot))
+                return m->cache[slot] ? m->cache[slot]->cost_usec : 0;
+        for (unsigned i = CACHE_STATUS; i <= CACHE_STATUS_HISTORY_LAST; i++)
+                if (m->cache[i])
+                        cost = MAX(cost, m->cache[i]->cost_usec);
+        return cost;
+}
+
 static int serve_slot(Methods *m, ControlCall *call, unsigned slot, int64_t key, json_object **ret) {
         uint64_t now = now_usec(CLOCK_MONOTONIC);
         struct ReplyText *c = m->cache[slot];
@@ -693,10 +747,10 @@ static int serve_slot(Methods *m, ControlCall *call, unsigned slot, int64_t key,
 
         if (same && !m->stale[slot] && c->second == uptime_second(m, now))
                 *ret = reply_of(c);
-        else if (!m->defer || !call || !c || c->cost_usec <= REPLY_SYNC_MAX_USEC)
+        else if (!m->defer || !call || slot_cost(m, slot) <= REPLY_SYNC_MAX_USEC)
                 *ret = build_now(m, slot, key);
         else {
-                if (!m->build[slot].active && slice_begin(m, slot, key) < 0) {
+                if (!m->build[slot].active && slice_begin(m, slot, key, control_call_peer(call)) < 0) {
                         slice_reset(&m->build[slot]);
                         return -ENOMEM;
                 }
@@ -714,6 +768,28 @@ static int serve_slot(Methods *m, ControlCall *call, unsigned slot, int64_t key,
         return *ret ? 0 : -ENOMEM;
 }
 
+/* The history slot for 'key': the one holding it or building it, else an
+ * empty one, else the least recently built that is not building. */
+static unsigned history_slot(const Methods *m, int64_t key) {
+        unsigned best = CACHE_STATUS_HISTORY + (unsigned) (key % STATUS_HISTORY_SLOTS);
+        uint64_t oldest = UINT64_MAX;
+
+        for (unsigned i = CACHE_STATUS_HISTORY; i <= CACHE_STATUS_HISTORY_LAST; i++)
+                if ((m->cache[i] && m->cache[i]->key == key) || (m->build[i].active && m->build[i].key == key))
+                        return i;
+        for (unsigned i = CACHE_STATUS_HISTORY; i <= CACHE_STATUS_HISTORY_LAST; i++) {
+                if (m->build[i].active)
+                        continue;
+                if (!m->cache[i])
+                        return i;
+                if (m->cache[i]->built_at < oldest) {
+                        oldest = m->cache[i]->built_at;
+                        best = i;
+                }
+        }
+        return best;
+}
+
 static int method_get_status(Methods *m, ControlCall *call, json_object *params, json_object **ret) {
         const char *target;
         int64_t history_s = 0;
@@ -724,9 +800,12 @@ static int method_get_status(Methods *m, ControlCall *call, json_object *params,
                 *ret = invalid_parameter(P_HISTORY_S);
         else if (target)
                 /* One mount: cheap by construction. */
-                *ret = build_status_of(m->view, target, history_s);
-        else
-                return serve_slot(m, call, history_s > 0 ? CACHE_STATUS_HISTORY : CACHE_STATUS, history_s, ret);
+                *ret = build_status_of(m->view, target, history_span(m->view, history_s));
+        else if (history_s > 0) {
+                history_s = history_span(m->view, history_s);
+                return serve_slot(m, call, history_slot(m, history_s), history_s, ret);
+        } else
+                return serve_slot(m, call, CACHE_STATUS, 0, ret);
         return *ret ? 0 : -ENOMEM;
 }
 
@@ -1002,10 +1081,23 @@ static int method_get_recommendations(Methods *m, ControlCall *call, json_object
 }
 
 static json_object *probe_to_json(const struct probe_result *r, const MountEntry *e) {
+        json_object *j, *reason;
         ReportProbe p;
 
         status_probe(r, e, &p);
-        return report_probe_to_json(&p);
+        j = report_probe_to_json(&p);
+        /* The reason may quote the mount's path (any bytes): in its
+         * protocol form, as GetStatus gives it, so the reply stays valid
+         * UTF-8. */
+        if (j && p.reason) {
+                reason = varlink_name_new(p.reason);
+                if (!reason || json_object_object_add(j, F_REASON, reason) < 0) {
+                        json_object_put(reason);
+                        json_object_put(j);
+                        return NULL;
+                }
+        }
+        return j;
 }
 
 struct probe_request {

@@ -16,6 +16,10 @@ int methods_new(const View *view, Methods **ret);
  * 'e', between other events (methods.c says when); without it, every
  * reply is built at once. */
 int methods_set_event(Methods *m, sd_event *e);
+/* Charges 'usec' of the loop's time spent building, later and in slices,
+ * a reply that the call of 'peer' asked for (control_server_charge()). */
+typedef void (*methods_charge_t)(void *userdata, const ControlPeer *peer, uint64_t usec);
+void methods_set_charge(Methods *m, methods_charge_t charge, void *userdata);
 Methods *methods_free(Methods *m);
 DEFINE_FREE_FUNC(Methods, methods_free);
 /* Something a reply shows changed (the mount table, the tracker's figures,

@@ -6,8 +6,8 @@
 # that and a FUSE mount that never answers while the daemon scans again
 # and again (SIGHUP). Before, realpath() followed it: the rule was
 # credited to m7 (whose advice it would hold back), or the scan hung on
-# the FUSE mount. The rule must not be credited to m7, a rule on a real
-# directory of m8 is read too, and root's status must answer within 100 ms
+# the FUSE mount. The rule must not be credited to m7 (at the first scan,
+# and after the swaps), a rule on a real directory of m8 is read too, and root's status must answer within 100 ms
 # throughout with the watchdog fed (attack-lib.sh), 2,000 mounts tracked.
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
@@ -35,9 +35,20 @@ check "the $N mounts are tracked and probed" wait_until 60 settled $N
 
 # credited MOUNT: the sources of the tmpfiles.d consumers credited to MOUNT.
 credited() {
-        ctl --json recommendations | jq -r --arg t "$1" '.recommendations[] | select(.target == $t) |
+        ctl call io.atimed.GetRecommendations | jq -r --arg t "$1" '.recommendations[] | select(.target == $t) |
                 .consumers[] | select(.kind == "tmpfiles") | .path'
 }
+
+# has_credit MOUNT PATH: the tmpfiles.d rule on PATH is credited to MOUNT.
+has_credit() { credited "$1" | grep -qxF "$2"; }
+
+# The first scan, the link to m7 in place since before the start: the rule
+# on m8's real directory is credited to m8 (the scan is done), and the one
+# on the planted link is not credited to m7. Before, realpath() followed
+# the link, and this scan credited m7 (what the attack below then left
+# standing or not depended on when the scans hung).
+check "the scan credits the rule on a real directory to its mount (m8)" wait_until 30 has_credit $T/many/m8 $T/many/m8/cache
+is "the planted link does not credit its rule to the mount it leads to (m7)" "$(credited $T/many/m7)" ""
 
 attack_begin 8
 ( end=$((SECONDS + 8)); while [ $SECONDS -lt $end ]; do
@@ -57,6 +68,7 @@ attack_judge "a symlink planted for a tmpfiles.d path, swapped during scans"
 scans=$(grep -c "Configuration reloaded" $T/atimed.log)
 diag "reloads (each a scan): $scans"
 is "the planted link never credits the rule to the mount it leads to" "$(credited $T/many/m7)" ""
+check "and the rule on m8's real directory is still credited" has_credit $T/many/m8 $T/many/m8/cache
 check "the daemon scanned again at each swap ($scans reloads)" test "$scans" -ge 8
 check "still serving" ctl status $T/many/m0
 kill $HANG_PID

@@ -47,6 +47,8 @@ static const struct key_case key_cases[] = {
         { "control", "max_message_size", "1048576", "1M", "1000", OUT_OF_RANGE("1K", "16M") },
         { "control", "idle_timeout", "120min", "2h", "500ms", OUT_OF_RANGE("1s", "1d") },
         { "control", "user_loop_time", "250ms", "250ms", "2s", OUT_OF_RANGE("0", "1s") },
+        { "control", "user_reply_memory", "8388608", "8M", "2G", OUT_OF_RANGE("0", "1G") },
+        { "control", "reply_memory", "0", "0", "1025M", OUT_OF_RANGE("0", "1G") },
         { "control", "privileged_group", "root", "root", "no-such-group-xyz", "no such group" },
         { "mounts", "mountinfo", "/proc/1/mountinfo", "/proc/1/mountinfo", "mountinfo", "expected an absolute path" },
         { "mounts", "include_fstypes", "ext4,xfs", "ext4 xfs", "ext4,\001", "expected printable words" },

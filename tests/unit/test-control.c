@@ -1,8 +1,10 @@
 /* test-control: the control server's limits over a real socket, with
  * clients of other uids in child processes (root only, skipped
  * otherwise): connections per user, the slots reserved for privileged
- * clients, the size of a request, and the idle timeout. */
+ * clients, the size of a request, the idle timeout, a user's share of the
+ * loop's time and the budget of reply bytes held unread. */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -27,14 +29,29 @@ static char sock_path[96];
 
 static unsigned calls; /* dispatched, all clients */
 
+/* GetStatus's reply here: a MiB of text, more than a socket's buffer takes,
+ * so a client that does not read leaves most of it held by the server. */
+#define BIG_REPLY (1024 * 1024)
+static const char big_request[] = "{\"method\":\"io.atimed.GetStatus\"}";
+
 static int dispatch(void *userdata, ControlCall *call, const char *method, json_object *params,
                     json_object **ret) {
+        json_object *p = json_object_new_object();
+
         (void) userdata;
         (void) call;
-        (void) method;
         (void) params;
         calls++;
-        *ret = varlink_reply_new(json_object_new_object());
+        if (p && streq(method, METHOD_GET_STATUS)) {
+                char *big = malloc(BIG_REPLY);
+
+                if (big) {
+                        memset(big, 'x', BIG_REPLY);
+                        json_object_object_add(p, "big", json_object_new_string_len(big, BIG_REPLY));
+                        free(big);
+                }
+        }
+        *ret = p ? varlink_reply_new(p) : NULL;
         return *ret ? 0 : -ENOMEM;
 }
 
@@ -86,10 +103,11 @@ static bool refused(int fd, const char *why) {
         return strstr(read_message(fd, buf, sizeof buf, 2000), ERROR_TOO_MANY_CLIENTS) && strstr(buf, why);
 }
 
-/* In a child of 'uid': opens 'n' connections and checks the first
- * 'n_served' are served, the rest refused for 'why'; keeps them open
- * until the parent closes 'hold'. Exit status 0: as expected. */
-static pid_t clients_of(uid_t uid, unsigned n, unsigned n_served, const char *why, int *ret_hold, int *ret_ready) {
+/* Forks a child that runs as 'uid'. The parent gets the child's pid, the
+ * end of 'hold' to close when the child may go (*ret_hold) and the end of
+ * 'ready' the child answers on (*ret_ready); the child gets 0 and its own
+ * ends in *ret_hold and *ret_ready (child_report()). -1 on failure. */
+static pid_t fork_as(uid_t uid, int *ret_hold, int *ret_ready) {
         int hold[2], ready[2];
         pid_t pid;
 
@@ -97,26 +115,47 @@ static pid_t clients_of(uid_t uid, unsigned n, unsigned n_served, const char *wh
                 return -1;
         pid = fork();
         if (pid == 0) {
-                int fds[8];
-                bool good = true;
-                char c;
-
                 close(hold[1]);
                 close(ready[0]);
                 if (setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)
                         _exit(2);
-                for (unsigned i = 0; i < n && i < 8; i++) {
-                        fds[i] = connect_client();
-                        good = good && fds[i] >= 0 && (i < n_served ? served(fds[i]) : refused(fds[i], why));
-                }
-                (void) write(ready[1], good ? "y" : "n", 1);
-                (void) read(hold[0], &c, 1);
-                _exit(good ? 0 : 1);
+                *ret_hold = hold[0];
+                *ret_ready = ready[1];
+                return 0;
         }
         close(hold[0]);
         close(ready[1]);
         *ret_hold = hold[1];
         *ret_ready = ready[0];
+        return pid;
+}
+
+/* In the child: says 'y' (good) or 'n' on 'ready', holds its connections
+ * until the parent closes its end of 'hold', and exits 0 if good. */
+_noreturn_ static void child_report(int hold, int ready, bool good) {
+        char c;
+
+        (void) write(ready, good ? "y" : "n", 1);
+        (void) read(hold, &c, 1);
+        _exit(good ? 0 : 1);
+}
+
+/* In a child of 'uid': opens 'n' connections and checks the first
+ * 'n_served' are served, the rest refused for 'why'; keeps them open
+ * until the parent closes 'hold'. Exit status 0: as expected. */
+static pid_t clients_of(uid_t uid, unsigned n, unsigned n_served, const char *why, int *ret_hold, int *ret_ready) {
+        pid_t pid = fork_as(uid, ret_hold, ret_ready);
+
+        if (pid == 0) {
+                int fds[8];
+                bool good = true;
+
+                for (unsigned i = 0; i < n && i < 8; i++) {
+                        fds[i] = connect_client();
+                        good = good && fds[i] >= 0 && (i < n_served ? served(fds[i]) : refused(fds[i], why));
+                }
+                child_report(*ret_hold, *ret_ready, good);
+        }
         return pid;
 }
 
@@ -196,6 +235,92 @@ static pid_t flood_as(uid_t uid, uid_t mapped, const char *msg, size_t n, int *r
         close(map_done[1]);
         *ret_hold = hold[1];
         *ret_ready = ready[0];
+        return pid;
+}
+
+/* Reads a whole message from fd (up to 'ms' for each part): 1 for a reply
+ * with parameters, 0 for a ReplyBudgetExceeded naming 'why', -1 else. */
+static int read_whole(int fd, const char *why, int ms) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        char *buf = malloc(BIG_REPLY + 4096);
+        size_t n = 0;
+        int r = -1;
+
+        while (buf && n < BIG_REPLY + 4096 && poll(&p, 1, ms) == 1) {
+                ssize_t k = read(fd, buf + n, BIG_REPLY + 4096 - n);
+
+                if (k <= 0)
+                        break;
+                n += (size_t) k;
+                if (memchr(buf, 0, n)) {
+                        if (strncmp(buf, "{\"parameters\"", 13) == 0)
+                                r = 1;
+                        else if (strstr(buf, ERROR_REPLY_BUDGET_EXCEEDED) && strstr(buf, why))
+                                r = 0;
+                        break;
+                }
+        }
+        free(buf);
+        return r;
+}
+
+/* Reads fd up to the end of the message begun: whether it came. */
+static bool drain(int fd, int ms) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        char buf[65536];
+
+        while (poll(&p, 1, ms) == 1) {
+                ssize_t k = read(fd, buf, sizeof buf);
+
+                if (k <= 0)
+                        return false;
+                if (memchr(buf, 0, (size_t) k))
+                        return true;
+        }
+        return false;
+}
+
+/* In a child of 'uid': opens 'n' connections (at most 8) and sends
+ * GetStatus on each before reading any, then reads the answers. Expects
+ * 'n_served' of them served, the others refused for 'why'; then, unless
+ * 'hold_one', reads all and asks again on a refused one: served. Says 'y'
+ * on *ret_ready if all went so, and holds its connections (the one reply
+ * unread, if 'hold_one') until the parent closes *ret_hold. */
+static pid_t budget_child(uid_t uid, unsigned n, unsigned n_served, const char *why, bool hold_one, int *ret_hold,
+                          int *ret_ready) {
+        pid_t pid = fork_as(uid, ret_hold, ret_ready);
+
+        if (pid == 0) {
+                int fds[8], served_fd = -1, refused_fd = -1;
+                unsigned n_ok = 0, n_refused = 0;
+                bool good = true;
+
+                for (unsigned i = 0; i < n && i < 8; i++) {
+                        fds[i] = connect_client();
+                        good = good && fds[i] >= 0 && write(fds[i], big_request, sizeof big_request) == sizeof big_request;
+                }
+                /* The refused answer first: the served one is read only
+                 * after, as a client that reads late would. */
+                for (unsigned i = 0; good && i < n && i < 8; i++) {
+                        char buf[256];
+                        const char *m = read_message(fds[i], buf, sizeof buf, 10000);
+
+                        if (strstr(m, ERROR_REPLY_BUDGET_EXCEEDED) && strstr(m, why)) {
+                                n_refused++;
+                                refused_fd = fds[i];
+                        } else if (strncmp(m, "{\"parameters\"", 13) == 0) {
+                                n_ok++;
+                                served_fd = fds[i];
+                        }
+                }
+                good = good && n_ok == n_served && n_refused == n - n_served;
+                if (good && !hold_one) {
+                        /* Read the rest of the served reply, then ask again. */
+                        good = drain(served_fd, 10000) && write(refused_fd, big_request, sizeof big_request) == sizeof big_request &&
+                               read_whole(refused_fd, why, 10000) == 1;
+                }
+                child_report(*ret_hold, *ret_ready, good);
+        }
         return pid;
 }
 
@@ -393,6 +518,93 @@ int main(void) {
                 }
                 for (int i = 0; i < 3; i++)
                         is_int(kids[i] > 0 ? child_status(kids[i]) : -1, 0, "connection %d's child exits", i + 1);
+        }
+
+        /* The reply bytes a user's connections hold unread: past the
+         * budget, a request is answered ReplyBudgetExceeded; reading
+         * frees it. All users' together, the same; root is never counted. */
+        lim.max_clients = 16;
+        lim.max_clients_per_user = 8;
+        lim.user_reply_bytes = 3 * BIG_REPLY / 2;
+        control_server_set_limits(srv, &lim);
+        {
+                int hold, ready;
+                pid_t child;
+
+                RUN_LOOP_UNTIL(e, control_server_n_clients(srv) == 0);
+                child = budget_child(65530, 3, 1, "up to user_reply_memory", false, &hold, &ready);
+                ok(child > 0 && run_until_readable(e, ready) && read(ready, &c, 1) == 1 && c == 'y',
+                   "a user's three GetStatus of a MiB, unread: one served, two refused (ReplyBudgetExceeded, "
+                   "user_reply_memory); once read, served again");
+                close(hold);
+                is_int(child_status(child), 0, "the user's child saw what it expected");
+                close(ready);
+        }
+        lim.user_reply_bytes = 0;
+        lim.reply_bytes = 3 * BIG_REPLY / 2;
+        control_server_set_limits(srv, &lim);
+        {
+                size_t held;
+                int fd;
+
+                RUN_LOOP_UNTIL(e, control_server_n_clients(srv) == 0);
+                a = budget_child(65530, 1, 1, "", true, &hold_a, &ready_a);
+                ok(a > 0 && run_until_readable(e, ready_a) && read(ready_a, &c, 1) == 1 && c == 'y',
+                   "a user holds a reply of a MiB unread");
+                held = control_server_reply_bytes(srv, 65530);
+                ok(held > BIG_REPLY && held < BIG_REPLY + 4096, "counted against them: %zu bytes", held);
+                ok(control_server_reply_bytes(srv, (uid_t) -1) == held, "and against all users");
+                b = budget_child(65529, 1, 0, "up to reply_memory", true, &hold_b, &ready_b);
+                ok(b > 0 && run_until_readable(e, ready_b) && read(ready_b, &c, 1) == 1 && c == 'y',
+                   "another user's GetStatus is refused: all users' budget (reply_memory) is spent");
+                fd = connect_client();
+                ok(fd >= 0 && write(fd, big_request, sizeof big_request) == sizeof big_request &&
+                           run_until_readable(e, fd) && strstr(read_message(fd, buf, 64, 100), "{\"parameters\""),
+                   "root's is served");
+                ok(control_server_reply_bytes(srv, (uid_t) -1) == held, "and its reply, unread, is not counted");
+                close(hold_a);
+                close(hold_b);
+                is_int(child_status(a), 0, "the first user's child saw what it expected");
+                is_int(child_status(b), 0, "so did the second's");
+                close(ready_a);
+                close(ready_b);
+                RUN_LOOP_UNTIL(e, control_server_reply_bytes(srv, (uid_t) -1) == 0);
+                is_int(control_server_reply_bytes(srv, (uid_t) -1), 0, "their connections closed, nothing is held");
+                if (fd >= 0)
+                        close(fd);
+        }
+
+        /* Time spent for a user outside their requests (a reply built
+         * later, in slices) is charged to their share: their next request
+         * waits for it to refill. Root is never charged. */
+        lim.reply_bytes = 0;
+        lim.user_usec_per_s = USEC_PER_SEC;
+        control_server_set_limits(srv, &lim);
+        {
+                static const char req[] = "{\"method\":\"io.atimed.GetInfo\"}";
+                ControlPeer user = { .uid = 65528, .user = 65528, .gid = 65528 }, root = { .user = 0 };
+                uint64_t t0 = now_usec(CLOCK_MONOTONIC), waited;
+                int hold, ready, fd;
+                pid_t child;
+
+                control_server_charge(srv, &root, 60 * USEC_PER_SEC);
+                fd = connect_client();
+                ok(fd >= 0 && write(fd, req, sizeof req) == (ssize_t) sizeof req && run_until_readable(e, fd) &&
+                           strstr(read_message(fd, buf, sizeof buf, 100), "\"parameters\""),
+                   "root, charged a minute, is answered at once");
+                if (fd >= 0)
+                        close(fd);
+                t0 = now_usec(CLOCK_MONOTONIC);
+                control_server_charge(srv, &user, 1300 * USEC_PER_MSEC);
+                child = flood_as(65528, (uid_t) -1, req, 1, &hold, &ready);
+                ok(child > 0 && run_until_readable(e, ready) && read(ready, &c, 1) == 1 && c == 'y',
+                   "a user charged 1.3 s of a 1 s share is answered");
+                waited = now_usec(CLOCK_MONOTONIC) - t0;
+                ok(waited >= 290 * USEC_PER_MSEC, "once the share refilled: after %" PRIu64 " ms, 300 at least",
+                   waited / USEC_PER_MSEC);
+                close(hold);
+                is_int(child_status(child), 0, "the user's child saw what it expected");
+                close(ready);
         }
 
         control_server_free(srv);

@@ -152,6 +152,28 @@ static void test_with_tracker_and_store(void) {
                    json_object_get_string(json_object_object_get(probe, F_REASON)));
         }
         {
+                /* A probe's reason quotes the mount's path: a name that is
+                 * not UTF-8 goes out in its protocol form, as everywhere. */
+                MountEntry *strict = NULL;
+                char *was = NULL, bad[] = "/srv/bad\xff";
+                _cleanup_json_ json_object *r = NULL;
+                const char *reason;
+
+                for (size_t i = 0; i < f.mounts->n; i++)
+                        if (streq(f.mounts->entries[i].target, "/srv/strict"))
+                                strict = &f.mounts->entries[i];
+                if (strict) {
+                        was = strict->target;
+                        strict->target = bad;
+                }
+                r = call_wait(m, f.event, 0, METHOD_PROBE, "{\"target\":\"/srv/bad\\\\xff\"}");
+                reason = json_object_get_string(json_object_object_get(param_of(r, F_PROBE), F_REASON));
+                ok(!error_of(r) && reason && strstr(reason, "/srv/bad\\xff") && !strchr(reason, 0xff),
+                   "Probe of a mount whose name is not UTF-8: its reason quotes it in protocol form (%s)", reason ?: "(none)");
+                if (strict)
+                        strict->target = was;
+        }
+        {
                 /* GetRecommendations of everything is cached as GetStatus
                  * is (a flood of it costs one reply a second), and
                  * dropped by the same call. */
@@ -181,6 +203,76 @@ static void test_with_tracker_and_store(void) {
                 json_object_put(a);
                 json_object_put(b);
                 json_object_put(fresh);
+        }
+        {
+                /* GetStatus with history_s: any value is served as one of a
+                 * few spans (60 points of a ring), each kept like GetStatus
+                 * without it, so that a flood of history_s, each different,
+                 * builds no reply afresh. */
+                static const char *const asked[] = { "{\"history_s\":600}", "{\"history_s\":7200}", "{\"history_s\":3000}",
+                                                     "{\"history_s\":36000}", "{\"history_s\":1}" };
+                size_t n_all = f.mounts->n, n[5] = {}, points[5] = {};
+                json_object *mounts;
+
+                for (int try = 0; try < 3; try++) {
+                        methods_changed(m);
+                        for (int i = 0; i < 2; i++) {
+                                _cleanup_json_ json_object *r = call(m, METHOD_GET_STATUS, asked[i]);
+                        }
+                        f.mounts->n = 3; /* a change nobody announces */
+                        for (int i = 0; i < 5; i++) {
+                                _cleanup_json_ json_object *r = call(m, METHOD_GET_STATUS, asked[i]);
+
+                                json_object *h;
+
+                                mounts = param_of(r, F_MOUNTS);
+                                n[i] = json_object_is_type(mounts, json_type_array) ? json_object_array_length(mounts) : 0;
+                                h = NULL;
+                                for (size_t k = 0; k < n[i]; k++) {
+                                        json_object *mo = json_object_array_get_idx(mounts, k);
+
+                                        if (streq(json_object_get_string(json_object_object_get(mo, F_TARGET)) ?: "", "/srv/ndir"))
+                                                h = json_object_object_get(mo, F_HISTORY);
+                                }
+                                points[i] = json_object_is_type(h, json_type_array) ? json_object_array_length(h) : 0;
+                        }
+                        f.mounts->n = n_all;
+                        if (n[0] == n_all && n[1] == n_all && n[2] == n_all && n[3] == n_all && n[4] == n_all)
+                                break; /* else the calls straddled a second */
+                }
+                ok(n[0] == n_all && n[2] == n_all && n[4] == n_all,
+                   "history_s 600, 3000 and 1: the kept reply of 3600 s (%zu, %zu, %zu mounts)", n[0], n[2], n[4]);
+                ok(n[1] == n_all && n[3] == n_all, "history_s 7200 and 36000: that of 36000 s, kept beside it (%zu, %zu)",
+                   n[1], n[3]);
+                ok(points[0] == 60 && points[1] == 60 && points[4] == 60,
+                   "a mount's history: 60 points (%zu, %zu, %zu)", points[0], points[1], points[4]);
+                methods_changed(m);
+        }
+        {
+                /* Rings whose 60 points reach less than history_s asks:
+                 * the longest ring's 60 points, not more. */
+                struct config_rings was = f.config->rings;
+                size_t n = 0;
+
+                f.config->rings = (struct config_rings) { .spec = { { .resolution = 60, .capacity = 360 } }, .n = 1 };
+                methods_changed(m);
+                {
+                        _cleanup_json_ json_object *r = call(m, METHOD_GET_STATUS, "{\"history_s\":86400}");
+                        json_object *mounts = param_of(r, F_MOUNTS);
+
+                        for (size_t k = 0; json_object_is_type(mounts, json_type_array) && k < json_object_array_length(mounts); k++) {
+                                json_object *mo = json_object_array_get_idx(mounts, k);
+
+                                json_object *h = json_object_object_get(mo, F_HISTORY);
+
+                                if (streq(json_object_get_string(json_object_object_get(mo, F_TARGET)) ?: "", "/srv/ndir") &&
+                                    json_object_is_type(h, json_type_array))
+                                        n = json_object_array_length(h);
+                        }
+                }
+                is_int(n, 60, "rings of 1min alone, history_s 86400: 60 values a mount");
+                f.config->rings = was;
+                methods_changed(m);
         }
 finish:
         m = methods_free(m);
