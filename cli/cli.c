@@ -57,10 +57,10 @@ int fail_remote(const char *error, json_object *params) {
                 return fail("no tracked mount at %s.", escape_tmp(e->error.target));
         if (streq_ptr(error, ERROR_PERMISSION_DENIED))
                 return fail("permission denied: this needs root.");
-        if (streq_ptr(error, ERROR_REPLY_BUDGET_EXCEEDED) && json_object_object_get_ex(params, P_REASON, &v))
+        if (streq_ptr(error, ERROR_REPLY_BUDGET_EXCEEDED) && e && e->error.reason)
                 return fail("atimed refused: %s (other programs of this user have not read their replies; "
                             "see user_reply_memory in atimed.conf(5)).",
-                            escape_tmp(json_object_get_string(v)));
+                            escape_tmp(e->error.reason));
 
         /* Any other error: its parameters as they came, whatever they are. */
         fprintf(stderr, "atimectl: %s", error ? escape_tmp(error) : "error");
