@@ -765,14 +765,8 @@ struct gap {
  * ctime: a read. Kept apart from estimate.c's plausible_update(), which
  * still takes an implausible atime without a ctime to tell (a clock
  * stepped back) as one update. */
-static atomic_bool sets_as_reads;
-
-void sampler_take_sets_as_reads(bool b) {
-        atomic_store(&sets_as_reads, b);
-}
-
 static bool atime_was_set(int64_t c0, int64_t c1, int64_t a0, int64_t a1, int64_t m1, int64_t tick) {
-        return !atomic_load(&sets_as_reads) && a1 != a0 && c0 > 0 && c1 > 0 && c1 != c0 && (a1 <= c1 || a1 > m1 + tick);
+        return a1 != a0 && c0 > 0 && c1 > 0 && c1 != c0 && (a1 <= c1 || a1 > m1 + tick);
 }
 
 /* Credits a gap's updates to the entry, then learns its rate from it
@@ -815,7 +809,7 @@ static int entry_look(Reservoir *res, SampleEntry *e, int rootfd, const struct s
         if (g.mod1 != g.mod0)
                 e->modified = true;
         entry_record(res, e, &stx, g.m1);
-        if (atime_was_set(c0, e->ctime_ns, g.a0, g.a1, g.m1, tick)) {
+        if (!pl->sets_as_reads && atime_was_set(c0, e->ctime_ns, g.a0, g.a1, g.m1, tick)) {
                 e->set = true;
                 return 2;
         }

@@ -89,6 +89,7 @@ struct sampler_place {
         int mount_id;
         const char *fs_root; /* the mount's root inside the filesystem ("/" mostly) */
         double commit_s;     /* how often dirty inodes are written back (the journal's commit) */
+        bool sets_as_reads;  /* atimes set by utimensat() taken as reads: for tests that stand for reads so */
 };
 
 /* A mount of the filesystem that lets atime be written, by its root inside
@@ -146,9 +147,6 @@ DEFINE_FREE_FUNC(Sampler, sampler_free);
 int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budget, const atomic_bool *cancel);
 /* Walks as on a kernel without openat2() (before 5.6): for tests. */
 void sampler_disable_openat2(void);
-/* Takes atimes set by utimensat() as written by reads: for tests that
- * stand for reads so. */
-void sampler_take_sets_as_reads(bool b);
 uint64_t sampler_walk_seen(const Sampler *s);
 /* The inodes in use when the walk began, by statfs(); 0: unknown. */
 uint64_t sampler_walk_inodes_hint(const Sampler *s);

@@ -302,7 +302,7 @@ static void sets_are_not_reads(const struct sampler_place *top) {
         unsigned steps;
         int fd;
 
-        sampler_take_sets_as_reads(false);
+        pl.sets_as_reads = false;
         snprintf(q, sizeof q, "%s/st", root);
         mkdir(q, 0755);
         for (int i = 0; i < 3; i++) {
@@ -344,7 +344,6 @@ static void sets_are_not_reads(const struct sampler_place *top) {
            "sets: a read after a set is a read (%llu moved, %.1f sets)", (unsigned long long) res.changed,
            sum3(res.sets));
         sampler_free(s);
-        sampler_take_sets_as_reads(true);
         snprintf(p, sizeof p, "rm -rf '%s/st'", root);
         if (system(p) != 0)
                 printf("# could not remove %s/st\n", root);
@@ -413,8 +412,6 @@ int main(void) {
         uint64_t t0 = 1000000;
         char p[512], rel[64];
 
-        /* Most of these tests stand for reads with utimensat(). */
-        sampler_take_sets_as_reads(true);
         strcpy(root, "/tmp/atimed-sampler.XXXXXX");
         if (!mkdtemp(root))
                 return 1;
@@ -451,7 +448,9 @@ int main(void) {
         /* 100 files + 4 directories + the top = 105 inodes sampled. */
 
         statx(AT_FDCWD, root, 0, STATX_MNT_ID, &stx);
-        pl = (struct sampler_place) { .target = root, .mount_id = (int) stx.stx_mnt_id, .fs_root = "/" };
+        /* Most of these tests stand for reads with utimensat(). */
+        pl = (struct sampler_place) { .target = root, .mount_id = (int) stx.stx_mnt_id, .fs_root = "/",
+                                      .sets_as_reads = true };
 
         /* Old directory atimes: any plain readdir would now move them. */
         touch_atime(".", 1000);
