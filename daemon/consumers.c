@@ -256,16 +256,22 @@ static int tmpfiles_line(Consumers *c, const char *src, char *line) {
         return consumers_add(c, CONSUMER_TMPFILES, need_for_age(age_usec), path, why, src) < 0 ? -ENOMEM : 0;
 }
 
-int consumers_parse_tmpfiles(Consumers *c, const char *name, const char *text, size_t len) {
+/* Each line of text to fn, named "name:line". */
+static int parse_lines(Consumers *c, const char *name, const char *text, size_t len,
+                       int (*fn)(Consumers *c, const char *src, char *line)) {
         char line[4096], src[1200];
         unsigned lineno = 0;
 
         for (size_t pos = 0; next_line(text, len, &pos, line, sizeof line);) {
                 snprintf(src, sizeof src, "%s:%u", name, ++lineno);
-                if (tmpfiles_line(c, src, line) < 0)
+                if (fn(c, src, line) < 0)
                         return -ENOMEM;
         }
         return 0;
+}
+
+int consumers_parse_tmpfiles(Consumers *c, const char *name, const char *text, size_t len) {
+        return parse_lines(c, name, text, len, tmpfiles_line);
 }
 
 /* VAR=value or VAR='value' or VAR="value" in a shell-style file. */
@@ -335,7 +341,7 @@ int consumers_parse_tmpreaper(Consumers *c, const char *name, const char *text, 
 /* tmpwatch_line: one line of a cron file, named src ("file:line"):
  * tmpwatch [-umcaMfqx...] AGE DIR...: -u atime (the default), -m mtime, -c
  * ctime; with several, all must be old. */
-static int tmpwatch_line(Consumers *c, const char *src, const char *line) {
+static int tmpwatch_line(Consumers *c, const char *src, char *line) {
         _cleanup_strv_free_ char **w = NULL;
         const char *age = NULL;
         bool atime = true, explicit = false;
@@ -379,15 +385,7 @@ static int tmpwatch_line(Consumers *c, const char *src, const char *line) {
 }
 
 int consumers_parse_tmpwatch(Consumers *c, const char *name, const char *text, size_t len) {
-        char line[2048], src[1100];
-        unsigned lineno = 0;
-
-        for (size_t pos = 0; next_line(text, len, &pos, line, sizeof line);) {
-                snprintf(src, sizeof src, "%s:%u", name, ++lineno);
-                if (tmpwatch_line(c, src, line) < 0)
-                        return -ENOMEM;
-        }
-        return 0;
+        return parse_lines(c, name, text, len, tmpwatch_line);
 }
 
 int consumers_parse_popcon(Consumers *c, const char *name, const char *text, size_t len) {
