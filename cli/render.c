@@ -256,13 +256,13 @@ static int cmp_label(const void *a, const void *b, void *labels) {
  * that findmnt shows, inside the over-mounted note if there is one. */
 static int labels_tell_apart(const Report *r, char **l, const size_t *order, size_t i, size_t j) {
         for (size_t k = i; j - i > 1 && k < j; k++) {
-                char *s, *paren = strrchr(l[order[k]], '(');
-                bool hidden = paren && streq(paren, "(over-mounted)");
+                const ReportMount *m = &r->mounts[order[k]];
+                char *s;
 
-                if (hidden)
-                        paren[-1] = '\0';
-                if (asprintf(&s, "%s (%smount id %d)", l[order[k]], hidden ? "over-mounted, " : "",
-                             r->mounts[order[k]].id) < 0)
+                /* From the mount, not the label: a target may itself end
+                 * in "(over-mounted)", or be nothing else. */
+                if (asprintf(&s, "%s (%smount id %d)", m->target ? m->target : "-",
+                             m->reachable ? "" : "over-mounted, ", m->id) < 0)
                         return -ENOMEM;
                 free(l[order[k]]);
                 l[order[k]] = s;

@@ -385,6 +385,25 @@ static void test_names(void) {
         free(t);
 }
 
+/* Targets that read like the note the table adds: two mounts at
+ * "(over-mounted)" made atimectl write before its label (ASan: heap
+ * overflow); the note comes from the mount, never from the text. */
+static void test_label_notes(void) {
+        int q;
+        char *t = hostile(STATUS,
+                          "{\"mounts\": [{\"target\": \"(over-mounted)\", \"mount_id\": 1}, {\"target\": "
+                          "\"(over-mounted)\", \"mount_id\": 2}, {\"target\": \"/x (over-mounted)\", \"mount_id\": 3}, "
+                          "{\"target\": \"/x\", \"mount_id\": 4, \"reachable\": false}]}",
+                          &q);
+
+        is_int(q, 0, "targets that read like the over-mounted note: parsed");
+        ok(t && strstr(t, "(over-mounted) (mount id 1)") && strstr(t, "(over-mounted) (mount id 2)"),
+           "each told apart by its id, as a target");
+        ok(t && strstr(t, "/x (over-mounted) (mount id 3)") && strstr(t, "/x (over-mounted, mount id 4)"),
+           "only the mount that is over-mounted says so");
+        free(t);
+}
+
 /* A reply of many mounts: every one a row. */
 static void test_many(void) {
         char *buf = NULL, *t;
@@ -418,6 +437,7 @@ int main(void) {
         test_wrong_types();
         test_oversized();
         test_names();
+        test_label_notes();
         test_many();
         return tap_done();
 }
