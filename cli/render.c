@@ -477,7 +477,7 @@ static void history_mark_policy(FILE *f, const ReportPoint *pt, const char **pre
         if (*mark && at) {
                 format_time(when, sizeof when, "%m-%d %H:%M", pt->t);
                 if (*prev && !streq(at, *prev))
-                        fprintf(f, "  %s  policy %s -> %s\n", when, *prev, at);
+                        fprintf(f, "  %s  policy %s -> %s\n", when, escape_tmp(*prev), escape_tmp(at));
                 else
                         fprintf(f, "  %s  policy changed within the point\n", when);
         }
@@ -554,7 +554,7 @@ int render_history(const RenderContext *c, const Report *r) {
         format_duration(d, sizeof d, (uint64_t) h->resolution_s * USEC_PER_SEC);
         fprintf(c->out, "%s: atime updates per minute (points of %s)\n", escape_tmp(h->target), d);
         if (h->n_points == 0) {
-                fprintf(c->out, "No history in that period yet%s%s.\n", h->reason ? ": " : "", h->reason ? h->reason : "");
+                fprintf(c->out, "No history in that period yet%s%s.\n", h->reason ? ": " : "", h->reason ? escape_tmp(h->reason) : "");
                 return 0;
         }
         return history_print(c, h);

@@ -385,6 +385,28 @@ static void test_names(void) {
         free(t);
 }
 
+/* Every string of a history reply that reaches the text: the policies of
+ * its points and why it has none were written raw. */
+static void test_history_strings(void) {
+        int q;
+        char *t = hostile(HISTORY,
+                          "{\"target\": \"/h\", \"resolution_s\": 60, \"points\": [{\"t\": 60, \"samples\": 1, "
+                          "\"atime\": \"rel\\u001b[31m\"}, {\"t\": 120, \"samples\": 1, \"atime\": \"no\\u001b[2J\"}]}",
+                          &q);
+        bool clean = t != NULL;
+
+        is_int(q, 0, "a history whose policies hold control characters: parsed");
+        for (const char *p = t; p && *p; p++)
+                clean = clean && (*p == '\n' || (unsigned char) *p >= 0x20) && *p != 0x7f;
+        ok(clean, "no control character in the text");
+        ok(t && strstr(t, "policy rel\\x1b[31m -> no\\x1b[2J"), "each one written as an escape");
+        free(t);
+        t = hostile(HISTORY, "{\"target\": \"/h\", \"reason\": \"x\\u001b]0;evil\\u0007\", \"points\": []}", &q);
+        is_str(t, "/h: atime updates per minute (points of 0)\nNo history in that period yet: x\\x1b]0;evil\\x07.\n",
+               "why there is no history, escaped");
+        free(t);
+}
+
 /* Targets that read like the note the table adds: two mounts at
  * "(over-mounted)" made atimectl write before its label (ASan: heap
  * overflow); the note comes from the mount, never from the text. */
@@ -438,6 +460,7 @@ int main(void) {
         test_oversized();
         test_names();
         test_label_notes();
+        test_history_strings();
         test_many();
         return tap_done();
 }
