@@ -32,8 +32,11 @@ static bool boolean(json_object *o, const char *key) {
         return v && json_object_get_boolean(v);
 }
 
+/* A number, and finite: json-c reads NaN, Infinity and 1e999 (inf) too,
+ * which no field of atimed's holds; they read as unknown. */
 static bool is_number(json_object *v) {
-        return json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double);
+        return json_object_is_type(v, json_type_int) ||
+               (json_object_is_type(v, json_type_double) && isfinite(json_object_get_double(v)));
 }
 
 static bool number(json_object *o, const char *key, double *ret) {
@@ -76,7 +79,8 @@ static int64_t integer(json_object *o, const char *key) {
 static bool pair(json_object *o, const char *key, double *lo, double *hi) {
         json_object *a = member(o, key, json_type_array);
 
-        if (!a || json_object_array_length(a) != 2)
+        if (!a || json_object_array_length(a) != 2 || !is_number(json_object_array_get_idx(a, 0)) ||
+            !is_number(json_object_array_get_idx(a, 1)))
                 return false;
         *lo = json_object_get_double(json_object_array_get_idx(a, 0));
         *hi = json_object_get_double(json_object_array_get_idx(a, 1));

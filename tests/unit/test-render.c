@@ -385,6 +385,30 @@ static void test_names(void) {
         free(t);
 }
 
+/* NaN and Infinity, which json-c reads (strict or not), and numbers past
+ * a double's range: unknown, never "inf" or "nan" in a table or a chart. */
+static void test_non_finite(void) {
+        int q;
+        char *t = hostile(STATUS,
+                          "{\"mounts\": [{\"target\": \"/f\", \"activity\": {\"atime_inodes_per_min\": NaN, \"ci95\": "
+                          "[NaN, Infinity], \"atime_updates_per_min\": Infinity, \"updates_ci95\": [-Infinity, NaN], "
+                          "\"coverage\": NaN, \"interval_s\": 1e999}, \"history\": [NaN, Infinity, 1], \"device\": "
+                          "{\"name\": \"d\", \"write_iops\": NaN, \"write_kib_per_s\": 1}}, {\"target\": \"/g\", "
+                          "\"activity\": {\"atime_inodes_per_min\": 5, \"ci95\": [4, 6], \"atime_updates_per_min\": "
+                          "-Infinity, \"updates_ci95\": [4, 6]}}]}",
+                          &q);
+
+        is_int(q, 0, "NaN and Infinity: parsed");
+        ok(t && !strcasestr(t, "inf") && !strcasestr(t, "nan"), "and never shown");
+        free(t);
+        t = hostile(METRICS, "{\"mounts\": [{\"target\": \"/f\", \"atime_updates_total\": 1e300, \"activity\": "
+                             "{\"atime_inodes_per_min\": -1e300, \"ci95\": [1e300, 2], \"interval_s\": 1e300}}]}",
+                    &q);
+        is_int(q, 0, "numbers past int64 for the metrics: parsed");
+        ok(t && strstr(t, "1e+300"), "and written as doubles (no cast out of range)");
+        free(t);
+}
+
 /* Every string of a history reply that reaches the text: the policies of
  * its points and why it has none were written raw. */
 static void test_history_strings(void) {
@@ -461,6 +485,7 @@ int main(void) {
         test_names();
         test_label_notes();
         test_history_strings();
+        test_non_finite();
         test_many();
         return tap_done();
 }
