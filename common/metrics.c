@@ -37,7 +37,9 @@ static void label(FILE *f, const char *name, const char *value, bool first) {
 static void value(FILE *f, double v) {
         char buf[32], *p = buf + sizeof buf;
 
-        if (v == (double) (int64_t) v && v >= 0 && v < 1e15) {
+        /* In range before the cast: a double beyond int64 (1e300 from a
+         * reply) cast is undefined behaviour. */
+        if (v >= 0 && v < 1e15 && v == (double) (int64_t) v) {
                 uint64_t u = (uint64_t) v;
 
                 *--p = '\n';
