@@ -62,10 +62,14 @@ int fail_remote(const char *error, json_object *params) {
                             "see user_reply_memory in atimed.conf(5)).",
                             escape_tmp(e->error.reason));
 
-        /* Any other error: its parameters as they came, whatever they are. */
+        /* Any other error: its parameters as they came, whatever they are
+         * (json-c's foreach dereferences what is no object: as JSON text). */
         fprintf(stderr, "atimectl: %s", error ? escape_tmp(error) : "error");
-        json_object_object_foreach(params, key, val)
-                fprintf(stderr, " %s=%s", escape_tmp(key), escape_tmp(json_object_get_string(val)));
+        if (json_object_is_type(params, json_type_object)) {
+                json_object_object_foreach(params, key, val)
+                        fprintf(stderr, " %s=%s", escape_tmp(key), escape_tmp(json_object_get_string(val)));
+        } else if (params)
+                fprintf(stderr, " %s", escape_tmp(json_object_get_string(params)));
         fputc('\n', stderr);
         return EXIT_FAIL;
 }

@@ -15,6 +15,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <unistd.h>
+
+#include "cli.h"
 #include "macro.h"
 #include "metrics.h"
 #include "render.h"
@@ -409,6 +412,47 @@ static void test_non_finite(void) {
         free(t);
 }
 
+/* An error reply's parameters of any type: one line, as JSON text where
+ * they are no object (json-c's foreach dereferenced NULL on an array). */
+static char *remote_error(const char *error, const char *params) {
+        json_object *o = params ? json_tokener_parse(params) : NULL;
+        FILE *tf = tmpfile();
+        char *buf = calloc(1, 4096);
+        int saved = dup(STDERR_FILENO), rc;
+
+        if (!tf || !buf || saved < 0)
+                abort();
+        fflush(stderr);
+        dup2(fileno(tf), STDERR_FILENO);
+        rc = fail_remote(error, o);
+        fflush(stderr);
+        dup2(saved, STDERR_FILENO);
+        close(saved);
+        rewind(tf);
+        if (fread(buf, 1, 4095, tf) == 0)
+                buf[0] = 0;
+        fclose(tf);
+        json_object_put(o);
+        is_int(rc, EXIT_FAIL, "%s: a failure", error);
+        return buf;
+}
+
+static void test_remote_errors(void) {
+        char *t = remote_error("x.Y", "[1, \"a\\u001b\"]");
+
+        is_str(t, "atimectl: x.Y [ 1, \"a\\u001b\" ]\n", "parameters that are a list");
+        free(t);
+        t = remote_error("x.Y", "\"s\"");
+        is_str(t, "atimectl: x.Y s\n", "parameters that are a string");
+        free(t);
+        t = remote_error("x.Y", NULL);
+        is_str(t, "atimectl: x.Y\n", "no parameters");
+        free(t);
+        t = remote_error("x.Y", "{\"k\": \"v\"}");
+        is_str(t, "atimectl: x.Y k=v\n", "an object, as before");
+        free(t);
+}
+
 /* Every string of a history reply that reaches the text: the policies of
  * its points and why it has none were written raw. */
 static void test_history_strings(void) {
@@ -486,6 +530,7 @@ int main(void) {
         test_label_notes();
         test_history_strings();
         test_non_finite();
+        test_remote_errors();
         test_many();
         return tap_done();
 }
