@@ -431,6 +431,16 @@ static bool client_has_request(const Client *c) {
         return !c->pending && c->in_len > 0 && memchr(c->in, 0, c->in_len);
 }
 
+int64_t control_budget_refill(int64_t usec, uint64_t elapsed, uint64_t rate) {
+        /* An hour's refill covers any debt (a charge leaves ten seconds'
+         * at most); past 2^64 / rate (213 days at a 1 s share) elapsed *
+         * rate wraps, and a gap just past a multiple of it refilled
+         * nothing. */
+        if (elapsed >= 3600 * USEC_PER_SEC || rate > USEC_PER_SEC)
+                return (int64_t) MIN(rate, (uint64_t) INT64_MAX);
+        return MIN((int64_t) rate, usec + (int64_t) (elapsed * rate / USEC_PER_SEC));
+}
+
 /* The budget of 'user', refilled to 'now'; NULL without a limit (or
  * memory: then the user is not limited rather than refused). */
 static UserBudget *user_budget(ControlServer *srv, uid_t user, uint64_t now) {
@@ -450,7 +460,7 @@ static UserBudget *user_budget(ControlServer *srv, uid_t user, uint64_t now) {
                         for (size_t i = 0; i < srv->n_budgets; i++) {
                                 UserBudget *x = &srv->budgets[i];
 
-                                if (x->usec + (int64_t) ((now - x->at) * rate / USEC_PER_SEC) < (int64_t) rate)
+                                if (control_budget_refill(x->usec, now - x->at, rate) < (int64_t) rate)
                                         srv->budgets[k++] = *x;
                         }
                         srv->n_budgets = k;
@@ -465,7 +475,7 @@ static UserBudget *user_budget(ControlServer *srv, uid_t user, uint64_t now) {
                 b = &srv->budgets[srv->n_budgets++];
                 *b = (UserBudget) { .user = user, .usec = (int64_t) rate, .at = now };
         }
-        b->usec = MIN((int64_t) rate, b->usec + (int64_t) ((now - b->at) * rate / USEC_PER_SEC));
+        b->usec = control_budget_refill(b->usec, now - b->at, rate);
         b->at = now;
         return b;
 }

@@ -106,6 +106,10 @@ size_t control_server_reply_bytes(const ControlServer *s, uid_t user);
  * their next requests wait as their own would. Root and privileged_group
  * are never charged. */
 void control_server_charge(ControlServer *s, const ControlPeer *peer, uint64_t usec);
+/* A user's share of the loop, 'usec' (negative: a debt), after 'elapsed'
+ * microseconds of refill at 'rate' a second, full at 'rate' (at most a
+ * second a second): the refill saturates for any gap, months included. */
+int64_t control_budget_refill(int64_t usec, uint64_t elapsed, uint64_t rate);
 /* Closes every client and the listening socket. */
 ControlServer *control_server_free(ControlServer *s);
 DEFINE_FREE_FUNC(ControlServer, control_server_free);

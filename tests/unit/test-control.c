@@ -342,6 +342,22 @@ static int child_status(pid_t pid) {
         return waitpid(pid, &status, 0) == pid && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* The refill of a user's share of the loop: a second a second up to a
+ * second's worth, for any gap. elapsed * rate wrapped past 2^64: 213.5 days
+ * at a 1 s share (2^64 + 448384) refilled nothing. */
+static void test_budget_refill(void) {
+        const uint64_t day = 86400 * USEC_PER_SEC;
+
+        is_int(control_budget_refill(-500, 250, USEC_PER_SEC), -250, "a quarter of a millisecond refills as much");
+        is_int(control_budget_refill(-10 * (int64_t) USEC_PER_SEC, 5 * USEC_PER_SEC, USEC_PER_SEC),
+               -5 * (int64_t) USEC_PER_SEC, "half of the longest debt in five seconds");
+        is_int(control_budget_refill(0, 2 * USEC_PER_SEC, 100000), 100000, "full at the rate, no further");
+        is_int(control_budget_refill(-5, 108 * day, USEC_PER_SEC), (int64_t) USEC_PER_SEC, "108 days later: full");
+        is_int(control_budget_refill(-5, UINT64_C(18446744073710), USEC_PER_SEC), (int64_t) USEC_PER_SEC,
+               "213.5 days later, where elapsed * rate wraps: full");
+        is_int(control_budget_refill(-5, UINT64_MAX, USEC_PER_SEC), (int64_t) USEC_PER_SEC, "any gap at all: full");
+}
+
 int main(void) {
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
         ControlServer *srv = NULL;
@@ -363,6 +379,7 @@ int main(void) {
         }
         snprintf(sock_path, sizeof sock_path, "%s/sock", dir);
         (void) signal(SIGPIPE, SIG_IGN);
+        test_budget_refill();
         ok(sd_event_new(&e) >= 0 && control_socket_bind(sock_path, 0666, (gid_t) -1, &lfd) >= 0 &&
                    control_server_new(e, lfd, &lim, dispatch, NULL, &srv) >= 0,
            "a control server on %s: 4 clients, 2 a user, 1 reserved", sock_path);
