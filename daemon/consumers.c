@@ -569,18 +569,6 @@ static int open_step(int dfd, const char *name, bool cross) {
         return fd < 0 ? -errno : fd;
 }
 
-/* path with the symlinks root made resolved, as far as it exists (a
- * tmpfiles.d path or a glob need not): a /var/spool/mail that points into
- * a /var/mail mount lies on that mount, not on the one holding the link.
- * The lookup goes on only through what root made and no user can replace:
- * entries of a directory that root owns and no one else may write, and
- * root's own entries of a sticky one (/tmp: a user cannot rename them),
- * though no mount point there (a user may mount on a directory of theirs
- * in /tmp). From anywhere else (a user's directory or entry, a directory
- * anybody may write without the sticky bit) the rest is taken as written:
- * a symlink a user planted for a tmpfiles.d path (/tmp/x -> /home) moves
- * nothing, and a user's FUSE mount, stopped, is never entered. NULL on an
- * error, or a loop of links. */
 /* resolve_existing's walk: what is resolved so far and what is left. */
 typedef struct Resolve {
         char real[PATH_MAX];    /* resolved so far; "" for / */
@@ -665,8 +653,30 @@ static int resolve_step(Resolve *w, const char *name, size_t len) {
         return S_ISDIR(st.st_mode) ? RESOLVE_ON : RESOLVE_STOP; /* a file: nothing after it is there */
 }
 
+/* What the walk resolved, then what is left as written, one '/' between
+ * names: a link's text ending in slashes ("../missing//") must not leave
+ * "missing////e", which no mount point is a prefix of. */
+static char *resolve_result(const Resolve *w) {
+        size_t n = strlen(w->real);
+        char *r = malloc(n + strlen(w->rest) + 2), *o;
+
+        if (!r)
+                return NULL;
+        o = mempcpy(r, w->real, n);
+        for (const char *p = w->rest + strspn(w->rest, "/"); *p; p += strspn(p, "/")) {
+                size_t len = strcspn(p, "/");
+
+                *o++ = '/';
+                o = mempcpy(o, p, len);
+                p += len;
+        }
+        if (o == r)
+                *o++ = '/';
+        *o = 0;
+        return r;
+}
+
 static char *resolve_walk(Resolve *w) {
-        char *r;
 
         for (int s = RESOLVE_ON; s == RESOLVE_ON;) {
                 char name[NAME_MAX + 1];
@@ -684,15 +694,24 @@ static char *resolve_walk(Resolve *w) {
                 if (s == RESOLVE_FAIL)
                         return NULL;
         }
-        if (asprintf(&r, "%s%s%s", w->real, *w->rest && w->rest[0] != '/' ? "/" : "", w->rest) < 0)
-                return NULL;
-        if (!r[0]) {
-                free(r);
-                r = strdup("/");
-        }
-        return r;
+        return resolve_result(w);
 }
 
+/* path with the symlinks root made resolved, as far as it exists (a
+ * tmpfiles.d path or a glob need not): a /var/spool/mail that points into
+ * a /var/mail mount lies on that mount, not on the one holding the link.
+ * The lookup goes on only through what root made and no user can replace:
+ * entries of a directory that root owns and no one else may write, and
+ * root's own entries of a sticky one (/tmp: a user cannot rename them),
+ * though no mount point there (a user may mount on a directory of theirs
+ * in /tmp). From anywhere else (a user's directory or entry, a directory
+ * anybody may write without the sticky bit) the rest is taken as written:
+ * a symlink a user planted for a tmpfiles.d path (/tmp/x -> /home) moves
+ * nothing, and a user's FUSE mount, stopped, is never entered. As the
+ * kernel: '..' above / stays at /, a link's text starts again at / when
+ * absolute, 40 links at most. The result has one '/' between names. NULL on
+ * an error, more than 40 links (a loop), a name past NAME_MAX or a path
+ * past PATH_MAX. */
 static char *resolve_existing(const char *path) {
         _cleanup_free_ Resolve *w = NULL;
         char *r;

@@ -1,6 +1,7 @@
 /* test-consumers: tmpfiles.d rules (age specifiers, types, specifiers,
  * globs), tmpreaper, tmpwatch and popularity-contest files, the scan with
  * its override order on a fixture tree, and mapping paths to mounts. */
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,99 @@ static const struct consumer *find(const Consumers *c, const char *path) {
                 if (streq(c->v[i].path, path))
                         return &c->v[i];
         return NULL;
+}
+
+/* The resolved form of one tmpfiles.d path under base (which only root
+ * writes), scanned alone; NULL where it resolves to nothing. */
+static char *resolve_one(const char *base, const char *path) {
+        char dir[512], file[1024], *dirs[] = { dir, NULL }, *none[] = { NULL }, *r = NULL;
+        struct consumers_paths paths = { .tmpfiles_dirs = dirs, .mail_spools = none, .tmpreaper_conf = "/nonexistent",
+                                         .tmpwatch_cron = "/nonexistent", .popcon_conf = "/nonexistent" };
+        const struct consumer *x;
+        Consumers *c = NULL;
+        FILE *f;
+
+        snprintf(dir, sizeof dir, "%s/one.d", base);
+        (void) mkdir(dir, 0755);
+        snprintf(file, sizeof file, "%s/t.conf", dir);
+        f = fopen(file, "we");
+        if (!f || fprintf(f, "d %s 0755 root root 1d\n", path) < 0 || fclose(f) != 0 || consumers_scan(&paths, &c) < 0)
+                abort();
+        x = find(c, path);
+        if (x && x->resolved)
+                r = strdup(x->resolved);
+        consumers_free(c);
+        return r;
+}
+
+/* The edges of the walk: '..' past /, links to /, the kernel's 40 links,
+ * names of NAME_MAX, a link whose text ends in slashes. */
+static void test_resolve_edges(void) {
+        char base[] = "/run/test-consumers-XXXXXX", p[4096], q[4200], name[NAME_MAX + 2], *r;
+
+        if (geteuid() != 0 || !mkdtemp(base) || chmod(base, 0755) < 0) {
+                printf("ok - # SKIP planted links need root\n");
+                return;
+        }
+#define AT(rel) (snprintf(q, sizeof q, "%s/%s", base, rel), q)
+        (void) mkdir(AT("real"), 0755);
+        (void) mkdir(AT("t"), 0755);
+        snprintf(p, sizeof p, "/../../..%s/real/a", base);
+        r = resolve_one(base, p);
+        ok(streq_ptr(r, AT("real/a")), "'..' past / stays at / (%s)", r ?: "-");
+        free(r);
+        (void) symlink("/", AT("t/root"));
+        snprintf(p, sizeof p, "%s/t/root%s/real/b", base, base);
+        r = resolve_one(base, p);
+        ok(streq_ptr(r, AT("real/b")), "a link to / starts again at / (%s)", r ?: "-");
+        free(r);
+        (void) symlink("/", AT("t/rootonly"));
+        snprintf(p, sizeof p, "%s/t/rootonly", base);
+        r = resolve_one(base, p);
+        ok(streq_ptr(r, "/"), "and alone is / (%s)", r ?: "-");
+        free(r);
+        /* l1 -> l2 -> ... -> l40 -> ../real: 40 links, as the kernel
+         * follows; l0 in front of them is one too many. */
+        for (int i = 0; i <= 40; i++) {
+                char target[32], at[32];
+
+                snprintf(at, sizeof at, "t/l%d", i);
+                snprintf(target, sizeof target, i == 40 ? "../real" : "l%d", i + 1);
+                (void) symlink(target, AT(at));
+        }
+        snprintf(p, sizeof p, "%s/t/l1/c", base);
+        r = resolve_one(base, p);
+        ok(streq_ptr(r, AT("real/c")), "40 links are followed (%s)", r ?: "-");
+        free(r);
+        snprintf(p, sizeof p, "%s/t/l0/c", base);
+        r = resolve_one(base, p);
+        ok(!r, "41 are a loop (%s)", r ?: "-");
+        free(r);
+        memset(name, 'n', NAME_MAX);
+        name[NAME_MAX] = 0;
+        snprintf(p, sizeof p, "real/%s", name);
+        (void) mkdir(AT(p), 0755);
+        snprintf(p, sizeof p, "%s/t/l1/%s/d", base, name);
+        r = resolve_one(base, p);
+        snprintf(p, sizeof p, "real/%s/d", name);
+        ok(streq_ptr(r, AT(p)), "a name of NAME_MAX bytes is walked");
+        free(r);
+        /* A link's text with trailing slashes, to a directory not made
+         * yet: the rest as written, one slash between names. */
+        (void) symlink("../missing//", AT("t/slashes"));
+        snprintf(p, sizeof p, "%s/t/slashes/e", base);
+        r = resolve_one(base, p);
+        ok(streq_ptr(r, AT("missing/e")), "a link ending in slashes, to nothing yet (%s)", r ?: "-");
+        free(r);
+        (void) symlink("../real//", AT("t/slashes2"));
+        snprintf(p, sizeof p, "%s/t/slashes2", base);
+        r = resolve_one(base, p);
+        ok(streq_ptr(r, AT("real")), "to a directory, at the end of the path (%s)", r ?: "-");
+        free(r);
+#undef AT
+        snprintf(p, sizeof p, "rm -rf '%s'", base);
+        if (system(p) != 0)
+                printf("# could not remove %s\n", base);
 }
 
 /* What a tmpfiles.d path lies on: the symlinks root made are followed; from
@@ -290,6 +384,7 @@ int main(void) {
                 consumers_free(c);
         }
         test_resolve();
+        test_resolve_edges();
         test_scanner(fx);
         return tap_done();
 }
