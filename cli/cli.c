@@ -140,6 +140,12 @@ static int call_full(const char *method, json_object *params, json_object **ret,
                 return fail("atimed did not answer within %llus.", (unsigned long long) (CALL_TIMEOUT_USEC / USEC_PER_SEC));
         if (r == -ECONNRESET)
                 return fail("atimed closed the connection without answering.");
+        if (r == -EMSGSIZE || r == -E2BIG)
+                return fail("the reply to %s is too large (over %u MiB, or %u values), not read.", method,
+                            MAX_REPLY >> 20, MAX_REPLY / VARLINK_REPLY_BYTES_PER_VALUE);
+        if (r == -EBADMSG || r == -ENOTUNIQ || r == -EILSEQ)
+                /* Not JSON, too deep, a key twice, a NUL in a string. */
+                return fail_parse(method, -EBADMSG);
         if (r < 0)
                 return fail("%s failed: %s", method, strerror(-r));
         *ret = TAKE_PTR(reply);

@@ -202,6 +202,26 @@ static int wait_fd(int fd, short events, uint64_t deadline) {
         }
 }
 
+/* About how many values the JSON text holds (each but the first follows a
+ * ',' or opens with '[' or '{'), counted without parsing it. */
+static size_t count_values(const char *buf, size_t len) {
+        size_t n = 1;
+        bool in_string = false;
+
+        for (size_t i = 0; i < len; i++) {
+                if (in_string) {
+                        if (buf[i] == '\\')
+                                i++;
+                        else if (buf[i] == '"')
+                                in_string = false;
+                } else if (buf[i] == '"')
+                        in_string = true;
+                else
+                        n += buf[i] == ',' || buf[i] == '[' || buf[i] == '{';
+        }
+        return n;
+}
+
 int varlink_call(int fd, const char *method, json_object *params, uint64_t timeout_usec,
                  size_t max_reply, json_object **ret_params, char **ret_error) {
         _cleanup_json_ json_object *req = NULL, *reply = NULL;
@@ -272,6 +292,8 @@ int varlink_call(int fd, const char *method, json_object *params, uint64_t timeo
                 nul = memchr(in + in_len, 0, (size_t) n);
                 in_len += (size_t) n;
                 if (nul) {
+                        if (count_values(in, (size_t) (nul - in)) > max_reply / VARLINK_REPLY_BYTES_PER_VALUE)
+                                return -E2BIG;
                         r = varlink_parse(in, (size_t) (nul - in), &reply);
                         if (r < 0)
                                 return r;

@@ -38,6 +38,11 @@ json_object *varlink_name_new(const char *raw);
 int varlink_connect(const char *path, int *ret_fd);
 /* Sends the request and waits for its reply. On a Varlink error reply,
  * returns -EBADR and sets *ret_error to the error name; *ret_params is the
- * reply's (or error's) parameters either way. */
+ * reply's (or error's) parameters either way. A reply longer than
+ * max_reply is -EMSGSIZE; one of more than max_reply /
+ * VARLINK_REPLY_BYTES_PER_VALUE values -E2BIG, before json-c parses it
+ * (some 80 bytes a value: "[0,0,0,...]" would take 40 times its length);
+ * one that varlink_parse() refuses, what it returns. */
+#define VARLINK_REPLY_BYTES_PER_VALUE 16
 int varlink_call(int fd, const char *method, json_object *params, uint64_t timeout_usec,
                  size_t max_reply, json_object **ret_params, char **ret_error);

@@ -1,6 +1,10 @@
 /* test-varlink: message parsing limits and the builders. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "protocol.h"
 #include "../tap.h"
@@ -12,6 +16,40 @@ static int parse(const char *s) {
 
         json_object_put(o);
         return r;
+}
+
+/* What varlink_call() makes of 'reply' (written before the call, so it
+ * waits in the socket) with a limit of max_reply bytes. */
+static int call_with_reply(const char *reply, size_t max_reply) {
+        _cleanup_json_ json_object *params = NULL;
+        _cleanup_free_ char *error = NULL;
+        int sv[2], r;
+
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
+            write(sv[1], reply, strlen(reply) + 1) != (ssize_t) strlen(reply) + 1)
+                abort();
+        r = varlink_call(sv[0], "a.B", NULL, 5 * USEC_PER_SEC, max_reply, &params, &error);
+        close(sv[0]);
+        close(sv[1]);
+        return r;
+}
+
+/* A reply of many small values is refused before json-c builds an object
+ * of some 80 bytes for each: "[0,0,...]" took 40 times its length. */
+static void test_reply_values(void) {
+        char reply[8192];
+        size_t n = 0;
+
+        n += (size_t) snprintf(reply, sizeof reply, "{\"parameters\":{\"a\":[0");
+        for (int i = 0; i < 300; i++)
+                n += (size_t) snprintf(reply + n, sizeof reply - n, ",0");
+        snprintf(reply + n, sizeof reply - n, "]}}");
+        is_int(call_with_reply(reply, 4096), -E2BIG, "301 values in %zu bytes, past 4096/%d: refused", strlen(reply),
+               VARLINK_REPLY_BYTES_PER_VALUE);
+        is_int(call_with_reply(reply, 8192), 0, "within 8192/%d: read", VARLINK_REPLY_BYTES_PER_VALUE);
+        is_int(call_with_reply("{\"parameters\":{\"a\":\"[[[[,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\\\"[[[[[[[[[[,,,,,\"}}", 128), 0,
+               "brackets and commas in a string are no values");
+        is_int(call_with_reply("{\"parameters\":{}}", 4096), 0, "a reply of few values is read");
 }
 
 int main(void) {
@@ -66,5 +104,6 @@ int main(void) {
                 is_str(json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN),
                        "{\"method\":\"io.atimed.GetStatus\",\"parameters\":{}}", "request form");
         }
+        test_reply_values();
         return tap_done();
 }
