@@ -190,10 +190,7 @@ static int cmd_call(int argc, char **argv) {
                 json_object_object_foreach(reply, key, val) {
                         (void) key;
                         if (json_object_is_type(val, json_type_string)) {
-                                fputs(json_object_get_string(val), stdout);
-                                if (json_object_get_string_len(val) == 0 ||
-                                    json_object_get_string(val)[json_object_get_string_len(val) - 1] != '\n')
-                                        putchar('\n');
+                                print_text(stdout, json_object_get_string(val));
                                 return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
                         }
                 }

@@ -171,6 +171,16 @@ int print_json(json_object *o) {
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 
+void print_text(FILE *f, const char *s) {
+        while (*s) {
+                size_t len = strcspn(s, "\n");
+                _cleanup_free_ char *line = strndup(s, len);
+
+                fprintf(f, "%s\n", line ? escape_tmp(line) : "?");
+                s += len + (s[len] == '\n');
+        }
+}
+
 Report *error_params(json_object *params) {
         Report *r = NULL;
 

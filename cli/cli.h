@@ -48,6 +48,10 @@ int call_if_running(const char *method, json_object *params, json_object **ret, 
 /* Prints an error reply as call() does; returns EXIT_FAIL. */
 int fail_remote(const char *error, json_object *params);
 int print_json(json_object *o);
+/* Text from atimed (an interface description) to f, line by line, each
+ * line's controls escaped (escape.h) so it cannot drive the terminal; a
+ * final newline added where it has none. */
+void print_text(FILE *f, const char *s);
 
 /* A reply that report_from_*() could not read (-EBADMSG, -ENOMEM): says
  * so, naming the method; EXIT_FAIL. */

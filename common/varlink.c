@@ -303,6 +303,10 @@ int varlink_call(int fd, const char *method, json_object *params, uint64_t timeo
 
         p = json_object_object_get(reply, VL_PARAMETERS);
         e = json_object_object_get(reply, VL_ERROR);
+        /* A reply's parameters are an object (an error's are shown as
+         * they come): the callers walk them as one. */
+        if (!e && p && !json_object_is_type(p, json_type_object))
+                return -EBADMSG;
         if (ret_params)
                 *ret_params = p ? json_object_get(p) : json_object_new_object();
         if (e) {

@@ -38,7 +38,9 @@ json_object *varlink_name_new(const char *raw);
 int varlink_connect(const char *path, int *ret_fd);
 /* Sends the request and waits for its reply. On a Varlink error reply,
  * returns -EBADR and sets *ret_error to the error name; *ret_params is the
- * reply's (or error's) parameters either way. A reply longer than
+ * reply's (or error's) parameters either way: always an object for a
+ * reply that is no error (one that has others is -EBADMSG), as they came
+ * for an error. A reply longer than
  * max_reply is -EMSGSIZE; one of more than max_reply /
  * VARLINK_REPLY_BYTES_PER_VALUE values -E2BIG, before json-c parses it
  * (some 80 bytes a value: "[0,0,0,...]" would take 40 times its length);

@@ -437,6 +437,20 @@ static char *remote_error(const char *error, const char *params) {
         return buf;
 }
 
+/* atimectl call's text reply (an interface description), line by line:
+ * it was written raw, escape sequences and all. */
+static void test_call_text(void) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+
+        print_text(m, "line1\x1b]0;pwned\x07\n\x1b[2Jline2\xe2\x80\xae\n\nlast");
+        fclose(m);
+        is_str(buf, "line1\\x1b]0;pwned\\x07\n\\x1b[2Jline2\\u202e\n\nlast\n",
+               "a text reply: its lines kept, their controls escaped, a final newline");
+        free(buf);
+}
+
 static void test_remote_errors(void) {
         char *t = remote_error("x.Y", "[1, \"a\\u001b\"]");
 
@@ -531,6 +545,7 @@ int main(void) {
         test_history_strings();
         test_non_finite();
         test_remote_errors();
+        test_call_text();
         test_many();
         return tap_done();
 }

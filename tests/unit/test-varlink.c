@@ -50,6 +50,11 @@ static void test_reply_values(void) {
         is_int(call_with_reply("{\"parameters\":{\"a\":\"[[[[,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\\\"[[[[[[[[[[,,,,,\"}}", 128), 0,
                "brackets and commas in a string are no values");
         is_int(call_with_reply("{\"parameters\":{}}", 4096), 0, "a reply of few values is read");
+        is_int(call_with_reply("{\"parameters\":[1,2]}", 4096), -EBADMSG, "a reply whose parameters are a list");
+        is_int(call_with_reply("{\"parameters\":\"s\"}", 4096), -EBADMSG, "or a string");
+        is_int(call_with_reply("{}", 4096), 0, "a reply without parameters has none");
+        is_int(call_with_reply("{\"error\":\"a.B\",\"parameters\":[1]}", 4096), -EBADR,
+               "an error's parameters of any type: the error");
 }
 
 int main(void) {
