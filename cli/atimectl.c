@@ -125,7 +125,7 @@ static int cmd_metrics(int argc, char **argv) {
         r = report_from_json(status, recs, &rep);
         if (r < 0)
                 return fail_parse(METHOD_GET_STATUS, r);
-        if (metrics_write(stdout, rep) < 0)
+        if (print_metrics(stdout, rep, isatty(STDOUT_FILENO)) < 0)
                 return fail("cannot write the metrics");
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }

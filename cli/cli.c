@@ -19,6 +19,7 @@
 
 #include "chart.h"
 #include "escape.h"
+#include "metrics.h"
 #include "protocol.h"
 #include "varlink.h"
 
@@ -179,6 +180,25 @@ void print_text(FILE *f, const char *s) {
                 fprintf(f, "%s\n", line ? escape_tmp(line) : "?");
                 s += len + (s[len] == '\n');
         }
+}
+
+int print_metrics(FILE *f, const Report *r, bool terminal) {
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        FILE *m;
+        int q;
+
+        if (!terminal)
+                return metrics_write(f, r);
+        m = open_memstream(&buf, &len);
+        if (!m)
+                return -ENOMEM;
+        q = metrics_write(m, r);
+        if (fclose(m) != 0 && q >= 0)
+                q = -ENOMEM;
+        if (q >= 0)
+                print_text(f, buf);
+        return q;
 }
 
 Report *error_params(json_object *params) {

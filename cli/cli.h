@@ -52,6 +52,10 @@ int print_json(json_object *o);
  * line's controls escaped (escape.h) so it cannot drive the terminal; a
  * final newline added where it has none. */
 void print_text(FILE *f, const char *s);
+/* The Prometheus text of r to f; for a terminal ('terminal'), through
+ * print_text(), as ls(1) shows names: a label holds any name a user chose
+ * (a FUSE mount at "/tmp/\e]0;..."), and the format lets controls through. */
+int print_metrics(FILE *f, const Report *r, bool terminal);
 
 /* A reply that report_from_*() could not read (-EBADMSG, -ENOMEM): says
  * so, naming the method; EXIT_FAIL. */

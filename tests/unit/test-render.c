@@ -451,6 +451,28 @@ static void test_call_text(void) {
         free(buf);
 }
 
+/* atimectl metrics on a terminal: a label's controls escaped (a user's
+ * FUSE mount may be named with them); into a pipe, the text as it is. */
+static void test_metrics_terminal(void) {
+        json_object *o = json_tokener_parse("{\"mounts\": [{\"target\": \"/tmp/\\u001b]0;x\\u0007\"}]}");
+        Report *r = NULL;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+
+        ok(o && report_from_status(o, &r) == 0 && print_metrics(m, r, true) == 0, "metrics for a terminal");
+        fclose(m);
+        ok(buf && strstr(buf, "mountpoint=\"/tmp/\\x1b]0;x\\x07\"") && !strchr(buf, '\x1b'), "its label escaped");
+        free(buf);
+        m = open_memstream(&buf, &len);
+        ok(print_metrics(m, r, false) == 0, "metrics for a pipe");
+        fclose(m);
+        ok(buf && strstr(buf, "mountpoint=\"/tmp/\x1b]0;x\x07\""), "as Prometheus reads it");
+        free(buf);
+        report_free(r);
+        json_object_put(o);
+}
+
 static void test_remote_errors(void) {
         char *t = remote_error("x.Y", "[1, \"a\\u001b\"]");
 
@@ -546,6 +568,7 @@ int main(void) {
         test_non_finite();
         test_remote_errors();
         test_call_text();
+        test_metrics_terminal();
         test_many();
         return tap_done();
 }
