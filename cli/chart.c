@@ -23,7 +23,13 @@ bool chart_unicode(void) {
 }
 
 char *chart_format_count(char *buf, size_t len, double v) {
-        if (v >= 999500)
+        if (!isfinite(v))
+                snprintf(buf, len, "?");
+        else if (fabs(v) >= 999.95e9)
+                /* A sum past a double's range, a reply's nonsense: its
+                 * order of magnitude, not its first digits cut off. */
+                snprintf(buf, len, "%.2g", v);
+        else if (v >= 999500)
                 snprintf(buf, len, "%.1fM", v / 1e6);
         else if (v >= 99950)
                 snprintf(buf, len, "%.0fk", v / 1e3);

@@ -35,5 +35,6 @@ double chart_sparkline_peak(const struct series *s, size_t width);
 void chart_plot(FILE *f, const struct series *s, const bool *marks, const bool *running, size_t width, size_t height,
                 time_t t0, time_t t1, bool unicode);
 
-/* 1234 -> "1234", 18200 -> "18.2k". */
+/* 1234 -> "1234", 18200 -> "18.2k"; 1e15 -> "1e+15", "?" for NaN or
+ * infinity: at most 9 bytes whatever v is. */
 char *chart_format_count(char *buf, size_t len, double v);

@@ -1,6 +1,7 @@
 /* test-chart.c: atimectl's terminal output: the table fitted to a width
  * (shortened in the middle, columns chosen), sparklines on one scale, and
  * the history chart's symbols for "not running" and "not measured yet". */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,7 +190,21 @@ static void test_plot(void) {
         free(buf);
 }
 
+/* Counts past any measure (a reply's 1e308, a sum of them that is inf):
+ * their order of magnitude or '?', never the first 15 digits of 303. */
+static void test_format_extremes(void) {
+        char b[16];
+
+        is_str(chart_format_count(b, sizeof b, 18200), "18.2k", "an ordinary count");
+        is_str(chart_format_count(b, sizeof b, 1e308), "1e+308", "1e308");
+        is_str(chart_format_count(b, sizeof b, -1.7e308), "-1.7e+308", "-1.7e308");
+        is_str(chart_format_count(b, sizeof b, 999.9e9), "999900.0M", "just below the cut");
+        is_str(chart_format_count(b, sizeof b, INFINITY), "?", "infinity");
+        is_str(chart_format_count(b, sizeof b, NAN), "?", "NaN");
+}
+
 int main(void) {
+        test_format_extremes();
         test_table();
         test_table_fit();
         test_table_apart();
