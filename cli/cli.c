@@ -173,6 +173,8 @@ int print_json(json_object *o) {
 }
 
 void print_text(FILE *f, const char *s) {
+        if (!*s)
+                fputc('\n', f); /* an empty text: one empty line, as before */
         while (*s) {
                 size_t len = strcspn(s, "\n");
                 _cleanup_free_ char *line = strndup(s, len);

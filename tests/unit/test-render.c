@@ -449,6 +449,11 @@ static void test_call_text(void) {
         is_str(buf, "line1\\x1b]0;pwned\\x07\n\\x1b[2Jline2\\u202e\n\nlast\n",
                "a text reply: its lines kept, their controls escaped, a final newline");
         free(buf);
+        m = open_memstream(&buf, &len);
+        print_text(m, "");
+        fclose(m);
+        is_str(buf, "\n", "an empty one: an empty line");
+        free(buf);
 }
 
 /* atimectl metrics on a terminal: a label's controls escaped (a user's
