@@ -478,6 +478,28 @@ static void test_metrics_terminal(void) {
         json_object_put(o);
 }
 
+/* A drift's commands are to be copied: a mount point with a space (fstab's
+ * \040) or a shell's character is one quoted word; a plain one as before. */
+static void test_drift_quoting(void) {
+        char path[] = "/tmp/test-render-fstab-XXXXXX", note[8192];
+        int fd = mkstemp(path);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+        ok(f && fputs("/dev/a /srv/my\\040disk ext4 relatime 0 2\n/dev/b /srv/$(x) ext4 relatime 0 2\n"
+                      "/dev/c /srv/plain ext4 relatime 0 2\n", f) >= 0 && fclose(f) == 0, "an fstab of odd mount points");
+        ok(fstab_drift(path, "/srv/my disk", "noatime", false, note, sizeof note) > 0 &&
+                   strstr(note, "atimectl fstab --set '/srv/my disk=noatime' --write; or undo it: atimectl remount "
+                                "'/srv/my disk' relatime"),
+           "a space: quoted (%s)", note);
+        ok(fstab_drift(path, "/srv/$(x)", "noatime", false, note, sizeof note) > 0 &&
+                   strstr(note, "--set '/srv/$(x)=noatime' --write; or undo it: atimectl remount '/srv/$(x)' relatime"),
+           "a command substitution: quoted (%s)", note);
+        ok(fstab_drift(path, "/srv/plain", "noatime", false, note, sizeof note) > 0 &&
+                   strstr(note, "--set /srv/plain=noatime --write; or undo it: atimectl remount /srv/plain relatime"),
+           "a plain one as it is (%s)", note);
+        unlink(path);
+}
+
 static void test_remote_errors(void) {
         char *t = remote_error("x.Y", "[1, \"a\\u001b\"]");
 
@@ -574,6 +596,7 @@ int main(void) {
         test_remote_errors();
         test_call_text();
         test_metrics_terminal();
+        test_drift_quoting();
         test_many();
         return tap_done();
 }
