@@ -230,7 +230,7 @@ json_object *report_probe_to_json(const ReportProbe *p);
 /* ---------------------------------------------------------------- from JSON
  * Every reply atimectl reads becomes a Report here (report-parse.c), once:
  * the client renders from these types alone. A field missing or of the
- * wrong type reads as unknown; what a reply cannot do without (GetStatus's
+ * wrong type, or a number that is NaN or infinite, reads as unknown; what a reply cannot do without (GetStatus's
  * mounts, each Mount's and Recommendation's target, GetHistory's points)
  * makes the parse fail with -EBADMSG, memory with -ENOMEM. */
 
