@@ -18,6 +18,7 @@ struct Table {
         char **cells; /* row-major; row 0 is the header */
         char **shorts; /* the same, the short forms or NULL */
         size_t n_rows;
+        size_t alloc_rows; /* cells and shorts hold this many rows */
         size_t *display; /* the columns to print, in order */
         size_t n_display;
         struct fit_step *steps;
@@ -67,16 +68,30 @@ Table *table_free(Table *t) {
         return NULL;
 }
 
-int table_add_row(Table *t, const char *const *cells) {
-        char **nc = realloc(t->cells, sizeof(char *) * (t->n_rows + 1) * t->n_columns), **ns;
+/* Room for one more row: doubled when full, so a table of many rows is
+ * built in linear time (an allocator that copies on every realloc, as
+ * ASan's does, made it quadratic). */
+static int table_grow(Table *t) {
+        size_t rows = t->alloc_rows ? t->alloc_rows * 2 : 16;
+        char **nc, **ns;
 
+        if (t->n_rows < t->alloc_rows)
+                return 0;
+        nc = realloc(t->cells, sizeof(char *) * rows * t->n_columns);
         if (!nc)
                 return -ENOMEM;
         t->cells = nc;
-        ns = realloc(t->shorts, sizeof(char *) * (t->n_rows + 1) * t->n_columns);
+        ns = realloc(t->shorts, sizeof(char *) * rows * t->n_columns);
         if (!ns)
                 return -ENOMEM;
         t->shorts = ns;
+        t->alloc_rows = rows;
+        return 0;
+}
+
+int table_add_row(Table *t, const char *const *cells) {
+        if (table_grow(t) < 0)
+                return -ENOMEM;
         for (size_t i = 0; i < t->n_columns; i++)
                 t->shorts[t->n_rows * t->n_columns + i] = NULL;
         for (size_t i = 0; i < t->n_columns; i++) {
