@@ -140,6 +140,16 @@
 #define F_UNSHARED_BYTES_PER_DAY "unshared_bytes_per_day"
 #define F_UNSHARED_BYTES "unshared_bytes"
 #define F_BYTES_SOURCE "source" /* btrfs_bytes_source_to_string() */
+#define F_RATE_SOURCE "rate_source" /* btrfs_figure_source_to_string() */
+#define F_UNSHARED_LO "unshared_bytes_per_day_lo"
+#define F_UNSHARED_HI "unshared_bytes_per_day_hi"
+#define F_SINCE_SNAPSHOT "since_newest_snapshot"
+#define F_BYTES "bytes"
+#define F_LO "lo"
+#define F_HI "hi"
+#define F_INODES "inodes"
+#define F_BYTES_PER_INODE "bytes_per_inode"
+#define F_MODEL_INTERVALS "model_intervals"
 
 /* GetStatus: what a mount waits for until its first figure */
 #define F_PROGRESS "progress"

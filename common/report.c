@@ -212,6 +212,34 @@ static json_object *progress_to_json(const ReportProgress *p) {
         return TAKE_PTR(o);
 }
 
+/* The bytes un-shared since the newest snapshot; null without a figure. */
+static json_object *since_to_json(const ReportBtrfs *b) {
+        _cleanup_json_ json_object *o = NULL;
+
+        if (!b->have_since)
+                return NULL;
+        o = json_object_new_object();
+        if (!o || add(o, F_BYTES, report_json_rounded(b->since_bytes, 0)) < 0 ||
+            add(o, F_LO, report_json_rounded(b->since_lo, 0)) < 0 ||
+            add(o, F_HI, report_json_rounded(b->since_hi, 0)) < 0 ||
+            add(o, F_RATE_SOURCE, json_object_new_string(b->since_source ? b->since_source : "none")) < 0 ||
+            add_nullable(o, F_INODES, b->inodes_since >= 0 ? report_json_rounded(b->inodes_since, 0) : NULL) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
+/* The rate's interval and source, and the model: beside the rest. */
+static int btrfs_model_to_json(json_object *o, const ReportBtrfs *b) {
+        if (add_nullable(o, F_UNSHARED_LO, b->have_rate ? report_json_rounded(b->unshared_lo, 0) : NULL) < 0 ||
+            add_nullable(o, F_UNSHARED_HI, b->have_rate ? report_json_rounded(b->unshared_hi, 0) : NULL) < 0 ||
+            add_nullable(o, F_RATE_SOURCE, b->have_rate ? string_or_null(b->rate_source) : NULL) < 0 ||
+            add_nullable(o, F_SINCE_SNAPSHOT, since_to_json(b)) < 0 ||
+            add_nullable(o, F_BYTES_PER_INODE, b->bytes_per_inode > 0 ? report_json_rounded(b->bytes_per_inode, 1) : NULL) < 0 ||
+            add(o, F_MODEL_INTERVALS, json_object_new_int64(b->model_intervals)) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 /* Null on anything but btrfs. */
 static json_object *btrfs_to_json(const ReportBtrfs *b) {
         _cleanup_json_ json_object *o = NULL, *sub = NULL, *snaps = NULL;
@@ -238,7 +266,8 @@ static json_object *btrfs_to_json(const ReportBtrfs *b) {
             add_nullable(o, F_UNSHARED_BYTES_PER_DAY,
                          b->have_rate ? report_json_rounded(b->unshared_bytes_per_day, 0) : NULL) < 0 ||
             add(o, F_UNSHARED_BYTES, report_json_rounded(b->unshared_bytes, 0)) < 0 ||
-            add(o, F_BYTES_SOURCE, json_object_new_string(b->source ? b->source : "waiting")) < 0)
+            add(o, F_BYTES_SOURCE, json_object_new_string(b->source ? b->source : "waiting")) < 0 ||
+            btrfs_model_to_json(o, b) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }
@@ -401,6 +430,22 @@ static void btrfs_from_json(Report *r, json_object *o, ReportBtrfs *b) {
         b->have_rate = number(o, F_UNSHARED_BYTES_PER_DAY, &b->unshared_bytes_per_day);
         (void) number(o, F_UNSHARED_BYTES, &b->unshared_bytes);
         b->source = str(r, o, F_BYTES_SOURCE);
+        b->rate_source = str(r, o, F_RATE_SOURCE);
+        (void) number(o, F_UNSHARED_LO, &b->unshared_lo);
+        (void) number(o, F_UNSHARED_HI, &b->unshared_hi);
+        (void) number(o, F_BYTES_PER_INODE, &b->bytes_per_inode);
+        b->model_intervals = integer(o, F_MODEL_INTERVALS);
+        json_object *since = member(o, F_SINCE_SNAPSHOT, json_type_object);
+
+        b->have_since = since != NULL;
+        b->inodes_since = -1;
+        if (since) {
+                (void) number(since, F_BYTES, &b->since_bytes);
+                (void) number(since, F_LO, &b->since_lo);
+                (void) number(since, F_HI, &b->since_hi);
+                (void) number(since, F_INODES, &b->inodes_since);
+                b->since_source = str(r, since, F_RATE_SOURCE);
+        }
 }
 
 static int mount_from_json(Report *r, json_object *o) {

@@ -95,6 +95,14 @@ typedef struct ReportBtrfs {
         bool have_rate;                  /* a measured interval exists */
         double unshared_bytes_per_day;   /* the last measured interval's */
         double unshared_bytes;           /* measured since atimed began */
+        const char *rate_source;         /* measured, modelled (btrfs-meter.h) */
+        double unshared_lo, unshared_hi; /* the rate's 95% interval */
+        bool have_since;                 /* the total since the newest snapshot: */
+        const char *since_source;        /* measured, modelled */
+        double since_bytes, since_lo, since_hi;
+        double inodes_since;             /* distinct inodes written since it; <0: unknown */
+        double bytes_per_inode;          /* the model's, learned here; 0: not yet */
+        int64_t model_intervals;
 } ReportBtrfs;
 
 typedef struct ReportMount {

@@ -169,6 +169,17 @@ static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const Tr
         rb->have_rate = b.have_rate;
         rb->unshared_bytes_per_day = b.per_day;
         rb->unshared_bytes = b.total;
+        rb->rate_source = btrfs_figure_source_to_string(b.rate_source);
+        rb->unshared_lo = b.per_day_lo;
+        rb->unshared_hi = b.per_day_hi;
+        rb->have_since = b.since_source != BTRFS_FIGURE_NONE;
+        rb->since_source = btrfs_figure_source_to_string(b.since_source);
+        rb->since_bytes = b.since;
+        rb->since_lo = b.since_lo;
+        rb->since_hi = b.since_hi;
+        rb->inodes_since = b.inodes_since;
+        rb->bytes_per_inode = b.bytes_per_inode;
+        rb->model_intervals = b.model_intervals;
 }
 
 static void fill_mount(const View *v, Report *r, ReportMount *rm, const MountEntry *e, const TrackedMount *tm) {
