@@ -186,6 +186,7 @@
 #define F_ROTATIONAL "rotational"
 #define F_WRITE_IOPS "write_iops"
 #define F_WRITE_KIB_PER_S "write_kib_per_s"
+#define F_METADATA_BYTES_PER_DAY "btrfs_metadata_bytes_per_day"
 #define F_WRITES_TOTAL "writes_total"
 #define F_WRITTEN_BYTES_TOTAL "written_bytes_total"
 

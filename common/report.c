@@ -511,6 +511,7 @@ static int advice_from_json(Report *r, json_object *o, ReportAdvice *a) {
                 (void) number(saving, F_ATIME_WRITES_PER_MIN, &a->saving_updates_per_min);
         (void) number(saving, F_CPU_US_PER_S, &a->saving_cpu_us_per_s);
         (void) number(saving, F_WRITE_KIB_PER_S, &a->saving_kib_per_s);
+        (void) number(saving, F_METADATA_BYTES_PER_DAY, &a->saving_bytes_per_day);
         a->n_consumers = c ? json_object_array_length(c) : 0;
         change_from_json(r, member(o, F_POLICY_CHANGE, json_type_object), a);
         return 0;

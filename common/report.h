@@ -59,6 +59,7 @@ typedef struct ReportAdvice {
         bool have;
         const char *action, *current, *recommended, *confidence; /* options as mount options */
         double saving_updates_per_min, saving_cpu_us_per_s, saving_kib_per_s;
+        double saving_bytes_per_day; /* btrfs metadata no longer un-shared from snapshots */
         uint64_t n_consumers;
         /* The mount's last change of policy (GetRecommendations'
          * PolicyChange): when, from and to (as mount options), the verdict's

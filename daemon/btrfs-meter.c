@@ -163,8 +163,19 @@ static bool since_growth(const struct btrfs_since *a, const struct btrfs_since *
         return true;
 }
 
-static void set_rate(struct btrfs_status *st, BtrfsFigureSource src, double bytes, double lo, double hi,
-                     double seconds) {
+static void set_rate(BtrfsMeter *m, BtrfsFigureSource src, double bytes, double lo, double hi, double seconds) {
+        struct btrfs_status *st = &m->status;
+
+        m->sum_bytes += bytes;
+        m->sum_lo += lo;
+        m->sum_hi += hi;
+        m->sum_seconds += seconds;
+        m->sum_modelled = m->sum_modelled || src == BTRFS_FIGURE_MODELLED;
+        st->mean_source = m->sum_modelled ? BTRFS_FIGURE_MODELLED : BTRFS_FIGURE_MEASURED;
+        st->mean_seconds = m->sum_seconds;
+        st->mean_per_day = m->sum_bytes * 86400.0 / m->sum_seconds;
+        st->mean_lo = m->sum_lo * 86400.0 / m->sum_seconds;
+        st->mean_hi = m->sum_hi * 86400.0 / m->sum_seconds;
         st->have_rate = true;
         st->rate_source = src;
         st->per_day = bytes * 86400.0 / seconds;
@@ -177,12 +188,11 @@ static void set_rate(struct btrfs_status *st, BtrfsFigureSource src, double byte
 /* The interval's bytes: measured where btrfs_interval() could, modelled
  * where a sweep's writes hid them and the model has learned. */
 static void meter_interval(BtrfsMeter *m, const BtrfsLook *l, const BtrfsIntervalVerdict *v, double seconds) {
-        struct btrfs_status *st = &m->status;
         double inodes = 0, hits = 0, b, lo, hi;
         bool grew = since_growth(&m->since, &l->since, &inodes, &hits);
 
         if (v->source == BTRFS_BYTES_MEASURED) {
-                set_rate(st, BTRFS_FIGURE_MEASURED, v->bytes, v->bytes, v->bytes, seconds);
+                set_rate(m, BTRFS_FIGURE_MEASURED, v->bytes, v->bytes, v->bytes, seconds);
                 if (grew)
                         btrfs_model_learn(&m->model, v->bytes, inodes, hits);
                 m->since_bytes += v->bytes;
@@ -194,10 +204,10 @@ static void meter_interval(BtrfsMeter *m, const BtrfsLook *l, const BtrfsInterva
                 m->since_measured = false;
         if (v->source == BTRFS_BYTES_IMPURE && seconds > 0) {
                 if (l->facts.sight != BTRFS_SIGHT_NONE && l->facts.snapshots.count == 0)
-                        set_rate(st, BTRFS_FIGURE_MODELLED, 0, 0, 0, seconds); /* nothing shared: nothing un-shared */
+                        set_rate(m, BTRFS_FIGURE_MODELLED, 0, 0, 0, seconds); /* nothing shared: nothing un-shared */
                 else if (grew && btrfs_model_ready(&m->model)) {
                         btrfs_model_price(&m->model, inodes, hits, &b, &lo, &hi);
-                        set_rate(st, BTRFS_FIGURE_MODELLED, b, lo, hi, seconds);
+                        set_rate(m, BTRFS_FIGURE_MODELLED, b, lo, hi, seconds);
                 }
         }
 }
@@ -211,6 +221,7 @@ static void meter_since(BtrfsMeter *m, const BtrfsLook *l) {
         st->since_source = BTRFS_FIGURE_NONE;
         st->since = st->since_lo = st->since_hi = 0;
         st->inodes_since = s->have ? s->count.inodes : -1;
+        st->dirs_since = s->have ? s->count.dirs : 0;
         st->bytes_per_inode = btrfs_model_ready(&m->model) ? m->model.bytes / m->model.inodes : 0;
         st->model_intervals = m->model.intervals;
         if (l->facts.sight == BTRFS_SIGHT_NONE || l->facts.snapshots.count == 0)

@@ -77,9 +77,16 @@ struct btrfs_status {
         BtrfsFigureSource rate_source;
         double per_day, per_day_lo, per_day_hi; /* the last interval's growth, per day, and its 95% interval */
         double total;    /* every measured interval's growth, summed */
+        /* The mean over every interval with a figure, measured or
+         * modelled, per day, and its 95% interval (the intervals' bounds
+         * added up: conservative); seconds: how long those intervals
+         * cover (0: none). What advice rests on. */
+        double mean_per_day, mean_lo, mean_hi, mean_seconds;
+        BtrfsFigureSource mean_source; /* modelled where any modelled interval is in it */
         BtrfsFigureSource since_source; /* the total since the newest snapshot: */
         double since, since_lo, since_hi;
         double inodes_since; /* distinct inodes written since the newest snapshot (the sample's); <0: unknown */
+        double dirs_since;   /* of which directories */
         double bytes_per_inode; /* the model's; 0: not learned yet */
         unsigned model_intervals;
 };
@@ -110,6 +117,8 @@ typedef struct BtrfsMeter {
         uint64_t at;       /* CLOCK_MONOTONIC usec of the last look */
         BtrfsTaint taint;  /* an impure interval's writes, not committed yet */
         BtrfsModel model;
+        double sum_bytes, sum_lo, sum_hi, sum_seconds; /* every interval with a figure */
+        bool sum_modelled;
         struct btrfs_since since; /* at the last look */
         bool since_measured; /* every interval since the newest snapshot appeared was measured */
         double since_bytes;  /* and their growth */

@@ -56,6 +56,32 @@ static bool uuid_is_null(const uint8_t u[16]) {
         return true;
 }
 
+static int cmp_int64(const void *a, const void *b) {
+        int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* The median gap between the creations of self's snapshots. */
+static int64_t snapshot_period(const struct btrfs_subvol *self, const struct btrfs_subvol *subs, size_t n,
+                               unsigned count) {
+        _cleanup_free_ int64_t *t = count >= 2 ? calloc(count, sizeof *t) : NULL;
+        size_t k = 0;
+
+        if (!t)
+                return 0;
+        for (size_t i = 0; i < n && k < count; i++)
+                if (subs[i].id != self->id && memcmp(subs[i].parent_uuid, self->uuid, 16) == 0)
+                        t[k++] = subs[i].otime;
+        qsort(t, k, sizeof *t, cmp_int64);
+        for (size_t i = 0; i + 1 < k; i++)
+                t[i] = t[i + 1] - t[i];
+        if (k < 2)
+                return 0;
+        qsort(t, k - 1, sizeof *t, cmp_int64);
+        return (k - 1) % 2 ? t[(k - 1) / 2] : (t[(k - 1) / 2 - 1] + t[(k - 1) / 2]) / 2;
+}
+
 void btrfs_snapshots_of(const struct btrfs_subvol *self, const struct btrfs_subvol *subs, size_t n,
                         struct btrfs_snapshots *ret) {
         *ret = (struct btrfs_snapshots) {};
@@ -72,6 +98,7 @@ void btrfs_snapshots_of(const struct btrfs_subvol *self, const struct btrfs_subv
                 if (s->otime > ret->newest_otime)
                         ret->newest_otime = s->otime;
         }
+        ret->period_s = snapshot_period(self, subs, n, ret->count);
 }
 
 void btrfs_facts_done(struct btrfs_facts *f) {

@@ -43,6 +43,10 @@ struct btrfs_snapshots {
         unsigned read_only;  /* of those, read-only */
         int64_t newest_otime; /* the newest one's creation, Unix seconds; 0: none */
         uint64_t ids_sum;    /* with count, tells a snapshot made and another deleted apart from none */
+        /* The snapshot rhythm as the filesystem keeps it: the median time
+         * between consecutive snapshots' creations; 0: fewer than two (or
+         * no memory to tell). */
+        int64_t period_s;
 };
 
 /* What one look found. */

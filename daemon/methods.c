@@ -926,7 +926,8 @@ static json_object *recommendation_to_json(const struct recommendation *r, bool 
         if (add(saving, F_ATIME_UPDATES_PER_MIN, rounded(a->saving_updates_per_min, 1)) < 0 ||
             add(saving, F_ATIME_WRITES_PER_MIN, rounded(a->saving_updates_per_min, 1)) < 0 ||
             add(saving, F_CPU_US_PER_S, rounded(a->saving_cpu_us_per_s, 2)) < 0 ||
-            add(saving, F_WRITE_KIB_PER_S, rounded(a->saving_kib_per_s, 2)) < 0)
+            add(saving, F_WRITE_KIB_PER_S, rounded(a->saving_kib_per_s, 2)) < 0 ||
+            add(saving, F_METADATA_BYTES_PER_DAY, rounded(a->saving_bytes_per_day, 0)) < 0)
                 return NULL;
         if (add_nullable(ev, F_ATIME_UPDATES_PER_MIN, r->in.have_activity ? rounded(r->in.per_min, 2) : NULL) < 0 ||
             add_nullable(ev, F_LO_PER_MIN, r->in.have_activity ? rounded(r->in.lo_per_min, 2) : NULL) < 0 ||

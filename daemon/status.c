@@ -226,6 +226,7 @@ static void fill_advice(Report *r, ReportAdvice *ra, const struct recommendation
                 .saving_updates_per_min = a->saving_updates_per_min,
                 .saving_cpu_us_per_s = a->saving_cpu_us_per_s,
                 .saving_kib_per_s = a->saving_kib_per_s,
+                .saving_bytes_per_day = a->saving_bytes_per_day,
                 /* As GetRecommendations lists them, a [mount:PATH]
                  * needs_atime among them. */
                 .n_consumers = rec->n_consumers,

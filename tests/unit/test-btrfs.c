@@ -40,6 +40,7 @@ static void test_snapshots(void) {
         is_int(s.read_only, 1, "one of them read-only");
         is_int(s.newest_otime, 3000, "the newest made at 3000");
         is_int(s.ids_sum, 257 + 258, "their ids, to tell one deleted and one made from none");
+        is_int(s.period_s, 1000, "made 1000 s apart: the rhythm");
         /* Another mount's subvolume, found among those a look listed. */
         struct btrfs_facts f = { .have_info = true, .self = sub(5, 0, 0, false, 0), .sight = BTRFS_SIGHT_ALL,
                                  .subs = subs, .n_subs = 5 };
