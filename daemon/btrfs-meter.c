@@ -107,11 +107,13 @@ void btrfs_look_run(BtrfsLook *l, const char *target, const char *devname) {
 void btrfs_look_since(BtrfsLook *l, const Sampler *s) {
         const struct btrfs_facts *f = &l->facts;
 
+        int64_t since;
+
         l->since = (struct btrfs_since) {};
         /* Without a snapshot seen there is nothing to count from. */
-        if (l->r < 0 || f->sight == BTRFS_SIGHT_NONE || f->snapshots.count == 0)
+        if (l->r < 0 || !f->have_info || f->sight == BTRFS_SIGHT_NONE || !btrfs_shares(&f->self, &f->snapshots, &since))
                 return;
-        l->since.since = f->snapshots.newest_otime;
+        l->since.since = since;
         l->since.have = sampler_count_since(s, l->since.since, &l->since.count) == 0;
 }
 
@@ -151,6 +153,12 @@ static void meter_say(BtrfsMeter *m, const BtrfsLook *l, const char *target) {
                                "%s: btrfs metadata bytes not readable under %s/fs/btrfs (%m): no bytes figure, "
                                "measured or modelled", target, l->sysfs);
         }
+}
+
+static bool shares(const struct btrfs_facts *f) {
+        int64_t since;
+
+        return btrfs_shares(&f->self, &f->snapshots, &since);
 }
 
 /* The growth of the distinct inodes written since the newest snapshot
@@ -203,7 +211,7 @@ static void meter_interval(BtrfsMeter *m, const BtrfsLook *l, const BtrfsInterva
         if (!grew || hits > 0)
                 m->since_measured = false;
         if (v->source == BTRFS_BYTES_IMPURE && seconds > 0) {
-                if (l->facts.sight != BTRFS_SIGHT_NONE && l->facts.snapshots.count == 0)
+                if (l->facts.sight != BTRFS_SIGHT_NONE && l->facts.have_info && !shares(&l->facts))
                         set_rate(m, BTRFS_FIGURE_MODELLED, 0, 0, 0, seconds); /* nothing shared: nothing un-shared */
                 else if (grew && btrfs_model_ready(&m->model)) {
                         btrfs_model_price(&m->model, inodes, hits, &b, &lo, &hi);
@@ -224,7 +232,7 @@ static void meter_since(BtrfsMeter *m, const BtrfsLook *l) {
         st->dirs_since = s->have ? s->count.dirs : 0;
         st->bytes_per_inode = btrfs_model_ready(&m->model) ? m->model.bytes / m->model.inodes : 0;
         st->model_intervals = m->model.intervals;
-        if (l->facts.sight == BTRFS_SIGHT_NONE || l->facts.snapshots.count == 0)
+        if (l->facts.sight == BTRFS_SIGHT_NONE || !shares(&l->facts))
                 return;
         if (m->since_measured) {
                 st->since_source = BTRFS_FIGURE_MEASURED;

@@ -101,6 +101,16 @@ void btrfs_snapshots_of(const struct btrfs_subvol *self, const struct btrfs_subv
         ret->period_s = snapshot_period(self, subs, n, ret->count);
 }
 
+bool btrfs_shares(const struct btrfs_subvol *self, const struct btrfs_snapshots *s, int64_t *ret_since) {
+        bool snapshot = !uuid_is_null(self->parent_uuid);
+        int64_t since = s->count > 0 ? s->newest_otime : 0;
+
+        if (snapshot && self->otime > since)
+                since = self->otime;
+        *ret_since = since;
+        return s->count > 0 || snapshot;
+}
+
 void btrfs_facts_done(struct btrfs_facts *f) {
         free(f->subs);
         f->subs = NULL;

@@ -83,6 +83,12 @@ void btrfs_snapshots_of(const struct btrfs_subvol *self, const struct btrfs_subv
  * false where the look did not see it. */
 bool btrfs_facts_of(const struct btrfs_facts *f, uint64_t id, struct btrfs_subvol *ret_self,
                     struct btrfs_snapshots *ret_snapshots);
+/* Whether the subvolume 'self' shares its tree: snapshots were made of
+ * it, or it is itself a snapshot (writable: reading it un-shares it from
+ * its origin). *ret_since: since when, the newer of its newest snapshot's
+ * creation and its own as a snapshot (Unix seconds). (A snapshot whose
+ * origin was deleted since may share with nothing: it is taken to share.) */
+bool btrfs_shares(const struct btrfs_subvol *self, const struct btrfs_snapshots *s, int64_t *ret_since);
 /* A sysfs counter's text ("12345\n"): -EBADMSG where it is not one. */
 int btrfs_parse_bytes(const char *text, uint64_t *ret);
 /* commit_stats' text: the line "commits N". -EBADMSG without one. */

@@ -117,8 +117,9 @@ static void add_activity(const View *v, const TrackedMount *tm, int64_t now, str
  * its mean over every interval the meter had a figure for. */
 static void add_btrfs(const TrackedMount *tm, struct advisor_input *in) {
         struct btrfs_status b;
+        int64_t since;
 
-        if (!tracker_mount_btrfs(tm, &b) || !b.looked || b.snapshots.count == 0)
+        if (!tracker_mount_btrfs(tm, &b) || !b.looked || !btrfs_shares(&b.self, &b.snapshots, &since))
                 return;
         in->btrfs_shared = true;
         in->snapshot_period_s = (double) b.snapshots.period_s;

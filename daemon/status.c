@@ -172,7 +172,8 @@ static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const Tr
         rb->rate_source = btrfs_figure_source_to_string(b.rate_source);
         rb->unshared_lo = b.per_day_lo;
         rb->unshared_hi = b.per_day_hi;
-        rb->have_since = b.since_source != BTRFS_FIGURE_NONE;
+        /* The meter counts the inodes of the subvolume it looks through. */
+        rb->have_since = b.since_source != BTRFS_FIGURE_NONE && b.looked && b.self.id == b.facts.self.id;
         rb->since_source = btrfs_figure_source_to_string(b.since_source);
         rb->since_bytes = b.since;
         rb->since_lo = b.since_lo;

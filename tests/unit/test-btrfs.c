@@ -41,6 +41,14 @@ static void test_snapshots(void) {
         is_int(s.newest_otime, 3000, "the newest made at 3000");
         is_int(s.ids_sum, 257 + 258, "their ids, to tell one deleted and one made from none");
         is_int(s.period_s, 1000, "made 1000 s apart: the rhythm");
+        int64_t since = 0;
+
+        ok(btrfs_shares(&self, &s, &since) && since == 3000, "snapshotted: shares since its newest snapshot");
+        struct btrfs_snapshots none = {};
+
+        ok(btrfs_shares(&subs[2], &none, &since) && since == 3000,
+           "a writable snapshot shares with its origin, since its own making");
+        ok(!btrfs_shares(&subs[4], &none, &since) && since == 0, "a lone subvolume shares nothing");
         /* Another mount's subvolume, found among those a look listed. */
         struct btrfs_facts f = { .have_info = true, .self = sub(5, 0, 0, false, 0), .sight = BTRFS_SIGHT_ALL,
                                  .subs = subs, .n_subs = 5 };
