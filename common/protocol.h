@@ -150,6 +150,10 @@
 #define F_INODES "inodes"
 #define F_BYTES_PER_INODE "bytes_per_inode"
 #define F_MODEL_INTERVALS "model_intervals"
+#define F_QGROUPS "qgroups"
+#define F_EXCLUSIVE "exclusive"
+#define F_SNAPSHOTS_EXCLUSIVE "snapshots_exclusive"
+#define F_INCONSISTENT "inconsistent"
 
 /* GetStatus: what a mount waits for until its first figure */
 #define F_PROGRESS "progress"

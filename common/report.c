@@ -228,6 +228,22 @@ static json_object *since_to_json(const ReportBtrfs *b) {
         return TAKE_PTR(o);
 }
 
+/* The qgroups' bytes where quotas are on; null where they are off. */
+static json_object *qgroups_to_json(const ReportBtrfs *b) {
+        _cleanup_json_ json_object *o = NULL;
+
+        if (!b->quotas)
+                return NULL;
+        o = json_object_new_object();
+        if (!o ||
+            add_nullable(o, F_EXCLUSIVE, b->have_qgroups ? json_object_new_int64(b->exclusive) : NULL) < 0 ||
+            add_nullable(o, F_SNAPSHOTS_EXCLUSIVE, b->have_qgroups ? json_object_new_int64(b->snapshots_exclusive) : NULL) < 0 ||
+            add(o, F_INCONSISTENT, json_object_new_boolean(b->qgroups_inconsistent)) < 0 ||
+            add_nullable(o, F_REASON, string_or_null(b->qgroups_reason)) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
 /* The rate's interval and source, and the model: beside the rest. */
 static int btrfs_model_to_json(json_object *o, const ReportBtrfs *b) {
         if (add_nullable(o, F_UNSHARED_LO, b->have_rate ? report_json_rounded(b->unshared_lo, 0) : NULL) < 0 ||
@@ -235,7 +251,8 @@ static int btrfs_model_to_json(json_object *o, const ReportBtrfs *b) {
             add_nullable(o, F_RATE_SOURCE, b->have_rate ? string_or_null(b->rate_source) : NULL) < 0 ||
             add_nullable(o, F_SINCE_SNAPSHOT, since_to_json(b)) < 0 ||
             add_nullable(o, F_BYTES_PER_INODE, b->bytes_per_inode > 0 ? report_json_rounded(b->bytes_per_inode, 1) : NULL) < 0 ||
-            add(o, F_MODEL_INTERVALS, json_object_new_int64(b->model_intervals)) < 0)
+            add(o, F_MODEL_INTERVALS, json_object_new_int64(b->model_intervals)) < 0 ||
+            add_nullable(o, F_QGROUPS, qgroups_to_json(b)) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -435,7 +452,15 @@ static void btrfs_from_json(Report *r, json_object *o, ReportBtrfs *b) {
         (void) number(o, F_UNSHARED_HI, &b->unshared_hi);
         (void) number(o, F_BYTES_PER_INODE, &b->bytes_per_inode);
         b->model_intervals = integer(o, F_MODEL_INTERVALS);
-        json_object *since = member(o, F_SINCE_SNAPSHOT, json_type_object);
+        json_object *since = member(o, F_SINCE_SNAPSHOT, json_type_object),
+                    *q = member(o, F_QGROUPS, json_type_object);
+
+        b->quotas = q != NULL;
+        b->have_qgroups = q && number(q, F_EXCLUSIVE, &v);
+        b->exclusive = b->have_qgroups ? (int64_t) v : 0;
+        b->snapshots_exclusive = q && number(q, F_SNAPSHOTS_EXCLUSIVE, &v) ? (int64_t) v : 0;
+        b->qgroups_inconsistent = q && boolean(q, F_INCONSISTENT);
+        b->qgroups_reason = q ? str(r, q, F_REASON) : NULL;
 
         b->have_since = since != NULL;
         b->inodes_since = -1;

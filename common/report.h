@@ -104,6 +104,10 @@ typedef struct ReportBtrfs {
         double inodes_since;             /* distinct inodes written since it; <0: unknown */
         double bytes_per_inode;          /* the model's, learned here; 0: not yet */
         int64_t model_intervals;
+        bool quotas;                     /* the operator has quotas on: */
+        bool have_qgroups, qgroups_inconsistent;
+        int64_t exclusive, snapshots_exclusive;
+        const char *qgroups_reason;      /* why not read; NULL: read */
 } ReportBtrfs;
 
 typedef struct ReportMount {

@@ -147,6 +147,15 @@ static void meter_say(BtrfsMeter *m, const BtrfsLook *l, const char *target) {
                         log_mount_full(LOG_INFO, f->sight_error, target, "%s: btrfs snapshots not looked for: %m",
                                        target);
         }
+        if (f->quotas && f->qgroup_error < 0 && !m->qgroup_said)
+                log_mount_full(LOG_NOTICE, f->qgroup_error, target,
+                               "%s: btrfs quotas are on, but its qgroups' bytes are not readable under %s/fs/btrfs "
+                               "(%m): no exclusive bytes shown", target, l->sysfs);
+        m->qgroup_said = f->quotas && f->qgroup_error < 0;
+        if (f->qgroups_inconsistent && !m->inconsistent_said)
+                log_mount_notice(target, "%s: btrfs quotas are inconsistent (a rescan is due): the qgroups' exclusive "
+                                 "bytes are shown as the kernel has them, and may be wrong until it ends", target);
+        m->inconsistent_said = f->qgroups_inconsistent;
         if (!f->have_space && !m->space_said) {
                 m->space_said = true;
                 log_mount_full(LOG_NOTICE, f->space_error, target,
@@ -178,7 +187,8 @@ static void set_rate(BtrfsMeter *m, BtrfsFigureSource src, double bytes, double 
         m->sum_lo += lo;
         m->sum_hi += hi;
         m->sum_seconds += seconds;
-        m->sum_modelled = m->sum_modelled || src == BTRFS_FIGURE_MODELLED;
+        /* A subvolume nothing shares un-shares nothing: that 0 is no model's. */
+        m->sum_modelled = m->sum_modelled || (src == BTRFS_FIGURE_MODELLED && hi > 0);
         st->mean_source = m->sum_modelled ? BTRFS_FIGURE_MODELLED : BTRFS_FIGURE_MEASURED;
         st->mean_seconds = m->sum_seconds;
         st->mean_per_day = m->sum_bytes * 86400.0 / m->sum_seconds;

@@ -122,7 +122,7 @@ typedef struct BtrfsMeter {
         struct btrfs_since since; /* at the last look */
         bool since_measured; /* every interval since the newest snapshot appeared was measured */
         double since_bytes;  /* and their growth */
-        bool deleted_said, sight_said, space_said, error_said, change_said;
+        bool deleted_said, sight_said, space_said, error_said, change_said, qgroup_said, inconsistent_said;
 } BtrfsMeter;
 
 /* Frees what the meter holds; it stays usable, empty. */

@@ -95,6 +95,7 @@ void btrfs_snapshots_of(const struct btrfs_subvol *self, const struct btrfs_subv
                 ret->count++;
                 ret->read_only += s->read_only;
                 ret->ids_sum += s->id;
+                ret->exclusive += s->exclusive;
                 if (s->otime > ret->newest_otime)
                         ret->newest_otime = s->otime;
         }
@@ -322,17 +323,62 @@ static int read_commits(const char *sysfs, const char *fsid, uint64_t *ret) {
         return btrfs_parse_commits(text, ret);
 }
 
-static int read_counter(const char *sysfs, const char *fsid, const char *what, uint64_t *ret) {
+/* The counter at sysfs's fs/btrfs/FSID/WHAT. */
+static int read_fs_counter(const char *sysfs, const char *fsid, const char *what, uint64_t *ret) {
         _cleanup_free_ char *p = NULL, *text = NULL;
         size_t len;
         int r;
 
-        if (asprintf(&p, "%s/fs/btrfs/%s/allocation/%s/bytes_used", sysfs, fsid, what) < 0)
+        if (asprintf(&p, "%s/fs/btrfs/%s/%s", sysfs, fsid, what) < 0)
                 return -ENOMEM;
         r = read_full_file(p, SYSFS_COUNTER_MAX, &text, &len);
         if (r < 0)
                 return r;
         return btrfs_parse_bytes(text, ret);
+}
+
+static int read_counter(const char *sysfs, const char *fsid, const char *what, uint64_t *ret) {
+        char path[64];
+
+        snprintf(path, sizeof path, "allocation/%s/bytes_used", what);
+        return read_fs_counter(sysfs, fsid, path, ret);
+}
+
+static int read_qgroup(const char *sysfs, const char *fsid, const char *what, uint64_t *ret) {
+        char path[96];
+
+        snprintf(path, sizeof path, "qgroups/%s", what);
+        return read_fs_counter(sysfs, fsid, path, ret);
+}
+
+static int read_exclusive(const char *sysfs, const char *fsid, uint64_t id, uint64_t *ret) {
+        char what[64];
+
+        snprintf(what, sizeof what, "0_%" PRIu64 "/exclusive", id);
+        return read_qgroup(sysfs, fsid, what, ret);
+}
+
+/* The qgroups' exclusive bytes of self and of every subvolume listed,
+ * where quotas are on (btrfs.h). */
+static int look_qgroups(const char *sysfs, const char *fsid, struct btrfs_subvol *subs, size_t n,
+                        struct btrfs_facts *f) {
+        uint64_t v = 0;
+        int r = read_qgroup(sysfs, fsid, "enabled", &v);
+
+        if (r == -ENOMEM)
+                return r;
+        f->quotas = r >= 0 && v != 0;
+        if (!f->quotas || !f->have_info)
+                return 0;
+        f->qgroups_inconsistent = read_qgroup(sysfs, fsid, "inconsistent", &v) >= 0 && v != 0;
+        r = read_exclusive(sysfs, fsid, f->self.id, &f->self.exclusive);
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = read_exclusive(sysfs, fsid, subs[i].id, &subs[i].exclusive);
+        if (r == -ENOMEM)
+                return r;
+        f->have_qgroups = r >= 0;
+        f->qgroup_error = MIN(r, 0);
+        return 0;
 }
 
 #if HAVE_BTRFSUTIL
@@ -473,6 +519,9 @@ int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, 
                 ret->sight_error = r;
                 return 0;
         }
+        r = fsid ? look_qgroups(sysfs, fsid, subs, n, ret) : 0;
+        if (r < 0)
+                return r;
         btrfs_snapshots_of(&ret->self, subs, n, &ret->snapshots);
         for (size_t i = 0; i < n; i++)
                 ret->subs_ids_sum += subs[i].id;

@@ -36,6 +36,7 @@ struct btrfs_subvol {
         uint8_t parent_uuid[16]; /* all zero: not a snapshot */
         bool read_only;
         int64_t otime; /* Unix seconds it was made */
+        uint64_t exclusive; /* its qgroup's (0/id) exclusive bytes, where quotas are on (btrfs_facts) */
 };
 
 struct btrfs_snapshots {
@@ -47,6 +48,7 @@ struct btrfs_snapshots {
          * between consecutive snapshots' creations; 0: fewer than two (or
          * no memory to tell). */
         int64_t period_s;
+        uint64_t exclusive;  /* their qgroups' exclusive bytes together, where quotas are on */
 };
 
 /* What one look found. */
@@ -68,6 +70,15 @@ struct btrfs_facts {
         int space_error;        /* -errno where they could not be */
         bool have_commits;      /* commit_stats was read (kernel 6.0 and later) */
         uint64_t commits;       /* transactions committed since mount */
+        /* Where the operator has quotas on (sysfs qgroups/enabled; atimed
+         * never turns them on): each subvolume's qgroup's (0/id)
+         * exclusive bytes, in self and subs, and the snapshots' together:
+         * what the snapshots keep that the subvolume no longer shares
+         * grows theirs. */
+        bool quotas;            /* quotas are on */
+        bool have_qgroups;      /* and the bytes were read */
+        bool qgroups_inconsistent; /* qgroups/inconsistent: the bytes wait for a rescan */
+        int qgroup_error;       /* -errno where quotas are on and the bytes could not be read */
 };
 
 /* Frees what a look allocated (subs); the facts stay readable, empty. */

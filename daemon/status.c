@@ -181,6 +181,14 @@ static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const Tr
         rb->inodes_since = b.inodes_since;
         rb->bytes_per_inode = b.bytes_per_inode;
         rb->model_intervals = b.model_intervals;
+        rb->quotas = b.have && b.facts.quotas;
+        rb->have_qgroups = rb->quotas && b.facts.have_qgroups && b.looked;
+        rb->exclusive = (int64_t) b.self.exclusive;
+        rb->snapshots_exclusive = (int64_t) b.snapshots.exclusive;
+        rb->qgroups_inconsistent = b.facts.qgroups_inconsistent;
+        rb->qgroups_reason = !rb->quotas || rb->have_qgroups ? NULL
+                             : b.facts.qgroup_error < 0 ? "the qgroups' bytes could not be read under sysfs"
+                                                        : "this mount's subvolume was not seen";
 }
 
 static void fill_mount(const View *v, Report *r, ReportMount *rm, const MountEntry *e, const TrackedMount *tm) {

@@ -264,6 +264,20 @@ is "the subvolume's snapshots, found in the list" "$(btrfs_of $M/vol | jq -r '[.
         "$(printf 'all\t3\t2')"
 is "the top level has none of its own" "$(btrfs_of $M/top | jq -r '[.subvolume.id, .snapshots.count] | @tsv')" "$(printf '5\t0')"
 
+# Quotas: off, atimed shows no qgroup and turns nothing on; on (by the
+# operator), the subvolume's qgroup's exclusive bytes and its snapshots'
+# as sysfs has them.
+is "quotas off: no qgroups shown" "$(btrfs_of $M/vol | jq -r .qgroups)" null
+check "and atimed did not turn them on" test ! -e /sys/fs/btrfs/$FSID/qgroups
+btrfs quota enable $M/top && btrfs quota rescan -w $M/top >/dev/null || bail "quota enable"
+Q=/sys/fs/btrfs/$FSID/qgroups
+snap_excl() { local s=0 id; for id in $(btrfs subvolume list -s -o $M/top | awk '{ print $2 }'); do s=$((s + $(cat $Q/0_$id/exclusive))); done; echo $s; }
+check "quotas on: the subvolume's exclusive bytes, as sysfs has them" wait_until 30 sh -c \
+        "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/vol\") | .btrfs.qgroups.exclusive')\" = \"\$(cat $Q/0_256/exclusive)\" ]"
+q=$(btrfs_of $M/vol | jq -c .qgroups)
+diag "qgroups: $q; sysfs: vol $(cat $Q/0_256/exclusive), snapshots $(snap_excl)"
+check "and its snapshots' together" sh -c "echo '$q' | jq -e '.snapshots_exclusive > 0' >/dev/null"
+
 # A snapshot deleted, then the subvolume itself under its mount, through a
 # mount of the top level atimed does not track: said, and nothing else
 # changes (the mount lives on until unmounted).

@@ -35,8 +35,12 @@ static void test_snapshots(void) {
         };
         struct btrfs_snapshots s;
 
+        subs[1].exclusive = 100;
+        subs[2].exclusive = 200;
+        subs[3].exclusive = 400;
         btrfs_snapshots_of(&self, subs, 5, &s);
         is_int(s.count, 2, "two subvolumes have self's uuid as parent_uuid");
+        is_int(s.exclusive, 300, "their qgroups' exclusive bytes together");
         is_int(s.read_only, 1, "one of them read-only");
         is_int(s.newest_otime, 3000, "the newest made at 3000");
         is_int(s.ids_sum, 257 + 258, "their ids, to tell one deleted and one made from none");
@@ -324,6 +328,25 @@ static void test_meter(void) {
         ok(st->source == BTRFS_BYTES_SNAPSHOT_CHANGED && m.change_said, "a snapshot made: not atime's, said");
         ok(st->since_source == BTRFS_FIGURE_MEASURED && st->since == 0, "the total since the new one begins at 0");
         ok(m.model.intervals == 2 && fabs(st->total - 11200000) < 1e-6, "nothing lost");
+
+        /* Quotas the operator turned on, inconsistent, then unreadable. */
+        BtrfsLook q = look(32000000, 900000, 2, 0, 0, 640);
+        q.facts.snapshots.ids_sum = 257 + 261;
+        q.facts.snapshots.newest_otime = q.since.since = 1500;
+        q.facts.quotas = q.facts.have_qgroups = q.facts.qgroups_inconsistent = true;
+        q.facts.self.exclusive = 16384;
+        apply(&m, q, true);
+        ok(m.inconsistent_said && st->facts.have_qgroups && st->facts.self.exclusive == 16384 && st->have,
+           "inconsistent quotas: said, their bytes shown as they are");
+        q = look(32000000, 900000, 2, 0, 0, 700);
+        q.facts.snapshots.ids_sum = 257 + 261;
+        q.facts.snapshots.newest_otime = q.since.since = 1500;
+        q.facts.quotas = true;
+        q.facts.qgroup_error = -EACCES;
+        apply(&m, q, true);
+        ok(m.qgroup_said && !st->facts.have_qgroups && st->source == BTRFS_BYTES_MEASURED &&
+                   fabs(st->total - 11200000) < 1e-6,
+           "unreadable qgroups: said, nothing else changes");
         btrfs_meter_done(&m);
 
         /* No snapshot: nothing shared, nothing un-shared, even impure. */
