@@ -136,6 +136,7 @@
 #define F_SEEN "seen" /* btrfs_sight_to_string() */
 #define F_COUNT "count"
 #define F_NEWEST_AGE_S "newest_age_s"
+#define F_PERIOD_S "period_s"
 #define F_METADATA_BYTES_USED "metadata_bytes_used"
 #define F_UNSHARED_BYTES_PER_DAY "unshared_bytes_per_day"
 #define F_UNSHARED_BYTES "unshared_bytes"

@@ -277,6 +277,7 @@ static json_object *btrfs_to_json(const ReportBtrfs *b) {
             add_nullable(snaps, F_READ_ONLY, b->have_snapshots ? json_object_new_int64(b->snapshots_read_only) : NULL) < 0 ||
             add_nullable(snaps, F_NEWEST_AGE_S,
                          b->have_snapshots && b->newest_age_s >= 0 ? json_object_new_int64(b->newest_age_s) : NULL) < 0 ||
+            add_nullable(snaps, F_PERIOD_S, b->have_snapshots && b->period_s > 0 ? json_object_new_int64(b->period_s) : NULL) < 0 ||
             add(o, F_SUBVOLUME, TAKE_PTR(sub)) < 0 || add(o, F_SNAPSHOTS, TAKE_PTR(snaps)) < 0 ||
             add_nullable(o, F_METADATA_BYTES_USED,
                          b->have_metadata ? json_object_new_int64(b->metadata_bytes_used) : NULL) < 0 ||
@@ -442,6 +443,7 @@ static void btrfs_from_json(Report *r, json_object *o, ReportBtrfs *b) {
         b->snapshots = b->have_snapshots ? (int64_t) v : 0;
         b->snapshots_read_only = integer(snaps, F_READ_ONLY);
         b->newest_age_s = number(snaps, F_NEWEST_AGE_S, &v) ? (int64_t) v : -1;
+        b->period_s = number(snaps, F_PERIOD_S, &v) ? (int64_t) v : 0;
         b->have_metadata = number(o, F_METADATA_BYTES_USED, &v);
         b->metadata_bytes_used = b->have_metadata ? (int64_t) v : 0;
         b->have_rate = number(o, F_UNSHARED_BYTES_PER_DAY, &b->unshared_bytes_per_day);

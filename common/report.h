@@ -90,6 +90,7 @@ typedef struct ReportBtrfs {
         bool have_snapshots;
         int64_t snapshots, snapshots_read_only;
         int64_t newest_age_s;            /* -1: no snapshot */
+        int64_t period_s;                /* the snapshot rhythm; 0: unknown (fewer than two) */
         bool have_metadata;
         int64_t metadata_bytes_used;     /* the whole filesystem's */
         const char *source;              /* what the last interval said */

@@ -161,6 +161,7 @@ static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const Tr
         rb->have_snapshots = b.looked;
         rb->snapshots = b.snapshots.count;
         rb->snapshots_read_only = b.snapshots.read_only;
+        rb->period_s = b.snapshots.period_s;
         /* At the look: the reply is cached between sweeps. */
         rb->newest_age_s = b.snapshots.count ? MAX(b.at - b.snapshots.newest_otime, (int64_t) 0) : -1;
         rb->have_metadata = b.have && b.facts.have_space;

@@ -57,7 +57,8 @@ for s in snap-ro snap-rw; do
         [ "$(btrfs property get -ts $M/top/$s ro)" = "ro=true" ] && ro=$((ro + 1))
 done
 is "read-only ones: as btrfs-progs says" "$(fact read_only)" "$ro"
-newest=$(for s in snap-ro snap-rw; do date -d "$(btrfs subvolume show $M/top/$s | sed -n 's/^[[:space:]]*Creation time:[[:space:]]*//p')" +%s; done | sort -n | tail -1)
+otimes=$(for s in snap-ro snap-rw; do date -d "$(btrfs subvolume show $M/top/$s | sed -n 's/^[[:space:]]*Creation time:[[:space:]]*//p')" +%s; done | sort -n)
+newest=$(echo "$otimes" | tail -1) oldest=$(echo "$otimes" | head -1)
 is "the newest one's creation time: btrfs-progs' (to the second)" "$(fact newest_otime)" "$newest"
 is "the subvolume's uuid: btrfs-progs'" "$(fact uuid)" "$(btrfs subvolume show $M/top/vol | sed -n 's/^[[:space:]]*UUID:[[:space:]]*//p')"
 is "its metadata bytes: sysfs's" "$(fact metadata_bytes_used)" "$(cat $META)"
@@ -252,6 +253,11 @@ btrfs -q subvolume snapshot -r $M/vol $M/vol/.snap-2 >/dev/null || bail "snapsho
 check "a snapshot made mid-interval is seen" wait_until 30 sh -c \
         "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .btrfs.snapshots.count == 3' >/dev/null"
 like "and said in the log" "$(cat $T/atimed.log)" "snapshot was made or deleted during the interval"
+# The rhythm: the median of the gaps between the three snapshots' creations.
+t3=$(date -d "$(btrfs subvolume show $M/vol/.snap-2 | sed -n 's/^[[:space:]]*Creation time:[[:space:]]*//p')" +%s)
+want=$(( (t3 - oldest) / 2 ))
+[ $want -gt 0 ] || want=null
+is "the snapshot rhythm: the median gap between their creations" "$(btrfs_of $M/vol | jq -r .snapshots.period_s)" "$want"
 check "GetStatus matches the interface description" sh -c "$ATIMECTL --socket $T/sock call io.atimed.GetStatus '{}' | $SCHEMA GetStatus"
 
 # The top level mounted too: atimed now looks through it (the mount that
