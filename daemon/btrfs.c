@@ -455,6 +455,28 @@ static int list_subvolumes(int fd, BtrfsSight *sight, struct btrfs_subvol **ret,
 
 #endif
 
+/* The filesystem's bytes in use and commits; -ENOMEM only. */
+static int look_space(const char *sysfs, const char *fsid, struct btrfs_facts *ret) {
+        int r;
+
+        if (!fsid) {
+                ret->space_error = -ENOENT;
+                return 0;
+        }
+        r = read_counter(sysfs, fsid, "metadata", &ret->metadata_bytes_used);
+        if (r >= 0)
+                r = read_counter(sysfs, fsid, "data", &ret->data_bytes_used);
+        if (r == -ENOMEM)
+                return r;
+        ret->have_space = r >= 0;
+        ret->space_error = MIN(r, 0);
+        r = read_commits(sysfs, fsid, &ret->commits);
+        if (r == -ENOMEM)
+                return r;
+        ret->have_commits = r >= 0;
+        return 0;
+}
+
 int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, struct btrfs_facts *ret) {
         struct statfs sfs;
         int r;
@@ -467,21 +489,9 @@ int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, 
 
         /* The space first: it needs no privilege, and the bytes are
          * measured whatever the snapshots' sight. */
-        if (!fsid)
-                ret->space_error = -ENOENT;
-        else {
-                r = read_counter(sysfs, fsid, "metadata", &ret->metadata_bytes_used);
-                if (r >= 0)
-                        r = read_counter(sysfs, fsid, "data", &ret->data_bytes_used);
-                if (r == -ENOMEM)
-                        return r;
-                ret->have_space = r >= 0;
-                ret->space_error = MIN(r, 0);
-                r = read_commits(sysfs, fsid, &ret->commits);
-                if (r == -ENOMEM)
-                        return r;
-                ret->have_commits = r >= 0;
-        }
+        r = look_space(sysfs, fsid, ret);
+        if (r < 0)
+                return r;
 
 #if HAVE_BTRFSUTIL
         struct btrfs_util_subvolume_info info;
