@@ -445,6 +445,28 @@ static int status_add_row(Table *t, json_object *mnt, const char *label, double 
         return 0;
 }
 
+/* On btrfs: what atime un-shares from the snapshots, a line a mount that
+ * has a figure (atimed(8), BTRFS). */
+static void btrfs_note(json_object *mnt) {
+        json_object *b = NULL, *since = NULL;
+        double per_day = 0, bytes;
+        char b1[24], b2[24];
+        bool have_since;
+
+        if (!json_object_object_get_ex(mnt, F_BTRFS, &b) || !json_object_is_type(b, json_type_object))
+                return;
+        have_since = json_object_object_get_ex(b, F_SINCE_SNAPSHOT, &since) && get_double(since, F_BYTES, &bytes);
+        if (!get_double(b, F_UNSHARED_BYTES_PER_DAY, &per_day) || (per_day <= 0 && !have_since))
+                return;
+        printf("btrfs %s: atime un-shares %s/day of metadata from snapshots (%s, last interval)",
+               escape_tmp(get_str(mnt, F_TARGET)), format_bytes(b1, sizeof b1, per_day),
+               get_str(b, F_RATE_SOURCE) ? get_str(b, F_RATE_SOURCE) : "measured");
+        if (have_since)
+                printf("; %s since the newest (%s)", format_bytes(b2, sizeof b2, bytes),
+                       get_str(since, F_RATE_SOURCE) ? get_str(since, F_RATE_SOURCE) : "measured");
+        printf(".\n");
+}
+
 /* The summary under the table: the policies counted, what the columns
  * measure, and the drifts between the live mounts and fstab. */
 static void status_legend(json_object *mounts, const struct status_counts *c, double scale, bool sparklines) {
@@ -476,6 +498,7 @@ static void status_legend(json_object *mounts, const struct status_counts *c, do
                 json_object *mnt = json_object_array_get_idx(mounts, i);
                 char note[PATH_MAX * 4];
 
+                btrfs_note(mnt);
                 if (fstab_drift(FSTAB_DEFAULT, get_str(mnt, F_TARGET), get_str(mnt, F_ATIME), get_bool(mnt, F_LAZYTIME),
                                 note, sizeof note) > 0)
                         printf("Drift: %s.\n", escape_tmp(note));
