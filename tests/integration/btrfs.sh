@@ -214,6 +214,8 @@ is "relatime on a snapshotted btrfs: noatime" "$(echo "$r" | jq -r .action)" noa
 like "for the space, in human units, per day" "$(echo "$r" | jq -r '.reasons[0]')" "un-share [0-9.]+ [KMG]iB/day .*of metadata"
 check "the saving in bytes a day" sh -c "echo '$r' | jq -e '.saving.btrfs_metadata_bytes_per_day > 0' >/dev/null"
 like "atimectl status says them in a line" "$(ctl status)" "^btrfs $M/vol: atime un-shares [0-9.]+ [KMG]?i?B/day .*since the newest \\(modelled\\)"
+check "GetHistory carries the bytes a day, and matches its description" sh -c \
+        "$ATIMECTL --socket $T/sock --json history $M/vol | tee $T/hist.json | $SCHEMA GetHistory && jq -e '.btrfs.unshared_bytes_per_day > 0 and .btrfs.observed_s > 0' $T/hist.json >/dev/null"
 like "the metrics carry the bytes" "$(ctl metrics)" "^atimed_btrfs_unshared_since_snapshot_bytes\\{.*mountpoint=\"$M/vol\""
 write_config "${CONF[@]}" "[mount:$M/vol] needs_atime = relatime"
 ctl reload >/dev/null || bail "reload"
