@@ -359,8 +359,26 @@ static void status_legend_marks(const RenderContext *c, const struct status_coun
                         chart_format_count(b, sizeof b, scale));
 }
 
+/* On btrfs: what atime un-shares from the snapshots, a line for a mount
+ * that has a figure (atimed(8), BTRFS). */
+static void btrfs_note(const RenderContext *c, const ReportMount *m) {
+        const ReportBtrfs *b = &m->btrfs;
+        char b1[24], b2[24];
+
+        if (!b->have || !b->have_rate || (b->unshared_bytes_per_day <= 0 && !b->have_since))
+                return;
+        fprintf(c->out, "btrfs %s: atime un-shares %s/day of metadata from snapshots (%s, last interval)",
+                escape_tmp(m->target), format_bytes(b1, sizeof b1, b->unshared_bytes_per_day),
+                b->rate_source ? escape_tmp(b->rate_source) : "measured");
+        if (b->have_since)
+                fprintf(c->out, "; %s since the newest (%s)", format_bytes(b2, sizeof b2, b->since_bytes),
+                        b->since_source ? escape_tmp(b->since_source) : "measured");
+        fprintf(c->out, ".\n");
+}
+
 /* The summary under the table: the policies counted, what the columns
- * measure, and the drifts between the live mounts and fstab. */
+ * measure, the btrfs bytes, and the drifts between the live mounts and
+ * fstab. */
 static void status_legend(const RenderContext *c, const Report *r, const struct status_counts *n, double scale,
                           bool sparklines) {
         fprintf(c->out, "\n%zu mount%s: %u strictatime, %u relatime, %u noatime", r->n_mounts,
@@ -374,6 +392,7 @@ static void status_legend(const RenderContext *c, const Report *r, const struct 
                 const ReportMount *m = &r->mounts[i];
                 char note[PATH_MAX * 4];
 
+                btrfs_note(c, m);
                 if (fstab_drift(c->fstab, m->target, m->atime, m->lazytime, note, sizeof note) > 0)
                         fprintf(c->out, "Drift: %s.\n", escape_tmp(note));
         }

@@ -176,6 +176,35 @@ static bool v_save_bytes(const ReportMount *m, double *ret) {
         *ret = m->advice.saving_kib_per_s * 1024;
         return m->advice.have;
 }
+static bool v_save_btrfs(const ReportMount *m, double *ret) {
+        *ret = m->advice.saving_bytes_per_day / 86400.0;
+        return m->advice.have && m->btrfs.have;
+}
+/* btrfs: the metadata atime un-shares from snapshots (btrfs-meter.h). */
+static bool v_unshared(const ReportMount *m, double *ret) {
+        *ret = m->btrfs.unshared_bytes_per_day / 86400.0;
+        return m->btrfs.have && m->btrfs.have_rate;
+}
+static bool v_unshared_lo(const ReportMount *m, double *ret) {
+        *ret = m->btrfs.unshared_lo / 86400.0;
+        return m->btrfs.have && m->btrfs.have_rate;
+}
+static bool v_unshared_hi(const ReportMount *m, double *ret) {
+        *ret = m->btrfs.unshared_hi / 86400.0;
+        return m->btrfs.have && m->btrfs.have_rate;
+}
+static bool v_unshared_total(const ReportMount *m, double *ret) {
+        *ret = m->btrfs.unshared_bytes;
+        return m->btrfs.have;
+}
+static bool v_unshared_since(const ReportMount *m, double *ret) {
+        *ret = m->btrfs.since_bytes;
+        return m->btrfs.have && m->btrfs.have_since;
+}
+static bool v_metadata_used(const ReportMount *m, double *ret) {
+        *ret = (double) m->btrfs.metadata_bytes_used;
+        return m->btrfs.have && m->btrfs.have_metadata;
+}
 static bool v_consumers(const ReportMount *m, double *ret) {
         *ret = (double) m->advice.n_consumers;
         return m->advice.have;
@@ -211,6 +240,22 @@ static const struct family mount_families[] = {
           v_coverage },
         { "atimed_atime_sample_complete_in_seconds", "gauge",
           "While the first walk runs: seconds until the figures rest on the whole filesystem, about.", v_ready_in },
+        { "atimed_btrfs_metadata_used_bytes", "gauge",
+          "btrfs: the filesystem's metadata in use (sysfs allocation/metadata/bytes_used), all subvolumes.",
+          v_metadata_used },
+        { "atimed_btrfs_unshared_bytes_per_second", "gauge",
+          "btrfs: metadata atime updates un-shared from the subvolume's snapshots, per second, over the last interval "
+          "with a figure: measured (bytes_used growth in a pure interval) or modelled (GetStatus rate_source).",
+          v_unshared },
+        { "atimed_btrfs_unshared_lower_bytes_per_second", "gauge",
+          "Lower bound of the 95% interval of atimed_btrfs_unshared_bytes_per_second.", v_unshared_lo },
+        { "atimed_btrfs_unshared_upper_bytes_per_second", "gauge",
+          "Upper bound of the 95% interval of atimed_btrfs_unshared_bytes_per_second.", v_unshared_hi },
+        { "atimed_btrfs_unshared_measured_bytes_total", "counter",
+          "btrfs: metadata growth of every interval measured as atime's alone since atimed started.", v_unshared_total },
+        { "atimed_btrfs_unshared_since_snapshot_bytes", "gauge",
+          "btrfs: metadata atime updates un-shared since the subvolume's newest snapshot (measured or modelled).",
+          v_unshared_since },
         { "atimed_device_writes_per_second", "gauge", "Write I/Os completed per second by the mount's block device.",
           v_dev_writes, true },
         { "atimed_device_written_bytes_per_second", "gauge", "Bytes written per second by the mount's block device.",
@@ -249,6 +294,9 @@ static const struct family advice_families[] = {
           "CPU seconds per second the advice would save (from the cost table).", v_save_cpu },
         { "atimed_recommendation_saving_written_bytes_per_second", "gauge",
           "Bytes written per second the advice would save (from the cost table).", v_save_bytes },
+        { "atimed_recommendation_saving_btrfs_metadata_bytes_per_second", "gauge",
+          "btrfs with snapshots: metadata per second the advice would stop atime updates un-sharing from them.",
+          v_save_btrfs },
         { "atimed_atime_consumers", "gauge", "Software found to read atime on the mount.", v_consumers },
         { "atimed_policy_change_timestamp_seconds", "gauge",
           "When atimed saw the mount's last change of atime policy (atimed_policy_change_info), in seconds since the "

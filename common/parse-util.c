@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,23 @@ char *format_duration(char *buf, size_t len, uint64_t usec) {
                 used += snprintf(buf + used, used < len ? len - used : 0, "%s%" PRIu64 "%s",
                                  used ? " " : "", n, out[i].suffix);
         }
+        return buf;
+}
+
+char *format_bytes(char *buf, size_t len, double bytes) {
+        static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+        double v = fabs(bytes);
+        size_t u = 0;
+
+        if (!isfinite(bytes)) {
+                snprintf(buf, len, "?");
+                return buf;
+        }
+        while (v >= 1023.5 && u + 1 < ELEMENTSOF(unit)) {
+                v /= 1024;
+                u++;
+        }
+        snprintf(buf, len, "%s%.*f %s", bytes < 0 ? "-" : "", u > 0 && v < 9.95 ? 1 : 0, v, unit[u]);
         return buf;
 }
 

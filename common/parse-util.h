@@ -20,3 +20,6 @@ int parse_mode(const char *s, mode_t *ret);
 /* Exact, and accepted back by the parsers above. */
 char *format_duration(char *buf, size_t len, uint64_t usec);
 char *format_size(char *buf, size_t len, uint64_t bytes);
+/* Bytes for a reader: "812 B", "535 KiB", "1.2 GiB" (binary units, two
+ * significant digits below ten, none after the point above). */
+char *format_bytes(char *buf, size_t len, double bytes);

@@ -139,10 +139,25 @@
 #define F_SEEN "seen" /* btrfs_sight_to_string() */
 #define F_COUNT "count"
 #define F_NEWEST_AGE_S "newest_age_s"
+#define F_PERIOD_S "period_s"
 #define F_METADATA_BYTES_USED "metadata_bytes_used"
 #define F_UNSHARED_BYTES_PER_DAY "unshared_bytes_per_day"
 #define F_UNSHARED_BYTES "unshared_bytes"
 #define F_BYTES_SOURCE "source" /* btrfs_bytes_source_to_string() */
+#define F_RATE_SOURCE "rate_source" /* btrfs_figure_source_to_string() */
+#define F_UNSHARED_LO "unshared_bytes_per_day_lo"
+#define F_UNSHARED_HI "unshared_bytes_per_day_hi"
+#define F_SINCE_SNAPSHOT "since_newest_snapshot"
+#define F_BYTES "bytes"
+#define F_LO "lo"
+#define F_HI "hi"
+#define F_INODES "inodes"
+#define F_BYTES_PER_INODE "bytes_per_inode"
+#define F_MODEL_INTERVALS "model_intervals"
+#define F_QGROUPS "qgroups"
+#define F_EXCLUSIVE "exclusive"
+#define F_SNAPSHOTS_EXCLUSIVE "snapshots_exclusive"
+#define F_INCONSISTENT "inconsistent"
 
 /* GetStatus: what a mount waits for until its first figure */
 #define F_PROGRESS "progress"
@@ -179,6 +194,7 @@
 #define F_ROTATIONAL "rotational"
 #define F_WRITE_IOPS "write_iops"
 #define F_WRITE_KIB_PER_S "write_kib_per_s"
+#define F_METADATA_BYTES_PER_DAY "btrfs_metadata_bytes_per_day"
 #define F_WRITES_TOTAL "writes_total"
 #define F_WRITTEN_BYTES_TOTAL "written_bytes_total"
 

@@ -193,6 +193,34 @@ static void activity_from_json(Report *r, json_object *o, ReportActivity *a) {
         a->ready_in_s = number(o, F_READY_IN_S, &v) && v >= 0 ? clamp_i64(v) : -1;
 }
 
+/* The model's side of a btrfs object: the rate's interval and source,
+ * the total since the newest snapshot, and the qgroups. */
+static void btrfs_model_from_json(Report *r, json_object *o, ReportBtrfs *b) {
+        json_object *since = member(o, F_SINCE_SNAPSHOT, json_type_object), *q = member(o, F_QGROUPS, json_type_object);
+        double v;
+
+        b->rate_source = str(r, o, F_RATE_SOURCE);
+        (void) number(o, F_UNSHARED_LO, &b->unshared_lo);
+        (void) number(o, F_UNSHARED_HI, &b->unshared_hi);
+        (void) number(o, F_BYTES_PER_INODE, &b->bytes_per_inode);
+        b->model_intervals = integer(o, F_MODEL_INTERVALS);
+        b->quotas = q != NULL;
+        b->have_qgroups = q && number(q, F_EXCLUSIVE, &v);
+        b->exclusive = b->have_qgroups ? clamp_i64(v) : 0;
+        b->snapshots_exclusive = q && number(q, F_SNAPSHOTS_EXCLUSIVE, &v) ? clamp_i64(v) : 0;
+        b->qgroups_inconsistent = q && boolean(q, F_INCONSISTENT);
+        b->qgroups_reason = q ? str(r, q, F_REASON) : NULL;
+        b->have_since = since != NULL;
+        b->inodes_since = -1;
+        if (!since)
+                return;
+        (void) number(since, F_BYTES, &b->since_bytes);
+        (void) number(since, F_LO, &b->since_lo);
+        (void) number(since, F_HI, &b->since_hi);
+        (void) number(since, F_INODES, &b->inodes_since);
+        b->since_source = str(r, since, F_RATE_SOURCE);
+}
+
 static void btrfs_from_json(Report *r, json_object *o, ReportBtrfs *b) {
         json_object *sub = member(o, F_SUBVOLUME, json_type_object), *snaps = member(o, F_SNAPSHOTS, json_type_object);
         double v;
@@ -215,6 +243,8 @@ static void btrfs_from_json(Report *r, json_object *o, ReportBtrfs *b) {
         b->have_rate = number(o, F_UNSHARED_BYTES_PER_DAY, &b->unshared_bytes_per_day);
         (void) number(o, F_UNSHARED_BYTES, &b->unshared_bytes);
         b->source = str(r, o, F_BYTES_SOURCE);
+        b->period_s = number(snaps, F_PERIOD_S, &v) && v > 0 ? clamp_i64(v) : 0;
+        btrfs_model_from_json(r, o, b);
 }
 
 /* A new mount at the end with the target of o, which must be an object
@@ -326,6 +356,7 @@ static int advice_from_json(Report *r, json_object *o, ReportAdvice *a) {
                 (void) number(saving, F_ATIME_WRITES_PER_MIN, &a->saving_updates_per_min);
         (void) number(saving, F_CPU_US_PER_S, &a->saving_cpu_us_per_s);
         (void) number(saving, F_WRITE_KIB_PER_S, &a->saving_kib_per_s);
+        (void) number(saving, F_METADATA_BYTES_PER_DAY, &a->saving_bytes_per_day);
         change_from_json(r, member(o, F_POLICY_CHANGE, json_type_object), &a->policy_change);
         if (strings_from_json(r, member(o, F_REASONS, json_type_array), &a->reasons, &a->n_reasons) < 0)
                 return -ENOMEM;

@@ -236,6 +236,51 @@ static json_object *progress_to_json(const ReportProgress *p) {
         return TAKE_PTR(o);
 }
 
+/* The bytes un-shared since the newest snapshot; null without a figure. */
+static json_object *since_to_json(const ReportBtrfs *b) {
+        _cleanup_json_ json_object *o = NULL;
+
+        if (!b->have_since)
+                return NULL;
+        o = json_object_new_object();
+        if (!o || add(o, F_BYTES, report_json_rounded(b->since_bytes, 0)) < 0 ||
+            add(o, F_LO, report_json_rounded(b->since_lo, 0)) < 0 ||
+            add(o, F_HI, report_json_rounded(b->since_hi, 0)) < 0 ||
+            add(o, F_RATE_SOURCE, json_object_new_string(b->since_source ? b->since_source : "none")) < 0 ||
+            add_nullable(o, F_INODES, b->inodes_since >= 0 ? report_json_rounded(b->inodes_since, 0) : NULL) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
+/* The qgroups' bytes where quotas are on; null where they are off. */
+static json_object *qgroups_to_json(const ReportBtrfs *b) {
+        _cleanup_json_ json_object *o = NULL;
+
+        if (!b->quotas)
+                return NULL;
+        o = json_object_new_object();
+        if (!o ||
+            add_nullable(o, F_EXCLUSIVE, b->have_qgroups ? json_object_new_int64(b->exclusive) : NULL) < 0 ||
+            add_nullable(o, F_SNAPSHOTS_EXCLUSIVE, b->have_qgroups ? json_object_new_int64(b->snapshots_exclusive) : NULL) < 0 ||
+            add(o, F_INCONSISTENT, json_object_new_boolean(b->qgroups_inconsistent)) < 0 ||
+            add_nullable(o, F_REASON, string_or_null(b->qgroups_reason)) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
+/* The rate's interval and source, and the model: beside the rest. */
+static int btrfs_model_to_json(json_object *o, const ReportBtrfs *b) {
+        if (add_nullable(o, F_UNSHARED_LO, b->have_rate ? report_json_rounded(b->unshared_lo, 0) : NULL) < 0 ||
+            add_nullable(o, F_UNSHARED_HI, b->have_rate ? report_json_rounded(b->unshared_hi, 0) : NULL) < 0 ||
+            add_nullable(o, F_RATE_SOURCE, b->have_rate ? string_or_null(b->rate_source) : NULL) < 0 ||
+            add_nullable(o, F_SINCE_SNAPSHOT, since_to_json(b)) < 0 ||
+            add_nullable(o, F_BYTES_PER_INODE, b->bytes_per_inode > 0 ? report_json_rounded(b->bytes_per_inode, 1) : NULL) < 0 ||
+            add(o, F_MODEL_INTERVALS, json_object_new_int64(b->model_intervals)) < 0 ||
+            add_nullable(o, F_QGROUPS, qgroups_to_json(b)) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 /* Null on anything but btrfs. */
 static json_object *btrfs_to_json(const ReportBtrfs *b) {
         _cleanup_json_ json_object *o = NULL, *sub = NULL, *snaps = NULL;
@@ -256,13 +301,15 @@ static json_object *btrfs_to_json(const ReportBtrfs *b) {
             add_nullable(snaps, F_READ_ONLY, b->have_snapshots ? json_object_new_int64(b->snapshots_read_only) : NULL) < 0 ||
             add_nullable(snaps, F_NEWEST_AGE_S,
                          b->have_snapshots && b->newest_age_s >= 0 ? json_object_new_int64(b->newest_age_s) : NULL) < 0 ||
+            add_nullable(snaps, F_PERIOD_S, b->have_snapshots && b->period_s > 0 ? json_object_new_int64(b->period_s) : NULL) < 0 ||
             add(o, F_SUBVOLUME, TAKE_PTR(sub)) < 0 || add(o, F_SNAPSHOTS, TAKE_PTR(snaps)) < 0 ||
             add_nullable(o, F_METADATA_BYTES_USED,
                          b->have_metadata ? json_object_new_int64(b->metadata_bytes_used) : NULL) < 0 ||
             add_nullable(o, F_UNSHARED_BYTES_PER_DAY,
                          b->have_rate ? report_json_rounded(b->unshared_bytes_per_day, 0) : NULL) < 0 ||
             add(o, F_UNSHARED_BYTES, report_json_rounded(b->unshared_bytes, 0)) < 0 ||
-            add(o, F_BYTES_SOURCE, json_object_new_string(b->source ? b->source : "waiting")) < 0)
+            add(o, F_BYTES_SOURCE, json_object_new_string(b->source ? b->source : "waiting")) < 0 ||
+            btrfs_model_to_json(o, b) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }

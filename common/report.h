@@ -87,6 +87,7 @@ typedef struct ReportAdvice {
         const char *basis;                           /* what it rests on; NULL: unknown */
         double observed_s;                           /* how much measurement */
         double saving_updates_per_min, saving_cpu_us_per_s, saving_kib_per_s;
+        double saving_bytes_per_day; /* btrfs metadata no longer un-shared from snapshots */
         const char **reasons;
         size_t n_reasons;
         ReportConsumer *consumers;
@@ -113,12 +114,25 @@ typedef struct ReportBtrfs {
         bool have_snapshots;
         int64_t snapshots, snapshots_read_only;
         int64_t newest_age_s;            /* -1: no snapshot */
+        int64_t period_s;                /* the snapshot rhythm; 0: unknown (fewer than two) */
         bool have_metadata;
         int64_t metadata_bytes_used;     /* the whole filesystem's */
         const char *source;              /* what the last interval said */
         bool have_rate;                  /* a measured interval exists */
         double unshared_bytes_per_day;   /* the last measured interval's */
         double unshared_bytes;           /* measured since atimed began */
+        const char *rate_source;         /* measured, modelled (btrfs-meter.h) */
+        double unshared_lo, unshared_hi; /* the rate's 95% interval */
+        bool have_since;                 /* the total since the newest snapshot: */
+        const char *since_source;        /* measured, modelled */
+        double since_bytes, since_lo, since_hi;
+        double inodes_since;             /* distinct inodes written since it; <0: unknown */
+        double bytes_per_inode;          /* the model's, learned here; 0: not yet */
+        int64_t model_intervals;
+        bool quotas;                     /* the operator has quotas on: */
+        bool have_qgroups, qgroups_inconsistent;
+        int64_t exclusive, snapshots_exclusive;
+        const char *qgroups_reason;      /* why not read; NULL: read */
 } ReportBtrfs;
 
 /* Numbers over time, a gap where present[i] is false. */

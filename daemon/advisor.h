@@ -86,6 +86,18 @@ struct advisor_input {
         bool too_early;
         int64_t ready_in_s;
         double coverage;
+        /* On a btrfs subvolume that snapshots share: the metadata atime
+         * updates un-share from them and that stays as long as they do
+         * (btrfs-meter.h), its mean per day over 'unshared_s' seconds, with
+         * a 95% interval, measured or modelled; the snapshot rhythm (0:
+         * unknown); of the inodes written since the newest snapshot, the
+         * directories' share (0 to 1). */
+        bool btrfs_shared;
+        bool have_unshared;
+        double unshared_per_day, unshared_lo, unshared_hi, unshared_s;
+        const char *unshared_source;
+        double snapshot_period_s;
+        double dir_share;
 };
 
 struct advisor_params {
@@ -105,6 +117,8 @@ struct advice {
         double saving_updates_per_min; /* atime updates that would no longer happen (or be deferred) */
         double saving_cpu_us_per_s;
         double saving_kib_per_s;
+        double saving_bytes_per_day;  /* btrfs metadata no longer un-shared from snapshots */
+        bool space;                   /* the advice rests on that space (btrfs snapshots) */
         AdviceConfidence confidence;
         AdviceBasis basis;
 };

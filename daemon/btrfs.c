@@ -56,6 +56,32 @@ static bool uuid_is_null(const uint8_t u[16]) {
         return true;
 }
 
+static int cmp_int64(const void *a, const void *b) {
+        int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* The median gap between the creations of self's snapshots. */
+static int64_t snapshot_period(const struct btrfs_subvol *self, const struct btrfs_subvol *subs, size_t n,
+                               unsigned count) {
+        _cleanup_free_ int64_t *t = count >= 2 ? calloc(count, sizeof *t) : NULL;
+        size_t k = 0;
+
+        if (!t)
+                return 0;
+        for (size_t i = 0; i < n && k < count; i++)
+                if (subs[i].id != self->id && memcmp(subs[i].parent_uuid, self->uuid, 16) == 0)
+                        t[k++] = subs[i].otime;
+        qsort(t, k, sizeof *t, cmp_int64);
+        for (size_t i = 0; i + 1 < k; i++)
+                t[i] = t[i + 1] - t[i];
+        if (k < 2)
+                return 0;
+        qsort(t, k - 1, sizeof *t, cmp_int64);
+        return (k - 1) % 2 ? t[(k - 1) / 2] : (t[(k - 1) / 2 - 1] + t[(k - 1) / 2]) / 2;
+}
+
 void btrfs_snapshots_of(const struct btrfs_subvol *self, const struct btrfs_subvol *subs, size_t n,
                         struct btrfs_snapshots *ret) {
         *ret = (struct btrfs_snapshots) {};
@@ -69,9 +95,21 @@ void btrfs_snapshots_of(const struct btrfs_subvol *self, const struct btrfs_subv
                 ret->count++;
                 ret->read_only += s->read_only;
                 ret->ids_sum += s->id;
+                ret->exclusive += s->exclusive;
                 if (s->otime > ret->newest_otime)
                         ret->newest_otime = s->otime;
         }
+        ret->period_s = snapshot_period(self, subs, n, ret->count);
+}
+
+bool btrfs_shares(const struct btrfs_subvol *self, const struct btrfs_snapshots *s, int64_t *ret_since) {
+        bool snapshot = !uuid_is_null(self->parent_uuid);
+        int64_t since = s->count > 0 ? s->newest_otime : 0;
+
+        if (snapshot && self->otime > since)
+                since = self->otime;
+        *ret_since = since;
+        return s->count > 0 || snapshot;
 }
 
 void btrfs_facts_done(struct btrfs_facts *f) {
@@ -285,17 +323,62 @@ static int read_commits(const char *sysfs, const char *fsid, uint64_t *ret) {
         return btrfs_parse_commits(text, ret);
 }
 
-static int read_counter(const char *sysfs, const char *fsid, const char *what, uint64_t *ret) {
+/* The counter at sysfs's fs/btrfs/FSID/WHAT. */
+static int read_fs_counter(const char *sysfs, const char *fsid, const char *what, uint64_t *ret) {
         _cleanup_free_ char *p = NULL, *text = NULL;
         size_t len;
         int r;
 
-        if (asprintf(&p, "%s/fs/btrfs/%s/allocation/%s/bytes_used", sysfs, fsid, what) < 0)
+        if (asprintf(&p, "%s/fs/btrfs/%s/%s", sysfs, fsid, what) < 0)
                 return -ENOMEM;
         r = read_full_file(p, SYSFS_COUNTER_MAX, &text, &len);
         if (r < 0)
                 return r;
         return btrfs_parse_bytes(text, ret);
+}
+
+static int read_counter(const char *sysfs, const char *fsid, const char *what, uint64_t *ret) {
+        char path[64];
+
+        snprintf(path, sizeof path, "allocation/%s/bytes_used", what);
+        return read_fs_counter(sysfs, fsid, path, ret);
+}
+
+static int read_qgroup(const char *sysfs, const char *fsid, const char *what, uint64_t *ret) {
+        char path[96];
+
+        snprintf(path, sizeof path, "qgroups/%s", what);
+        return read_fs_counter(sysfs, fsid, path, ret);
+}
+
+static int read_exclusive(const char *sysfs, const char *fsid, uint64_t id, uint64_t *ret) {
+        char what[64];
+
+        snprintf(what, sizeof what, "0_%" PRIu64 "/exclusive", id);
+        return read_qgroup(sysfs, fsid, what, ret);
+}
+
+/* The qgroups' exclusive bytes of self and of every subvolume listed,
+ * where quotas are on (btrfs.h). */
+static int look_qgroups(const char *sysfs, const char *fsid, struct btrfs_subvol *subs, size_t n,
+                        struct btrfs_facts *f) {
+        uint64_t v = 0;
+        int r = read_qgroup(sysfs, fsid, "enabled", &v);
+
+        if (r == -ENOMEM)
+                return r;
+        f->quotas = r >= 0 && v != 0;
+        if (!f->quotas || !f->have_info)
+                return 0;
+        f->qgroups_inconsistent = read_qgroup(sysfs, fsid, "inconsistent", &v) >= 0 && v != 0;
+        r = read_exclusive(sysfs, fsid, f->self.id, &f->self.exclusive);
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = read_exclusive(sysfs, fsid, subs[i].id, &subs[i].exclusive);
+        if (r == -ENOMEM)
+                return r;
+        f->have_qgroups = r >= 0;
+        f->qgroup_error = MIN(r, 0);
+        return 0;
 }
 
 #if HAVE_BTRFSUTIL
@@ -372,6 +455,28 @@ static int list_subvolumes(int fd, BtrfsSight *sight, struct btrfs_subvol **ret,
 
 #endif
 
+/* The filesystem's bytes in use and commits; -ENOMEM only. */
+static int look_space(const char *sysfs, const char *fsid, struct btrfs_facts *ret) {
+        int r;
+
+        if (!fsid) {
+                ret->space_error = -ENOENT;
+                return 0;
+        }
+        r = read_counter(sysfs, fsid, "metadata", &ret->metadata_bytes_used);
+        if (r >= 0)
+                r = read_counter(sysfs, fsid, "data", &ret->data_bytes_used);
+        if (r == -ENOMEM)
+                return r;
+        ret->have_space = r >= 0;
+        ret->space_error = MIN(r, 0);
+        r = read_commits(sysfs, fsid, &ret->commits);
+        if (r == -ENOMEM)
+                return r;
+        ret->have_commits = r >= 0;
+        return 0;
+}
+
 int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, struct btrfs_facts *ret) {
         struct statfs sfs;
         int r;
@@ -384,21 +489,9 @@ int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, 
 
         /* The space first: it needs no privilege, and the bytes are
          * measured whatever the snapshots' sight. */
-        if (!fsid)
-                ret->space_error = -ENOENT;
-        else {
-                r = read_counter(sysfs, fsid, "metadata", &ret->metadata_bytes_used);
-                if (r >= 0)
-                        r = read_counter(sysfs, fsid, "data", &ret->data_bytes_used);
-                if (r == -ENOMEM)
-                        return r;
-                ret->have_space = r >= 0;
-                ret->space_error = MIN(r, 0);
-                r = read_commits(sysfs, fsid, &ret->commits);
-                if (r == -ENOMEM)
-                        return r;
-                ret->have_commits = r >= 0;
-        }
+        r = look_space(sysfs, fsid, ret);
+        if (r < 0)
+                return r;
 
 #if HAVE_BTRFSUTIL
         struct btrfs_util_subvolume_info info;
@@ -436,6 +529,9 @@ int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, 
                 ret->sight_error = r;
                 return 0;
         }
+        r = fsid ? look_qgroups(sysfs, fsid, subs, n, ret) : 0;
+        if (r < 0)
+                return r;
         btrfs_snapshots_of(&ret->self, subs, n, &ret->snapshots);
         for (size_t i = 0; i < n; i++)
                 ret->subs_ids_sum += subs[i].id;

@@ -36,6 +36,7 @@ struct btrfs_subvol {
         uint8_t parent_uuid[16]; /* all zero: not a snapshot */
         bool read_only;
         int64_t otime; /* Unix seconds it was made */
+        uint64_t exclusive; /* its qgroup's (0/id) exclusive bytes, where quotas are on (btrfs_facts) */
 };
 
 struct btrfs_snapshots {
@@ -43,6 +44,11 @@ struct btrfs_snapshots {
         unsigned read_only;  /* of those, read-only */
         int64_t newest_otime; /* the newest one's creation, Unix seconds; 0: none */
         uint64_t ids_sum;    /* with count, tells a snapshot made and another deleted apart from none */
+        /* The snapshot rhythm as the filesystem keeps it: the median time
+         * between consecutive snapshots' creations; 0: fewer than two (or
+         * no memory to tell). */
+        int64_t period_s;
+        uint64_t exclusive;  /* their qgroups' exclusive bytes together, where quotas are on */
 };
 
 /* What one look found. */
@@ -64,6 +70,15 @@ struct btrfs_facts {
         int space_error;        /* -errno where they could not be */
         bool have_commits;      /* commit_stats was read (kernel 6.0 and later) */
         uint64_t commits;       /* transactions committed since mount */
+        /* Where the operator has quotas on (sysfs qgroups/enabled; atimed
+         * never turns them on): each subvolume's qgroup's (0/id)
+         * exclusive bytes, in self and subs, and the snapshots' together:
+         * what the snapshots keep that the subvolume no longer shares
+         * grows theirs. */
+        bool quotas;            /* quotas are on */
+        bool have_qgroups;      /* and the bytes were read */
+        bool qgroups_inconsistent; /* qgroups/inconsistent: the bytes wait for a rescan */
+        int qgroup_error;       /* -errno where quotas are on and the bytes could not be read */
 };
 
 /* Frees what a look allocated (subs); the facts stay readable, empty. */
@@ -79,6 +94,12 @@ void btrfs_snapshots_of(const struct btrfs_subvol *self, const struct btrfs_subv
  * false where the look did not see it. */
 bool btrfs_facts_of(const struct btrfs_facts *f, uint64_t id, struct btrfs_subvol *ret_self,
                     struct btrfs_snapshots *ret_snapshots);
+/* Whether the subvolume 'self' shares its tree: snapshots were made of
+ * it, or it is itself a snapshot (writable: reading it un-shares it from
+ * its origin). *ret_since: since when, the newer of its newest snapshot's
+ * creation and its own as a snapshot (Unix seconds). (A snapshot whose
+ * origin was deleted since may share with nothing: it is taken to share.) */
+bool btrfs_shares(const struct btrfs_subvol *self, const struct btrfs_snapshots *s, int64_t *ret_since);
 /* A sysfs counter's text ("12345\n"): -EBADMSG where it is not one. */
 int btrfs_parse_bytes(const char *text, uint64_t *ret);
 /* commit_stats' text: the line "commits N". -EBADMSG without one. */

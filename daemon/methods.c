@@ -914,6 +914,28 @@ static json_object *history_verdict(const View *v, const MountHistory *h, int64_
         return verdict_to_json(&h->change, &vd);
 }
 
+/* On a btrfs mount whose subvolume snapshots share: the bytes atime
+ * un-shared, as a mean over every interval with a figure since atimed
+ * started (the points do not carry them); NULL elsewhere. */
+static json_object *history_btrfs(const View *v, const char *target) {
+        const MountEntry *e = mount_table_find_target(v->mounts, target);
+        const TrackedMount *tm = e ? tracker_find(v->tracker, e->id) : NULL;
+        _cleanup_json_ json_object *o = NULL;
+        struct btrfs_status b;
+        int64_t since;
+
+        if (!tm || !tracker_mount_btrfs(tm, &b) || !b.looked || !btrfs_shares(&b.self, &b.snapshots, &since) ||
+            !(b.mean_seconds > 0))
+                return NULL;
+        o = json_object_new_object();
+        if (!o || add(o, F_UNSHARED_BYTES_PER_DAY, rounded(b.mean_per_day, 0)) < 0 ||
+            add(o, F_UNSHARED_LO, rounded(b.mean_lo, 0)) < 0 || add(o, F_UNSHARED_HI, rounded(b.mean_hi, 0)) < 0 ||
+            add(o, F_RATE_SOURCE, json_object_new_string(btrfs_figure_source_to_string(b.mean_source))) < 0 ||
+            add(o, F_OBSERVED_S, rounded(b.mean_seconds, 0)) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
 static json_object *method_get_history(Methods *m, const ControlPeer *peer, json_object *params) {
         _cleanup_json_ json_object *p = json_object_new_object(), *points = json_object_new_array();
         const MountHistory *h;
@@ -949,7 +971,8 @@ static json_object *method_get_history(Methods *m, const ControlPeer *peer, json
             add(p, F_RESOLUTION_S, json_object_new_int64(res)) < 0 || add(p, F_SINCE, json_object_new_int64(from)) < 0 ||
             add(p, F_UNTIL, json_object_new_int64(to + res)) < 0 ||
             add(p, F_TRUNCATED, json_object_new_boolean(truncated)) < 0 || add(p, F_POINTS, TAKE_PTR(points)) < 0 ||
-            add_nullable(p, F_POLICY_CHANGE, history_verdict(m->view, h, now)) < 0)
+            add_nullable(p, F_POLICY_CHANGE, history_verdict(m->view, h, now)) < 0 ||
+            add_nullable(p, F_BTRFS, history_btrfs(m->view, target)) < 0)
                 return NULL;
         {
                 /* The resolutions kept, for a client to name the valid ones. */
@@ -1005,7 +1028,8 @@ static json_object *recommendation_to_json(const struct recommendation *r, bool 
         if (add(saving, F_ATIME_UPDATES_PER_MIN, rounded(a->saving_updates_per_min, 1)) < 0 ||
             add(saving, F_ATIME_WRITES_PER_MIN, rounded(a->saving_updates_per_min, 1)) < 0 ||
             add(saving, F_CPU_US_PER_S, rounded(a->saving_cpu_us_per_s, 2)) < 0 ||
-            add(saving, F_WRITE_KIB_PER_S, rounded(a->saving_kib_per_s, 2)) < 0)
+            add(saving, F_WRITE_KIB_PER_S, rounded(a->saving_kib_per_s, 2)) < 0 ||
+            add(saving, F_METADATA_BYTES_PER_DAY, rounded(a->saving_bytes_per_day, 0)) < 0)
                 return NULL;
         if (add_nullable(ev, F_ATIME_UPDATES_PER_MIN, r->in.have_activity ? rounded(r->in.per_min, 2) : NULL) < 0 ||
             add_nullable(ev, F_LO_PER_MIN, r->in.have_activity ? rounded(r->in.lo_per_min, 2) : NULL) < 0 ||

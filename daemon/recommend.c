@@ -113,6 +113,27 @@ static void add_activity(const View *v, const TrackedMount *tm, int64_t now, str
         r->in.observed_s = a.seconds;
 }
 
+/* On btrfs with snapshots: the metadata atime un-shares from them, as
+ * its mean over every interval the meter had a figure for. */
+static void add_btrfs(const TrackedMount *tm, struct advisor_input *in) {
+        struct btrfs_status b;
+        int64_t since;
+
+        if (!tracker_mount_btrfs(tm, &b) || !b.looked || !btrfs_shares(&b.self, &b.snapshots, &since))
+                return;
+        in->btrfs_shared = true;
+        in->snapshot_period_s = (double) b.snapshots.period_s;
+        in->dir_share = b.inodes_since > 0 ? b.dirs_since / b.inodes_since : 0;
+        if (!(b.mean_seconds > 0))
+                return;
+        in->have_unshared = true;
+        in->unshared_per_day = b.mean_per_day;
+        in->unshared_lo = b.mean_lo;
+        in->unshared_hi = b.mean_hi;
+        in->unshared_s = b.mean_seconds;
+        in->unshared_source = btrfs_figure_source_to_string(b.mean_source);
+}
+
 /* The advisor's input for one tracked mount, and its advice. */
 /* The last change of policy the mount's history recorded, judged. */
 static void add_verdict(const View *v, const TrackedMount *tm, int64_t now, struct recommendation *r) {
@@ -144,6 +165,7 @@ static void recommend_one(const View *v, const MountEntry *e, const TrackedMount
         };
         add_needs(v, owner, i, mc, r);
         add_activity(v, tm, now, r);
+        add_btrfs(tm, &r->in);
         advisor_advise(&r->in, params, &r->advice);
         add_verdict(v, tm, now, r);
 }

@@ -859,6 +859,42 @@ double sampler_entry_weight(const SampleEntry *e) {
         return !e->dir && e->nlink > 1 ? 1.0 / e->nlink : 1.0;
 }
 
+int sampler_count_since(const Sampler *s, int64_t since, struct sampler_since *ret) {
+        const Reservoir *r = s ? s->current : NULL;
+        double hits[_STRATUM_MAX] = {}, dirs[_STRATUM_MAX] = {};
+        uint64_t n[_STRATUM_MAX] = {};
+
+        *ret = (struct sampler_since) {};
+        if (!r || r->partial)
+                return -EAGAIN;
+        for (size_t i = 0; i < r->n; i++) {
+                const SampleEntry *e = &r->v[i];
+
+                if (e->gone || !e->baseline || e->stratum >= _STRATUM_MAX)
+                        continue;
+                n[e->stratum]++;
+                if (e->atime_sec < since)
+                        continue;
+                hits[e->stratum] += sampler_entry_weight(e);
+                dirs[e->stratum] += e->dir;
+        }
+        for (unsigned k = 0; k < _STRATUM_MAX; k++) {
+                struct estimate est;
+                uint64_t pop = MAX(r->stratum_population[k], n[k]);
+
+                /* Over 60 s, a per-minute figure is the count itself. */
+                if (n[k] == 0 || estimate_activity(fmin(hits[k], (double) n[k]), n[k], pop, 60, &est) < 0)
+                        continue;
+                ret->inodes += est.per_min;
+                ret->lo += est.lo;
+                ret->hi += est.hi;
+                ret->dirs += hits[k] > 0 ? est.per_min * dirs[k] / hits[k] : 0;
+                ret->hits += hits[k];
+                ret->sample += n[k];
+        }
+        return ret->sample > 0 ? 0 : -EAGAIN;
+}
+
 static void add_changed(struct sampler_writer *w, const SampleEntry *e, double share) {
         w->changed[e->stratum] += share * sampler_entry_weight(e);
 }

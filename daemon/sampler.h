@@ -173,6 +173,19 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
 /* Looks again at the inodes that moved lately (the fine sweep). Returns the
  * number looked at, -ECANCELED or -errno. Blocking. */
 int sampler_fine_sweep(Sampler *s, const struct sampler_place *pl, const atomic_bool *cancel);
+/* The inodes of the filesystem whose atime is at or after 'since' (Unix
+ * seconds), by the sample: each stratum's share scaled to its population,
+ * with 95% intervals added up (estimate_activity()). -EAGAIN while there
+ * is no whole walk's sample (a first walk's part would speak for that part
+ * only). For btrfs: the inodes written since its newest snapshot. */
+struct sampler_since {
+        double inodes, lo, hi; /* files and directories */
+        double dirs;           /* of which directories */
+        double hits;           /* the sampled inodes found so (weighted) */
+        uint64_t sample;       /* of this many looked at */
+};
+int sampler_count_since(const Sampler *s, int64_t since, struct sampler_since *ret);
+
 /* Whether a fine sweep has anything to look at. */
 bool sampler_has_hot(const Sampler *s);
 /* Whether a sweep has something to measure or a baseline to take: a

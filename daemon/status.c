@@ -161,6 +161,7 @@ static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const Tr
         rb->have_snapshots = b.looked;
         rb->snapshots = b.snapshots.count;
         rb->snapshots_read_only = b.snapshots.read_only;
+        rb->period_s = b.snapshots.period_s;
         /* At the look: the reply is cached between sweeps. */
         rb->newest_age_s = b.snapshots.count ? MAX(b.at - b.snapshots.newest_otime, (int64_t) 0) : -1;
         rb->have_metadata = b.have && b.facts.have_space;
@@ -169,6 +170,26 @@ static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const Tr
         rb->have_rate = b.have_rate;
         rb->unshared_bytes_per_day = b.per_day;
         rb->unshared_bytes = b.total;
+        rb->rate_source = btrfs_figure_source_to_string(b.rate_source);
+        rb->unshared_lo = b.per_day_lo;
+        rb->unshared_hi = b.per_day_hi;
+        /* The meter counts the inodes of the subvolume it looks through. */
+        rb->have_since = b.since_source != BTRFS_FIGURE_NONE && b.looked && b.self.id == b.facts.self.id;
+        rb->since_source = btrfs_figure_source_to_string(b.since_source);
+        rb->since_bytes = b.since;
+        rb->since_lo = b.since_lo;
+        rb->since_hi = b.since_hi;
+        rb->inodes_since = b.inodes_since;
+        rb->bytes_per_inode = b.bytes_per_inode;
+        rb->model_intervals = b.model_intervals;
+        rb->quotas = b.have && b.facts.quotas;
+        rb->have_qgroups = rb->quotas && b.facts.have_qgroups && b.looked;
+        rb->exclusive = (int64_t) b.self.exclusive;
+        rb->snapshots_exclusive = (int64_t) b.snapshots.exclusive;
+        rb->qgroups_inconsistent = b.facts.qgroups_inconsistent;
+        rb->qgroups_reason = !rb->quotas || rb->have_qgroups ? NULL
+                             : b.facts.qgroup_error < 0 ? "the qgroups' bytes could not be read under sysfs"
+                                                        : "this mount's subvolume was not seen";
 }
 
 static void fill_mount(const View *v, Report *r, ReportMount *rm, const MountEntry *e, const TrackedMount *tm) {
@@ -215,6 +236,7 @@ static void fill_advice(Report *r, ReportAdvice *ra, const struct recommendation
                 .saving_updates_per_min = a->saving_updates_per_min,
                 .saving_cpu_us_per_s = a->saving_cpu_us_per_s,
                 .saving_kib_per_s = a->saving_kib_per_s,
+                .saving_bytes_per_day = a->saving_bytes_per_day,
                 /* As GetRecommendations lists them, a [mount:PATH]
                  * needs_atime among them. */
                 .n_consumers = rec->n_consumers,

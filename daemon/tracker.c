@@ -86,15 +86,7 @@ struct Filesystem {
                 char *path;
                 struct fs_count prev; /* at the last sweep */
         } counter;
-        struct {               /* btrfs only: its snapshots and metadata (btrfs.h) */
-                char *fsid;        /* its directory under sysfs's fs/btrfs; NULL: not found yet */
-                uint64_t subvol;   /* the subvolume the last look went through (subvolid=) */
-                struct btrfs_status status;
-                uint64_t at;       /* CLOCK_MONOTONIC usec of the last look */
-                bool deleted_said;
-                BtrfsTaint taint;  /* an impure interval's writes, not committed yet */
-                bool sight_said, space_said, error_said, change_said;
-        } btrfs;
+        BtrfsMeter btrfs;      /* btrfs only: its snapshots and the bytes atime un-shares */
         bool probed;           /* a probe ran on one of its mounts since the last sweep */
         bool figured;          /* a sweep of this sampler measured an interval: the first figure came */
         uint64_t first_asked;  /* the baseline (seen.baseline_at) whose first figure's sweep was asked for */
@@ -186,13 +178,7 @@ struct fs_job {
         void *hook_userdata;
         char *devname; /* FS_JOB_IDENTIFY, and btrfs sweeps: the block device */
         char *uuid;    /* and what it found */
-        bool btrfs;    /* FS_JOB_SWEEP on btrfs: look at its subvolume and bytes too */
-        uint64_t btrfs_subvol;
-        char *btrfs_fsid;  /* as the filesystem knew it, or as the job found it */
-        char *btrfs_sysfs;
-        struct btrfs_facts btrfs_facts;
-        int btrfs_r;
-        uint64_t btrfs_at; /* CLOCK_MONOTONIC usec of the look */
+        BtrfsLook btrfs; /* FS_JOB_SWEEP on btrfs: look at its subvolume and bytes too */
 };
 
 /* The tracker's time (tracker_set_clock()). */
@@ -346,16 +332,10 @@ const TrackedMount *tracker_find(const Tracker *t, int mount_id) {
 }
 
 bool tracker_mount_btrfs(const TrackedMount *m, struct btrfs_status *ret) {
-        _cleanup_free_ char *path = NULL;
-        uint64_t id = 0;
 
         if (!m->fs || !m->entry->fstype || !streq(m->entry->fstype, "btrfs"))
                 return false;
-        *ret = m->fs->btrfs.status;
-        if (btrfs_subvol_from_options(m->entry->super_options, &id, &path) < 0)
-                id = 0;
-        ret->subvol = id;
-        ret->looked = ret->have && id != 0 && btrfs_facts_of(&ret->facts, id, &ret->self, &ret->snapshots);
+        btrfs_meter_status(&m->fs->btrfs, m->entry->super_options, ret);
         return true;
 }
 
@@ -779,8 +759,7 @@ static void fs_free(Filesystem *fs) {
         if (!fs)
                 return;
         free(fs->uuid);
-        free(fs->btrfs.fsid);
-        btrfs_facts_done(&fs->btrfs.status.facts);
+        btrfs_meter_done(&fs->btrfs);
         free(fs->counter.path);
         sampler_free(fs->sampler);
         free(fs->place_root);
@@ -794,9 +773,7 @@ static void fs_job_free(struct fs_job *j) {
                 free(j->writer_roots[i]);
         free(j->writer_roots);
         free(j->devname);
-        free(j->btrfs_fsid);
-        btrfs_facts_done(&j->btrfs_facts);
-        free(j->btrfs_sysfs);
+        btrfs_look_done(&j->btrfs);
         free(j->counter_path);
         free(j->uuid);
         free(j->target);
@@ -823,23 +800,6 @@ static const TrackedMount *fs_place(const Filesystem *fs) {
         return best;
 }
 
-/* The btrfs look, in the sweep's thread (it touches the filesystem):
- * through the mount point the sweep reaches the filesystem by. */
-static void fs_btrfs_look(struct fs_job *j) {
-        int fd;
-
-        if (!j->btrfs_fsid && j->devname)
-                (void) btrfs_find_fsid(j->btrfs_sysfs, j->devname, &j->btrfs_fsid);
-        j->btrfs_at = now_usec(CLOCK_MONOTONIC);
-        fd = open(j->target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0) {
-                j->btrfs_r = -errno;
-                return;
-        }
-        j->btrfs_r = btrfs_look(fd, j->btrfs_subvol, j->btrfs_sysfs, j->btrfs_fsid, &j->btrfs_facts);
-        close(fd);
-}
-
 static void fs_work(void *arg, const atomic_bool *cancel) {
         struct fs_job *j = arg;
         struct sampler_place pl = { .target = j->target, .mount_id = j->mount_id, .fs_root = j->fs_root,
@@ -858,13 +818,15 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
                  * both measure the same stretch. */
                 if (j->counter_kind != FS_COUNTER_NONE)
                         (void) fscounter_read(j->counter_kind, j->counter_path, &j->count);
-                if (j->btrfs)
-                        fs_btrfs_look(j);
+                if (j->btrfs.on)
+                        btrfs_look_run(&j->btrfs, j->target, j->devname);
                 /* On the tracker's clock, as the schedule that asked
                  * for it: a test's clock says how long the interval was. */
                 uint64_t now = j->clock ? j->clock(CLOCK_MONOTONIC, j->clock_userdata) : now_usec(CLOCK_MONOTONIC);
 
                 j->r = sampler_sweep(j->fs->sampler, &pl, j->writers, j->n_writers, now, j->min_usec, cancel, &j->res);
+                if (j->btrfs.on)
+                        btrfs_look_since(&j->btrfs, j->fs->sampler);
                 j->at = j->clock ? j->clock(CLOCK_REALTIME, j->clock_userdata) : now_usec(CLOCK_REALTIME);
         }
 }
@@ -960,91 +922,19 @@ static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct 
         fs->count_prev = v.lo;
 }
 
-/* Said once per filesystem, at the level it deserves: what atimed cannot
- * see of a btrfs, and why. The figures go on without it. */
-static void fs_btrfs_say(Filesystem *fs, const struct fs_job *j) {
-        const struct btrfs_facts *f = &j->btrfs_facts;
-
-        if (j->btrfs_r < 0) {
-                if (!fs->btrfs.error_said)
-                        log_mount_full(LOG_NOTICE, j->btrfs_r, j->target,
-                                       "%s: cannot look at its btrfs subvolume (%m): no snapshot or metadata figure "
-                                       "until it can; the atime figures go on", j->target);
-                fs->btrfs.error_said = true;
-                return;
-        }
-        fs->btrfs.error_said = false;
-        if (f->deleted && !fs->btrfs.deleted_said)
-                log_mount_notice(j->target, "%s: its btrfs subvolume (id %llu) was deleted: it lives on until unmounted; "
-                                 "its snapshots stay", j->target, (unsigned long long) f->self.id);
-        fs->btrfs.deleted_said = f->deleted;
-        if (f->sight == BTRFS_SIGHT_NONE && !fs->btrfs.sight_said) {
-                fs->btrfs.sight_said = true;
-                if (f->sight_error == -EPERM)
-                        log_mount_info(j->target, "%s: btrfs snapshots not looked for: libbtrfsutil searches the tree "
-                                       "of subvolumes as root, which needs CAP_SYS_ADMIN, and atimed does not keep it "
-                                       "([btrfs] snapshot_search = yes does)", j->target);
-                else
-                        log_mount_full(LOG_INFO, f->sight_error, j->target,
-                                       "%s: btrfs snapshots not looked for: %m", j->target);
-        }
-        if (!f->have_space && !fs->btrfs.space_said) {
-                fs->btrfs.space_said = true;
-                log_mount_full(LOG_NOTICE, f->space_error, j->target,
-                               "%s: btrfs metadata bytes not readable under %s/fs/btrfs (%m): no bytes figure",
-                               j->target, j->btrfs_sysfs);
-        }
-}
-
-/* The btrfs look that came back with a sweep, against the one before:
- * the metadata's growth is atime's cost where the interval was pure as
- * the sample tells it (fs_only_atime_but_space(), as for the kernel's
- * counts) and the data and snapshots stayed the same (btrfs_interval()). */
+/* The btrfs look that came back with a sweep: the metadata's growth is
+ * atime's cost where the interval was pure as the sample tells it
+ * (fs_only_atime_but_space(), as for the kernel's counts), modelled
+ * where it was not (btrfs-meter.h). */
 static void fs_apply_btrfs(Filesystem *fs, struct fs_job *j, const struct sweep_result *prev) {
-        struct btrfs_status *st = &fs->btrfs.status;
-        BtrfsIntervalInput in = {
-                .prev = st->have ? &st->facts : NULL,
-                .cur = &j->btrfs_facts,
-                .seconds = fs->btrfs.at && j->btrfs_at > fs->btrfs.at ? (double) (j->btrfs_at - fs->btrfs.at) / 1e6 : 0,
+        BtrfsSweep s = {
+                .target = j->target,
                 .pure = j->res.valid && fs_only_atime_but_space(fs, prev, &j->res),
+                .commit_s = j->commit_s,
+                .now = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC),
         };
-        BtrfsIntervalVerdict v;
 
-        if (!j->btrfs)
-                return;
-        fs_btrfs_say(fs, j);
-        if (!fs->btrfs.fsid && j->btrfs_fsid)
-                fs->btrfs.fsid = TAKE_PTR(j->btrfs_fsid);
-        fs->btrfs.subvol = j->btrfs_subvol ? j->btrfs_subvol : j->btrfs_facts.self.id;
-        st->error = j->btrfs_r;
-        st->at = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
-        if (j->btrfs_r < 0) {
-                /* No look: the next one starts a new interval. */
-                btrfs_facts_done(&st->facts);
-                st->have = false;
-                st->source = BTRFS_BYTES_WAITING;
-                fs->btrfs.at = 0;
-                return;
-        }
-        in.tainted = btrfs_taint_check(&fs->btrfs.taint, &j->btrfs_facts, j->btrfs_at);
-        v = btrfs_interval(&in);
-        btrfs_taint_note(&fs->btrfs.taint, &v, &j->btrfs_facts, j->btrfs_at, j->commit_s);
-        if (v.source == BTRFS_BYTES_MEASURED) {
-                st->have_rate = true;
-                st->per_day = v.per_day;
-                st->total += v.bytes;
-        } else if (v.source == BTRFS_BYTES_SNAPSHOT_CHANGED) {
-                log_mount_full(fs->btrfs.change_said ? LOG_DEBUG : LOG_INFO, 0, j->target,
-                               "%s: a btrfs snapshot was made or deleted during the interval: its metadata growth is "
-                               "not counted as atime's", j->target);
-                fs->btrfs.change_said = true;
-        }
-        st->source = v.source;
-        btrfs_facts_done(&st->facts);
-        st->facts = j->btrfs_facts;
-        j->btrfs_facts.subs = NULL;
-        st->have = true;
-        fs->btrfs.at = j->btrfs_at;
+        btrfs_meter_apply(&fs->btrfs, &j->btrfs, &s);
 }
 
 /* What a sweep found, stratum by stratum, and what came of it: for
@@ -1429,23 +1319,6 @@ static int fs_find_counter(Filesystem *fs, const TrackedMount *place) {
         return 0;
 }
 
-/* What a sweep on btrfs needs for its look: copies, as the configuration
- * and the table may change while it runs. */
-static int fs_btrfs_job(struct fs_job *j, const Filesystem *fs, const TrackedMount *place) {
-        _cleanup_free_ char *path = NULL;
-
-        j->btrfs = true;
-        if (btrfs_subvol_from_options(place->entry->super_options, &j->btrfs_subvol, &path) < 0)
-                return -ENOMEM;
-        if (!(j->btrfs_sysfs = strdup(fs->tracker->config->sysfs_path)))
-                return -ENOMEM;
-        if (fs->btrfs.fsid && !(j->btrfs_fsid = strdup(fs->btrfs.fsid)))
-                return -ENOMEM;
-        if (fs->device.kind != DEVICE_NONE && !(j->devname = strdup(fs->device.name)))
-                return -ENOMEM;
-        return 0;
-}
-
 static int fs_submit(Filesystem *fs, FsJobKind kind) {
         Tracker *t = fs->tracker;
         const TrackedMount *place = fs_place(fs);
@@ -1494,7 +1367,9 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                         return -ENOMEM;
                 }
         }
-        if (kind == FS_JOB_SWEEP && streq(place->entry->fstype, "btrfs") && fs_btrfs_job(j, fs, place) < 0) {
+        if (kind == FS_JOB_SWEEP && streq(place->entry->fstype, "btrfs") &&
+            (btrfs_look_prepare(&fs->btrfs, place->entry->super_options, t->config->sysfs_path, &j->btrfs) < 0 ||
+             (fs->device.kind != DEVICE_NONE && !(j->devname = strdup(fs->device.name))))) {
                 fs_job_free(j);
                 return -ENOMEM;
         }

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <systemd/sd-event.h>
 
-#include "btrfs.h"
+#include "btrfs-meter.h"
 #include "config.h"
 #include "device.h"
 #include "activity.h"
@@ -112,23 +112,8 @@ bool tracker_mount_device_totals(const TrackedMount *m, DiskStat *ret);
 uint64_t tracker_mount_population(const TrackedMount *m);
 
 /* A btrfs mount's snapshots and the metadata atime un-shares, as the last
- * sweep of its filesystem left them (btrfs.h). The look goes through the
- * mount the filesystem is sampled through: 'looked' says whether its
- * subvolume is this mount's. False on other filesystems. */
-struct btrfs_status {
-        bool looked;     /* this mount's subvolume was seen: self and snapshots are its */
-        uint64_t subvol; /* the mount's subvolid= (0: unknown) */
-        struct btrfs_subvol self;
-        struct btrfs_snapshots snapshots;
-        bool have;       /* a look came back (facts valid until the filesystem's next sweep) */
-        struct btrfs_facts facts; /* of the subvolume looked through, and the filesystem's bytes */
-        int error;       /* the look's own failure (-errno), when there was one */
-        int64_t at;      /* Unix seconds of the look */
-        BtrfsBytesSource source; /* what the last interval said */
-        bool have_rate;  /* a measured interval exists */
-        double per_day;  /* the last measured interval's growth, per day */
-        double total;    /* every measured interval's growth, summed */
-};
+ * sweep of its filesystem left them (btrfs-meter.h). False on other
+ * filesystems. */
 bool tracker_mount_btrfs(const TrackedMount *m, struct btrfs_status *ret);
 
 /* Whether a mount lets atime be written at all (not noatime, not ro). */

@@ -6,7 +6,13 @@
 # snapshot under relatime, with the kernel as judge: the filesystem's own
 # allocation/metadata/bytes_used over the read pass, and where tracefs is
 # there the tree blocks btrfs:btrfs_cow_block says were copied. Nothing
-# through a noatime view. See atimed(8), BTRFS.
+# through a noatime view. Then a pass the sample sees writes in: its bytes
+# modelled (the inodes written since the snapshot times the bytes each, as
+# the measured pass taught), the total since the snapshot judged by the
+# kernel's growth, within 25% and inside its 95% interval; the advice
+# turns to noatime for the space, and not where the configuration says
+# atime is read; a writable snapshot read through a mount of its own. See
+# atimed(8), BTRFS.
 . "$top_srcdir/tests/integration/lib.sh"
 command -v mkfs.btrfs >/dev/null || skip_all "needs mkfs.btrfs (btrfs-progs)"
 enter_namespace
@@ -25,14 +31,15 @@ DEV=${LOOP#/dev/}
 mkdir -p $M/top $M/vol $M/vol-noatime $M/lone
 mount $LOOP $M/top || skip_all "cannot mount btrfs here"
 btrfs -q subvolume create $M/top/vol >/dev/null && btrfs -q subvolume create $M/top/lone >/dev/null || bail "subvolume create"
-make_tree $M/top/vol $NDIRS $PER_DIR
+make_tree $M/top/vol/a $NDIRS $PER_DIR # the measured pass's
+make_tree $M/top/vol/b $NDIRS $PER_DIR # the modelled pass's
 make_tree $M/top/lone $NDIRS $PER_DIR # the same, never snapshotted
 list_tree $M/top/lone $NDIRS $PER_DIR | xargs touch -a -d '2 days ago' || bail "touch -a"
 # A relatime "day": atimes set back before the snapshot is taken, so the
 # next read writes each of them, and the leaves the snapshot shares are
 # copied.
-list_tree $M/top/vol $NDIRS $PER_DIR | xargs touch -a -d '2 days ago' && find $M/top/vol -type d -exec touch -a -d '2 days ago' {} + ||
-        bail "touch -a"
+{ list_tree $M/top/vol/a $NDIRS $PER_DIR; list_tree $M/top/vol/b $NDIRS $PER_DIR; } | xargs touch -a -d '2 days ago' &&
+        find $M/top/vol -type d -exec touch -a -d '2 days ago' {} + || bail "touch -a"
 btrfs -q subvolume snapshot -r $M/top/vol $M/top/snap-ro >/dev/null &&
         btrfs -q subvolume snapshot $M/top/vol $M/top/snap-rw >/dev/null || bail "snapshot"
 btrfs filesystem sync $M/top
@@ -50,7 +57,8 @@ for s in snap-ro snap-rw; do
         [ "$(btrfs property get -ts $M/top/$s ro)" = "ro=true" ] && ro=$((ro + 1))
 done
 is "read-only ones: as btrfs-progs says" "$(fact read_only)" "$ro"
-newest=$(for s in snap-ro snap-rw; do date -d "$(btrfs subvolume show $M/top/$s | sed -n 's/^[[:space:]]*Creation time:[[:space:]]*//p')" +%s; done | sort -n | tail -1)
+otimes=$(for s in snap-ro snap-rw; do date -d "$(btrfs subvolume show $M/top/$s | sed -n 's/^[[:space:]]*Creation time:[[:space:]]*//p')" +%s; done | sort -n)
+newest=$(echo "$otimes" | tail -1) oldest=$(echo "$otimes" | head -1)
 is "the newest one's creation time: btrfs-progs' (to the second)" "$(fact newest_otime)" "$newest"
 is "the subvolume's uuid: btrfs-progs'" "$(fact uuid)" "$(btrfs subvolume show $M/top/vol | sed -n 's/^[[:space:]]*UUID:[[:space:]]*//p')"
 is "its metadata bytes: sysfs's" "$(fact metadata_bytes_used)" "$(cat $META)"
@@ -86,8 +94,9 @@ stop_daemon
 is "that atimed stops cleanly" "$STOP_STATUS" 0
 diag "the module and the first daemon done after $(($(date +%s) - T0))s"
 
-write_config "[sampler] interval = ${INTERVAL}s" '[sampler] sample_size = 2000' '[probe] interval = 1h' \
-        '[btrfs] snapshot_search = yes' "[mounts] exclude_paths += $T/hidden"
+CONF=("[sampler] interval = ${INTERVAL}s" '[sampler] sample_size = 2000' '[probe] interval = 1h'
+        '[btrfs] snapshot_search = yes' "[mounts] exclude_paths += $T/hidden")
+write_config "${CONF[@]}"
 start_daemon
 since=$(date +%s)
 # Two looks make an interval; the walk and the probes come first.
@@ -146,7 +155,7 @@ cow_judge_start && cow=1 || { cow=0; diag "no tracefs event btrfs:btrfs_cow_bloc
 
 # The same pass under relatime: each file's and directory's atime is
 # written once, and every leaf the snapshot shares is copied.
-grep -r zzz $M/vol >/dev/null
+grep -r zzz $M/vol/a >/dev/null
 btrfs filesystem sync $M/vol
 [ $cow = 1 ] && cowbytes=$(cow_judge_end)
 settle
@@ -154,6 +163,7 @@ j2=$(cat $META) a2=$(measured_total)
 judge=$((j2 - j1))
 got=$(awk -v a=$a1 -v b=$a2 'BEGIN { print b - a }')
 diag "relatime pass over $((NDIRS * PER_DIR)) files: kernel +$judge bytes of metadata, atimed +$got"
+diag "the model: $(btrfs_of $M/vol | jq -c '[.bytes_per_inode, .model_intervals, .since_newest_snapshot]')"
 check "relatime: the kernel's metadata grew (the snapshot's leaves were copied)" test "$judge" -gt $((100 * NDIRS))
 check "atimed's un-shared bytes within 25% of the kernel's" \
         awk -v g="$got" -v j="$judge" 'BEGIN { exit !(g >= 0.75 * j && g <= 1.25 * j) }'
@@ -164,6 +174,7 @@ if [ $cow = 1 ]; then
 fi
 b=$(btrfs_of $M/vol)
 check "and a rate per day beside them" test "$(echo "$b" | jq -r '.unshared_bytes_per_day | type')" = number
+check "the model learned the bytes an inode costs here" sh -c "echo '$b' | jq -e '.bytes_per_inode > 0 and .model_intervals >= 1' >/dev/null"
 # The same pass on a subvolume no snapshot shares: each leaf is copied
 # too, and the old one freed at the commit: nothing stays.
 grep -r zzz $M/lone >/dev/null
@@ -175,8 +186,68 @@ check "no snapshot: the kernel's metadata did not grow (within a tenth of the sn
         test $((j3 - j2)) -le $((judge / 10)) -a $((j3 - j2)) -ge $((-judge / 10))
 check "nor atimed's un-shared bytes" awk -v a=$a2 -v b=$a3 -v j=$judge 'BEGIN { exit !(b - a <= j / 10) }'
 is "its mount: no snapshot of its own" "$(btrfs_of $M/lone | jq -r '[.snapshots.seen, .snapshots.count] | @tsv')" "$(printf 'all\t0')"
+check "no space reason on the subvolume no snapshot shares" sh -c "$ATIMECTL --socket $T/sock --json recommend $M/lone | jq -e '.recommendations[0].reasons | all(test(\"un-share\") | not)' >/dev/null"
 umount $M/lone
 is "the noatime view shows the same filesystem's bytes" "$(btrfs_of $M/vol-noatime | jq -r .unshared_bytes)" "$(echo "$b" | jq -r .unshared_bytes)"
+
+# The second tree read between writes the sample sees (the mtimes of a
+# hundred of its files, a quarter of them sampled): the interval that
+# holds the reads is impure, and their bytes are the model's.
+touch_b() { touch -m $M/vol/b/d0/f*; }
+touch_b && grep -r zzz $M/vol/b >/dev/null && touch_b
+btrfs filesystem sync $M/vol
+settle
+j4=$(cat $META)
+since_judge=$((j2 - j1 + j4 - j3))
+s=$(btrfs_of $M/vol | jq -c .since_newest_snapshot)
+diag "since the snapshot: kernel +$since_judge bytes; atimed $s"
+is "the total since the snapshot is modelled" "$(echo "$s" | jq -r .rate_source)" modelled
+check "within 25% of the kernel's growth since the snapshot" \
+        awk -v g="$(echo "$s" | jq -r .bytes)" -v j="$since_judge" 'BEGIN { exit !(g >= 0.75 * j && g <= 1.25 * j) }'
+check "its 95% interval holds the kernel's" \
+        awk -v lo="$(echo "$s" | jq -r .lo)" -v hi="$(echo "$s" | jq -r .hi)" -v j="$since_judge" 'BEGIN { exit !(lo <= j && j <= hi) }'
+
+# The advice: noatime, for the space; not where atime is read.
+r=$(ctl --json recommend $M/vol | jq -c .recommendations[0])
+diag "advice: $(echo "$r" | jq -c '[.action, .reasons, .saving]')"
+is "relatime on a snapshotted btrfs: noatime" "$(echo "$r" | jq -r .action)" noatime
+like "for the space, in human units, per day" "$(echo "$r" | jq -r '.reasons[0]')" "un-share [0-9.]+ [KMG]iB/day .*of metadata"
+check "the saving in bytes a day" sh -c "echo '$r' | jq -e '.saving.btrfs_metadata_bytes_per_day > 0' >/dev/null"
+like "atimectl status says them in a line" "$(ctl status)" "^btrfs $M/vol: atime un-shares [0-9.]+ [KMG]?i?B/day .*since the newest \\(modelled\\)"
+check "GetHistory carries the bytes a day, and matches its description" sh -c \
+        "$ATIMECTL --socket $T/sock --json history $M/vol | tee $T/hist.json | $SCHEMA GetHistory && jq -e '.btrfs.unshared_bytes_per_day > 0 and .btrfs.observed_s > 0' $T/hist.json >/dev/null"
+like "the metrics carry the bytes" "$(ctl metrics)" "^atimed_btrfs_unshared_since_snapshot_bytes\\{.*mountpoint=\"$M/vol\""
+write_config "${CONF[@]}" "[mount:$M/vol] needs_atime = relatime"
+ctl reload >/dev/null || bail "reload"
+r=$(ctl --json recommend $M/vol | jq -c .recommendations[0])
+is "where atime is read: the consumer wins" "$(echo "$r" | jq -r '.action + " " + .recommended.atime')" "keep relatime"
+like "and the advice says what keeping it costs" "$(echo "$r" | jq -r '.reasons | join(" ")')" "keeping atime costs [0-9.]+ [KMG]iB/day"
+write_config "${CONF[@]}"
+ctl reload >/dev/null || bail "reload"
+
+# A writable snapshot read through a mount of its own: its leaves are
+# un-shared from its origin's, and the filesystem's bytes measure it.
+mkdir -p $M/rw && mount -o relatime,subvol=snap-rw $LOOP $M/rw || bail "mount the writable snapshot"
+# Its probe writes: the intervals until that is committed are impure, and
+# the sample (of the mount the filesystem is walked through) sees none of
+# the snapshot's files, so the model could not price its reads.
+check "the new mount is probed" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/rw\") | .probe.verified' >/dev/null"
+settle
+check "and an interval measured after it" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .btrfs.source == \"measured\"' >/dev/null"
+j5=$(cat $META) a5=$(measured_total)
+grep -r zzz $M/rw/a >/dev/null
+btrfs filesystem sync $M/rw
+settle
+j6=$(cat $META) a6=$(measured_total)
+got=$(awk -v a=$a5 -v b=$a6 'BEGIN { print b - a }')
+diag "a writable snapshot read: kernel +$((j6 - j5)) bytes, atimed +$got"
+check "a writable snapshot read: the kernel's metadata grew" test $((j6 - j5)) -gt $((100 * NDIRS))
+check "atimed's measured bytes within 25% of it" \
+        awk -v g="$got" -v j="$((j6 - j5))" 'BEGIN { exit !(g >= 0.75 * j && g <= 1.25 * j) }'
+like "its mount is a snapshot that shares" "$(ctl --json recommend $M/rw | jq -r '.recommendations[0].reasons[0]')" "un-share"
+umount $M/rw
 
 # A snapshot made mid-interval: said, and its interval not counted.
 # (Inside the subvolume, as snapper does: a mount of the top level would
@@ -185,6 +256,11 @@ btrfs -q subvolume snapshot -r $M/vol $M/vol/.snap-2 >/dev/null || bail "snapsho
 check "a snapshot made mid-interval is seen" wait_until 30 sh -c \
         "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .btrfs.snapshots.count == 3' >/dev/null"
 like "and said in the log" "$(cat $T/atimed.log)" "snapshot was made or deleted during the interval"
+# The rhythm: the median of the gaps between the three snapshots' creations.
+t3=$(date -d "$(btrfs subvolume show $M/vol/.snap-2 | sed -n 's/^[[:space:]]*Creation time:[[:space:]]*//p')" +%s)
+want=$(( (t3 - oldest) / 2 ))
+[ $want -gt 0 ] || want=null
+is "the snapshot rhythm: the median gap between their creations" "$(btrfs_of $M/vol | jq -r .snapshots.period_s)" "$want"
 check "GetStatus matches the interface description" sh -c "$ATIMECTL --socket $T/sock call io.atimed.GetStatus '{}' | $SCHEMA GetStatus"
 
 # The top level mounted too: atimed now looks through it (the mount that
@@ -196,6 +272,20 @@ check "atimed looks through the top level" wait_until 30 sh -c \
 is "the subvolume's snapshots, found in the list" "$(btrfs_of $M/vol | jq -r '[.snapshots.seen, .snapshots.count, .snapshots.read_only] | @tsv')" \
         "$(printf 'all\t3\t2')"
 is "the top level has none of its own" "$(btrfs_of $M/top | jq -r '[.subvolume.id, .snapshots.count] | @tsv')" "$(printf '5\t0')"
+
+# Quotas: off, atimed shows no qgroup and turns nothing on; on (by the
+# operator), the subvolume's qgroup's exclusive bytes and its snapshots'
+# as sysfs has them.
+is "quotas off: no qgroups shown" "$(btrfs_of $M/vol | jq -r .qgroups)" null
+check "and atimed did not turn them on" test ! -e /sys/fs/btrfs/$FSID/qgroups
+btrfs quota enable $M/top && btrfs quota rescan -w $M/top >/dev/null || bail "quota enable"
+Q=/sys/fs/btrfs/$FSID/qgroups
+snap_excl() { local s=0 id; for id in $(btrfs subvolume list -s -o $M/top | awk '{ print $2 }'); do s=$((s + $(cat $Q/0_$id/exclusive))); done; echo $s; }
+check "quotas on: the subvolume's exclusive bytes, as sysfs has them" wait_until 30 sh -c \
+        "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/vol\") | .btrfs.qgroups.exclusive')\" = \"\$(cat $Q/0_256/exclusive)\" ]"
+q=$(btrfs_of $M/vol | jq -c .qgroups)
+diag "qgroups: $q; sysfs: vol $(cat $Q/0_256/exclusive), snapshots $(snap_excl)"
+check "and its snapshots' together" sh -c "echo '$q' | jq -e '.snapshots_exclusive > 0' >/dev/null"
 
 # A snapshot deleted, then the subvolume itself under its mount, through a
 # mount of the top level atimed does not track: said, and nothing else

@@ -67,6 +67,60 @@ static const struct row rows[] = {
           ATIME_STRICT, false, "keep", "ignored by configuration", CONFIDENCE_HIGH },
 };
 
+/* btrfs with snapshots: the space atime un-shares is a reason of its own. */
+static void test_space(void) {
+        struct advisor_params q = { .noatime_threshold = 60, .min_saving = 10 };
+        /* The issue's host: relatime, 31,800 updates/min at first, then a
+         * quiet hour: 3 updates/min, under the threshold and min_saving. */
+        struct advisor_input in = { .target = "/srv", .fstype = "btrfs", .policy = { .atime = ATIME_RELATIME },
+                                    .have_activity = true, .per_min = 3, .lo_per_min = 2, .hi_per_min = 4,
+                                    .observed_s = 2 * 86400, .population = 20000,
+                                    .btrfs_shared = true, .have_unshared = true,
+                                    .unshared_per_day = 1.2 * 1073741824.0, .unshared_lo = 1.0 * 1073741824.0,
+                                    .unshared_hi = 1.5 * 1073741824.0, .unshared_s = 2 * 86400,
+                                    .unshared_source = "measured", .snapshot_period_s = 86400 };
+        struct advice a;
+
+        advisor_advise(&in, &q, &a);
+        ok(a.atime == ATIME_NOATIME && a.change && a.space && a.basis == BASIS_MEASUREMENT &&
+                   a.confidence == CONFIDENCE_HIGH,
+           "relatime on a snapshotted btrfs, nothing reading atime: noatime, for the space, though few updates");
+        ok(strstr(a.reasons[0], "1.2 GiB/day (measured, 1.0 GiB-1.5 GiB), 1.2 GiB per snapshot period (1d)") != NULL,
+           "the reason in human units, per day and per snapshot period ('%s')", a.reasons[0]);
+        ok(fabs(a.saving_bytes_per_day - in.unshared_per_day) < 1e-3, "the saving in bytes a day");
+        in.dir_share = 0.8;
+        advisor_advise(&in, &q, &a);
+        ok(a.n_reasons >= 2 && strstr(a.reasons[1], "nodiratime alone"), "directories the cost: nodiratime said");
+        in.dir_share = 0;
+        in.unshared_lo = 0;
+        advisor_advise(&in, &q, &a);
+        ok(a.atime == ATIME_NOATIME && a.confidence == CONFIDENCE_LOW, "an interval reaching 0: low confidence");
+        in.unshared_lo = in.unshared_per_day;
+        in.unshared_s = 600;
+        advisor_advise(&in, &q, &a);
+        ok(a.confidence == CONFIDENCE_LOW, "ten minutes of figures: low confidence");
+
+        in.need = NEED_RELATIME;
+        in.need_why = "the configuration says software here reads atime";
+        advisor_advise(&in, &q, &a);
+        ok(a.atime == ATIME_RELATIME && !a.change && a.saving_bytes_per_day == 0, "a consumer still wins: relatime kept");
+        ok(a.n_reasons >= 2 && strstr(a.reasons[a.n_reasons - 1], "keeping atime costs 1.2 GiB/day"),
+           "and the advice says what keeping it costs ('%s')", a.n_reasons ? a.reasons[a.n_reasons - 1] : "");
+
+        in.need = NEED_NONE;
+        in.unshared_per_day = in.unshared_lo = in.unshared_hi = 1000;
+        advisor_advise(&in, &q, &a);
+        ok(a.atime == ATIME_RELATIME && !a.space, "a KiB a day: no reason to change");
+        in.unshared_per_day = 1.2 * 1073741824.0;
+        in.btrfs_shared = false;
+        advisor_advise(&in, &q, &a);
+        ok(!a.space, "no snapshot: no space reason");
+        in.btrfs_shared = true;
+        in.policy.atime = ATIME_NOATIME;
+        advisor_advise(&in, &q, &a);
+        ok(!a.change && a.saving_bytes_per_day == 0, "noatime already: nothing to save");
+}
+
 int main(void) {
         struct advisor_params p = { .noatime_threshold = 60 };
 
@@ -234,5 +288,6 @@ int main(void) {
                 ok(a.atime == ATIME_NOATIME, "before any walk (no population): what relatime leaves is not known, noatime");
         }
         ok(fstype_journals("xfs") && !fstype_journals("tmpfs"), "journaling filesystems");
+        test_space();
         return tap_done();
 }

@@ -13,6 +13,7 @@
 
 #include "../tap.h"
 #include "btrfs.h"
+#include "btrfs-meter.h"
 
 static struct btrfs_subvol sub(uint64_t id, uint8_t tag, uint8_t parent_tag, bool ro, int64_t otime) {
         struct btrfs_subvol s = { .id = id, .read_only = ro, .otime = otime };
@@ -34,11 +35,24 @@ static void test_snapshots(void) {
         };
         struct btrfs_snapshots s;
 
+        subs[1].exclusive = 100;
+        subs[2].exclusive = 200;
+        subs[3].exclusive = 400;
         btrfs_snapshots_of(&self, subs, 5, &s);
         is_int(s.count, 2, "two subvolumes have self's uuid as parent_uuid");
+        is_int(s.exclusive, 300, "their qgroups' exclusive bytes together");
         is_int(s.read_only, 1, "one of them read-only");
         is_int(s.newest_otime, 3000, "the newest made at 3000");
         is_int(s.ids_sum, 257 + 258, "their ids, to tell one deleted and one made from none");
+        is_int(s.period_s, 1000, "made 1000 s apart: the rhythm");
+        int64_t since = 0;
+
+        ok(btrfs_shares(&self, &s, &since) && since == 3000, "snapshotted: shares since its newest snapshot");
+        struct btrfs_snapshots none = {};
+
+        ok(btrfs_shares(&subs[2], &none, &since) && since == 3000,
+           "a writable snapshot shares with its origin, since its own making");
+        ok(!btrfs_shares(&subs[4], &none, &since) && since == 0, "a lone subvolume shares nothing");
         /* Another mount's subvolume, found among those a look listed. */
         struct btrfs_facts f = { .have_info = true, .self = sub(5, 0, 0, false, 0), .sight = BTRFS_SIGHT_ALL,
                                  .subs = subs, .n_subs = 5 };
@@ -211,7 +225,145 @@ static void test_find_fsid(void) {
         ok(btrfs_find_fsid(dir, "loop3", &fsid) < 0 && !fsid, "sysfs missing: an error, no fsid");
 }
 
+static void test_model(void) {
+        BtrfsModel m = {};
+        double b, lo, hi;
+
+        ok(!btrfs_model_ready(&m), "a model that learned nothing is not ready");
+        btrfs_model_price(&m, 1000, 10, &b, &lo, &hi);
+        ok(b == 0 && lo == 0 && hi == 0, "and prices nothing");
+        btrfs_model_learn(&m, 5000, 0, 0);
+        btrfs_model_learn(&m, NAN, 100, 10);
+        btrfs_model_learn(&m, -1, 100, 10);
+        ok(!btrfs_model_ready(&m), "an interval with no sampled inode written, or a bad figure, teaches nothing");
+        btrfs_model_learn(&m, 10700000, 20000, 200);
+        ok(btrfs_model_ready(&m) && m.intervals == 1, "a measured interval with inodes written teaches");
+        btrfs_model_price(&m, 1000, 10, &b, &lo, &hi);
+        ok(fabs(b - 535000) < 1e-6, "535 bytes an inode, as the issue's grep measured: 1000 inodes 535 kB");
+        ok(lo < b && b < hi && lo > 0, "inside its 95%% interval (%.0f-%.0f)", lo, hi);
+        btrfs_model_price(&m, 1000, 1000, &b, &lo, &hi);
+        double narrow = hi - lo;
+        btrfs_model_price(&m, 1000, 10, &b, &lo, &hi);
+        ok(narrow < hi - lo, "more sampled inodes: a narrower interval");
+}
+
+/* A look as a sweep's job brings it back: the filesystem's bytes, one
+ * snapshot made at 1000, and the sample's inodes written since it. */
+static BtrfsLook look(uint64_t meta, uint64_t data, unsigned snaps, double inodes, double hits, uint64_t at_s) {
+        BtrfsLook l = { .on = true, .facts = facts(meta, data, snaps, snaps ? 257 : 0), .at = at_s * 1000000 };
+
+        l.facts.snapshots.newest_otime = snaps ? 1000 : 0;
+        /* Commits between looks: an impure interval taints only itself. */
+        l.facts.have_commits = true;
+        l.facts.commits = at_s;
+        if (snaps)
+                l.since = (struct btrfs_since) { .have = true, .since = 1000,
+                                                 .count = { .inodes = inodes, .hits = hits, .sample = 1000 } };
+        return l;
+}
+
+static void apply(BtrfsMeter *m, BtrfsLook l, bool pure) {
+        BtrfsSweep s = { .target = "/mnt/test", .pure = pure, .commit_s = 30, .now = 2000 };
+
+        btrfs_meter_apply(m, &l, &s);
+        btrfs_look_done(&l);
+}
+
+static void test_meter(void) {
+        BtrfsMeter m = {};
+        struct btrfs_status *st = &m.status;
+
+        apply(&m, look(12300000, 500000, 1, 0, 0, 40), true);
+        ok(st->have && st->source == BTRFS_BYTES_WAITING && !st->have_rate, "a first look: waiting");
+        /* What was written before the first look may be committed after. */
+        apply(&m, look(12300000, 500000, 1, 0, 0, 100), true);
+        ok(st->source == BTRFS_BYTES_IMPURE && !st->have_rate, "the interval after it: tainted");
+        ok(st->since_source == BTRFS_FIGURE_MEASURED && st->since == 0,
+           "no sampled inode written since the snapshot: 0 bytes since it, measured");
+        apply(&m, look(23000000, 500000, 1, 20000, 200, 160), true);
+        ok(st->source == BTRFS_BYTES_MEASURED && st->rate_source == BTRFS_FIGURE_MEASURED, "a pure interval: measured");
+        ok(fabs(st->per_day - 10700000.0 * 1440) < 1e-3 && st->per_day_lo == st->per_day, "10.7 MB a minute");
+        ok(fabs(st->bytes_per_inode - 535) < 1e-9 && st->model_intervals == 1, "the model learned 535 bytes an inode");
+        ok(st->since_source == BTRFS_FIGURE_MEASURED && fabs(st->since - 10700000) < 1e-6,
+           "since the snapshot: the measured 10.7 MB");
+
+        /* The filesystem wrote data too: the bytes are the model's. */
+        apply(&m, look(30000000, 900000, 1, 21000, 210, 220), false);
+        ok(st->source == BTRFS_BYTES_IMPURE && st->rate_source == BTRFS_FIGURE_MODELLED, "an impure interval: modelled");
+        ok(fabs(st->per_day - 535000.0 * 1440) < 1e-3, "1000 more inodes, 535 kB a minute");
+        ok(st->per_day_lo < st->per_day && st->per_day < st->per_day_hi, "inside its interval");
+        ok(fabs(st->total - 10700000) < 1e-6, "the measured total keeps only what was measured");
+        ok(st->since_source == BTRFS_FIGURE_MODELLED && fabs(st->since - 21000.0 * 535) < 1e-3,
+           "since the snapshot: 21000 inodes at 535 bytes, modelled");
+
+        /* sysfs gone: said, nothing lost. */
+        apply(&m, look(0, 0, 1, 21000, 210, 280), true);
+        m.status.facts.have_space = false;
+        BtrfsLook l = look(0, 0, 1, 21500, 215, 340);
+        l.facts.have_space = false;
+        l.facts.space_error = -ENOENT;
+        apply(&m, l, true);
+        ok(st->source == BTRFS_BYTES_UNREADABLE && fabs(st->total - 10700000) < 1e-6 && st->model_intervals == 1,
+           "sysfs unreadable: the interval is unreadable, the total and the model stay");
+        ok(m.space_said, "and it was said");
+
+        /* The subvolume deleted under atimed: the look fails, the figures stay. */
+        l = look(0, 0, 1, 0, 0, 400);
+        l.r = -ENOENT;
+        apply(&m, l, true);
+        ok(!st->have && st->error == -ENOENT && fabs(st->total - 10700000) < 1e-6 && fabs(st->bytes_per_inode - 535) < 1e-9,
+           "a failed look: no facts, the total stays");
+        ok(m.model.intervals == 1 && m.error_said, "the model stays, and the failure was said");
+        apply(&m, look(31000000, 900000, 1, 21500, 215, 430), true);
+        apply(&m, look(31000000, 900000, 1, 21500, 215, 460), true);
+        apply(&m, look(31500000, 900000, 1, 22500, 225, 520), true);
+        ok(st->source == BTRFS_BYTES_MEASURED && m.model.intervals == 2 && !m.error_said,
+           "looks again: measured, and learns again");
+
+        /* A snapshot made mid-interval. */
+        BtrfsLook c = look(32000000, 900000, 2, 0, 0, 580);
+        c.facts.snapshots.ids_sum = 257 + 261;
+        c.facts.snapshots.newest_otime = c.since.since = 1500;
+        apply(&m, c, true);
+        ok(st->source == BTRFS_BYTES_SNAPSHOT_CHANGED && m.change_said, "a snapshot made: not atime's, said");
+        ok(st->since_source == BTRFS_FIGURE_MEASURED && st->since == 0, "the total since the new one begins at 0");
+        ok(m.model.intervals == 2 && fabs(st->total - 11200000) < 1e-6, "nothing lost");
+
+        /* Quotas the operator turned on, inconsistent, then unreadable. */
+        BtrfsLook q = look(32000000, 900000, 2, 0, 0, 640);
+        q.facts.snapshots.ids_sum = 257 + 261;
+        q.facts.snapshots.newest_otime = q.since.since = 1500;
+        q.facts.quotas = q.facts.have_qgroups = q.facts.qgroups_inconsistent = true;
+        q.facts.self.exclusive = 16384;
+        apply(&m, q, true);
+        ok(m.inconsistent_said && st->facts.have_qgroups && st->facts.self.exclusive == 16384 && st->have,
+           "inconsistent quotas: said, their bytes shown as they are");
+        q = look(32000000, 900000, 2, 0, 0, 700);
+        q.facts.snapshots.ids_sum = 257 + 261;
+        q.facts.snapshots.newest_otime = q.since.since = 1500;
+        q.facts.quotas = true;
+        q.facts.qgroup_error = -EACCES;
+        apply(&m, q, true);
+        ok(m.qgroup_said && !st->facts.have_qgroups && st->source == BTRFS_BYTES_MEASURED &&
+                   fabs(st->total - 11200000) < 1e-6,
+           "unreadable qgroups: said, nothing else changes");
+        btrfs_meter_done(&m);
+
+        /* No snapshot: nothing shared, nothing un-shared, even impure. */
+        BtrfsMeter n = {};
+
+        apply(&n, look(1000, 10, 0, 0, 0, 40), true);
+        apply(&n, look(1000, 10, 0, 0, 0, 100), true);
+        apply(&n, look(5000, 20, 0, 0, 0, 160), false);
+        ok(n.status.have_rate && n.status.per_day == 0 && n.status.rate_source == BTRFS_FIGURE_MODELLED,
+           "no snapshot: 0 bytes, however impure the interval");
+        ok(n.status.since_source == BTRFS_FIGURE_NONE, "and no total since a snapshot");
+        btrfs_meter_done(&n);
+}
+
 int main(void) {
+        test_model();
+        test_meter();
         test_snapshots();
         test_parse();
         test_interval();

@@ -76,6 +76,17 @@ static void test_roundtrip(void) {
         }
 }
 
+static void test_bytes(void) {
+        char buf[32];
+
+        is_str(format_bytes(buf, sizeof buf, 812), "812 B", "bytes under a KiB");
+        is_str(format_bytes(buf, sizeof buf, 535 * 1024.0), "535 KiB", "KiB");
+        is_str(format_bytes(buf, sizeof buf, 1.2 * 1073741824.0), "1.2 GiB", "1.2 GiB, as advice says it");
+        is_str(format_bytes(buf, sizeof buf, 1023.9 * 1048576.0), "1.0 GiB", "rounding up crosses the unit");
+        is_str(format_bytes(buf, sizeof buf, -2048), "-2.0 KiB", "a shrinkage");
+        is_str(format_bytes(buf, sizeof buf, 0), "0 B", "nothing");
+}
+
 static void test_misc(void) {
         unsigned u;
         mode_t m;
@@ -96,5 +107,6 @@ int main(void) {
         test_size();
         test_roundtrip();
         test_misc();
+        test_bytes();
         return tap_done();
 }

@@ -3,6 +3,7 @@
  * writers, and that walking never changes a directory's atime even where a
  * plain readdir would (old atimes on a relatime or strictatime mount). */
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -228,6 +229,41 @@ static const SampleEntry *entry_at(const Reservoir *res, const char *rel) {
 /* The mean age an entry has learnt, in ns of the tick it was learnt in. */
 static double mean_age_ns(const SampleEntry *e, int64_t tick) {
         return e && e->rate.ages > 0 ? (double) e->rate.age_sum / (double) e->rate.ages * (double) tick : -1;
+}
+
+/* The inodes written since a time (a btrfs snapshot's making): the whole
+ * walk's sample, each stratum scaled; nothing while only a first walk's
+ * part is there. */
+static void count_since(const struct sampler_place *top) {
+        struct sampler_place pl = *top;
+        struct sampler_since c;
+        struct sweep_result res;
+        char p[512], rel[64];
+        Sampler *s = NULL, *t = NULL;
+        unsigned steps;
+
+        snprintf(p, sizeof p, "%s/since", root);
+        mkdir(p, 0755);
+        for (int i = 0; i < 40; i++) {
+                snprintf(p, sizeof p, "%s/since/f%d", root, i);
+                close(open(p, O_CREAT | O_WRONLY, 0644));
+                snprintf(rel, sizeof rel, "since/f%d", i);
+                touch_atime(rel, i < 10 ? 5000 : 1000);
+        }
+        touch_atime("since", 5000);
+        snprintf(p, sizeof p, "%s/since", root);
+        pl.target = p;
+        ok(sampler_new(1000, 5, &t) == 0 && sampler_count_since(t, 4000, &c) == -EAGAIN && c.sample == 0,
+           "since: nothing before a walk");
+        sampler_free(t);
+        ok(sampler_new(1000, 5, &s) == 0 && walk_all(s, &pl, 1000, &steps) == 1 &&
+                   sampler_sweep(s, &pl, NULL, 0, 1000000, 0, &no_cancel, &res) == 0,
+           "since: walked, a baseline");
+        ok(sampler_count_since(s, 4000, &c) == 0 && fabs(c.inodes - 11) < 1e-9 && fabs(c.dirs - 1) < 1e-9 &&
+                   c.lo == c.inodes && c.hi == c.inodes && c.sample == 41,
+           "10 files and their directory written since: 11 of 41, exact where all are sampled");
+        ok(sampler_count_since(s, 6000, &c) == 0 && c.inodes == 0 && c.hits == 0, "none since a later time");
+        sampler_free(s);
 }
 
 /* A filesystem whose atimes all have whole seconds (made by mkfs.ext4 -d,
@@ -596,6 +632,7 @@ int main(void) {
         hard_links(&pl);
         sets_are_not_reads(&pl);
         whole_seconds_then_fine(&pl);
+        count_since(&pl);
 
         {
                 /* A place whose root is a file (as a file bind mount's is):

@@ -1,0 +1,152 @@
+/* btrfs-meter.h: the bytes atime un-shares on one btrfs filesystem, kept
+ * by the tracker beside its sampler (issue 31).
+ *
+ * Contract. The tracker keeps a BtrfsMeter per btrfs filesystem and only
+ * calls it:
+ *  - btrfs_look_prepare() on the event loop, as a sweep's job is made: it
+ *    copies what the look needs (the configuration and the table may
+ *    change while the job runs);
+ *  - btrfs_look_run() in the job's thread, where the sweep's time is taken
+ *    (it touches the filesystem), then btrfs_look_since() once the sweep
+ *    has run (it reads the sampler, which is the job's while it is out);
+ *  - btrfs_meter_apply() on the event loop when the job is back, with the
+ *    sweep's purity: it says once what it cannot see, keeps the last look,
+ *    and turns the interval into bytes, measured or modelled;
+ *  - btrfs_meter_status() for a mount of the filesystem, at any time.
+ * Nothing here blocks on the event loop, and nothing is lost where the
+ * look fails: the figures so far stay, the next look starts anew.
+ *
+ * Measured: the metadata's growth (sysfs bytes_used) over an interval in
+ * which nothing but atime updates happened (btrfs_interval()). Modelled,
+ * otherwise: the distinct inodes whose atime was written since the newest
+ * snapshot (the sample's share of them, scaled: sampler_count_since()),
+ * times the bytes each one un-shares, learned from the measured intervals
+ * of this filesystem (btrfs_model_*). Each with a 95% interval. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "btrfs.h"
+#include "sampler.h"
+
+/* The bytes each distinct inode written since the newest snapshot
+ * un-shares, as the measured intervals taught it. */
+typedef struct BtrfsModel {
+        double bytes;   /* measured growth, summed over the intervals that taught it */
+        double inodes;  /* the growth of the distinct inodes over the same intervals */
+        double hits;    /* the sampled inodes that made that growth (its precision) */
+        unsigned intervals;
+} BtrfsModel;
+
+/* Whether the model has learned anything (a measured interval in which
+ * sampled inodes were written). */
+bool btrfs_model_ready(const BtrfsModel *m);
+/* Learns from one measured interval: 'bytes' grown while the distinct
+ * inodes grew by 'inodes' (from 'hits' sampled ones). */
+void btrfs_model_learn(BtrfsModel *m, double bytes, double inodes, double hits);
+/* The bytes of 'inodes' distinct inodes (from 'hits' sampled ones), with
+ * a 95% interval: the sample's binomial error and the model's own. */
+void btrfs_model_price(const BtrfsModel *m, double inodes, double hits, double *ret, double *ret_lo, double *ret_hi);
+
+/* What the figures say, as btrfs_meter_status() gives them. */
+typedef enum BtrfsFigureSource {
+        BTRFS_FIGURE_NONE,     /* nothing to say yet */
+        BTRFS_FIGURE_MEASURED, /* the kernel's bytes_used */
+        BTRFS_FIGURE_MODELLED, /* distinct inodes times the learned bytes each */
+        _BTRFS_FIGURE_SOURCE_MAX,
+} BtrfsFigureSource;
+
+const char *btrfs_figure_source_to_string(BtrfsFigureSource s);
+
+/* A btrfs mount's snapshots and the metadata atime un-shares, as the last
+ * sweep of its filesystem left them (btrfs.h). The look goes through the
+ * mount the filesystem is sampled through: 'looked' says whether its
+ * subvolume is this mount's. */
+struct btrfs_status {
+        bool looked;     /* this mount's subvolume was seen: self and snapshots are its */
+        uint64_t subvol; /* the mount's subvolid= (0: unknown) */
+        struct btrfs_subvol self;
+        struct btrfs_snapshots snapshots;
+        bool have;       /* a look came back (facts valid until the filesystem's next sweep) */
+        struct btrfs_facts facts; /* of the subvolume looked through, and the filesystem's bytes */
+        int error;       /* the look's own failure (-errno), when there was one */
+        int64_t at;      /* Unix seconds of the look */
+        BtrfsBytesSource source; /* what the last interval said */
+        bool have_rate;  /* a rate exists (measured or modelled) */
+        BtrfsFigureSource rate_source;
+        double per_day, per_day_lo, per_day_hi; /* the last interval's growth, per day, and its 95% interval */
+        double total;    /* every measured interval's growth, summed */
+        /* The mean over every interval with a figure, measured or
+         * modelled, per day, and its 95% interval (the intervals' bounds
+         * added up: conservative); seconds: how long those intervals
+         * cover (0: none). What advice rests on. */
+        double mean_per_day, mean_lo, mean_hi, mean_seconds;
+        BtrfsFigureSource mean_source; /* modelled where any modelled interval is in it */
+        BtrfsFigureSource since_source; /* the total since the newest snapshot: */
+        double since, since_lo, since_hi;
+        double inodes_since; /* distinct inodes written since the newest snapshot (the sample's); <0: unknown */
+        double dirs_since;   /* of which directories */
+        double bytes_per_inode; /* the model's; 0: not learned yet */
+        unsigned model_intervals;
+};
+
+/* What the sample says of the inodes written since the newest snapshot. */
+struct btrfs_since {
+        bool have;
+        int64_t since;      /* the newest snapshot's creation (Unix seconds) it counts from */
+        struct sampler_since count;
+};
+
+/* One sweep's look, carried by its job. */
+typedef struct BtrfsLook {
+        bool on;            /* the sweep is of a btrfs: look */
+        uint64_t subvol;    /* the place's subvolid= */
+        char *fsid;         /* as the meter knew it, or as the look found it */
+        char *sysfs;
+        struct btrfs_facts facts;
+        int r;
+        uint64_t at;        /* CLOCK_MONOTONIC usec of the look */
+        struct btrfs_since since;
+} BtrfsLook;
+
+typedef struct BtrfsMeter {
+        char *fsid;        /* its directory under sysfs's fs/btrfs; NULL: not found yet */
+        uint64_t subvol;   /* the subvolume the last look went through (subvolid=) */
+        struct btrfs_status status;
+        uint64_t at;       /* CLOCK_MONOTONIC usec of the last look */
+        BtrfsTaint taint;  /* an impure interval's writes, not committed yet */
+        BtrfsModel model;
+        double sum_bytes, sum_lo, sum_hi, sum_seconds; /* every interval with a figure */
+        bool sum_modelled;
+        struct btrfs_since since; /* at the last look */
+        bool since_measured; /* every interval since the newest snapshot appeared was measured */
+        double since_bytes;  /* and their growth */
+        bool deleted_said, sight_said, space_said, error_said, change_said, qgroup_said, inconsistent_said;
+} BtrfsMeter;
+
+/* Frees what the meter holds; it stays usable, empty. */
+void btrfs_meter_done(BtrfsMeter *m);
+
+/* Event loop: what a sweep's look needs, copied into 'l' (zeroed first). */
+int btrfs_look_prepare(const BtrfsMeter *m, const char *super_options, const char *sysfs, BtrfsLook *l);
+/* The job's thread: looks at the btrfs mounted at 'target' (its device's
+ * kernel name 'devname', to find the fsid; may be NULL). */
+void btrfs_look_run(BtrfsLook *l, const char *target, const char *devname);
+/* The job's thread, after the sweep: the sample's count of the inodes
+ * written since the newest snapshot the look saw. */
+void btrfs_look_since(BtrfsLook *l, const Sampler *s);
+void btrfs_look_done(BtrfsLook *l);
+
+/* What the sweep that came back with the look says of the interval. */
+typedef struct BtrfsSweep {
+        const char *target; /* for the log */
+        bool pure;          /* nothing but atime updates, as far as the sample tells */
+        double commit_s;
+        int64_t now;        /* Unix seconds */
+} BtrfsSweep;
+
+/* Event loop: takes the look's facts (l is left empty). */
+void btrfs_meter_apply(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s);
+/* The status as a mount with 'super_options' sees it. */
+void btrfs_meter_status(const BtrfsMeter *m, const char *super_options, struct btrfs_status *ret);
