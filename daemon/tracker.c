@@ -1202,6 +1202,27 @@ static void fs_walk_done(Filesystem *fs, const struct fs_job *j, uint64_t now) {
         }
 }
 
+/* What a job that ran to its end brings back, applied to fs. */
+static void fs_apply_job(Filesystem *fs, struct fs_job *j, uint64_t now) {
+        if (j->kind == FS_JOB_IDENTIFY)
+                fs_identified(fs, j);
+        else
+                fs_note_outcome(fs, j, now);
+        if (j->kind == FS_JOB_WALK && j->r == 1)
+                fs_walk_done(fs, j, now);
+        else if (j->kind == FS_JOB_WALK && j->r == 0 && !fs->sampler->current)
+                /* The first walk's first step: the part walked is swept for
+                 * a baseline at once, so that the next sweep measures it
+                 * (sampler_sweep()). */
+                fs->tracker->maybe_sweeps = fs->sweep_pending = true;
+        else if (j->kind == FS_JOB_SWEEP && j->r >= 0) {
+                fs_apply_sweep(fs, j);
+                fs_rewalk_soon(fs, &j->res, now);
+        }
+        if (j->kind == FS_JOB_WALK || j->kind == FS_JOB_SWEEP)
+                fs_note_progress(fs);
+}
+
 static void fs_done(void *arg, WorkerStatus status) {
         struct fs_job *j = arg;
         Filesystem *fs = j->fs;
@@ -1244,25 +1265,8 @@ static void fs_done(void *arg, WorkerStatus status) {
                 fs_free(fs);
                 return;
         }
-        if (status == WORKER_DONE) {
-                if (j->kind == FS_JOB_IDENTIFY)
-                        fs_identified(fs, j);
-                else
-                        fs_note_outcome(fs, j, now);
-                if (j->kind == FS_JOB_WALK && j->r == 1)
-                        fs_walk_done(fs, j, now);
-                else if (j->kind == FS_JOB_WALK && j->r == 0 && !fs->sampler->current)
-                        /* The first walk's first step: the part walked is
-                         * swept for a baseline at once, so that the next
-                         * sweep measures it (sampler_sweep()). */
-                        t->maybe_sweeps = fs->sweep_pending = true;
-                else if (j->kind == FS_JOB_SWEEP && j->r >= 0) {
-                        fs_apply_sweep(fs, j);
-                        fs_rewalk_soon(fs, &j->res, now);
-                }
-                if (j->kind == FS_JOB_WALK || j->kind == FS_JOB_SWEEP)
-                        fs_note_progress(fs);
-        }
+        if (status == WORKER_DONE)
+                fs_apply_job(fs, j, now);
         fs_job_free(j);
         if (status != WORKER_CANCELLED)
                 kick(t);
@@ -1319,21 +1323,12 @@ static int fs_find_counter(Filesystem *fs, const TrackedMount *place) {
         return 0;
 }
 
-static int fs_submit(Filesystem *fs, FsJobKind kind) {
+/* A job of kind for fs, through place: what it needs, copied (the mount
+ * table may be replaced while it runs). */
+static int fs_job_make(Filesystem *fs, FsJobKind kind, const TrackedMount *place, struct fs_job **ret) {
         Tracker *t = fs->tracker;
-        const TrackedMount *place = fs_place(fs);
-        struct fs_job *j;
-        int r;
+        struct fs_job *j = calloc(1, sizeof *j);
 
-        /* Who the filesystem is comes from its device alone: any mount of
-         * it names the job, a file bind mount too. */
-        if (!place && kind == FS_JOB_IDENTIFY && fs->n_mounts > 0)
-                place = fs->mounts[0];
-        if (!place)
-                return -ENOENT;
-        if (t->shutting_down)
-                return -ESHUTDOWN;
-        j = calloc(1, sizeof *j);
         if (!j)
                 return -ENOMEM;
         *j = (struct fs_job) {
@@ -1362,22 +1357,40 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
         if (kind == FS_JOB_SWEEP && fs_find_counter(fs, place) == 0 && fs->counter.kind != FS_COUNTER_NONE) {
                 j->counter_kind = fs->counter.kind;
                 j->counter_path = strdup(fs->counter.path);
-                if (!j->counter_path) {
-                        fs_job_free(j);
-                        return -ENOMEM;
-                }
+                if (!j->counter_path)
+                        goto fail;
         }
         if (kind == FS_JOB_SWEEP && streq(place->entry->fstype, "btrfs") &&
             (btrfs_look_prepare(&fs->btrfs, place->entry->super_options, t->config->sysfs_path, &j->btrfs) < 0 ||
-             (fs->device.kind != DEVICE_NONE && !(j->devname = strdup(fs->device.name))))) {
-                fs_job_free(j);
-                return -ENOMEM;
-        }
+             (fs->device.kind != DEVICE_NONE && !(j->devname = strdup(fs->device.name)))))
+                goto fail;
         if (!j->target || !j->fs_root || fs_job_add_writers(j, fs) < 0 ||
-            (kind == FS_JOB_IDENTIFY && !(j->devname = strdup(fs->device.name)))) {
-                fs_job_free(j);
-                return -ENOMEM;
-        }
+            (kind == FS_JOB_IDENTIFY && !(j->devname = strdup(fs->device.name))))
+                goto fail;
+        *ret = j;
+        return 0;
+fail:
+        fs_job_free(j);
+        return -ENOMEM;
+}
+
+static int fs_submit(Filesystem *fs, FsJobKind kind) {
+        Tracker *t = fs->tracker;
+        const TrackedMount *place = fs_place(fs);
+        struct fs_job *j;
+        int r;
+
+        /* Who the filesystem is comes from its device alone: any mount of
+         * it names the job, a file bind mount too. */
+        if (!place && kind == FS_JOB_IDENTIFY && fs->n_mounts > 0)
+                place = fs->mounts[0];
+        if (!place)
+                return -ENOENT;
+        if (t->shutting_down)
+                return -ESHUTDOWN;
+        r = fs_job_make(fs, kind, place, &j);
+        if (r < 0)
+                return r;
         j->bounded = fs_bounded(fs);
         r = submit_job(t, j->bounded, fs_owner(fs), fs_work, fs_done, j, t->config->sampler_timeout_usec);
         if (r < 0) {
