@@ -477,27 +477,12 @@ static int look_space(const char *sysfs, const char *fsid, struct btrfs_facts *r
         return 0;
 }
 
-int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, struct btrfs_facts *ret) {
-        struct statfs sfs;
-        int r;
-
-        *ret = (struct btrfs_facts) { .sight = BTRFS_SIGHT_NONE };
-        if (fstatfs(fd, &sfs) < 0)
-                return -errno;
-        if (sfs.f_type != BTRFS_SUPER_MAGIC)
-                return -EMEDIUMTYPE;
-
-        /* The space first: it needs no privilege, and the bytes are
-         * measured whatever the snapshots' sight. */
-        r = look_space(sysfs, fsid, ret);
-        if (r < 0)
-                return r;
-
 #if HAVE_BTRFSUTIL
+/* The subvolume fd lies in, into ret->self: 1 with its info, 0 where the
+ * library could not say (ret->sight_error), -ENOMEM. */
+static int look_self(int fd, uint64_t subvol_id, struct btrfs_facts *ret) {
         struct btrfs_util_subvolume_info info;
-        _cleanup_free_ struct btrfs_subvol *subs = NULL;
         enum btrfs_util_error e;
-        size_t n = 0;
 
         /* Its id needs no privilege (INO_LOOKUP of the subvolume's root
          * directory); a mount of a directory inside a subvolume has it too. */
@@ -520,6 +505,15 @@ int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, 
         /* An orphan: no parent but the top level's (libbtrfsutil's
          * parent_id). */
         ret->deleted = info.parent_id == 0 && info.id != BTRFS_FS_TREE_OBJECTID;
+        return 1;
+}
+
+/* Every subvolume of the filesystem, as far as atimed may see them: the
+ * snapshots of ret->self among them, and their qgroups. */
+static int look_subvolumes(int fd, const char *sysfs, const char *fsid, struct btrfs_facts *ret) {
+        _cleanup_free_ struct btrfs_subvol *subs = NULL;
+        size_t n = 0;
+        int r;
 
         r = list_subvolumes(fd, &ret->sight, &subs, &n);
         if (r == -ENOMEM)
@@ -538,6 +532,29 @@ int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, 
         ret->subs = TAKE_PTR(subs);
         ret->n_subs = n;
         return 0;
+}
+#endif
+
+int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, struct btrfs_facts *ret) {
+        struct statfs sfs;
+        int r;
+
+        *ret = (struct btrfs_facts) { .sight = BTRFS_SIGHT_NONE };
+        if (fstatfs(fd, &sfs) < 0)
+                return -errno;
+        if (sfs.f_type != BTRFS_SUPER_MAGIC)
+                return -EMEDIUMTYPE;
+
+        /* The space first: it needs no privilege, and the bytes are
+         * measured whatever the snapshots' sight. */
+        r = look_space(sysfs, fsid, ret);
+        if (r < 0)
+                return r;
+#if HAVE_BTRFSUTIL
+        r = look_self(fd, subvol_id, ret);
+        if (r <= 0)
+                return r;
+        return look_subvolumes(fd, sysfs, fsid, ret);
 #else
         /* Built without libbtrfsutil: the bytes, and no subvolume. */
         ret->have_subvol = subvol_id != 0;
