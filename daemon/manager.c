@@ -1032,7 +1032,8 @@ Manager *manager_free(Manager *m) {
         /* Clients first (pending answers are dropped), then the tracker
          * whose last completions may still answer them, told nothing more
          * of them to the tick pass. */
-        methods_set_charge(m->methods, NULL, NULL);
+        if (m->methods) /* none if start-up failed before the workers */
+                methods_set_charge(m->methods, NULL, NULL);
         control_server_free(m->control);
         if (m->tracker)
                 tracker_set_hooks(m->tracker, &(TrackerHooks) {});
