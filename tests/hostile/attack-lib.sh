@@ -59,6 +59,13 @@ settled() {
                 select(.probe.verified == true)] | length')" -ge "$1" ]
 }
 
+# attack_daemon N: the daemon under attack (its config written), watched,
+# once its N mounts of $T/many are tracked and probed.
+attack_daemon() {
+        start_watched_daemon
+        check "the $1 mounts are tracked and probed" wait_until 60 settled "$1"
+}
+
 mono_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' /proc/$DAEMON_PID/stat; }
 

@@ -13,8 +13,7 @@ N=2000
 
 many_mounts $N
 write_config "${TMPFS_ONLY[@]}"
-start_watched_daemon
-check "the $N mounts are tracked and probed" wait_until 60 settled $N
+attack_daemon $N
 
 for i in $(seq 800); do printf '{"method":"io.atimed.GetRecommendations","oneway":true}\0'; done >$T/oneway
 attack_begin 8

@@ -30,8 +30,7 @@ DAEMON_PIDS="$DAEMON_PIDS $HANG_PID"
 FUSE_DIRS="$FUSE_DIRS $U/hung"
 wait_until 10 grep -qx mounted $T/fusehang.out || bail "fusehang: $(cat $T/fusehang.out)"
 as_nobody ln -s $T/many/m7 $U/spool
-start_watched_daemon
-check "the $N mounts are tracked and probed" wait_until 60 settled $N
+attack_daemon $N
 
 # credited MOUNT: the sources of the tmpfiles.d consumers credited to MOUNT.
 credited() {

@@ -21,8 +21,7 @@ mount -o remount,strictatime $T/many/m5 || bail "remount m5"
 as_nobody mkdir -p $U/p/m5
 mount -t tmpfs -o strictatime roots $U/p/m5 || bail "mount $U/p/m5"
 write_config "${TMPFS_ONLY[@]}"
-start_watched_daemon
-check "the $N mounts are tracked and probed" wait_until 60 settled $N
+attack_daemon $N
 
 # opts TARGET: the per-mount options of the mount on top at TARGET.
 opts() { awk -v t="$1" '$5 == t { o = $6 } END { print o }' /proc/self/mountinfo; }

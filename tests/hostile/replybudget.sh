@@ -22,8 +22,7 @@ REQ='{"method":"io.atimed.GetStatus","parameters":{"history_s":3600}}'
 
 many_mounts $N
 write_config "${TMPFS_ONLY[@]}"
-start_watched_daemon
-check "the $N mounts are tracked and probed" wait_until 60 settled $N
+attack_daemon $N
 
 # The size of the reply, as root reads it whole.
 SIZE=$(printf '%s\0' "$REQ" | "$RAWSOCK" -n 1 "$T/sock" | wc -c)

@@ -14,8 +14,7 @@ N=2000
 
 many_mounts $N
 write_config "${TMPFS_ONLY[@]}"
-start_watched_daemon
-check "the $N mounts are tracked and probed" wait_until 60 settled $N
+attack_daemon $N
 
 # flood SECONDS WORKER: connect, send, close, as nobody, until SECONDS
 # have passed; the number of requests sent into $T/flood.WORKER.
