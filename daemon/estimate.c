@@ -331,21 +331,8 @@ enum rate_kind {
         RATE_FAST,       /* a reader near every tick: the likelihood too */
 };
 
-/* Updates seen (decayed) before the windows' q is believed: a rate needs
- * an update repeated. A file read once (a tree walk, grep, a backup) and
- * kept in the fine sweep after leaves ages spread evenly from 0 to the
- * time since the read, as a regular reader's of that period would be: its
- * windows, which hold the first looks after the read, put q at an update
- * every few seconds, and every interval it stays in the fine sweep was
- * credited q times its ticks for a read that came once (issue 35: 1.2-1.3
- * updates per file read once, a fifth too many over a tree read once).
- * 1.5: a second update within about 40 s of the first (the first decays
- * to 0.5 by then); a reader slower than that leaves no update unseen in
- * the fine sweep's second-long spans anyway, and its changes seen stand. */
-#define MIN_REPEAT_UPDATES 1.5
-
 /* q as estimate_settle() takes it, with the windows' 95% bounds; false
- * without enough ages, or (for the windows) without an update repeated. */
+ * without enough ages. */
 static bool settled_rate(const struct inode_rate *r, double *q, double *lo, double *hi, enum rate_kind *kind) {
         double qm, ratio;
 
@@ -354,8 +341,6 @@ static bool settled_rate(const struct inode_rate *r, double *q, double *lo, doub
                 *kind = RATE_FAST;
                 return rate_of_fast_reader(r, q, lo, hi);
         }
-        if (r->seen + r->hits < MIN_REPEAT_UPDATES)
-                return false;
         /* The windows' q holds for any reader but rests on few ages. Where
          * the ages say what kind of reader it is, a q that uses them all is
          * taken instead, held within the windows' bounds. A regular
