@@ -113,9 +113,46 @@ static void add_activity(const View *v, const TrackedMount *tm, int64_t now, str
         r->in.observed_s = a.seconds;
 }
 
-/* On btrfs with snapshots: the metadata atime un-shares from them, as
- * its mean over every interval the meter had a figure for. */
-static void add_btrfs(const TrackedMount *tm, struct advisor_input *in) {
+/* The metadata atime un-shared from btrfs snapshots over the window, from
+ * the history's points (kept across restarts), under the policy in force
+ * only, as for the updates: the mean of the intervals with a figure. */
+static void summarise_unshared(const MountHistory *h, int64_t now, int64_t window, double interval_s,
+                               struct advisor_input *in) {
+        unsigned r = history_pick_ring(h, now - window);
+        uint32_t res = h->rings[r].spec.resolution;
+        double sum = 0, lo = 0, hi = 0, n = 0;
+        bool modelled = false;
+
+        if (h->rings[r].count == 0)
+                return;
+        for (int64_t t = h->rings[r].head_t; t > now - window && t >= history_oldest(h, r); t -= res) {
+                const struct stats_point *p = history_point(h, r, t);
+
+                if (!p || p->n_unshared == 0 || p->atime != in->policy.atime || (p->flags & STATS_POLICY_CHANGED))
+                        continue;
+                sum += (double) p->unshared_per_day * p->n_unshared;
+                lo += (double) p->unshared_lo * p->n_unshared;
+                hi += (double) p->unshared_hi * p->n_unshared;
+                n += p->n_unshared;
+                modelled = modelled || p->unshared_modelled;
+        }
+        if (n == 0)
+                return;
+        in->have_unshared = true;
+        in->unshared_per_day = sum / n;
+        in->unshared_lo = lo / n;
+        in->unshared_hi = hi / n;
+        in->unshared_s = n * interval_s;
+        in->unshared_source = btrfs_figure_source_to_string(modelled ? BTRFS_FIGURE_MODELLED : BTRFS_FIGURE_MEASURED);
+}
+
+/* On btrfs with snapshots: the metadata atime un-shares from them, as the
+ * history's mean over the window, else (no history kept) the meter's
+ * over every interval it had a figure for since atimed started. */
+static void add_btrfs(const View *v, const TrackedMount *tm, int64_t now, struct recommendation *r) {
+        struct advisor_input *in = &r->in;
+        const char *key = tracker_mount_key(tm);
+        const MountHistory *h = key && v->store ? store_find(v->store, key) : NULL;
         struct btrfs_status b;
         int64_t since;
 
@@ -124,7 +161,9 @@ static void add_btrfs(const TrackedMount *tm, struct advisor_input *in) {
         in->btrfs_shared = true;
         in->snapshot_period_s = (double) b.snapshots.period_s;
         in->dir_share = b.inodes_since > 0 ? b.dirs_since / b.inodes_since : 0;
-        if (!(b.mean_seconds > 0))
+        if (h)
+                summarise_unshared(h, now, (int64_t) r->window_s, (double) v->config->sampler_interval_usec / 1e6, in);
+        if (in->have_unshared || !(b.mean_seconds > 0))
                 return;
         in->have_unshared = true;
         in->unshared_per_day = b.mean_per_day;
@@ -165,7 +204,7 @@ static void recommend_one(const View *v, const MountEntry *e, const TrackedMount
         };
         add_needs(v, owner, i, mc, r);
         add_activity(v, tm, now, r);
-        add_btrfs(tm, &r->in);
+        add_btrfs(v, tm, now, r);
         advisor_advise(&r->in, params, &r->advice);
         add_verdict(v, tm, now, r);
 }

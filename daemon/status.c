@@ -181,6 +181,7 @@ static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const Tr
         rb->since_hi = b.since_hi;
         rb->inodes_since = b.inodes_since;
         rb->bytes_per_inode = b.bytes_per_inode;
+        rb->table_bytes_per_inode = b.table_bytes_per_inode;
         rb->model_intervals = b.model_intervals;
         rb->quotas = b.have && b.facts.quotas;
         rb->have_qgroups = rb->quotas && b.facts.have_qgroups && b.looked;

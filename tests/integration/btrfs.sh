@@ -95,7 +95,7 @@ is "that atimed stops cleanly" "$STOP_STATUS" 0
 diag "the module and the first daemon done after $(($(date +%s) - T0))s"
 
 CONF=("[sampler] interval = ${INTERVAL}s" '[sampler] sample_size = 2000' '[probe] interval = 1h'
-        '[btrfs] snapshot_search = yes' "[mounts] exclude_paths += $T/hidden")
+        '[btrfs] snapshot_search = yes' "[mounts] exclude_paths += $T/hidden" "[store] rings = ${INTERVAL}s:1h, 1min:6h")
 write_config "${CONF[@]}"
 start_daemon
 since=$(date +%s)
@@ -217,6 +217,29 @@ like "atimectl status says them in a line" "$(ctl status)" "^btrfs $M/vol: atime
 check "GetHistory carries the bytes a day, and matches its description" sh -c \
         "$ATIMECTL --socket $T/sock --json history $M/vol | tee $T/hist.json | $SCHEMA GetHistory && jq -e '.btrfs.unshared_bytes_per_day > 0 and .btrfs.observed_s > 0' $T/hist.json >/dev/null"
 like "the metrics carry the bytes" "$(ctl metrics)" "^atimed_btrfs_unshared_since_snapshot_bytes\\{.*mountpoint=\"$M/vol\""
+
+# Each history point carries its intervals' bytes, and a restart keeps
+# them (the state file, format 3) and the model learned (history.changes).
+pts_of() { jq -c --argjson l "$2" '[.points[] | select(.unshared_bytes_per_day != null and .t < $l) | [.t, .unshared_bytes_per_day, .unshared_source]]' "$1"; }
+ctl --json history --resolution ${INTERVAL}s $M/vol >$T/hist1.json
+last=$(jq '.points[-1].t' $T/hist1.json)
+pts=$(pts_of $T/hist1.json $last)
+diag "points with bytes before the restart: $(echo "$pts" | jq length)"
+check "the history's points carry the bytes a day: measured ones, and the modelled pass" \
+        sh -c "echo '$pts' | jq -e 'any(.[]; .[2] == \"measured\" and .[1] > 0) and any(.[]; .[2] == \"modelled\" and .[1] > 0)' >/dev/null"
+like "atimectl history shows them" "$(ctl history --resolution ${INTERVAL}s $M/vol)" "btrfs metadata un-shared from snapshots by atime, per day"
+model=$(btrfs_of $M/vol | jq -c '[.bytes_per_inode, .model_intervals]')
+stop_daemon
+is "a restart: atimed stops cleanly" "$STOP_STATUS" 0
+start_daemon
+# Its history is served once the filesystem is identified again.
+check "after a restart, the history is there" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json history --resolution ${INTERVAL}s $M/vol >$T/hist2.json && jq -e '.points | length > 0' $T/hist2.json"
+is "after it, the points keep their bytes" "$(pts_of $T/hist2.json $last)" "$pts"
+check "and the model is the one learned before ($model), not learned again" wait_until 30 sh -c \
+        "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -c '.mounts[] | select(.target == \"$M/vol\") | .btrfs | [.bytes_per_inode, .model_intervals]')\" = '$model' ]"
+check "GetHistory after the restart matches its description" sh -c "$SCHEMA GetHistory <$T/hist2.json"
+settle
 write_config "${CONF[@]}" "[mount:$M/vol] needs_atime = relatime"
 ctl reload >/dev/null || bail "reload"
 r=$(ctl --json recommend $M/vol | jq -c .recommendations[0])

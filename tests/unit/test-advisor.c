@@ -219,6 +219,24 @@ int main(void) {
                 ok(atime_cost_parse("nfs:8:2", &o, buf, sizeof buf) == 0 && fabs(o.lazy_usec - 8 * 0.73 / 3.0) < 1e-9,
                    "without lazy-usec, a quarter or so of usec, as on ext4");
         }
+        /* btrfs's column: the bytes an updated inode un-shares from a
+         * snapshot, the model's starting value. */
+        {
+                struct atime_cost o[2];
+                char buf[2][64];
+
+                ok(atime_cost_unshare_bytes("btrfs", NULL, 0) == 537 && atime_cost_unshare_bytes("ext4", NULL, 0) == 0 &&
+                           atime_cost_unshare_bytes("zfs", NULL, 0) == 0,
+                   "the table: 537 bytes an inode on btrfs (BENCHMARKS.md 10), none elsewhere");
+                ok(atime_cost_parse("btrfs:5:5", &o[0], buf[0], sizeof buf[0]) == 0 && o[0].unshare_bytes == 0 &&
+                           atime_cost_unshare_bytes("btrfs", o, 1) == 537,
+                   "an override that gives no bytes keeps the table's");
+                ok(atime_cost_parse("btr*:5:5:5:5:2048", &o[1], buf[1], sizeof buf[1]) == 0 &&
+                           atime_cost_unshare_bytes("btrfs", o, 2) == 2048,
+                   "one that gives them (fstype:usec:KiB:lazy:again:bytes) replaces them");
+                is_int(atime_cost_parse("btrfs:5:5:5:5:2048:1", &o[1], buf[1], sizeof buf[1]), -EINVAL,
+                       "a seventh field is refused");
+        }
         /* Confidence follows the interval; the basis is said; min_saving. */
         {
                 struct advisor_params q = { .noatime_threshold = 60, .min_saving = 10 };
