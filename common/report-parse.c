@@ -350,6 +350,8 @@ static int advice_from_json(Report *r, json_object *o, ReportAdvice *a) {
         a->recommended_atime = str(r, want, F_ATIME);
         a->current_lazytime = boolean(cur, F_LAZYTIME);
         a->recommended_lazytime = boolean(want, F_LAZYTIME);
+        a->current_nodiratime = boolean(cur, F_NODIRATIME);
+        a->recommended_nodiratime = boolean(want, F_NODIRATIME);
         a->confidence = str(r, o, F_CONFIDENCE);
         a->basis = str(r, o, F_BASIS);
         (void) number(member(o, F_EVIDENCE, json_type_object), F_OBSERVED_S, &a->observed_s);

@@ -84,6 +84,7 @@ typedef struct ReportAdvice {
         bool change;                                 /* the advice is to change */
         const char *current_atime, *recommended_atime; /* NULL: unknown */
         bool current_lazytime, recommended_lazytime;
+        bool current_nodiratime, recommended_nodiratime;
         const char *basis;                           /* what it rests on; NULL: unknown */
         double observed_s;                           /* how much measurement */
         double saving_updates_per_min, saving_cpu_us_per_s, saving_kib_per_s;

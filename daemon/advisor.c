@@ -186,13 +186,17 @@ static const char *num(char *buf, size_t len, double v) {
 }
 
 char *advice_options(const struct advice *a, char *buf, size_t len) {
-        snprintf(buf, len, "%s%s", atime_mode_to_string(a->atime), a->lazytime ? ",lazytime" : "");
+        snprintf(buf, len, "%s%s%s", atime_mode_to_string(a->atime), a->nodiratime ? ",nodiratime" : "",
+                 a->lazytime ? ",lazytime" : "");
         return buf;
 }
 
 static void set(struct advice *a, const struct advisor_input *in, AtimeMode atime, bool lazytime) {
         a->atime = atime;
         a->lazytime = lazytime;
+        /* nodiratime as the mount has it: noatime implies it (so a
+         * noatime mount's is not one to keep). */
+        a->nodiratime = in->policy.nodiratime && in->policy.atime != ATIME_NOATIME && atime != ATIME_NOATIME;
         a->change = atime != in->policy.atime || lazytime != in->policy.lazytime;
         if (!a->change)
                 a->action = "keep";
@@ -249,6 +253,8 @@ static void saving(struct advice *a, const struct advisor_input *in, const struc
 
         if (a->change && a->atime == ATIME_NOATIME && in->policy.atime != ATIME_NOATIME && in->have_unshared)
                 a->saving_bytes_per_day = in->unshared_per_day;
+        else if (a->change && a->nodiratime && !in->policy.nodiratime && in->have_unshared)
+                a->saving_bytes_per_day = in->dir_share * in->unshared_per_day;
         if (!a->change || !in->have_activity)
                 return;
         updates = saved_updates(a, in, in->per_min);
@@ -380,10 +386,50 @@ static void advise_space(struct advice *a, const struct advisor_input *in) {
                           "would save that share", 100 * in->dir_share);
 }
 
+/* Directories are the cost where they are at least this share of the
+ * inodes written since the newest snapshot (each un-shares about as much
+ * metadata as a file: its inode's leaf). */
+#define DIR_COST_SHARE 0.5
+
+static bool dirs_are_the_cost(const struct advisor_input *in) {
+        return space_matters(in) && !in->policy.nodiratime && in->policy.atime != ATIME_NOATIME &&
+               in->dir_share >= DIR_COST_SHARE;
+}
+
+/* nodiratime alone: the directories' share of what atime un-shares is
+ * saved, and files keep their atime ('why': what that keeps it for). */
+static void advise_nodiratime(struct advice *a, const struct advisor_input *in, const char *why) {
+        struct advisor_input dirs = *in;
+        char c[160];
+
+        /* The directories' share of the bytes, as space_cost() says them. */
+        dirs.unshared_per_day *= in->dir_share;
+        dirs.unshared_lo *= in->dir_share;
+        dirs.unshared_hi *= in->dir_share;
+
+        set(a, in, in->policy.atime, in->policy.lazytime);
+        a->nodiratime = a->change = a->space = true;
+        a->action = "nodiratime";
+        a->basis = BASIS_MEASUREMENT;
+        a->confidence = MIN(a->confidence, confidence_of_time(in->unshared_s));
+        if (in->unshared_lo * in->dir_share < SPACE_MIN_BYTES_PER_DAY)
+                a->confidence = CONFIDENCE_LOW;
+        reason(a, "%s on btrfs with snapshots: directories are %.0f%% of the inodes whose atime was written since the "
+                  "newest snapshot; nodiratime saves their share of the metadata atime un-shares, %s",
+               atime_mode_to_string(in->policy.atime), 100 * in->dir_share, space_cost(c, sizeof c, &dirs));
+        reason(a, "%s: nodiratime keeps it on files", why);
+}
+
 static void advise_without_consumers(struct advice *a, const struct advisor_input *in, const struct advisor_params *p) {
         const char *now = atime_mode_to_string(in->policy.atime);
         char n1[32], n2[32], n3[32], n4[32];
 
+        /* Where the files' share is too little to matter, nodiratime is
+         * the smaller change, and atime keeps working on files. */
+        if (dirs_are_the_cost(in) && (1 - in->dir_share) * in->unshared_per_day < SPACE_MIN_BYTES_PER_DAY) {
+                advise_nodiratime(a, in, "the files' share is too little to give up atime for");
+                return;
+        }
         if (in->policy.atime != ATIME_NOATIME && space_matters(in)) {
                 advise_space(a, in);
                 return;
@@ -502,7 +548,11 @@ void advisor_advise(const struct advisor_input *in, const struct advisor_params 
         } else {
                 if (in->need != NEED_NONE)
                         advise_for_consumers(&a, in, lazy_pays);
-                if (in->need != NEED_NONE && space_matters(in)) {
+                /* A reader of files' atime keeps it; the directories' need not
+                 * pay for that. */
+                if (in->need == NEED_RELATIME && !a.change && dirs_are_the_cost(in))
+                        advise_nodiratime(&a, in, in->need_why ? in->need_why : "atime is read here");
+                else if (in->need != NEED_NONE && space_matters(in)) {
                         char c[160];
 
                         reason(&a, "keeping atime costs %s of btrfs metadata un-shared from its snapshots",

@@ -118,8 +118,9 @@ struct advisor_params {
 struct advice {
         AtimeMode atime;              /* the policy advised */
         bool lazytime;
+        bool nodiratime;              /* with nodiratime (never with noatime, which implies it) */
         bool change;                  /* differs from the mount's now */
-        const char *action;           /* "keep", "relatime", "noatime", "strictatime", "lazytime" */
+        const char *action;           /* "keep", "relatime", "noatime", "strictatime", "lazytime", "nodiratime" */
         char reasons[ADVICE_REASONS_MAX][ADVICE_REASON_LEN];
         unsigned n_reasons;
         double saving_updates_per_min; /* atime updates that would no longer happen (or be deferred) */
@@ -132,5 +133,6 @@ struct advice {
 };
 
 void advisor_advise(const struct advisor_input *in, const struct advisor_params *p, struct advice *ret);
-/* "noatime", "relatime,lazytime": the mount options the advice stands for. */
+/* "noatime", "relatime,lazytime", "relatime,nodiratime": the mount options
+ * the advice stands for. */
 char *advice_options(const struct advice *a, char *buf, size_t len);

@@ -994,13 +994,17 @@ static json_object *method_get_history(Methods *m, const ControlPeer *peer, json
         return varlink_reply_new(TAKE_PTR(p));
 }
 
-static json_object *policy_to_json(AtimeMode atime, bool lazytime) {
+/* nodiratime only where it says something: noatime implies it. */
+static json_object *policy_to_json(AtimeMode atime, bool lazytime, bool nodiratime) {
         _cleanup_json_ json_object *o = json_object_new_object();
         char opts[64];
 
-        snprintf(opts, sizeof opts, "%s%s", atime_mode_to_string(atime), lazytime ? ",lazytime" : "");
+        nodiratime = nodiratime && atime != ATIME_NOATIME;
+        snprintf(opts, sizeof opts, "%s%s%s", atime_mode_to_string(atime), nodiratime ? ",nodiratime" : "",
+                 lazytime ? ",lazytime" : "");
         if (!o || add(o, F_ATIME, json_object_new_string(atime_mode_to_string(atime))) < 0 ||
-            add(o, F_LAZYTIME, json_object_new_boolean(lazytime)) < 0 || add(o, F_OPTIONS, json_object_new_string(opts)) < 0)
+            add(o, F_LAZYTIME, json_object_new_boolean(lazytime)) < 0 ||
+            add(o, F_NODIRATIME, json_object_new_boolean(nodiratime)) < 0 || add(o, F_OPTIONS, json_object_new_string(opts)) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }
@@ -1047,8 +1051,8 @@ static json_object *recommendation_to_json(const struct recommendation *r, bool 
                 return NULL;
         if (add(o, F_TARGET, varlink_name_new(r->in.target)) < 0 ||
             add(o, F_FSTYPE, varlink_name_new(r->in.fstype)) < 0 ||
-            add(o, F_CURRENT, policy_to_json(r->in.policy.atime, r->in.policy.lazytime)) < 0 ||
-            add(o, F_RECOMMENDED, policy_to_json(a->atime, a->lazytime)) < 0 ||
+            add(o, F_CURRENT, policy_to_json(r->in.policy.atime, r->in.policy.lazytime, r->in.policy.nodiratime)) < 0 ||
+            add(o, F_RECOMMENDED, policy_to_json(a->atime, a->lazytime, a->nodiratime)) < 0 ||
             add(o, F_ACTION, json_object_new_string(a->action)) < 0 || add(o, F_CHANGE, json_object_new_boolean(a->change)) < 0 ||
             add(o, F_REASONS, TAKE_PTR(reasons)) < 0 || add(o, F_CONSUMERS, TAKE_PTR(consumers)) < 0 ||
             add(o, F_SAVING, TAKE_PTR(saving)) < 0 ||

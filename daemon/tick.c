@@ -309,13 +309,14 @@ void tick_activity(Tick *t, const TrackedMount *tm, const struct activity *a) {
 /* What a mount's advice says, as one number: the policy advised and
  * whether that is a change. */
 static int advice_state(const struct advice *a) {
-        return 1 + ((int) a->atime * 2 + (a->lazytime ? 1 : 0)) * 2 + (a->change ? 1 : 0);
+        return 1 + (((int) a->atime * 2 + (a->nodiratime ? 1 : 0)) * 2 + (a->lazytime ? 1 : 0)) * 2 + (a->change ? 1 : 0);
 }
 
 static void state_format(int state, char *buf, size_t len) {
         int policy = (state - 1) / 2;
 
-        snprintf(buf, len, "%s %s%s", (state - 1) % 2 ? "change to" : "keep", atime_mode_to_string((AtimeMode) (policy / 2)),
+        snprintf(buf, len, "%s %s%s%s", (state - 1) % 2 ? "change to" : "keep",
+                 atime_mode_to_string((AtimeMode) (policy / 4)), (policy / 2) % 2 ? ",nodiratime" : "",
                  policy % 2 ? ",lazytime" : "");
 }
 
@@ -377,11 +378,13 @@ static void advice_settle(Tick *t, MountNotes *n, const struct recommendation *r
 }
 
 /* What the advice promises, for the store to hold against a change of
- * policy: advice to keep promises nothing. */
+ * policy: advice to keep promises nothing, nor advice of nodiratime alone
+ * (its saving is in bytes, not in the atime updates a verdict weighs). */
 static void promise_record(Tick *t, const TrackedMount *tm, const struct recommendation *r) {
         const char *key = tracker_mount_key(tm);
+        bool policy = r->advice.atime != r->in.policy.atime || r->advice.lazytime != r->in.policy.lazytime;
         struct stats_promise p = {
-                .t = r->advice.change ? t->t : 0,
+                .t = r->advice.change && policy ? t->t : 0,
                 .atime = (uint8_t) r->advice.atime,
                 .flags = r->advice.lazytime ? STATS_LAZYTIME : 0,
                 .for_atime = (uint8_t) r->in.policy.atime,
