@@ -11,39 +11,61 @@
 
 #include "strv.h"
 
-/* The mean and peak atime updates over the window, from the finest ring that
- * covers it, and how much measurement that mean rests on: under the policy
- * in force only, as what another policy made says little of this one's
- * (after a change to relatime, the strictatime updates before it would
- * call for noatime). */
-static void summarise(const MountHistory *h, int64_t now, int64_t window, double interval_s, struct advisor_input *in) {
+/* A figure's sample-weighted mean over the window, from the finest ring
+ * that covers it, under the policy in force only (as what another policy
+ * made says little of this one's: after a change to relatime, the
+ * strictatime updates before it would call for noatime): the atime
+ * updates, or (unshared) the btrfs bytes; n: the samples it rests on. */
+struct window_mean {
+        double mean, lo, hi, n, peak;
+        bool modelled;
+};
+
+static void window_mean(const MountHistory *h, int64_t now, int64_t window, AtimeMode atime, bool unshared,
+                        struct window_mean *ret) {
         unsigned r = history_pick_ring(h, now - window);
         uint32_t res = h->rings[r].spec.resolution;
-        double sum = 0, lo = 0, hi = 0, n = 0, peak = 0;
+        double sum = 0, lo = 0, hi = 0;
 
+        *ret = (struct window_mean) {};
         if (h->rings[r].count == 0)
                 return;
         for (int64_t t = h->rings[r].head_t; t > now - window && t >= history_oldest(h, r); t -= res) {
                 const struct stats_point *p = history_point(h, r, t);
+                double k = !p ? 0 : unshared ? p->n_unshared : p->n_act;
 
-                if (!p || p->n_act == 0 || p->atime != in->policy.atime || (p->flags & STATS_POLICY_CHANGED))
+                if (k == 0 || p->atime != atime || (p->flags & STATS_POLICY_CHANGED))
                         continue;
-                sum += (double) p->per_min * p->n_act;
-                lo += (double) p->lo * p->n_act;
-                hi += (double) p->hi * p->n_act;
-                n += p->n_act;
-                peak = MAX(peak, (double) p->per_min);
+                sum += (double) (unshared ? p->unshared_per_day : p->per_min) * k;
+                lo += (double) (unshared ? p->unshared_lo : p->lo) * k;
+                hi += (double) (unshared ? p->unshared_hi : p->hi) * k;
+                ret->n += k;
+                ret->peak = MAX(ret->peak, (double) (unshared ? p->unshared_per_day : p->per_min));
+                ret->modelled = ret->modelled || (unshared && p->unshared_modelled);
         }
-        if (n == 0)
+        if (ret->n > 0) {
+                ret->mean = sum / ret->n;
+                /* The mean of the intervals' bounds: wider than the mean's
+                 * own interval, as the intervals' errors are not independent. */
+                ret->lo = lo / ret->n;
+                ret->hi = hi / ret->n;
+        }
+}
+
+/* The mean and peak atime updates over the window, and how much
+ * measurement that mean rests on. */
+static void summarise(const MountHistory *h, int64_t now, int64_t window, double interval_s, struct advisor_input *in) {
+        struct window_mean m;
+
+        window_mean(h, now, window, in->policy.atime, false, &m);
+        if (m.n == 0)
                 return;
         in->have_activity = true;
-        in->per_min = sum / n;
-        /* The mean of the intervals' bounds: wider than the mean's own
-         * interval, as the intervals' errors are not independent. */
-        in->lo_per_min = lo / n;
-        in->hi_per_min = hi / n;
-        in->peak_per_min = peak;
-        in->observed_s = n * interval_s;
+        in->per_min = m.mean;
+        in->lo_per_min = m.lo;
+        in->hi_per_min = m.hi;
+        in->peak_per_min = m.peak;
+        in->observed_s = m.n * interval_s;
 }
 
 /* What software on mount 'i' reads atime: the configuration's word, then
@@ -114,36 +136,20 @@ static void add_activity(const View *v, const TrackedMount *tm, int64_t now, str
 }
 
 /* The metadata atime un-shared from btrfs snapshots over the window, from
- * the history's points (kept across restarts), under the policy in force
- * only, as for the updates: the mean of the intervals with a figure. */
+ * the history's points (kept across restarts), as for the updates. */
 static void summarise_unshared(const MountHistory *h, int64_t now, int64_t window, double interval_s,
                                struct advisor_input *in) {
-        unsigned r = history_pick_ring(h, now - window);
-        uint32_t res = h->rings[r].spec.resolution;
-        double sum = 0, lo = 0, hi = 0, n = 0;
-        bool modelled = false;
+        struct window_mean m;
 
-        if (h->rings[r].count == 0)
-                return;
-        for (int64_t t = h->rings[r].head_t; t > now - window && t >= history_oldest(h, r); t -= res) {
-                const struct stats_point *p = history_point(h, r, t);
-
-                if (!p || p->n_unshared == 0 || p->atime != in->policy.atime || (p->flags & STATS_POLICY_CHANGED))
-                        continue;
-                sum += (double) p->unshared_per_day * p->n_unshared;
-                lo += (double) p->unshared_lo * p->n_unshared;
-                hi += (double) p->unshared_hi * p->n_unshared;
-                n += p->n_unshared;
-                modelled = modelled || p->unshared_modelled;
-        }
-        if (n == 0)
+        window_mean(h, now, window, in->policy.atime, true, &m);
+        if (m.n == 0)
                 return;
         in->have_unshared = true;
-        in->unshared_per_day = sum / n;
-        in->unshared_lo = lo / n;
-        in->unshared_hi = hi / n;
-        in->unshared_s = n * interval_s;
-        in->unshared_source = btrfs_figure_source_to_string(modelled ? BTRFS_FIGURE_MODELLED : BTRFS_FIGURE_MEASURED);
+        in->unshared_per_day = m.mean;
+        in->unshared_lo = m.lo;
+        in->unshared_hi = m.hi;
+        in->unshared_s = m.n * interval_s;
+        in->unshared_source = btrfs_figure_source_to_string(m.modelled ? BTRFS_FIGURE_MODELLED : BTRFS_FIGURE_MEASURED);
 }
 
 /* On btrfs with snapshots: the metadata atime un-shares from them, as the
