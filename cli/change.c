@@ -34,15 +34,16 @@
 struct policy_spec {
         const char *atime; /* "noatime", "relatime", "strictatime", or NULL: leave alone */
         int lazytime;      /* 1, 0, or -1: leave alone */
+        int nodiratime;    /* 1: add nodiratime, or -1: leave alone */
 };
 
 #define POLICY_HELP                                                                                  \
-        "A POLICY is noatime, relatime or strictatime, optionally with lazytime or nolazytime (such as " \
-        "relatime,lazytime), or lazytime or nolazytime alone."
+        "A POLICY is noatime, relatime or strictatime, optionally with nodiratime, lazytime or nolazytime " \
+        "(such as relatime,lazytime or relatime,nodiratime), or those alone."
 
 static int parse_policy(const char *s, struct policy_spec *ret) {
         _cleanup_strv_free_ char **l = NULL;
-        struct policy_spec p = { .lazytime = -1 };
+        struct policy_spec p = { .lazytime = -1, .nodiratime = -1 };
 
         if (strv_split(s, ",", &l) < 0)
                 return -ENOMEM;
@@ -53,7 +54,9 @@ static int parse_policy(const char *s, struct policy_spec *ret) {
                         if (p.atime)
                                 return -EINVAL;
                         p.atime = streq(*o, "noatime") ? "noatime" : streq(*o, "relatime") ? "relatime" : "strictatime";
-                } else if (streq(*o, "lazytime"))
+                } else if (streq(*o, "nodiratime"))
+                        p.nodiratime = 1;
+                else if (streq(*o, "lazytime"))
                         p.lazytime = 1;
                 else if (streq(*o, "nolazytime"))
                         p.lazytime = 0;
@@ -65,8 +68,11 @@ static int parse_policy(const char *s, struct policy_spec *ret) {
 }
 
 static void format_spec(const struct policy_spec *p, char *buf, size_t len) {
-        snprintf(buf, len, "%s%s%s", p->atime ? p->atime : "", p->atime && p->lazytime >= 0 ? "," : "",
-                 p->lazytime == 1 ? "lazytime" : p->lazytime == 0 ? "nolazytime" : "");
+        const char *lazy = p->lazytime == 1 ? "lazytime" : p->lazytime == 0 ? "nolazytime" : NULL;
+        const char *dir = p->nodiratime == 1 ? "nodiratime" : NULL;
+
+        snprintf(buf, len, "%s%s%s%s%s", p->atime ? p->atime : "", p->atime && dir ? "," : "", dir ? dir : "",
+                 (p->atime || dir) && lazy ? "," : "", lazy ? lazy : "");
 }
 
 /* The advice for the mount holding path (its mount point in 'target'), or
@@ -89,8 +95,9 @@ static bool spec_of(const ReportAdvice *a, struct policy_spec *ret) {
                          : streq(wa, "relatime") ? "relatime"
                                                  : "strictatime",
                 .lazytime = a->current_lazytime == a->recommended_lazytime ? -1 : a->recommended_lazytime,
+                .nodiratime = a->recommended_nodiratime && !a->current_nodiratime ? 1 : -1,
         };
-        return ret->atime || ret->lazytime >= 0;
+        return ret->atime || ret->lazytime >= 0 || ret->nodiratime == 1;
 }
 
 /* The advice for the mount holding path (its mount point in 'target'), or
@@ -611,6 +618,7 @@ static int job_edit(struct fstab_job *job) {
                 reqs[i] = (struct fstab_request) { .target = job->sets[i].target,
                                                    .atime = job->sets[i].policy.atime,
                                                    .lazytime = job->sets[i].policy.lazytime,
+                                                   .nodiratime = job->sets[i].policy.nodiratime == 1,
                                                    .named = !job->advised };
         if (realpath(job->path, job->real) && !streq(job->real, job->path)) {
                 if (!arg_json)
@@ -873,6 +881,13 @@ static int set_atime(int fd, const char *atime) {
         return mount_setattr(fd, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0 ? -errno : 0;
 }
 
+/* nodiratime, a flag of the mount beside its atime policy. */
+static int set_nodiratime(int fd) {
+        struct mount_attr attr = { .attr_set = MOUNT_ATTR_NODIRATIME };
+
+        return mount_setattr(fd, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0 ? -errno : 0;
+}
+
 /* lazytime belongs to the superblock: reconfigure just that flag. */
 static int set_lazytime(int mfd, bool on) {
         _cleanup_close_ int fd = fspick(mfd, "", FSPICK_EMPTY_PATH | FSPICK_CLOEXEC);
@@ -963,6 +978,8 @@ static int remount_apply(int fd, const char *target, const struct policy_spec *p
                             r == -ENOSYS ? "this kernel has no mount_setattr() (Linux 5.12), and atimectl does not "
                                            "remount by path; nothing changed"
                                          : strerror(-r));
+        if (p->nodiratime == 1 && (r = set_nodiratime(fd)) < 0)
+                return fail("cannot set nodiratime on %s: %s", escape_name_tmp(target), strerror(-r));
         if (p->lazytime >= 0 && has_opt(fsopts, "lazytime") != (p->lazytime == 1) &&
             (r = set_lazytime(fd, p->lazytime == 1)) < 0)
                 return fail("cannot set %s on %s: %s", p->lazytime ? "lazytime" : "nolazytime", escape_name_tmp(target),

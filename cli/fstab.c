@@ -260,7 +260,7 @@ static bool is_atime_policy(const char *o) {
  * field that ends up unchanged (the caller compares with the original). */
 static int apply_request(char **opts, const struct fstab_request *req, char ***ret) {
         _cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
-        bool placed = false, have_lazy = false;
+        bool placed = false, have_lazy = false, have_nodir = false;
 
         if (!l)
                 return -ENOMEM;
@@ -278,6 +278,11 @@ static int apply_request(char **opts, const struct fstab_request *req, char ***r
                 /* noatime implies nodiratime; any other policy still needs it spelled out. */
                 if (req->atime && streq(req->atime, "noatime") && streq(*o, "nodiratime"))
                         continue;
+                if (req->nodiratime && streq(*o, "nodiratime")) {
+                        if (have_nodir)
+                                continue;
+                        have_nodir = true;
+                }
                 if (req->lazytime >= 0 && streq(*o, "nolazytime"))
                         continue;
                 if (streq(*o, "lazytime")) {
@@ -289,6 +294,10 @@ static int apply_request(char **opts, const struct fstab_request *req, char ***r
                         return -ENOMEM;
         }
         if (req->atime && !placed && strv_extend(&l, req->atime) < 0)
+                return -ENOMEM;
+        /* After the policy it goes with, where the policy was placed last. */
+        if (req->nodiratime && !have_nodir && !(req->atime && streq(req->atime, "noatime")) &&
+            strv_extend(&l, "nodiratime") < 0)
                 return -ENOMEM;
         if (req->lazytime == 1 && !have_lazy && strv_extend(&l, "lazytime") < 0)
                 return -ENOMEM;

@@ -9,6 +9,7 @@ struct fstab_request {
         const char *target;   /* mount point, as in /proc/self/mountinfo (unescaped) */
         const char *atime;    /* "noatime", "relatime", "strictatime", or NULL: leave the atime policy alone */
         int lazytime;         /* 1: add lazytime, 0: remove lazytime/nolazytime, -1: leave alone */
+        bool nodiratime;      /* add nodiratime (not with noatime, which implies it); false: leave alone */
         bool named;           /* named explicitly by the user: edit even swap, "none" and network lines */
 };
 

@@ -545,6 +545,33 @@ static void history_print_summary(FILE *f, const struct history_summary *s, int6
         }
 }
 
+/* On a btrfs mount snapshots share: the metadata atime un-shared from
+ * them, per day, point by point (a sparkline), and its summary. Nothing
+ * where no point carries it. */
+static void history_print_unshared(const RenderContext *c, const ReportHistory *h) {
+        const ReportSeries *u = &h->unshared;
+        struct series s = series_of(u);
+        char line[1024], a[24], b[24], l[24];
+        double sum = 0, peak = 0, last = 0;
+        size_t have = 0, modelled = 0;
+
+        for (size_t i = 0; i < u->n; i++)
+                if (u->present[i]) {
+                        sum += u->value[i];
+                        peak = fmax(peak, u->value[i]);
+                        last = u->value[i];
+                        have++;
+                        modelled += h->points[i].unshared_modelled;
+                }
+        if (have == 0)
+                return;
+        chart_sparkline(&s, MIN(MAX(c->width, (size_t) 32) - 12, sizeof line / 4), 0, c->unicode, line, sizeof line);
+        fprintf(c->out, "btrfs metadata un-shared from snapshots by atime, per day:\n  %s\n", line);
+        fprintf(c->out, "mean %s/day, peak %s/day, last %s/day; %zu point%s with a figure, %zu modelled.\n",
+                format_bytes(a, sizeof a, sum / (double) have), format_bytes(b, sizeof b, peak),
+                format_bytes(l, sizeof l, last), have, have == 1 ? "" : "s", modelled);
+}
+
 /* The chart of a non-empty history, its policy changes and summary. */
 static int history_print(const RenderContext *c, const ReportHistory *h) {
         _cleanup_free_ bool *marks = calloc(h->n_points, sizeof(bool)), *running = calloc(h->n_points, sizeof(bool));
@@ -562,6 +589,7 @@ static int history_print(const RenderContext *c, const ReportHistory *h) {
         chart_plot(c->out, &act, marks, running, MAX(c->width, (size_t) 32) - 12, 6, (time_t) h->since,
                    (time_t) h->until, c->unicode);
         history_print_summary(c->out, &s, h->resolution_s, c->unicode);
+        history_print_unshared(c, h);
         render_policy_change(c->out, &h->policy_change, "Policy change: ");
         return 0;
 }

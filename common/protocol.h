@@ -147,12 +147,14 @@
 #define F_RATE_SOURCE "rate_source" /* btrfs_figure_source_to_string() */
 #define F_UNSHARED_LO "unshared_bytes_per_day_lo"
 #define F_UNSHARED_HI "unshared_bytes_per_day_hi"
+#define F_UNSHARED_SOURCE "unshared_source" /* a history point's: btrfs_figure_source_to_string() */
 #define F_SINCE_SNAPSHOT "since_newest_snapshot"
 #define F_BYTES "bytes"
 #define F_LO "lo"
 #define F_HI "hi"
 #define F_INODES "inodes"
 #define F_BYTES_PER_INODE "bytes_per_inode"
+#define F_TABLE_BYTES_PER_INODE "table_bytes_per_inode"
 #define F_MODEL_INTERVALS "model_intervals"
 #define F_QGROUPS "qgroups"
 #define F_EXCLUSIVE "exclusive"

@@ -203,6 +203,7 @@ static void btrfs_model_from_json(Report *r, json_object *o, ReportBtrfs *b) {
         (void) number(o, F_UNSHARED_LO, &b->unshared_lo);
         (void) number(o, F_UNSHARED_HI, &b->unshared_hi);
         (void) number(o, F_BYTES_PER_INODE, &b->bytes_per_inode);
+        (void) number(o, F_TABLE_BYTES_PER_INODE, &b->table_bytes_per_inode);
         b->model_intervals = integer(o, F_MODEL_INTERVALS);
         b->quotas = q != NULL;
         b->have_qgroups = q && number(q, F_EXCLUSIVE, &v);
@@ -349,6 +350,8 @@ static int advice_from_json(Report *r, json_object *o, ReportAdvice *a) {
         a->recommended_atime = str(r, want, F_ATIME);
         a->current_lazytime = boolean(cur, F_LAZYTIME);
         a->recommended_lazytime = boolean(want, F_LAZYTIME);
+        a->current_nodiratime = boolean(cur, F_NODIRATIME);
+        a->recommended_nodiratime = boolean(want, F_NODIRATIME);
         a->confidence = str(r, o, F_CONFIDENCE);
         a->basis = str(r, o, F_BASIS);
         (void) number(member(o, F_EVIDENCE, json_type_object), F_OBSERVED_S, &a->observed_s);
@@ -485,7 +488,8 @@ static int points_from_json(Report *r, json_object *arr, ReportHistory *h) {
         h->n_points = n;
         h->points = report_alloc(r, n, sizeof *h->points);
         if (!h->points || series_from_json(r, arr, F_ATIME_UPDATES_PER_MIN, &h->updates) < 0 ||
-            series_from_json(r, arr, F_WRITE_IOPS, &h->iops) < 0)
+            series_from_json(r, arr, F_WRITE_IOPS, &h->iops) < 0 ||
+            series_from_json(r, arr, F_UNSHARED_BYTES_PER_DAY, &h->unshared) < 0)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 json_object *pt = json_object_array_get_idx(arr, i);
@@ -493,6 +497,8 @@ static int points_from_json(Report *r, json_object *arr, ReportHistory *h) {
                 h->points[i] = (ReportPoint) { .t = integer(pt, F_T), .samples = integer(pt, F_SAMPLES),
                                                .atime = str(r, pt, F_ATIME),
                                                .policy_changed = boolean(pt, F_POLICY_CHANGED) };
+                h->points[i].unshared_modelled = h->unshared.present[i] && str(r, pt, F_UNSHARED_SOURCE) &&
+                                                 streq(str(r, pt, F_UNSHARED_SOURCE), "modelled");
         }
         return 0;
 }

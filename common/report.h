@@ -84,6 +84,7 @@ typedef struct ReportAdvice {
         bool change;                                 /* the advice is to change */
         const char *current_atime, *recommended_atime; /* NULL: unknown */
         bool current_lazytime, recommended_lazytime;
+        bool current_nodiratime, recommended_nodiratime;
         const char *basis;                           /* what it rests on; NULL: unknown */
         double observed_s;                           /* how much measurement */
         double saving_updates_per_min, saving_cpu_us_per_s, saving_kib_per_s;
@@ -128,6 +129,7 @@ typedef struct ReportBtrfs {
         double since_bytes, since_lo, since_hi;
         double inodes_since;             /* distinct inodes written since it; <0: unknown */
         double bytes_per_inode;          /* the model's, learned here; 0: not yet */
+        double table_bytes_per_inode;    /* until then: the cost table's starting value in use; 0: none */
         int64_t model_intervals;
         bool quotas;                     /* the operator has quotas on: */
         bool have_qgroups, qgroups_inconsistent;
@@ -165,6 +167,7 @@ typedef struct ReportPoint {
         int64_t t, samples;
         const char *atime;
         bool policy_changed;
+        bool unshared_modelled; /* its btrfs bytes (ReportHistory.unshared) were modelled */
 } ReportPoint;
 
 /* A GetHistory reply: its points, and their figures as series. */
@@ -175,6 +178,7 @@ typedef struct ReportHistory {
         size_t n_points;
         ReportPoint *points;
         ReportSeries updates, iops; /* per point */
+        ReportSeries unshared;      /* btrfs metadata un-shared from snapshots, bytes per day, per point */
         size_t n_resolutions;
         int64_t *resolutions_s;    /* every resolution kept, finest first */
         ReportChange policy_change;

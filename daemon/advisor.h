@@ -48,18 +48,26 @@ struct atime_cost {
         double kib;       /* written per inode write-back (per inode dirty in a journal commit) */
         double lazy_usec; /* CPU per update with lazytime */
         double again_usec; /* CPU of an update of an inode already dirty in the commit */
+        /* btrfs: the metadata each distinct inode updated since the newest
+         * snapshot un-shares from it (bytes), the model's starting value
+         * until the filesystem's own measured intervals replace it
+         * (btrfs-meter.h); 0: none given (elsewhere: not a btrfs). */
+        double unshare_bytes;
 };
 
 /* The built-in table, and a lookup that falls back on a generic entry. */
 const struct atime_cost *atime_cost_for(const char *fstype, const struct atime_cost *overrides, size_t n_overrides);
-/* "ext4:1.46:0.5" (fstype:usec:KiB[:lazy usec[:again usec]]) into c; fstype
- * points into buf. */
+/* "ext4:1.46:0.5" (fstype:usec:KiB[:lazy usec[:again usec[:unshare bytes]]])
+ * into c; fstype points into buf. */
 int atime_cost_parse(const char *s, struct atime_cost *c, char *buf, size_t buflen);
 /* c in the syntax atime_cost_parse() reads: lazy and again usec only where
  * they differ from what a shorter entry derives; numbers as short as they
  * read back exactly. */
 char *atime_cost_format(const struct atime_cost *c, char *buf, size_t len);
 bool fstype_journals(const char *fstype);
+/* The bytes an inode un-shares on 'fstype' (atime_cost.unshare_bytes): the
+ * first override that gives them, else the built-in table's; 0: none. */
+double atime_cost_unshare_bytes(const char *fstype, const struct atime_cost *overrides, size_t n_overrides);
 
 struct advisor_input {
         const char *target;
@@ -110,8 +118,9 @@ struct advisor_params {
 struct advice {
         AtimeMode atime;              /* the policy advised */
         bool lazytime;
+        bool nodiratime;              /* with nodiratime (never with noatime, which implies it) */
         bool change;                  /* differs from the mount's now */
-        const char *action;           /* "keep", "relatime", "noatime", "strictatime", "lazytime" */
+        const char *action;           /* "keep", "relatime", "noatime", "strictatime", "lazytime", "nodiratime" */
         char reasons[ADVICE_REASONS_MAX][ADVICE_REASON_LEN];
         unsigned n_reasons;
         double saving_updates_per_min; /* atime updates that would no longer happen (or be deferred) */
@@ -124,5 +133,6 @@ struct advice {
 };
 
 void advisor_advise(const struct advisor_input *in, const struct advisor_params *p, struct advice *ret);
-/* "noatime", "relatime,lazytime": the mount options the advice stands for. */
+/* "noatime", "relatime,lazytime", "relatime,nodiratime": the mount options
+ * the advice stands for. */
 char *advice_options(const struct advice *a, char *buf, size_t len);

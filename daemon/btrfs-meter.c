@@ -61,6 +61,42 @@ void btrfs_model_price(const BtrfsModel *m, double inodes, double hits, double *
         *ret_hi = *ret * (1 + rel);
 }
 
+void btrfs_meter_seed(BtrfsMeter *m, const BtrfsModel *saved) {
+        if (m->model.intervals > 0 || saved->intervals == 0 || !btrfs_model_ready(saved) || !isfinite(saved->bytes) ||
+            !isfinite(saved->inodes) || !isfinite(saved->hits))
+                return;
+        m->model = *saved;
+        m->status.bytes_per_inode = m->model.bytes / m->model.inodes;
+        m->status.model_intervals = m->model.intervals;
+        m->status.table_bytes_per_inode = 0;
+}
+
+void btrfs_model_price_prior(double bytes_per_inode, double inodes, double hits, double *ret, double *ret_lo,
+                             double *ret_hi) {
+        double rel;
+
+        *ret = *ret_lo = *ret_hi = 0;
+        if (!(bytes_per_inode > 0) || !(inodes > 0))
+                return;
+        /* The sample's Poisson error, then the table's spread. */
+        rel = Z95 * (hits > 0 ? 1 / sqrt(hits) : 1);
+        *ret = inodes * bytes_per_inode;
+        *ret_lo = *ret * fmax(0, 1 - rel) / BTRFS_PRIOR_SPREAD;
+        *ret_hi = *ret * (1 + rel) * BTRFS_PRIOR_SPREAD;
+}
+
+/* The model's price where it has learned, else the cost table's. */
+static void meter_price(const BtrfsMeter *m, double inodes, double hits, double *ret, double *ret_lo, double *ret_hi) {
+        if (btrfs_model_ready(&m->model))
+                btrfs_model_price(&m->model, inodes, hits, ret, ret_lo, ret_hi);
+        else
+                btrfs_model_price_prior(m->prior, inodes, hits, ret, ret_lo, ret_hi);
+}
+
+static bool meter_can_price(const BtrfsMeter *m) {
+        return btrfs_model_ready(&m->model) || m->prior > 0;
+}
+
 /* ---------------------------------------------------------------- the look */
 
 void btrfs_meter_done(BtrfsMeter *m) {
@@ -195,6 +231,7 @@ static void set_rate(BtrfsMeter *m, BtrfsFigureSource src, double bytes, double 
         st->mean_lo = m->sum_lo * 86400.0 / m->sum_seconds;
         st->mean_hi = m->sum_hi * 86400.0 / m->sum_seconds;
         st->have_rate = true;
+        st->rate_fresh = true;
         st->rate_source = src;
         st->per_day = bytes * 86400.0 / seconds;
         st->per_day_lo = lo * 86400.0 / seconds;
@@ -223,8 +260,8 @@ static void meter_interval(BtrfsMeter *m, const BtrfsLook *l, const BtrfsInterva
         if (v->source == BTRFS_BYTES_IMPURE && seconds > 0) {
                 if (l->facts.sight != BTRFS_SIGHT_NONE && l->facts.have_info && !shares(&l->facts))
                         set_rate(m, BTRFS_FIGURE_MODELLED, 0, 0, 0, seconds); /* nothing shared: nothing un-shared */
-                else if (grew && btrfs_model_ready(&m->model)) {
-                        btrfs_model_price(&m->model, inodes, hits, &b, &lo, &hi);
+                else if (grew && meter_can_price(m)) {
+                        meter_price(m, inodes, hits, &b, &lo, &hi);
                         set_rate(m, BTRFS_FIGURE_MODELLED, b, lo, hi, seconds);
                 }
         }
@@ -242,14 +279,15 @@ static void meter_since(BtrfsMeter *m, const BtrfsLook *l) {
         st->dirs_since = s->have ? s->count.dirs : 0;
         st->bytes_per_inode = btrfs_model_ready(&m->model) ? m->model.bytes / m->model.inodes : 0;
         st->model_intervals = m->model.intervals;
+        st->table_bytes_per_inode = btrfs_model_ready(&m->model) ? 0 : m->prior;
         if (l->facts.sight == BTRFS_SIGHT_NONE || !shares(&l->facts))
                 return;
         if (m->since_measured) {
                 st->since_source = BTRFS_FIGURE_MEASURED;
                 st->since = st->since_lo = st->since_hi = m->since_bytes;
-        } else if (s->have && btrfs_model_ready(&m->model)) {
+        } else if (s->have && meter_can_price(m)) {
                 st->since_source = BTRFS_FIGURE_MODELLED;
-                btrfs_model_price(&m->model, s->count.inodes, s->count.hits, &st->since, &st->since_lo, &st->since_hi);
+                meter_price(m, s->count.inodes, s->count.hits, &st->since, &st->since_lo, &st->since_hi);
         }
 }
 
@@ -276,6 +314,8 @@ void btrfs_meter_apply(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s) {
 
         if (!l->on)
                 return;
+        st->rate_fresh = false;
+        m->prior = s->prior > 0 && isfinite(s->prior) ? s->prior : 0;
         meter_say(m, l, s->target);
         if (!m->fsid && l->fsid)
                 m->fsid = TAKE_PTR(l->fsid);

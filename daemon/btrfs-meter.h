@@ -49,6 +49,15 @@ void btrfs_model_learn(BtrfsModel *m, double bytes, double inodes, double hits);
  * a 95% interval: the sample's binomial error and the model's own. */
 void btrfs_model_price(const BtrfsModel *m, double inodes, double hits, double *ret, double *ret_lo, double *ret_hi);
 
+/* Before the filesystem's own measured intervals have taught the model
+ * (a busy host may never have a pure one): the bytes each inode
+ * un-shares from the cost table (atime_cost.unshare_bytes, advisor.h), a
+ * starting value measured on another btrfs, with a wide 95% interval: a
+ * factor of BTRFS_PRIOR_SPREAD either way, times the sample's own error. */
+#define BTRFS_PRIOR_SPREAD 4.0
+void btrfs_model_price_prior(double bytes_per_inode, double inodes, double hits, double *ret, double *ret_lo,
+                             double *ret_hi);
+
 /* What the figures say, as btrfs_meter_status() gives them. */
 typedef enum BtrfsFigureSource {
         BTRFS_FIGURE_NONE,     /* nothing to say yet */
@@ -74,6 +83,7 @@ struct btrfs_status {
         int64_t at;      /* Unix seconds of the look */
         BtrfsBytesSource source; /* what the last interval said */
         bool have_rate;  /* a rate exists (measured or modelled) */
+        bool rate_fresh; /* and it is of the interval the last look ended (not an earlier one's) */
         BtrfsFigureSource rate_source;
         double per_day, per_day_lo, per_day_hi; /* the last interval's growth, per day, and its 95% interval */
         double total;    /* every measured interval's growth, summed */
@@ -88,6 +98,7 @@ struct btrfs_status {
         double inodes_since; /* distinct inodes written since the newest snapshot (the sample's); <0: unknown */
         double dirs_since;   /* of which directories */
         double bytes_per_inode; /* the model's; 0: not learned yet */
+        double table_bytes_per_inode; /* until it is: the cost table's starting value the model uses; 0: none */
         unsigned model_intervals;
 };
 
@@ -117,6 +128,7 @@ typedef struct BtrfsMeter {
         uint64_t at;       /* CLOCK_MONOTONIC usec of the last look */
         BtrfsTaint taint;  /* an impure interval's writes, not committed yet */
         BtrfsModel model;
+        double prior;      /* the cost table's bytes an inode, as the last sweep gave it (0: none) */
         double sum_bytes, sum_lo, sum_hi, sum_seconds; /* every interval with a figure */
         bool sum_modelled;
         struct btrfs_since since; /* at the last look */
@@ -124,6 +136,12 @@ typedef struct BtrfsMeter {
         double since_bytes;  /* and their growth */
         bool deleted_said, sight_said, space_said, error_said, change_said, qgroup_said, inconsistent_said;
 } BtrfsMeter;
+
+/* A model kept from before a restart (stats_unshare_model, in the
+ * store) into a meter that has learned nothing yet: the intervals learned
+ * since start go on from it. Nothing where the meter has learned, or the
+ * saved model is not one. */
+void btrfs_meter_seed(BtrfsMeter *m, const BtrfsModel *saved);
 
 /* Frees what the meter holds; it stays usable, empty. */
 void btrfs_meter_done(BtrfsMeter *m);
@@ -144,6 +162,7 @@ typedef struct BtrfsSweep {
         bool pure;          /* nothing but atime updates, as far as the sample tells */
         double commit_s;
         int64_t now;        /* Unix seconds */
+        double prior;       /* the cost table's bytes an inode un-shares (btrfs_model_price_prior()); 0: none */
 } BtrfsSweep;
 
 /* Event loop: takes the look's facts (l is left empty). */

@@ -813,7 +813,7 @@ static int method_get_status(Methods *m, ControlCall *call, json_object *params,
 
 static json_object *point_to_json(int64_t t, const struct stats_point *p) {
         _cleanup_json_ json_object *o = json_object_new_object();
-        bool up = p && p->n > 0, act = p && p->n_act > 0, dev = p && p->n_dev > 0;
+        bool up = p && p->n > 0, act = p && p->n_act > 0, dev = p && p->n_dev > 0, un = p && p->n_unshared > 0;
         json_object *ci = NULL;
 
         if (!o)
@@ -838,7 +838,14 @@ static json_object *point_to_json(int64_t t, const struct stats_point *p) {
             add_nullable(o, F_PROBE,
                          up && (p->flags & STATS_PROBE_VERIFIED) ? string_or_null(atime_mode_to_string(p->probe)) : NULL) < 0 ||
             add_nullable(o, F_STALLED, up ? json_object_new_boolean(p->flags & STATS_STALLED) : NULL) < 0 ||
-            add_nullable(o, F_POLICY_CHANGED, up ? json_object_new_boolean(p->flags & STATS_POLICY_CHANGED) : NULL) < 0)
+            add_nullable(o, F_POLICY_CHANGED, up ? json_object_new_boolean(p->flags & STATS_POLICY_CHANGED) : NULL) < 0 ||
+            add_nullable(o, F_UNSHARED_BYTES_PER_DAY, un ? rounded(p->unshared_per_day, 0) : NULL) < 0 ||
+            add_nullable(o, F_UNSHARED_LO, un ? rounded(p->unshared_lo, 0) : NULL) < 0 ||
+            add_nullable(o, F_UNSHARED_HI, un ? rounded(p->unshared_hi, 0) : NULL) < 0 ||
+            add_nullable(o, F_UNSHARED_SOURCE,
+                         un ? json_object_new_string(btrfs_figure_source_to_string(
+                                      p->unshared_modelled ? BTRFS_FIGURE_MODELLED : BTRFS_FIGURE_MEASURED))
+                            : NULL) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }
@@ -916,7 +923,7 @@ static json_object *history_verdict(const View *v, const MountHistory *h, int64_
 
 /* On a btrfs mount whose subvolume snapshots share: the bytes atime
  * un-shared, as a mean over every interval with a figure since atimed
- * started (the points do not carry them); NULL elsewhere. */
+ * started (the points carry each bucket's); NULL elsewhere. */
 static json_object *history_btrfs(const View *v, const char *target) {
         const MountEntry *e = mount_table_find_target(v->mounts, target);
         const TrackedMount *tm = e ? tracker_find(v->tracker, e->id) : NULL;
@@ -987,13 +994,17 @@ static json_object *method_get_history(Methods *m, const ControlPeer *peer, json
         return varlink_reply_new(TAKE_PTR(p));
 }
 
-static json_object *policy_to_json(AtimeMode atime, bool lazytime) {
+/* nodiratime only where it says something: noatime implies it. */
+static json_object *policy_to_json(AtimeMode atime, bool lazytime, bool nodiratime) {
         _cleanup_json_ json_object *o = json_object_new_object();
         char opts[64];
 
-        snprintf(opts, sizeof opts, "%s%s", atime_mode_to_string(atime), lazytime ? ",lazytime" : "");
+        nodiratime = nodiratime && atime != ATIME_NOATIME;
+        snprintf(opts, sizeof opts, "%s%s%s", atime_mode_to_string(atime), nodiratime ? ",nodiratime" : "",
+                 lazytime ? ",lazytime" : "");
         if (!o || add(o, F_ATIME, json_object_new_string(atime_mode_to_string(atime))) < 0 ||
-            add(o, F_LAZYTIME, json_object_new_boolean(lazytime)) < 0 || add(o, F_OPTIONS, json_object_new_string(opts)) < 0)
+            add(o, F_LAZYTIME, json_object_new_boolean(lazytime)) < 0 ||
+            add(o, F_NODIRATIME, json_object_new_boolean(nodiratime)) < 0 || add(o, F_OPTIONS, json_object_new_string(opts)) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }
@@ -1040,8 +1051,8 @@ static json_object *recommendation_to_json(const struct recommendation *r, bool 
                 return NULL;
         if (add(o, F_TARGET, varlink_name_new(r->in.target)) < 0 ||
             add(o, F_FSTYPE, varlink_name_new(r->in.fstype)) < 0 ||
-            add(o, F_CURRENT, policy_to_json(r->in.policy.atime, r->in.policy.lazytime)) < 0 ||
-            add(o, F_RECOMMENDED, policy_to_json(a->atime, a->lazytime)) < 0 ||
+            add(o, F_CURRENT, policy_to_json(r->in.policy.atime, r->in.policy.lazytime, r->in.policy.nodiratime)) < 0 ||
+            add(o, F_RECOMMENDED, policy_to_json(a->atime, a->lazytime, a->nodiratime)) < 0 ||
             add(o, F_ACTION, json_object_new_string(a->action)) < 0 || add(o, F_CHANGE, json_object_new_boolean(a->change)) < 0 ||
             add(o, F_REASONS, TAKE_PTR(reasons)) < 0 || add(o, F_CONSUMERS, TAKE_PTR(consumers)) < 0 ||
             add(o, F_SAVING, TAKE_PTR(saving)) < 0 ||

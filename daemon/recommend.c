@@ -11,39 +11,61 @@
 
 #include "strv.h"
 
-/* The mean and peak atime updates over the window, from the finest ring that
- * covers it, and how much measurement that mean rests on: under the policy
- * in force only, as what another policy made says little of this one's
- * (after a change to relatime, the strictatime updates before it would
- * call for noatime). */
-static void summarise(const MountHistory *h, int64_t now, int64_t window, double interval_s, struct advisor_input *in) {
+/* A figure's sample-weighted mean over the window, from the finest ring
+ * that covers it, under the policy in force only (as what another policy
+ * made says little of this one's: after a change to relatime, the
+ * strictatime updates before it would call for noatime): the atime
+ * updates, or (unshared) the btrfs bytes; n: the samples it rests on. */
+struct window_mean {
+        double mean, lo, hi, n, peak;
+        bool modelled;
+};
+
+static void window_mean(const MountHistory *h, int64_t now, int64_t window, AtimeMode atime, bool unshared,
+                        struct window_mean *ret) {
         unsigned r = history_pick_ring(h, now - window);
         uint32_t res = h->rings[r].spec.resolution;
-        double sum = 0, lo = 0, hi = 0, n = 0, peak = 0;
+        double sum = 0, lo = 0, hi = 0;
 
+        *ret = (struct window_mean) {};
         if (h->rings[r].count == 0)
                 return;
         for (int64_t t = h->rings[r].head_t; t > now - window && t >= history_oldest(h, r); t -= res) {
                 const struct stats_point *p = history_point(h, r, t);
+                double k = !p ? 0 : unshared ? p->n_unshared : p->n_act;
 
-                if (!p || p->n_act == 0 || p->atime != in->policy.atime || (p->flags & STATS_POLICY_CHANGED))
+                if (k == 0 || p->atime != atime || (p->flags & STATS_POLICY_CHANGED))
                         continue;
-                sum += (double) p->per_min * p->n_act;
-                lo += (double) p->lo * p->n_act;
-                hi += (double) p->hi * p->n_act;
-                n += p->n_act;
-                peak = MAX(peak, (double) p->per_min);
+                sum += (double) (unshared ? p->unshared_per_day : p->per_min) * k;
+                lo += (double) (unshared ? p->unshared_lo : p->lo) * k;
+                hi += (double) (unshared ? p->unshared_hi : p->hi) * k;
+                ret->n += k;
+                ret->peak = MAX(ret->peak, (double) (unshared ? p->unshared_per_day : p->per_min));
+                ret->modelled = ret->modelled || (unshared && p->unshared_modelled);
         }
-        if (n == 0)
+        if (ret->n > 0) {
+                ret->mean = sum / ret->n;
+                /* The mean of the intervals' bounds: wider than the mean's
+                 * own interval, as the intervals' errors are not independent. */
+                ret->lo = lo / ret->n;
+                ret->hi = hi / ret->n;
+        }
+}
+
+/* The mean and peak atime updates over the window, and how much
+ * measurement that mean rests on. */
+static void summarise(const MountHistory *h, int64_t now, int64_t window, double interval_s, struct advisor_input *in) {
+        struct window_mean m;
+
+        window_mean(h, now, window, in->policy.atime, false, &m);
+        if (m.n == 0)
                 return;
         in->have_activity = true;
-        in->per_min = sum / n;
-        /* The mean of the intervals' bounds: wider than the mean's own
-         * interval, as the intervals' errors are not independent. */
-        in->lo_per_min = lo / n;
-        in->hi_per_min = hi / n;
-        in->peak_per_min = peak;
-        in->observed_s = n * interval_s;
+        in->per_min = m.mean;
+        in->lo_per_min = m.lo;
+        in->hi_per_min = m.hi;
+        in->peak_per_min = m.peak;
+        in->observed_s = m.n * interval_s;
 }
 
 /* What software on mount 'i' reads atime: the configuration's word, then
@@ -113,9 +135,30 @@ static void add_activity(const View *v, const TrackedMount *tm, int64_t now, str
         r->in.observed_s = a.seconds;
 }
 
-/* On btrfs with snapshots: the metadata atime un-shares from them, as
- * its mean over every interval the meter had a figure for. */
-static void add_btrfs(const TrackedMount *tm, struct advisor_input *in) {
+/* The metadata atime un-shared from btrfs snapshots over the window, from
+ * the history's points (kept across restarts), as for the updates. */
+static void summarise_unshared(const MountHistory *h, int64_t now, int64_t window, double interval_s,
+                               struct advisor_input *in) {
+        struct window_mean m;
+
+        window_mean(h, now, window, in->policy.atime, true, &m);
+        if (m.n == 0)
+                return;
+        in->have_unshared = true;
+        in->unshared_per_day = m.mean;
+        in->unshared_lo = m.lo;
+        in->unshared_hi = m.hi;
+        in->unshared_s = m.n * interval_s;
+        in->unshared_source = btrfs_figure_source_to_string(m.modelled ? BTRFS_FIGURE_MODELLED : BTRFS_FIGURE_MEASURED);
+}
+
+/* On btrfs with snapshots: the metadata atime un-shares from them, as the
+ * history's mean over the window, else (no history kept) the meter's
+ * over every interval it had a figure for since atimed started. */
+static void add_btrfs(const View *v, const TrackedMount *tm, int64_t now, struct recommendation *r) {
+        struct advisor_input *in = &r->in;
+        const char *key = tracker_mount_key(tm);
+        const MountHistory *h = key && v->store ? store_find(v->store, key) : NULL;
         struct btrfs_status b;
         int64_t since;
 
@@ -124,7 +167,9 @@ static void add_btrfs(const TrackedMount *tm, struct advisor_input *in) {
         in->btrfs_shared = true;
         in->snapshot_period_s = (double) b.snapshots.period_s;
         in->dir_share = b.inodes_since > 0 ? b.dirs_since / b.inodes_since : 0;
-        if (!(b.mean_seconds > 0))
+        if (h)
+                summarise_unshared(h, now, (int64_t) r->window_s, (double) v->config->sampler_interval_usec / 1e6, in);
+        if (in->have_unshared || !(b.mean_seconds > 0))
                 return;
         in->have_unshared = true;
         in->unshared_per_day = b.mean_per_day;
@@ -165,7 +210,7 @@ static void recommend_one(const View *v, const MountEntry *e, const TrackedMount
         };
         add_needs(v, owner, i, mc, r);
         add_activity(v, tm, now, r);
-        add_btrfs(tm, &r->in);
+        add_btrfs(v, tm, now, r);
         advisor_advise(&r->in, params, &r->advice);
         add_verdict(v, tm, now, r);
 }

@@ -11,7 +11,7 @@
 #define RING_CAPACITY_MAX 1000000u
 #define POLICY_BITS (STATS_NODIRATIME | STATS_LAZYTIME | STATS_READ_ONLY | STATS_PROBED | STATS_PROBE_VERIFIED)
 
-_Static_assert(sizeof(struct stats_point) == 32, "a stored point is 32 bytes");
+_Static_assert(sizeof(struct stats_point) == 44, "a point is 44 bytes in memory (46 stored)");
 
 static int parse_seconds(const char *s, uint32_t *ret) {
         uint64_t usec;
@@ -148,6 +148,13 @@ static void point_apply(struct stats_point *p, const struct stats_sample *s) {
                 mean_add(&p->write_iops, p->n_dev, s->write_iops);
                 mean_add(&p->write_kib, p->n_dev, s->write_kib);
                 p->n_dev++;
+        }
+        if (s->has_unshared && p->n_unshared < UINT16_MAX) {
+                mean_add(&p->unshared_per_day, p->n_unshared, s->unshared_per_day);
+                mean_add(&p->unshared_lo, p->n_unshared, s->unshared_lo);
+                mean_add(&p->unshared_hi, p->n_unshared, s->unshared_hi);
+                p->n_unshared++;
+                p->unshared_modelled = p->unshared_modelled || s->unshared_modelled;
         }
 }
 

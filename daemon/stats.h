@@ -36,9 +36,17 @@ struct stats_sample {
         uint8_t atime;     /* AtimeMode */
         uint8_t flags;     /* STATS_* */
         uint8_t probe;     /* AtimeMode found by the probe, if verified */
+        /* On a btrfs subvolume snapshots share: the metadata atime updates
+         * un-shared over the interval ending at t, per day, with its 95%
+         * interval, measured (the kernel's bytes_used) or modelled
+         * (btrfs-meter.h). */
+        bool has_unshared;
+        bool unshared_modelled;
+        float unshared_per_day, unshared_lo, unshared_hi;
 };
 
-/* One bucket. 32 bytes, stored as is (little-endian) in the state file. */
+/* One bucket, stored field by field (little-endian) in the state file:
+ * 32 bytes in formats 1 and 2, 46 from format 3 (the un-shared bytes). */
 struct stats_point {
         float per_min, lo, hi;     /* means over the samples with activity */
         float write_iops, write_kib; /* means over the samples with device rates */
@@ -48,7 +56,9 @@ struct stats_point {
         uint8_t atime;             /* the policy at the bucket's last sample */
         uint8_t flags;
         uint8_t probe;
-        uint8_t reserved[3];
+        uint8_t unshared_modelled; /* any sample of the bucket's bytes was modelled */
+        uint16_t n_unshared;       /* samples with un-shared bytes */
+        float unshared_per_day, unshared_lo, unshared_hi; /* their means */
 };
 
 struct stats_ring_spec {
@@ -96,6 +106,15 @@ struct stats_change {
         struct stats_promise promise;
 };
 
+/* What a btrfs filesystem's measured intervals taught of the bytes each
+ * distinct inode written since the newest snapshot un-shares (BtrfsModel,
+ * btrfs-meter.h), kept with the history of the mount it was learned
+ * through so that a restart does not start it again. intervals 0: none. */
+struct stats_unshare_model {
+        double bytes, inodes, hits;
+        uint32_t intervals;
+};
+
 typedef struct MountHistory {
         char *key;
         int64_t last_seen; /* Unix seconds of the last sample */
@@ -105,6 +124,7 @@ typedef struct MountHistory {
         StatsRing rings[STATS_MAX_RINGS];
         struct stats_promise promise; /* the store's: kept in history.changes */
         struct stats_change change;
+        struct stats_unshare_model unshare_model; /* the store's: kept in history.changes */
 } MountHistory;
 
 /* Parses "1min:6h, 10min:7d, 1h:90d" (resolution:retention, finest first). */

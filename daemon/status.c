@@ -181,6 +181,7 @@ static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const Tr
         rb->since_hi = b.since_hi;
         rb->inodes_since = b.inodes_since;
         rb->bytes_per_inode = b.bytes_per_inode;
+        rb->table_bytes_per_inode = b.table_bytes_per_inode;
         rb->model_intervals = b.model_intervals;
         rb->quotas = b.have && b.facts.quotas;
         rb->have_qgroups = rb->quotas && b.facts.have_qgroups && b.looked;
@@ -217,10 +218,11 @@ static void fill_mount(const View *v, Report *r, ReportMount *rm, const MountEnt
         rm->atime_updates_total = v->counters ? status_counters_get(v->counters, e->target) : 0;
 }
 
-static const char *policy_options(Report *r, AtimeMode atime, bool lazytime) {
+static const char *policy_options(Report *r, AtimeMode atime, bool lazytime, bool nodiratime) {
         char opts[64];
 
-        snprintf(opts, sizeof opts, "%s%s", atime_mode_to_string(atime), lazytime ? ",lazytime" : "");
+        snprintf(opts, sizeof opts, "%s%s%s", atime_mode_to_string(atime),
+                 nodiratime && atime != ATIME_NOATIME ? ",nodiratime" : "", lazytime ? ",lazytime" : "");
         return report_strdup(r, opts);
 }
 
@@ -230,8 +232,8 @@ static void fill_advice(Report *r, ReportAdvice *ra, const struct recommendation
         *ra = (ReportAdvice) {
                 .have = true,
                 .action = a->action,
-                .current = policy_options(r, rec->in.policy.atime, rec->in.policy.lazytime),
-                .recommended = policy_options(r, a->atime, a->lazytime),
+                .current = policy_options(r, rec->in.policy.atime, rec->in.policy.lazytime, rec->in.policy.nodiratime),
+                .recommended = policy_options(r, a->atime, a->lazytime, a->nodiratime),
                 .confidence = advice_confidence_to_string(a->confidence),
                 .saving_updates_per_min = a->saving_updates_per_min,
                 .saving_cpu_us_per_s = a->saving_cpu_us_per_s,
@@ -247,8 +249,8 @@ static void fill_advice(Report *r, ReportAdvice *ra, const struct recommendation
 
                 ra->policy_change.have = true;
                 ra->policy_change.at = c->t;
-                ra->policy_change.previous = policy_options(r, (AtimeMode) c->from, c->from_flags & STATS_LAZYTIME);
-                ra->policy_change.current = policy_options(r, (AtimeMode) c->to, c->to_flags & STATS_LAZYTIME);
+                ra->policy_change.previous = policy_options(r, (AtimeMode) c->from, c->from_flags & STATS_LAZYTIME, false);
+                ra->policy_change.current = policy_options(r, (AtimeMode) c->to, c->to_flags & STATS_LAZYTIME, false);
                 ra->policy_change.state = verdict_state_to_string(v->state);
                 ra->policy_change.have_promise = c->promise.t > 0;
                 ra->policy_change.promised_per_min = c->promise.saving_per_min;

@@ -26,10 +26,15 @@
 
 #define SNAPSHOT_MAGIC "ATIMEDHS"
 #define JOURNAL_MAGIC "ATIMEDHJ"
-/* Version 2: points and samples hold atime updates per minute; version 1
- * held atime-written inodes per minute, a lower bound of updates, and is
- * read as it is. The layout is the same. */
-#define STORE_VERSION 2u
+/* Version 3: points and samples carry the btrfs metadata atime updates
+ * un-shared from snapshots (per day, its 95% interval, how many samples,
+ * whether modelled): a point is 46 bytes, a journal sample 48. Version 2:
+ * points and samples hold atime updates per minute; version 1 held
+ * atime-written inodes per minute, a lower bound of updates, and is read as
+ * it is. Versions 1 and 2 share a layout (points of 32 bytes, samples of
+ * 36), and are read with no un-shared bytes. */
+#define STORE_VERSION 3u
+#define STORE_VERSION_UNSHARED 3u
 #define BLOCK_MAGIC 0x4b4c424au /* "JBLK" */
 #define FILE_MAX ((size_t) 1 << 30)
 #define KEY_MAX STORE_KEY_MAX
@@ -37,8 +42,8 @@
 #define PENDING_MAX 1000000u
 #define JOURNAL_MIN_COMPACT ((off_t) 1 << 20)
 #define SNAPSHOT_MAX_AGE (24 * 3600)
-#define SAMPLE_BYTES 36u
-#define POINT_BYTES 32u
+#define SAMPLE_BYTES_V2 36u
+#define SAMPLE_BYTES 48u
 
 struct pending {
         MountHistory *h; /* histories are only freed by pruning, which drops these */
@@ -147,7 +152,11 @@ static void put_point(struct buf *b, const struct stats_point *p) {
         put_u16(b, p->n);
         put_u16(b, p->n_act);
         put_u16(b, p->n_dev);
-        put(b, (uint8_t[]) { p->atime, p->flags, p->probe, 0, 0, 0 }, 6);
+        put(b, (uint8_t[]) { p->atime, p->flags, p->probe, p->unshared_modelled ? 1 : 0, 0, 0 }, 6);
+        put_u16(b, p->n_unshared);
+        put_f32(b, p->unshared_per_day);
+        put_f32(b, p->unshared_lo);
+        put_f32(b, p->unshared_hi);
 }
 
 /* Reading: a cursor that refuses to run past the end. */
@@ -197,7 +206,8 @@ static bool sane(float f) {
         return f == f && f >= -1e30f && f <= 1e30f;
 }
 
-static bool get_point(struct cur *c, struct stats_point *p) {
+/* A point of format 'version': from 3 on, with the un-shared bytes. */
+static bool get_point(struct cur *c, uint32_t version, struct stats_point *p) {
         const uint8_t *tail;
 
         /* One statement each: the initializers of one list are evaluated in
@@ -217,6 +227,15 @@ static bool get_point(struct cur *c, struct stats_point *p) {
         p->atime = tail[0];
         p->flags = tail[1];
         p->probe = tail[2];
+        if (version >= STORE_VERSION_UNSHARED) {
+                p->unshared_modelled = tail[3] & 1;
+                p->n_unshared = get_u16(c);
+                p->unshared_per_day = get_f32(c);
+                p->unshared_lo = get_f32(c);
+                p->unshared_hi = get_f32(c);
+                if (c->bad || !sane(p->unshared_per_day) || !sane(p->unshared_lo) || !sane(p->unshared_hi))
+                        return false;
+        }
         return sane(p->per_min) && sane(p->lo) && sane(p->hi) && sane(p->write_iops) && sane(p->write_kib);
 }
 
@@ -427,6 +446,26 @@ void store_set_promise(Store *s, const char *key, const struct stats_promise *p)
         *cur = *p;
 }
 
+static double per_inode(const struct stats_unshare_model *m) {
+        return m->inodes > 0 ? m->bytes / m->inodes : 0;
+}
+
+void store_set_unshare_model(Store *s, const char *key, const struct stats_unshare_model *m) {
+        bool found;
+        ssize_t i = find_index(s, key, &found);
+        struct stats_unshare_model *cur;
+
+        if (!found || m->intervals == 0 || !isfinite(m->bytes) || !isfinite(m->inodes) || !isfinite(m->hits))
+                return;
+        cur = &s->h[i]->unshare_model;
+        if (m->intervals != cur->intervals &&
+            (cur->intervals < 16 || fabs(per_inode(m) - per_inode(cur)) > 0.01 * per_inode(cur)))
+                s->changes_dirty = true;
+        if (cur->intervals == 0)
+                s->changes_dirty = true;
+        *cur = *m;
+}
+
 size_t store_n_mounts(const Store *s) {
         return s->n;
 }
@@ -630,6 +669,7 @@ static int encode_snapshot(const Store *s, int64_t now, struct buf *b) {
 struct snapshot_parse {
         struct cur c;
         uint64_t seq;
+        uint32_t version;
         uint32_t n_specs, n_mounts, maxcap;
         struct stats_ring_spec specs[STATS_MAX_RINGS]; /* the file's rings */
         int map[STATS_MAX_RINGS];                       /* file ring -> our ring, or -1 */
@@ -678,7 +718,7 @@ static int snapshot_check_envelope(struct snapshot_parse *sp) {
         if (len < 8 + 4 || memcmp(p, SNAPSHOT_MAGIC, 8) != 0)
                 return snapshot_bad(sp, "not an atimed history file");
         sp->c.off = 8;
-        version = get_u32(&sp->c);
+        version = sp->version = get_u32(&sp->c);
         if (version > STORE_VERSION)
                 return snapshot_bad(sp, "written by a newer atimed (format version %u; this one reads %u)", version,
                                     STORE_VERSION);
@@ -741,7 +781,7 @@ static int snapshot_parse_ring(struct snapshot_parse *sp, MountHistory *h, uint3
         if (sp->c.bad || n > spec->capacity)
                 return snapshot_bad(sp, "bad ring %u of %s", i, key);
         for (uint32_t x = 0; x < n; x++)
-                if (!get_point(&sp->c, &sp->pts[x]))
+                if (!get_point(&sp->c, sp->version, &sp->pts[x]))
                         return snapshot_bad(sp, "bad point in %s", key);
         if (n > 0 && !stats_time_sane(head_t))
                 return snapshot_bad(sp, "bad time in ring %u of %s", i, key);
@@ -869,14 +909,18 @@ static int encode_block(Store *s, uint64_t seq, struct buf *b) {
 
                 put_u32(b, s->pending[i].h->scratch);
                 put_u64(b, (uint64_t) x->t);
-                put(b, (uint8_t[]) { (uint8_t) (x->has_activity | x->has_device << 1 | x->has_policy << 2), x->atime,
-                                     x->flags, x->probe },
+                put(b, (uint8_t[]) { (uint8_t) (x->has_activity | x->has_device << 1 | x->has_policy << 2 |
+                                                x->has_unshared << 3 | x->unshared_modelled << 4),
+                                     x->atime, x->flags, x->probe },
                     4);
                 put_f32(b, x->per_min);
                 put_f32(b, x->lo);
                 put_f32(b, x->hi);
                 put_f32(b, x->write_iops);
                 put_f32(b, x->write_kib);
+                put_f32(b, x->unshared_per_day);
+                put_f32(b, x->unshared_lo);
+                put_f32(b, x->unshared_hi);
         }
         if (b->oom)
                 return -ENOMEM;
@@ -911,8 +955,9 @@ static int journal_bad(char **ret_problem, const char *fmt, ...) {
         return -EBADMSG;
 }
 
-/* Magic and version; leaves the cursor at the first block. */
-static int journal_check_header(struct cur *c, char **ret_problem) {
+/* Magic and version (into *ret_version); leaves the cursor at the first
+ * block. */
+static int journal_check_header(struct cur *c, uint32_t *ret_version, char **ret_problem) {
         uint32_t version;
 
         if (c->len == 0)
@@ -926,6 +971,7 @@ static int journal_check_header(struct cur *c, char **ret_problem) {
                                    version, STORE_VERSION);
         if (version == 0)
                 return journal_bad(ret_problem, "unknown format version 0");
+        *ret_version = version;
         return 0;
 }
 
@@ -990,9 +1036,10 @@ static int block_read_keys(struct cur *b, struct block_keys *ret) {
         return 0;
 }
 
-/* One sample of a block, into *ret with the index of its key; false if
- * it is not one that could have been written. */
-static bool block_read_sample(struct cur *b, uint32_t n_keys, uint32_t *ret_key, struct stats_sample *ret) {
+/* One sample of a block of format 'version', into *ret with the index of
+ * its key; false if it is not one that could have been written. */
+static bool block_read_sample(struct cur *b, uint32_t version, uint32_t n_keys, uint32_t *ret_key,
+                              struct stats_sample *ret) {
         uint32_t k = get_u32(b);
         struct stats_sample x = { .t = (int64_t) get_u64(b) };
         const uint8_t *bits = take(b, 4);
@@ -1002,12 +1049,21 @@ static bool block_read_sample(struct cur *b, uint32_t n_keys, uint32_t *ret_key,
         x.hi = get_f32(b);
         x.write_iops = get_f32(b);
         x.write_kib = get_f32(b);
+        if (version >= STORE_VERSION_UNSHARED) {
+                x.unshared_per_day = get_f32(b);
+                x.unshared_lo = get_f32(b);
+                x.unshared_hi = get_f32(b);
+                if (!sane(x.unshared_per_day) || !sane(x.unshared_lo) || !sane(x.unshared_hi))
+                        return false;
+        }
         if (!bits || k >= n_keys || !stats_time_sane(x.t) || !sane(x.per_min) || !sane(x.lo) || !sane(x.hi) ||
             !sane(x.write_iops) || !sane(x.write_kib))
                 return false;
         x.has_activity = bits[0] & 1;
         x.has_device = bits[0] & 2;
         x.has_policy = bits[0] & 4;
+        x.has_unshared = version >= STORE_VERSION_UNSHARED && (bits[0] & 8);
+        x.unshared_modelled = version >= STORE_VERSION_UNSHARED && (bits[0] & 16);
         x.atime = bits[1];
         x.flags = bits[2];
         x.probe = bits[3];
@@ -1018,7 +1074,9 @@ static bool block_read_sample(struct cur *b, uint32_t n_keys, uint32_t *ret_key,
 
 /* Adds the samples of the block at byte 'start', whose payload is b, to
  * the histories they name (made as needed). */
-static int replay_block(Store *s, struct cur *b, size_t start, size_t *replayed, char **ret_problem) {
+static int replay_block(Store *s, struct cur *b, uint32_t version, size_t start, size_t *replayed,
+                        char **ret_problem) {
+        size_t sample_bytes = version >= STORE_VERSION_UNSHARED ? SAMPLE_BYTES : SAMPLE_BYTES_V2;
         _cleanup_(block_keys_done) struct block_keys keys = {};
         uint32_t n;
         int r;
@@ -1027,14 +1085,14 @@ static int replay_block(Store *s, struct cur *b, size_t start, size_t *replayed,
         if (r == -ENOMEM)
                 return r;
         n = r < 0 ? 0 : get_u32(b);
-        if (r < 0 || b->bad || (size_t) n * SAMPLE_BYTES != b->len - b->off)
+        if (r < 0 || b->bad || (size_t) n * sample_bytes != b->len - b->off)
                 return journal_bad(ret_problem, "journal block at byte %zu is malformed", start);
         for (uint32_t i = 0; i < n; i++) {
                 struct stats_sample x;
                 MountHistory *h;
                 uint32_t k;
 
-                if (!block_read_sample(b, keys.n, &k, &x))
+                if (!block_read_sample(b, version, keys.n, &k, &x))
                         return journal_bad(ret_problem, "journal block at byte %zu has a bad sample", start);
                 if (!keys.keys[k])
                         continue;
@@ -1057,11 +1115,12 @@ static int replay_journal(Store *s, const uint8_t *p, size_t len, uint64_t after
                           char **ret_problem) {
         struct cur c = { .p = p, .len = len };
         uint64_t last = after_seq;
+        uint32_t version = 0;
         int r;
 
         assert(ret_problem && !*ret_problem);
 
-        r = journal_check_header(&c, ret_problem);
+        r = journal_check_header(&c, &version, ret_problem);
         if (r < 0)
                 return r;
         while (c.off < c.len) {
@@ -1074,7 +1133,7 @@ static int replay_journal(Store *s, const uint8_t *p, size_t len, uint64_t after
                         return r;
                 if (seq <= last)
                         continue; /* already in the snapshot */
-                r = replay_block(s, &payload, start, replayed, ret_problem);
+                r = replay_block(s, &payload, version, start, replayed, ret_problem);
                 if (r < 0)
                         return r;
                 last = seq;
@@ -1190,6 +1249,42 @@ static json_object *change_to_json(const struct stats_change *c) {
         return o;
 }
 
+static json_object *model_to_json(const struct stats_unshare_model *m) {
+        json_object *o = json_object_new_object();
+
+        if (o && (json_object_object_add(o, "bytes", json_object_new_double(m->bytes)) < 0 ||
+                  json_object_object_add(o, "inodes", json_object_new_double(m->inodes)) < 0 ||
+                  json_object_object_add(o, "hits", json_object_new_double(m->hits)) < 0 ||
+                  json_object_object_add(o, "intervals", json_object_new_int64(m->intervals)) < 0)) {
+                json_object_put(o);
+                return NULL;
+        }
+        return o;
+}
+
+static bool json_number(json_object *o, const char *key, double *ret) {
+        json_object *v;
+
+        if (!json_object_object_get_ex(o, key, &v) ||
+            !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+                return false;
+        *ret = json_object_get_double(v);
+        return isfinite(*ret) && *ret >= 0 && *ret <= 1e18;
+}
+
+static bool json_int(json_object *o, const char *key, int64_t lo, int64_t hi, int64_t *ret);
+
+static bool model_from_json(json_object *o, struct stats_unshare_model *ret) {
+        int64_t intervals;
+
+        if (!json_object_is_type(o, json_type_object) || !json_number(o, "bytes", &ret->bytes) ||
+            !json_number(o, "inodes", &ret->inodes) || !json_number(o, "hits", &ret->hits) ||
+            !json_int(o, "intervals", 1, UINT32_MAX, &intervals))
+                return false;
+        ret->intervals = (uint32_t) intervals;
+        return true;
+}
+
 static int encode_changes(const Store *s, char **ret) {
         _cleanup_json_ json_object *o = json_object_new_object(), *list = json_object_new_array();
         const char *text;
@@ -1200,7 +1295,7 @@ static int encode_changes(const Store *s, char **ret) {
                 const MountHistory *h = s->h[i];
                 json_object *x;
 
-                if (h->promise.t == 0 && h->change.t == 0)
+                if (h->promise.t == 0 && h->change.t == 0 && h->unshare_model.intervals == 0)
                         continue;
                 x = json_object_new_object();
                 if (!x || json_object_array_add(list, x) < 0) {
@@ -1209,7 +1304,9 @@ static int encode_changes(const Store *s, char **ret) {
                 }
                 if (json_object_object_add(x, "key", varlink_name_new(h->key)) < 0 ||
                     (h->promise.t > 0 && json_object_object_add(x, "promise", promise_to_json(&h->promise)) < 0) ||
-                    (h->change.t > 0 && json_object_object_add(x, "change", change_to_json(&h->change)) < 0))
+                    (h->change.t > 0 && json_object_object_add(x, "change", change_to_json(&h->change)) < 0) ||
+                    (h->unshare_model.intervals > 0 &&
+                     json_object_object_add(x, "unshare_model", model_to_json(&h->unshare_model)) < 0))
                         return -ENOMEM;
         }
         if (json_object_object_add(o, "version", json_object_new_int(CHANGES_VERSION)) < 0 ||
@@ -1298,6 +1395,7 @@ int store_parse_changes(Store *s, const char *text, size_t len, const char **ret
                         json_object *x = json_object_array_get_idx(list, i), *k, *v;
                         struct stats_promise promise = {};
                         struct stats_change change = {};
+                        struct stats_unshare_model model = {};
                         _cleanup_free_ char *key = NULL;
                         bool found;
                         ssize_t j;
@@ -1306,7 +1404,8 @@ int store_parse_changes(Store *s, const char *text, size_t len, const char **ret
                             !json_object_is_type(k, json_type_string) ||
                             name_unescape(json_object_get_string(k), &key) < 0 ||
                             (json_object_object_get_ex(x, "promise", &v) && !promise_from_json(v, &promise)) ||
-                            (json_object_object_get_ex(x, "change", &v) && !change_from_json(v, &change)))
+                            (json_object_object_get_ex(x, "change", &v) && !change_from_json(v, &change)) ||
+                            (json_object_object_get_ex(x, "unshare_model", &v) && !model_from_json(v, &model)))
                                 return -EBADMSG;
                         if (pass == 0)
                                 continue;
@@ -1315,6 +1414,7 @@ int store_parse_changes(Store *s, const char *text, size_t len, const char **ret
                                 continue; /* its history is gone */
                         s->h[j]->promise = promise;
                         s->h[j]->change = change;
+                        s->h[j]->unshare_model = model;
                 }
         return 0;
 }
@@ -1532,6 +1632,11 @@ static int append_journal(StoreWrite *w, int dfd) {
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return -EBADFD;
+        /* Blocks go only after a header of this format (an older journal
+         * is folded into a snapshot first): the flush fails, and the next
+         * writes a snapshot, which replaces the journal. */
+        if (st.st_size > 0 && file_version(dfd, STORE_JOURNAL, JOURNAL_MAGIC) != STORE_VERSION)
+                return -EBADMSG;
         if (st.st_size == 0) {
                 put(&h, JOURNAL_MAGIC, 8);
                 put_u32(&h, STORE_VERSION);

@@ -28,7 +28,8 @@
 /* The files give a key 16 bits of length. */
 #define STORE_KEY_MAX 65535u
 #define STORE_JOURNAL "history.journal"
-/* Each history's promise and last change of policy (stats.h), as JSON. */
+/* Each history's promise and last change of policy (stats.h), and the
+ * btrfs model learned through its mount, as JSON. */
 #define STORE_CHANGES "history.changes"
 
 typedef struct Store Store;
@@ -76,6 +77,12 @@ const MountHistory *store_find(const Store *s, const char *key);
  * the promise that stands is the one made for the policy being left.
  * Nothing for a key without history. */
 void store_set_promise(Store *s, const char *key, const struct stats_promise *p);
+
+/* The btrfs model learned through the mount of 'key' (stats.h), kept in
+ * STORE_CHANGES: written again when it has learned from another interval
+ * and its bytes a file moved by more than 1%, or at its first 16
+ * intervals. Nothing for a key without history. */
+void store_set_unshare_model(Store *s, const char *key, const struct stats_unshare_model *m);
 
 /* Writes what changed: a journal block, or a snapshot when one is due (or
  * 'snapshot' asks for it). Returns 0 or -errno; on failure nothing is lost

@@ -212,6 +212,49 @@ static void history_add_sample(Tick *t, const TrackedMount *tm, const struct sta
         history_record(t, tm, n, s);
 }
 
+/* On a btrfs mount snapshots share, looked at through itself: the bytes
+ * atime un-shared over the interval its filesystem's sweep just ended
+ * (measured or modelled, btrfs-meter.h), into the activity's sample. */
+static void btrfs_sample(const TrackedMount *tm, struct stats_sample *s) {
+        struct btrfs_status b;
+        int64_t since;
+
+        if (!tracker_mount_btrfs(tm, &b) || !b.looked || !b.rate_fresh ||
+            !btrfs_shares(&b.self, &b.snapshots, &since))
+                return;
+        s->has_unshared = true;
+        s->unshared_modelled = b.rate_source == BTRFS_FIGURE_MODELLED;
+        s->unshared_per_day = (float) b.per_day;
+        s->unshared_lo = (float) b.per_day_lo;
+        s->unshared_hi = (float) b.per_day_hi;
+}
+
+/* The btrfs model travels with the history of the mount it is learned
+ * through (store_set_unshare_model()), and a filesystem whose meter has
+ * learned nothing yet (a restart) starts from the one kept. */
+static void btrfs_model_keep(Tick *t, const TrackedMount *tm) {
+        const char *key = tracker_mount_key(tm);
+        const MountHistory *h = key && t->store ? store_find(t->store, key) : NULL;
+        BtrfsModel m;
+
+        if (!h || !tracker_mount_btrfs_model(tm, &m))
+                return;
+        if (m.intervals == 0 && h->unshare_model.intervals > 0) {
+                BtrfsModel saved = { .bytes = h->unshare_model.bytes, .inodes = h->unshare_model.inodes,
+                                     .hits = h->unshare_model.hits, .intervals = h->unshare_model.intervals };
+
+                tracker_mount_btrfs_seed(tm, &saved);
+        } else if (m.intervals > 0) {
+                struct btrfs_status b;
+
+                /* Kept with the mount looked through, not every mount of the filesystem. */
+                if (tracker_mount_btrfs(tm, &b) && b.looked)
+                        store_set_unshare_model(t->store, key,
+                                                &(struct stats_unshare_model) { .bytes = m.bytes, .inodes = m.inodes,
+                                                                                .hits = m.hits, .intervals = m.intervals });
+        }
+}
+
 /* Mount tm's sample of the tick at t, once (the tick pass, or an
  * activity that comes before the pass reached it). */
 static void tick_sample(Tick *t, const TrackedMount *tm, int64_t at) {
@@ -235,6 +278,7 @@ static void tick_sample(Tick *t, const TrackedMount *tm, int64_t at) {
         if (!tracker_mount_writes_atime(tm))
                 s.has_activity = true; /* exactly zero, measured by construction */
         history_add_sample(t, tm, &s);
+        btrfs_model_keep(t, tm);
 }
 
 void tick_activity(Tick *t, const TrackedMount *tm, const struct activity *a) {
@@ -255,6 +299,7 @@ void tick_activity(Tick *t, const TrackedMount *tm, const struct activity *a) {
         status_activity_updates(a, &per_min, &lo, &hi);
         if (status_counters_add(t->counters, tm->entry->target, per_min * a->seconds / 60.0) < 0)
                 log_oom();
+        btrfs_sample(tm, &s);
         history_add_sample(t, tm, &s);
 }
 /* ---------------------------------------------------------------- advice events */
@@ -264,13 +309,14 @@ void tick_activity(Tick *t, const TrackedMount *tm, const struct activity *a) {
 /* What a mount's advice says, as one number: the policy advised and
  * whether that is a change. */
 static int advice_state(const struct advice *a) {
-        return 1 + ((int) a->atime * 2 + (a->lazytime ? 1 : 0)) * 2 + (a->change ? 1 : 0);
+        return 1 + (((int) a->atime * 2 + (a->nodiratime ? 1 : 0)) * 2 + (a->lazytime ? 1 : 0)) * 2 + (a->change ? 1 : 0);
 }
 
 static void state_format(int state, char *buf, size_t len) {
         int policy = (state - 1) / 2;
 
-        snprintf(buf, len, "%s %s%s", (state - 1) % 2 ? "change to" : "keep", atime_mode_to_string((AtimeMode) (policy / 2)),
+        snprintf(buf, len, "%s %s%s%s", (state - 1) % 2 ? "change to" : "keep",
+                 atime_mode_to_string((AtimeMode) (policy / 4)), (policy / 2) % 2 ? ",nodiratime" : "",
                  policy % 2 ? ",lazytime" : "");
 }
 
@@ -332,11 +378,13 @@ static void advice_settle(Tick *t, MountNotes *n, const struct recommendation *r
 }
 
 /* What the advice promises, for the store to hold against a change of
- * policy: advice to keep promises nothing. */
+ * policy: advice to keep promises nothing, nor advice of nodiratime alone
+ * (its saving is in bytes, not in the atime updates a verdict weighs). */
 static void promise_record(Tick *t, const TrackedMount *tm, const struct recommendation *r) {
         const char *key = tracker_mount_key(tm);
+        bool policy = r->advice.atime != r->in.policy.atime || r->advice.lazytime != r->in.policy.lazytime;
         struct stats_promise p = {
-                .t = r->advice.change ? t->t : 0,
+                .t = r->advice.change && policy ? t->t : 0,
                 .atime = (uint8_t) r->advice.atime,
                 .flags = r->advice.lazytime ? STATS_LAZYTIME : 0,
                 .for_atime = (uint8_t) r->in.policy.atime,

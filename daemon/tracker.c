@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "advisor.h"
 #include "fileio.h"
 #include "hostload.h"
 #include "kcount.h"
@@ -329,6 +330,22 @@ const TrackedMount *tracker_find(const Tracker *t, int mount_id) {
         size_t i = t ? find_mount_index(t, mount_id) : 0;
 
         return t && i < t->n_mounts ? t->mounts[i] : NULL;
+}
+
+static bool on_btrfs(const TrackedMount *m) {
+        return m->fs && m->entry->fstype && streq(m->entry->fstype, "btrfs");
+}
+
+bool tracker_mount_btrfs_model(const TrackedMount *m, BtrfsModel *ret) {
+        if (!on_btrfs(m))
+                return false;
+        *ret = m->fs->btrfs.model;
+        return true;
+}
+
+void tracker_mount_btrfs_seed(const TrackedMount *m, const BtrfsModel *saved) {
+        if (on_btrfs(m))
+                btrfs_meter_seed(&m->fs->btrfs, saved);
 }
 
 bool tracker_mount_btrfs(const TrackedMount *m, struct btrfs_status *ret) {
@@ -932,6 +949,7 @@ static void fs_apply_btrfs(Filesystem *fs, struct fs_job *j, const struct sweep_
                 .pure = j->res.valid && fs_only_atime_but_space(fs, prev, &j->res),
                 .commit_s = j->commit_s,
                 .now = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC),
+                .prior = atime_cost_unshare_bytes("btrfs", fs->tracker->config->costs.v, fs->tracker->config->costs.n),
         };
 
         btrfs_meter_apply(&fs->btrfs, &j->btrfs, &s);

@@ -115,6 +115,11 @@ uint64_t tracker_mount_population(const TrackedMount *m);
  * sweep of its filesystem left them (btrfs-meter.h). False on other
  * filesystems. */
 bool tracker_mount_btrfs(const TrackedMount *m, struct btrfs_status *ret);
+/* The btrfs model of m's filesystem (btrfs-meter.h): false where m is not
+ * on a btrfs. tracker_mount_btrfs_seed() gives it one kept from before a
+ * restart (btrfs_meter_seed(): only while it has learned nothing). */
+bool tracker_mount_btrfs_model(const TrackedMount *m, BtrfsModel *ret);
+void tracker_mount_btrfs_seed(const TrackedMount *m, const BtrfsModel *saved);
 
 /* Whether a mount lets atime be written at all (not noatime, not ro). */
 bool tracker_mount_writes_atime(const TrackedMount *m);

@@ -95,7 +95,7 @@ is "that atimed stops cleanly" "$STOP_STATUS" 0
 diag "the module and the first daemon done after $(($(date +%s) - T0))s"
 
 CONF=("[sampler] interval = ${INTERVAL}s" '[sampler] sample_size = 2000' '[probe] interval = 1h'
-        '[btrfs] snapshot_search = yes' "[mounts] exclude_paths += $T/hidden")
+        '[btrfs] snapshot_search = yes' "[mounts] exclude_paths += $T/hidden" "[store] rings = ${INTERVAL}s:1h, 1min:6h")
 write_config "${CONF[@]}"
 start_daemon
 since=$(date +%s)
@@ -217,6 +217,29 @@ like "atimectl status says them in a line" "$(ctl status)" "^btrfs $M/vol: atime
 check "GetHistory carries the bytes a day, and matches its description" sh -c \
         "$ATIMECTL --socket $T/sock --json history $M/vol | tee $T/hist.json | $SCHEMA GetHistory && jq -e '.btrfs.unshared_bytes_per_day > 0 and .btrfs.observed_s > 0' $T/hist.json >/dev/null"
 like "the metrics carry the bytes" "$(ctl metrics)" "^atimed_btrfs_unshared_since_snapshot_bytes\\{.*mountpoint=\"$M/vol\""
+
+# Each history point carries its intervals' bytes, and a restart keeps
+# them (the state file, format 3) and the model learned (history.changes).
+pts_of() { jq -c --argjson l "$2" '[.points[] | select(.unshared_bytes_per_day != null and .t < $l) | [.t, .unshared_bytes_per_day, .unshared_source]]' "$1"; }
+ctl --json history --resolution ${INTERVAL}s $M/vol >$T/hist1.json
+last=$(jq '.points[-1].t' $T/hist1.json)
+pts=$(pts_of $T/hist1.json $last)
+diag "points with bytes before the restart: $(echo "$pts" | jq length)"
+check "the history's points carry the bytes a day: measured ones, and the modelled pass" \
+        sh -c "echo '$pts' | jq -e 'any(.[]; .[2] == \"measured\" and .[1] > 0) and any(.[]; .[2] == \"modelled\" and .[1] > 0)' >/dev/null"
+like "atimectl history shows them" "$(ctl history --resolution ${INTERVAL}s $M/vol)" "btrfs metadata un-shared from snapshots by atime, per day"
+model=$(btrfs_of $M/vol | jq -c '[.bytes_per_inode, .model_intervals]')
+stop_daemon
+is "a restart: atimed stops cleanly" "$STOP_STATUS" 0
+start_daemon
+# Its history is served once the filesystem is identified again.
+check "after a restart, the history is there" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json history --resolution ${INTERVAL}s $M/vol >$T/hist2.json && jq -e '.points | length > 0' $T/hist2.json"
+is "after it, the points keep their bytes" "$(pts_of $T/hist2.json $last)" "$pts"
+check "and the model is the one learned before ($model), not learned again" wait_until 30 sh -c \
+        "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -c '.mounts[] | select(.target == \"$M/vol\") | .btrfs | [.bytes_per_inode, .model_intervals]')\" = '$model' ]"
+check "GetHistory after the restart matches its description" sh -c "$SCHEMA GetHistory <$T/hist2.json"
+settle
 write_config "${CONF[@]}" "[mount:$M/vol] needs_atime = relatime"
 ctl reload >/dev/null || bail "reload"
 r=$(ctl --json recommend $M/vol | jq -c .recommendations[0])
@@ -302,6 +325,105 @@ stop_daemon
 is "atimed stops cleanly" "$STOP_STATUS" 0
 check "no sanitizer's report in the log" sh -c "! grep -q 'Sanitizer' $T/atimed.log"
 umount $M/vol $M/vol-noatime
+
+# A busy host: a writer touches files of the tree all along, so that no
+# interval is pure and nothing teaches the model; a fresh atimed (no state
+# kept) prices the reads with the cost table's starting value, modelled,
+# with its wide interval, which holds the kernel's growth.
+mkdir -p $T/top2 $M/busy && mount -o subvolid=5 $LOOP $T/top2 || bail "mount the top level"
+btrfs -q subvolume create $T/top2/busy >/dev/null || bail "subvolume busy"
+make_tree $T/top2/busy $NDIRS $PER_DIR
+list_tree $T/top2/busy $NDIRS $PER_DIR | xargs touch -a -d '2 days ago' && find $T/top2/busy -type d -exec touch -a -d '2 days ago' {} + ||
+        bail "touch -a"
+btrfs -q subvolume snapshot -r $T/top2/busy $T/top2/busy-snap >/dev/null || bail "snapshot busy"
+btrfs filesystem sync $T/top2
+umount $T/top2
+mount -o relatime,subvol=busy,commit=2 $LOOP $M/busy || bail "mount busy"
+mv $T/state $T/state-before-busy
+write_config "${CONF[@]}"
+start_daemon
+busy_of() { btrfs_of $M/busy; }
+check "the busy subvolume is looked at, its snapshot seen" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/busy\") | .btrfs.snapshots.count == 1' >/dev/null"
+# The writer: an mtime a file of each directory, all along (a load, not a wait).
+(while :; do touch -m $M/busy/d*/f0; sleep 0.2; done) &
+WRITER=$!
+busy_swept() { $ATIMECTL --socket $T/sock --json status | jq -e --argjson t "$1" '.mounts[] | select(.target == "'$M/busy'") | .activity.at // 0 | . >= $t' >/dev/null; }
+wait_until 30 busy_swept $(($(date +%s) + 2 * INTERVAL + 1))
+j7=$(cat $META)
+grep -r zzz $M/busy >/dev/null
+btrfs filesystem sync $M/busy
+wait_until 30 busy_swept $(($(date +%s) + 2 * INTERVAL + 1))
+j8=$(cat $META)
+b=$(busy_of)
+kill $WRITER && wait $WRITER 2>/dev/null
+diag "busy host: kernel +$((j8 - j7)) bytes; atimed $(echo "$b" | jq -c '[.source, .model_intervals, .table_bytes_per_inode, .since_newest_snapshot]')"
+is "no interval was pure: the model learned nothing" "$(echo "$b" | jq -r '.model_intervals')" 0
+is "the cost table's starting value is in use" "$(echo "$b" | jq -r '.table_bytes_per_inode')" 537
+is "the total since the snapshot is modelled all the same" "$(echo "$b" | jq -r .since_newest_snapshot.rate_source)" modelled
+check "its wide interval holds the kernel's growth" \
+        awk -v lo="$(echo "$b" | jq -r .since_newest_snapshot.lo)" -v hi="$(echo "$b" | jq -r .since_newest_snapshot.hi)" -v j="$((j8 - j7))" \
+        'BEGIN { exit !(j > 0 && lo <= j && j <= hi && hi >= 4 * lo) }'
+check "the advice rests on it, said modelled" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json recommend $M/busy | jq -e '.recommendations[0].reasons[0] | test(\"un-share .*modelled\")'"
+stop_daemon
+is "atimed stops cleanly after the busy host" "$STOP_STATUS" 0
+check "no sanitizer's report in the log" sh -c "! grep -q 'Sanitizer' $T/atimed.log"
+umount $M/busy
+
+# nodiratime: many small directories, a snapshot, and a walk that reads
+# the directories alone (find, as ls -R does): what atime un-shares is
+# the directories' leaves, nodiratime saves all of it and keeps files'
+# atime, so it is the advice; atimectl writes it to fstab and remounts.
+NSMALL=1500
+mount -o subvolid=5 $LOOP $T/top2 || bail "mount the top level"
+btrfs -q subvolume create $T/top2/dirs >/dev/null || bail "subvolume dirs"
+make_tree $T/top2/dirs $NSMALL 2
+# The files' atimes too: one made in the snapshot's second would count as
+# written since it (the snapshot's creation time is in whole seconds).
+list_tree $T/top2/dirs $NSMALL 2 | xargs touch -a -d '2 days ago' &&
+        find $T/top2/dirs -type d -exec touch -a -d '2 days ago' {} + || bail "touch -a"
+btrfs -q subvolume snapshot -r $T/top2/dirs $T/top2/dirs-snap >/dev/null || bail "snapshot dirs"
+btrfs filesystem sync $T/top2
+umount $T/top2
+mkdir -p $M/dirs && mount -o relatime,subvol=dirs,commit=2 $LOOP $M/dirs || bail "mount dirs"
+printf 'UUID=%s\t%s\tbtrfs\trelatime,subvol=dirs\t0 0\n' "$(blkid -s UUID -o value $LOOP)" "$M/dirs" >$T/fstab
+start_daemon
+# A sweep ended after t, of the whole walk's sample (a first walk's part
+# would extrapolate what it has not seen).
+dirs_swept() { $ATIMECTL --socket $T/sock --json status | jq -e --argjson t "$1" '.mounts[] | select(.target == "'$M/dirs'") | .activity | (.at // 0) >= $t and (.coverage // 1) >= 1' >/dev/null; }
+check "the subvolume of small directories is looked at, its snapshot seen" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/dirs\") | .btrfs.snapshots.count == 1' >/dev/null"
+wait_until 30 dirs_swept $(($(date +%s) + 2 * INTERVAL + 1))
+j9=$(cat $META)
+find $M/dirs >/dev/null
+btrfs filesystem sync $M/dirs
+wait_until 30 dirs_swept $(($(date +%s) + 2 * INTERVAL + 1))
+j10=$(cat $META)
+d=$(btrfs_of $M/dirs | jq -c '[.source, .since_newest_snapshot]')
+diag "$NSMALL directories read by find: kernel +$((j10 - j9)) bytes; atimed $d"
+check "the kernel's metadata grew: the directories' leaves were copied" test $((j10 - j9)) -gt $((100 * NSMALL))
+check "the advice is nodiratime" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json recommend $M/dirs | jq -e '.recommendations[0].action == \"nodiratime\"'"
+r=$(ctl --json recommend $M/dirs | jq -c .recommendations[0])
+diag "advice: $(echo "$r" | jq -c '[.action, .recommended.options, .reasons, .saving.btrfs_metadata_bytes_per_day]')"
+is "relatime kept, with nodiratime" "$(echo "$r" | jq -r '[.recommended.atime, .recommended.nodiratime, .recommended.options] | @tsv')" \
+        "$(printf 'relatime\ttrue\trelatime,nodiratime')"
+like "its reason: the directories' share, in bytes a day" "$(echo "$r" | jq -r '.reasons[0]')" \
+        "directories are 100% of the inodes .*nodiratime saves their share .*[0-9.]+ [KMG]iB/day"
+echo "$r" >$T/dirs-advice.json
+check "the saving in bytes a day" jq -e '.saving.btrfs_metadata_bytes_per_day > 0' $T/dirs-advice.json
+check "GetRecommendations matches its description" sh -c "$ATIMECTL --socket $T/sock call io.atimed.GetRecommendations '{}' | $SCHEMA GetRecommendations"
+check "atimectl fstab writes the advice" sh -c "$ATIMECTL --socket $T/sock fstab --file $T/fstab --write >$T/fstab.out 2>&1"
+is "as relatime,nodiratime" "$(awk '{ print $4 }' $T/fstab)" "relatime,subvol=dirs,nodiratime"
+check "atimectl remount applies it" sh -c "$ATIMECTL --socket $T/sock remount $M/dirs >$T/remount.out 2>&1"
+like "the mount has nodiratime now" "$(findmnt -no VFS-OPTIONS $M/dirs)" "nodiratime"
+check "and the advice turns to keep it" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json recommend $M/dirs | jq -e '.recommendations[0].action != \"nodiratime\" and .recommendations[0].current.nodiratime'"
+stop_daemon
+is "atimed stops cleanly after the directories" "$STOP_STATUS" 0
+check "no sanitizer's report in the log" sh -c "! grep -q 'Sanitizer' $T/atimed.log"
+umount $M/dirs
 losetup -d $LOOP
 diag "done after $(($(date +%s) - T0))s"
 done_testing

@@ -126,17 +126,17 @@ corrupt_and_restart "a torn journal" "journal damaged or cut short" \
 # --- A snapshot of a newer format (after a downgrade): refused, left as it
 # is, never overwritten, not even by the snapshot written at exit.
 stop_daemon
-printf '\003' | dd of=$STATE/history bs=1 seek=8 conv=notrunc 2>/dev/null
+printf '\004' | dd of=$STATE/history bs=1 seek=8 conv=notrunc 2>/dev/null
 cp $STATE/history $T/newer.copy
 : >"$T/atimed.log"
 start
 like "a newer format: the log says so plainly" "$(cat $T/atimed.log)" \
-        "history was written by a newer atimed \(format version 3; this one reads up to 2\): left as it is"
+        "history was written by a newer atimed \(format version 4; this one reads up to 3\): left as it is"
 check "a newer format: the daemon serves" ctl status
 stop_daemon
 check "a newer format: the file is left byte for byte, after the exit's flush" cmp $STATE/history $T/newer.copy
 check "a newer format: nothing moved aside" sh -c "! ls $STATE | grep -q 'corrupt-'"
-printf '\002' | dd of=$STATE/history bs=1 seek=8 conv=notrunc 2>/dev/null
+printf '\003' | dd of=$STATE/history bs=1 seek=8 conv=notrunc 2>/dev/null
 start
 check "history accrues again after all that" wait_until 10 sh -c "[ \$($ATIMECTL --socket $T/sock --json history $M/strict --since 1min | jq '[.points[] | select(.samples > 0)] | length') -ge 2 ]"
 

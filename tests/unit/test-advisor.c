@@ -91,6 +91,55 @@ static void test_space(void) {
         in.dir_share = 0.8;
         advisor_advise(&in, &q, &a);
         ok(a.n_reasons >= 2 && strstr(a.reasons[1], "nodiratime alone"), "directories the cost: nodiratime said");
+        /* Directories nearly all of it: the files' share under a MiB a
+         * day. nodiratime is the action, files keep their atime. */
+        in.dir_share = 0.9999;
+        advisor_advise(&in, &q, &a);
+        {
+                char opts[64];
+
+                ok(a.nodiratime && a.atime == ATIME_RELATIME && a.change && a.space && streq(a.action, "nodiratime") &&
+                           streq(advice_options(&a, opts, sizeof opts), "relatime,nodiratime"),
+                   "directories the cost, the files' share under a MiB a day: relatime,nodiratime (%s, %s)", a.action,
+                   opts);
+        }
+        ok(fabs(a.saving_bytes_per_day - 0.9999 * in.unshared_per_day) < 1 && a.n_reasons >= 2 &&
+                   strstr(a.reasons[0], "directories are 100% of the inodes") &&
+                   strstr(a.reasons[0], "1.2 GiB/day (measured, 1.0 GiB-1.5 GiB)") &&
+                   strstr(a.reasons[1], "nodiratime keeps it on files"),
+           "its saving, the directories' share, in bytes a day and as its reason ('%s' '%s')", a.reasons[0],
+           a.reasons[1]);
+        in.need = NEED_RELATIME;
+        in.need_why = "tmpfiles ages /srv/tmp by atime";
+        in.dir_share = 0.8;
+        advisor_advise(&in, &q, &a);
+        ok(a.nodiratime && a.atime == ATIME_RELATIME && streq(a.action, "nodiratime") &&
+                   fabs(a.saving_bytes_per_day - 0.8 * in.unshared_per_day) < 1 &&
+                   strstr(a.reasons[a.n_reasons - 1], "tmpfiles ages /srv/tmp by atime: nodiratime keeps it on files"),
+           "a reader of files' atime, directories 80%%: relatime kept, nodiratime for the directories ('%s')",
+           a.reasons[a.n_reasons - 1]);
+        in.need = NEED_STRICT;
+        advisor_advise(&in, &q, &a);
+        ok(!a.nodiratime && !streq(a.action, "nodiratime"), "one that needs every read: no nodiratime");
+        in.need = NEED_NONE;
+        in.need_why = NULL;
+        in.dir_share = 0.9999;
+        in.policy.nodiratime = true;
+        advisor_advise(&in, &q, &a);
+        ok(a.atime == ATIME_NOATIME && !a.nodiratime && streq(a.action, "noatime"),
+           "nodiratime already: noatime for what the files un-share (%s)", a.action);
+        in.policy.nodiratime = false;
+        {
+                /* A noatime mount's nodiratime is the one noatime implies:
+                 * advice away from noatime does not keep it. */
+                struct advisor_input m = { .target = "/var/mail", .fstype = "tmpfs",
+                                           .policy = { .atime = ATIME_NOATIME, .nodiratime = true },
+                                           .need = NEED_RELATIME, .need_why = "mbox files" };
+                struct advice b;
+
+                advisor_advise(&m, &q, &b);
+                ok(b.atime == ATIME_RELATIME && !b.nodiratime, "noatime (nodiratime implied) to relatime: no nodiratime");
+        }
         in.dir_share = 0;
         in.unshared_lo = 0;
         advisor_advise(&in, &q, &a);
@@ -218,6 +267,24 @@ int main(void) {
 
                 ok(atime_cost_parse("nfs:8:2", &o, buf, sizeof buf) == 0 && fabs(o.lazy_usec - 8 * 0.73 / 3.0) < 1e-9,
                    "without lazy-usec, a quarter or so of usec, as on ext4");
+        }
+        /* btrfs's column: the bytes an updated inode un-shares from a
+         * snapshot, the model's starting value. */
+        {
+                struct atime_cost o[2];
+                char buf[2][64];
+
+                ok(atime_cost_unshare_bytes("btrfs", NULL, 0) == 537 && atime_cost_unshare_bytes("ext4", NULL, 0) == 0 &&
+                           atime_cost_unshare_bytes("zfs", NULL, 0) == 0,
+                   "the table: 537 bytes an inode on btrfs (BENCHMARKS.md 10), none elsewhere");
+                ok(atime_cost_parse("btrfs:5:5", &o[0], buf[0], sizeof buf[0]) == 0 && o[0].unshare_bytes == 0 &&
+                           atime_cost_unshare_bytes("btrfs", o, 1) == 537,
+                   "an override that gives no bytes keeps the table's");
+                ok(atime_cost_parse("btr*:5:5:5:5:2048", &o[1], buf[1], sizeof buf[1]) == 0 &&
+                           atime_cost_unshare_bytes("btrfs", o, 2) == 2048,
+                   "one that gives them (fstype:usec:KiB:lazy:again:bytes) replaces them");
+                is_int(atime_cost_parse("btrfs:5:5:5:5:2048:1", &o[1], buf[1], sizeof buf[1]), -EINVAL,
+                       "a seventh field is refused");
         }
         /* Confidence follows the interval; the basis is said; min_saving. */
         {

@@ -361,9 +361,65 @@ static void test_meter(void) {
         btrfs_meter_done(&n);
 }
 
+/* A busy host, never a pure interval: the cost table's starting value
+ * prices the inodes, modelled, with a wide interval, until a measured
+ * interval teaches the filesystem's own; a model kept from before a
+ * restart seeds a meter that has learned nothing. */
+static void test_prior(void) {
+        BtrfsMeter m = {};
+        struct btrfs_status *st = &m.status;
+        BtrfsSweep s = { .target = "/mnt/busy", .pure = false, .commit_s = 30, .now = 2000, .prior = 537 };
+        double b, lo, hi;
+
+        btrfs_model_price_prior(537, 1000, 100, &b, &lo, &hi);
+        ok(b == 537000 && lo < b / BTRFS_PRIOR_SPREAD && hi > b * BTRFS_PRIOR_SPREAD,
+           "the table's 537 bytes: 1000 inodes 537 kB, its interval %.0f-%.0f (4x either way and more)", lo, hi);
+        btrfs_model_price_prior(0, 1000, 100, &b, &lo, &hi);
+        ok(b == 0 && hi == 0, "no starting value: no price");
+
+        for (uint64_t t = 40, k = 0; t <= 220; t += 60, k++) {
+                BtrfsLook l = look(12300000 + k * 1000000, 500000 + k * 1000, 1, 1000.0 * (double) k, 10.0 * (double) k, t);
+
+                btrfs_meter_apply(&m, &l, &s);
+                btrfs_look_done(&l);
+        }
+        ok(st->have_rate && st->rate_fresh && st->rate_source == BTRFS_FIGURE_MODELLED && !btrfs_model_ready(&m.model),
+           "impure intervals only: modelled all the same, the model unlearned");
+        ok(fabs(st->per_day - 1000.0 * 537 * 1440) < 1e-3, "1000 inodes a minute at the table's 537 bytes");
+        ok(st->per_day_lo < st->per_day / 4 && st->per_day_hi > st->per_day * 4, "with the table's wide interval");
+        ok(st->table_bytes_per_inode == 537 && st->bytes_per_inode == 0, "the status says the table's value is in use");
+        ok(st->since_source == BTRFS_FIGURE_MODELLED && fabs(st->since - 3000.0 * 537) < 1e-3,
+           "the total since the snapshot too");
+
+        /* A look that brings no figure: the last one is not this interval's. */
+        BtrfsLook w = look(12300000, 500000, 1, 3000, 30, 300);
+        w.facts.snapshots.ids_sum += 4; /* a snapshot made meanwhile */
+        btrfs_meter_apply(&m, &w, &s);
+        btrfs_look_done(&w);
+        ok(st->have_rate && !st->rate_fresh, "an interval with no figure: the rate shown is an earlier one's");
+
+        /* A model kept from before a restart: the seed. */
+        BtrfsMeter r = {};
+        BtrfsModel saved = { .bytes = 2048000, .inodes = 4000, .hits = 400, .intervals = 3 };
+
+        btrfs_meter_seed(&r, &saved);
+        ok(r.model.intervals == 3 && r.status.bytes_per_inode == 512 && r.status.model_intervals == 3,
+           "a kept model seeds a meter that learned nothing (512 bytes an inode, 3 intervals)");
+        saved.bytes = 1;
+        btrfs_meter_seed(&r, &saved);
+        ok(r.model.bytes == 2048000, "but not one that has a model");
+        BtrfsMeter z = {};
+        BtrfsModel bad = { .bytes = NAN, .inodes = 4000, .hits = 400, .intervals = 3 };
+        btrfs_meter_seed(&z, &bad);
+        ok(z.model.intervals == 0, "a kept model that is not one seeds nothing");
+        btrfs_meter_done(&m);
+        btrfs_meter_done(&r);
+}
+
 int main(void) {
         test_model();
         test_meter();
+        test_prior();
         test_snapshots();
         test_parse();
         test_interval();

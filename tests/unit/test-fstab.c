@@ -423,6 +423,38 @@ static void test_options(void) {
         }
 }
 
+/* nodiratime advised (btrfs, where directories are what atime
+ * un-shares from snapshots): added once, after the policy; never with
+ * noatime, which implies it. */
+static void test_nodiratime(void) {
+        static const struct {
+                const char *opts, *atime;
+                int lazy;
+                const char *expected;
+        } cases[] = {
+                { "defaults", NULL, -1, "defaults,nodiratime" },
+                { "rw,relatime,subvol=/vol", NULL, -1, "rw,relatime,subvol=/vol,nodiratime" },
+                { "relatime,nodiratime", NULL, -1, NULL },
+                { "nodiratime,relatime,nodiratime", NULL, -1, "nodiratime,relatime" },
+                { "defaults", "relatime", 1, "defaults,relatime,nodiratime,lazytime" },
+                { "defaults", "noatime", -1, "defaults,noatime" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *text = NULL;
+                struct fstab_request req = { .target = "/data", .atime = cases[i].atime, .lazytime = cases[i].lazy,
+                                             .nodiratime = true };
+                struct fstab_result res = {};
+
+                if (asprintf(&text, "UUID=1234\t/data\tbtrfs\t%s\t0 0\n", cases[i].opts) < 0)
+                        abort();
+                ok(fstab_edit(text, strlen(text), &req, 1, &res) == 0, "'%s' + nodiratime: edited", cases[i].opts);
+                is_str(res.n_changes == 1 ? res.changes[0].new_options : NULL, cases[i].expected, "'%s' + %s%snodiratime",
+                       cases[i].opts, cases[i].atime ? cases[i].atime : "", cases[i].atime ? "," : "");
+                fstab_result_done(&res);
+        }
+}
+
 static void test_requests(void) {
         static const char text[] = "/dev/sda1 / ext4 defaults 0 1\n";
         struct fstab_result res = {};
@@ -840,6 +872,7 @@ static void test_write(void) {
 int main(void) {
         test_fixtures();
         test_options();
+        test_nodiratime();
         test_requests();
         test_results();
         test_three_fields();

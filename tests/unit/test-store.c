@@ -28,6 +28,10 @@ static void feed(Store *s, const char *key, int from, int to) {
                         .t = T0 + i * 60 + 30, .has_activity = true, .per_min = (float) i, .lo = (float) i / 2,
                         .hi = (float) i * 2, .has_device = i % 3 != 0, .write_iops = 1.5f, .write_kib = 20,
                         .has_policy = true, .atime = ATIME_RELATIME, .flags = STATS_LAZYTIME,
+                        /* Format 3: some intervals carry btrfs bytes, some of them modelled. */
+                        .has_unshared = i % 4 == 1, .unshared_modelled = i % 8 == 1,
+                        .unshared_per_day = (float) i * 1000, .unshared_lo = (float) i * 900,
+                        .unshared_hi = (float) i * 1100,
                 };
                 store_add(s, key, &x);
         }
@@ -48,6 +52,20 @@ static bool same(const Store *a, const Store *b) {
                             memcmp(px, py, n * sizeof *px) != 0)
                                 return false;
                 }
+        }
+        return true;
+}
+
+/* No point of h carries un-shared bytes. */
+static bool no_unshared(const MountHistory *h) {
+        static struct stats_point px[5000];
+
+        for (unsigned r = 0; r < h->n_rings; r++) {
+                uint32_t n = history_ring_points(h, r, px);
+
+                for (uint32_t k = 0; k < n; k++)
+                        if (px[k].n_unshared || px[k].unshared_modelled || px[k].unshared_per_day != 0)
+                                return false;
         }
         return true;
 }
@@ -186,6 +204,25 @@ int main(void) {
         ok(same(a, b), "snapshot plus journal give back exactly the state");
         is_int(rep.replayed, 18, "18 journal samples replayed");
         ok(!rep.problems, "without complaint");
+        {
+                /* Format 3: the btrfs bytes of each point, from the snapshot
+                 * and from the journal alike. */
+                const MountHistory *h = store_find(b, "uuid=a target=/srv");
+                const struct stats_point *p0 = h ? history_point(h, 0, T0 + 497 * 60) : NULL;
+                const struct stats_point *p9 = h ? history_point(h, 0, T0 + 501 * 60) : NULL;
+                const struct stats_point *p2 = h ? history_point(h, 0, T0 + 498 * 60) : NULL;
+
+                ok(p0 && p0->n_unshared == 1 && p0->unshared_per_day == 497000 && p0->unshared_lo == 497 * 900 &&
+                           p0->unshared_hi == 497 * 1100 && p0->unshared_modelled,
+                   "a point read from the snapshot keeps its un-shared bytes, interval and source");
+                ok(p9 && p9->n_unshared == 1 && p9->unshared_per_day == 501000 && !p9->unshared_modelled,
+                   "and one replayed from the journal (measured)");
+                ok(p2 && p2->n_unshared == 0, "a point of an interval with no figure carries none");
+                h = store_find(b, "uuid=a target=/srv");
+                p0 = h ? history_point(h, 1, T0 + 490 * 60) : NULL;
+                ok(p0 && p0->n_unshared == 2 && p0->unshared_per_day == 495000 && p0->unshared_modelled,
+                   "a 10-minute point: the mean of its 2 intervals with bytes, modelled as one of them was");
+        }
         store_load_report_done(&rep);
         store_free(b);
 
@@ -254,12 +291,12 @@ int main(void) {
                 ok(store_flush(a, T0 + 86400, true) == 0, "%s of a newer version: a snapshot", name);
                 feed(a, "uuid=a target=/srv", 510, 512);
                 ok(store_flush(a, T0 + 86400, false) == 0, "and a journal");
-                corrupt(name, 8, "\x03\x00\x00\x00", 4, false);
+                corrupt(name, 8, "\x04\x00\x00\x00", 4, false);
                 before = slurp(name);
                 other = slurp(other_name);
                 b = reload(&rep);
-                ok(b && rep.refused && store_n_mounts(b) == 0, "%s of format 3: refused, nothing loaded", name);
-                ok(has_problem(&rep, "written by a newer atimed (format version 3; this one reads up to 2)") &&
+                ok(b && rep.refused && store_n_mounts(b) == 0, "%s of format 4: refused, nothing loaded", name);
+                ok(has_problem(&rep, "written by a newer atimed (format version 4; this one reads up to 3)") &&
                            has_problem(&rep, "left as it is"),
                    "the reason is clear: %s", rep.problems ? rep.problems[0] : "nothing reported");
                 feed(b, "uuid=z target=/new", 0, 5);
@@ -304,7 +341,9 @@ int main(void) {
                            rep.mounts, rep.replayed, rep.problems ? rep.problems[0] : "");
                         ok(h && h->rings[0].count == old[i].minutes, "format %s: %s has its %u minutes (%u)",
                            old[i].version, old[i].key, old[i].minutes, h ? h->rings[0].count : 0);
-                        ok(store_flush(b, T0 + 86400, true) == 0, "format %s: written back as format 2",
+                        ok(h && no_unshared(h), "format %s: its points carry no btrfs bytes (none were kept then)",
+                           old[i].version);
+                        ok(store_flush(b, T0 + 86400, true) == 0, "format %s: written back as format 3",
                            old[i].version);
                         store_load_report_done(&rep);
                         store_free(b);
@@ -547,6 +586,48 @@ int main(void) {
                 ok(rep.mounts == 2 && store_find(b, "uuid=1 target=/a") && store_find(b, "uuid=2 target=/c") &&
                            has_problem(&rep, "bad or repeated key") && !aside_exists("history.corrupt"),
                    "a repeated key drops that history alone (loaded %zu)", rep.mounts);
+                store_load_report_done(&rep);
+                store_free(b);
+        }
+
+        /* The btrfs model learned through a mount survives a restart, in
+         * history.changes; a damaged one costs that file, nothing else. */
+        {
+                Store *c = NULL;
+                const struct stats_unshare_model m = { .bytes = 2048000, .inodes = 3810.5, .hits = 381, .intervals = 7 };
+                const MountHistory *h;
+                char path[300];
+                FILE *f;
+
+                clear_dir();
+                store_new(dir, sp, nsp, 0, &c);
+                feed(c, "uuid=b target=/btrfs", 0, 10);
+                store_set_unshare_model(c, "uuid=b target=/btrfs", &m);
+                store_set_unshare_model(c, "uuid=none target=/x", &m); /* no history: nothing */
+                ok(store_flush(c, T0 + 86400, false) == 0, "a flush with a btrfs model");
+                store_free(c);
+                b = reload(&rep);
+                h = b ? store_find(b, "uuid=b target=/btrfs") : NULL;
+                ok(h && h->unshare_model.bytes == m.bytes && h->unshare_model.inodes == m.inodes &&
+                           h->unshare_model.hits == m.hits && h->unshare_model.intervals == 7 && !rep.problems,
+                   "the model reads back after a restart (%.0f bytes over %.1f inodes, 7 intervals)",
+                   h ? h->unshare_model.bytes : 0, h ? h->unshare_model.inodes : 0);
+                store_load_report_done(&rep);
+                store_free(b);
+
+                snprintf(path, sizeof path, "%s/%s", dir, STORE_CHANGES);
+                f = fopen(path, "we");
+                if (f) {
+                        fputs("{\"version\":1,\"histories\":[{\"key\":\"uuid=b target=/btrfs\","
+                              "\"unshare_model\":{\"bytes\":-5,\"inodes\":1,\"hits\":1,\"intervals\":1}}]}\n", f);
+                        fclose(f);
+                }
+                b = reload(&rep);
+                h = b ? store_find(b, "uuid=b target=/btrfs") : NULL;
+                ok(h && h->unshare_model.intervals == 0 && h->rings[0].count == 10 && has_problem(&rep, STORE_CHANGES) &&
+                           aside_exists(STORE_CHANGES),
+                   "a model with negative bytes: the changes file is moved aside (%s), the history kept",
+                   rep.problems ? rep.problems[0] : "nothing said");
                 store_load_report_done(&rep);
                 store_free(b);
         }

@@ -24,7 +24,7 @@ description:
     mount, or a reader of atime needs more than the policy gives (unless forced).
 options:
   policies:
-    description: Mount point to policy (noatime, relatime, strictatime, optionally with ,lazytime or ,nolazytime).
+    description: Mount point to policy (noatime, relatime, strictatime, optionally with ,nodiratime, ,lazytime or ,nolazytime).
     type: dict
     default: {}
   follow_advice:
@@ -90,22 +90,25 @@ CONFIDENCE = {"low": 1, "medium": 2, "high": 3}
 
 
 def parse_policy(policy):
-    """(atime or None, lazytime True/False/None) of a policy string."""
+    """(atime or None, lazytime True/False/None, nodiratime True/None) of a policy string."""
     atime = None
     lazy = None
+    nodir = None
     for part in policy.split(","):
         part = part.strip()
         if part in ATIME:
             atime = part
+        elif part == "nodiratime":
+            nodir = True
         elif part == "lazytime":
             lazy = True
         elif part == "nolazytime":
             lazy = False
         else:
             return None
-    if atime is None and lazy is None:
+    if atime is None and lazy is None and nodir is None:
         return None
-    return atime, lazy
+    return atime, lazy, nodir
 
 
 def mounted(target):
@@ -192,7 +195,7 @@ class Apply:
             mounts.append(entry)
             parsed = parse_policy(policy)
             if parsed is None:
-                entry["why"] = "%r is no policy (noatime, relatime or strictatime, with ,lazytime or ,nolazytime)" % policy
+                entry["why"] = "%r is no policy (noatime, relatime or strictatime, with ,nodiratime, ,lazytime or ,nolazytime)" % policy
                 continue
             if not mounted(target):
                 entry["why"] = "not mounted: the mount vanished (or never was)"
@@ -201,10 +204,12 @@ class Apply:
             if mount is None:
                 entry["why"] = "atimed does not track it (excluded in atimed.conf?): who reads atime there cannot be checked"
                 continue
-            entry["before"] = mount["atime"] + (",lazytime" if mount.get("lazytime") else "")
-            atime, lazy = parsed
+            entry["before"] = mount["atime"] + (",nodiratime" if mount.get("nodiratime") else "") + \
+                (",lazytime" if mount.get("lazytime") else "")
+            atime, lazy, nodir = parsed
             entry["remount"] = (atime is not None and atime != mount["atime"]) or \
-                (lazy is not None and lazy != bool(mount.get("lazytime")))
+                (lazy is not None and lazy != bool(mount.get("lazytime"))) or \
+                (nodir and atime != "noatime" and not mount.get("nodiratime"))
             if self.p["min_history_points"] > 0:
                 hist, err = self.json("history", target, "--since", self.p["history_since"])
                 points = 0 if err else len([pt for pt in hist.get("points", [])
