@@ -112,6 +112,31 @@ bool btrfs_shares(const struct btrfs_subvol *self, const struct btrfs_snapshots 
         return s->count > 0 || snapshot;
 }
 
+void btrfs_place_rank(const struct btrfs_facts *f, uint64_t subvol, size_t root_len, struct btrfs_place *ret) {
+        struct btrfs_subvol self;
+        struct btrfs_snapshots s;
+
+        *ret = (struct btrfs_place) { .root_len = root_len };
+        if (!f || f->sight != BTRFS_SIGHT_ALL || subvol == 0 || !btrfs_facts_of(f, subvol, &self, &s))
+                return;
+        /* A read-only subvolume (a snapshot mounted to look at) keeps its
+         * atimes: nothing to sample there. */
+        if (self.read_only || !btrfs_shares(&self, &s, &ret->since))
+                return;
+        ret->shares = true;
+        ret->snapshots = s.count;
+}
+
+bool btrfs_place_better(const struct btrfs_place *a, const struct btrfs_place *b) {
+        if (a->shares != b->shares)
+                return a->shares;
+        if (a->shares && a->since != b->since)
+                return a->since > b->since;
+        if (a->shares && a->snapshots != b->snapshots)
+                return a->snapshots > b->snapshots;
+        return a->root_len < b->root_len;
+}
+
 void btrfs_facts_done(struct btrfs_facts *f) {
         free(f->subs);
         f->subs = NULL;
