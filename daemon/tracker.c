@@ -94,6 +94,8 @@ struct Filesystem {
         bool skip_said;        /* directories a walk had to skip were logged */
         bool identified;       /* the UUID lookup is done (whatever it found) */
         char *uuid;            /* the filesystem's UUID, if it has one */
+        int place_said;        /* btrfs: why the place was chosen, as last logged (fs_say_place()); 0: not yet */
+        uint64_t place_said_subvol;
 };
 
 struct Tracker {
@@ -800,21 +802,77 @@ static void fs_job_free(struct fs_job *j) {
         free(j);
 }
 
-/* The mount the sampler reaches the filesystem through: the one showing
- * most of it (the shortest root), the oldest on a tie; never one whose
- * root is a file or whose path leads to another mount. */
-static const TrackedMount *fs_place(const Filesystem *fs) {
+/* The subvolume a btrfs mount shows (subvolid=); 0: unknown, or no
+ * memory to tell. */
+static uint64_t mount_subvol(const TrackedMount *m) {
+        _cleanup_free_ char *path = NULL;
+        uint64_t id = 0;
+
+        return btrfs_subvol_from_options(m->entry->super_options, &id, &path) < 0 ? 0 : id;
+}
+
+/* The mount the sampler reaches the filesystem through: on btrfs, one
+ * whose subvolume snapshots share (btrfs_place_better(): where atime
+ * costs space, and what the model prices); else the one showing most of
+ * it (the shortest root), the oldest on a tie; never one whose root is a
+ * file or whose path leads to another mount. A btrfs look that failed
+ * leaves the place where it was, rather than moving it back and forth. */
+static const TrackedMount *fs_place_ranked(const Filesystem *fs, struct btrfs_place *ret) {
+        const struct btrfs_facts *f = fs->btrfs.status.have ? &fs->btrfs.status.facts : NULL;
         const TrackedMount *best = NULL;
+        struct btrfs_place best_rank = {}, r;
 
         for (size_t i = 0; i < fs->n_mounts; i++) {
                 const TrackedMount *m = fs->mounts[i];
 
                 if (!tracker_mount_sampled(m))
                         continue;
-                if (!best || strlen(m->entry->root) < strlen(best->entry->root))
+                if (!f && fs->btrfs.status.error < 0 && fs->place_root && streq(m->entry->root, fs->place_root)) {
                         best = m;
+                        best_rank = (struct btrfs_place) { .root_len = strlen(m->entry->root) };
+                        break;
+                }
+                btrfs_place_rank(f, f && f->sight == BTRFS_SIGHT_ALL ? mount_subvol(m) : 0, strlen(m->entry->root),
+                                 &r);
+                if (!best || btrfs_place_better(&r, &best_rank)) {
+                        best = m;
+                        best_rank = r;
+                }
         }
+        if (ret)
+                *ret = best_rank;
         return best;
+}
+
+static const TrackedMount *fs_place(const Filesystem *fs) {
+        return fs_place_ranked(fs, NULL);
+}
+
+/* On btrfs, once the first look is back and whenever the choice changes:
+ * which subvolume is sampled, and why (atimed(8), BTRFS). */
+static void fs_say_place(Filesystem *fs, const TrackedMount *place, const struct btrfs_place *r) {
+        const struct btrfs_facts *f = &fs->btrfs.status.facts;
+        const char *target = place->entry->target;
+        uint64_t id = mount_subvol(place);
+        int why = !fs->btrfs.status.have ? 0 : r->shares ? 1 : f->sight == BTRFS_SIGHT_ALL ? 2 : 3;
+
+        if (why == 0 || (fs->place_said == why && fs->place_said_subvol == id))
+                return;
+        fs->place_said = why;
+        fs->place_said_subvol = id;
+        if (why == 1)
+                log_mount_info(target, "%s: btrfs sampled through subvolume %llu (root %s): %u snapshot%s share its "
+                               "tree; reads of the filesystem's other subvolumes count only in measured intervals",
+                               target, (unsigned long long) id, place->entry->root, r->snapshots,
+                               r->snapshots == 1 ? "" : "s");
+        else if (why == 2)
+                log_mount_info(target, "%s: btrfs sampled through subvolume %llu (root %s), the shortest root: no "
+                               "subvolume mounted here has snapshots sharing its tree", target,
+                               (unsigned long long) id, place->entry->root);
+        else
+                log_mount_info(target, "%s: btrfs sampled through subvolume %llu (root %s), the shortest root: the "
+                               "snapshots of the filesystem's other subvolumes cannot be seen (atimed(8), BTRFS)",
+                               target, (unsigned long long) id, place->entry->root);
 }
 
 static void fs_work(void *arg, const atomic_bool *cancel) {
@@ -1427,11 +1485,14 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
 
 /* The sampler for fs, created on first need; reset when the place moved. */
 static int fs_ensure_sampler(Filesystem *fs) {
-        const TrackedMount *place = fs_place(fs);
+        struct btrfs_place rank;
+        const TrackedMount *place = fs_place_ranked(fs, &rank);
         uint64_t seed;
 
         if (!place)
                 return -ENOENT;
+        if (streq(place->entry->fstype, "btrfs"))
+                fs_say_place(fs, place, &rank);
         if (fs->sampler && fs->place_root && streq(fs->place_root, place->entry->root) &&
             fs->sampler->k == fs->tracker->config->sample_size)
                 return 0;
