@@ -94,6 +94,8 @@ struct Filesystem {
         bool skip_said;        /* directories a walk had to skip were logged */
         bool identified;       /* the UUID lookup is done (whatever it found) */
         char *uuid;            /* the filesystem's UUID, if it has one */
+        uint64_t place_subvol; /* btrfs: the subvolume to sample, as the last look chose it (0: none) */
+        struct btrfs_place place_rank; /* and its rank */
         int place_said;        /* btrfs: why the place was chosen, as last logged (fs_say_place()); 0: not yet */
         uint64_t place_said_subvol;
 };
@@ -811,14 +813,12 @@ static uint64_t mount_subvol(const TrackedMount *m) {
         return btrfs_subvol_from_options(m->entry->super_options, &id, &path) < 0 ? 0 : id;
 }
 
-/* The mount the sampler reaches the filesystem through: on btrfs, one
- * whose subvolume snapshots share (btrfs_place_better(): where atime
- * costs space, and what the model prices); else the one showing most of
- * it (the shortest root), the oldest on a tie; never one whose root is a
- * file or whose path leads to another mount. A btrfs look that failed
- * leaves the place where it was, rather than moving it back and forth. */
+/* The mount the sampler reaches the filesystem through: on btrfs, one of
+ * the subvolume fs_choose_btrfs_place() chose (where atime costs space,
+ * and what the model prices); else the one showing most of it (the
+ * shortest root), the oldest on a tie; never one whose root is a file or
+ * whose path leads to another mount. */
 static const TrackedMount *fs_place_ranked(const Filesystem *fs, struct btrfs_place *ret) {
-        const struct btrfs_facts *f = fs->btrfs.status.have ? &fs->btrfs.status.facts : NULL;
         const TrackedMount *best = NULL;
         struct btrfs_place best_rank = {}, r;
 
@@ -827,13 +827,11 @@ static const TrackedMount *fs_place_ranked(const Filesystem *fs, struct btrfs_pl
 
                 if (!tracker_mount_sampled(m))
                         continue;
-                if (!f && fs->btrfs.status.error < 0 && fs->place_root && streq(m->entry->root, fs->place_root)) {
-                        best = m;
-                        best_rank = (struct btrfs_place) { .root_len = strlen(m->entry->root) };
-                        break;
+                r = (struct btrfs_place) { .root_len = strlen(m->entry->root) };
+                if (fs->place_subvol != 0 && mount_subvol(m) == fs->place_subvol) {
+                        r = fs->place_rank;
+                        r.root_len = strlen(m->entry->root);
                 }
-                btrfs_place_rank(f, f && f->sight == BTRFS_SIGHT_ALL ? mount_subvol(m) : 0, strlen(m->entry->root),
-                                 &r);
                 if (!best || btrfs_place_better(&r, &best_rank)) {
                         best = m;
                         best_rank = r;
@@ -842,6 +840,35 @@ static const TrackedMount *fs_place_ranked(const Filesystem *fs, struct btrfs_pl
         if (ret)
                 *ret = best_rank;
         return best;
+}
+
+/* On btrfs, after each look: the subvolume to sample, of those mounted
+ * (btrfs_place_rank(), by the look's facts), kept for fs_place(), which
+ * runs often and must not go through every subvolume each time. A failed
+ * look leaves the choice where it was, rather than moving the place back
+ * and forth. */
+static void fs_choose_btrfs_place(Filesystem *fs) {
+        const struct btrfs_facts *f = &fs->btrfs.status.facts;
+        struct btrfs_place best = {}, r;
+        uint64_t best_id = 0;
+
+        if (!fs->btrfs.status.have)
+                return;
+        for (size_t i = 0; i < fs->n_mounts && f->sight == BTRFS_SIGHT_ALL; i++) {
+                const TrackedMount *m = fs->mounts[i];
+                uint64_t id;
+
+                /* Mounted noatime or read-only only, reads of it cost nothing. */
+                if (!mount_measured(m) || (id = mount_subvol(m)) == 0)
+                        continue;
+                btrfs_place_rank(f, id, strlen(m->entry->root), &r);
+                if (r.shares && (best_id == 0 || btrfs_place_better(&r, &best))) {
+                        best = r;
+                        best_id = id;
+                }
+        }
+        fs->place_subvol = best_id;
+        fs->place_rank = best;
 }
 
 static const TrackedMount *fs_place(const Filesystem *fs) {
@@ -1011,6 +1038,7 @@ static void fs_apply_btrfs(Filesystem *fs, struct fs_job *j, const struct sweep_
         };
 
         btrfs_meter_apply(&fs->btrfs, &j->btrfs, &s);
+        fs_choose_btrfs_place(fs);
 }
 
 /* What a sweep found, stratum by stratum, and what came of it: for

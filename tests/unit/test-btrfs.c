@@ -474,12 +474,48 @@ static void test_place(void) {
         is_int(choose(&f, ids3, lens3, 2), 0, "none shares, roots as long: the oldest stays");
 }
 
+/* The place moved to another subvolume: its sample's count since its
+ * newest snapshot is no growth of the last one's. */
+static void test_moved(void) {
+        BtrfsMeter m = {};
+        struct btrfs_status *st = &m.status, out;
+        BtrfsLook l = look(12300000, 500000, 1, 0, 0, 40);
+
+        l.subvol = 256;
+        apply(&m, l, true);
+        l = look(12300000, 500000, 1, 0, 0, 100);
+        l.subvol = 256;
+        apply(&m, l, true); /* the first one's taint lifted */
+        l = look(12835000, 500000, 1, 1000, 100, 160);
+        l.subvol = 256;
+        apply(&m, l, true);
+        ok(m.model.intervals == 1 && fabs(st->bytes_per_inode - 535) < 1e-9, "learned through subvolume 256");
+        btrfs_meter_status(&m, "rw,subvolid=256,subvol=/a", &out);
+        ok(out.sampled, "a mount of it: sampled");
+        btrfs_meter_status(&m, "rw,subvolid=300,subvol=/home", &out);
+        ok(!out.sampled, "another subvolume's: not sampled");
+        l = look(13000000, 500000, 1, 3000, 300, 220);
+        l.subvol = 300;
+        apply(&m, l, false);
+        ok(!st->rate_fresh && m.model.intervals == 1 && fabs(st->bytes_per_inode - 535) < 1e-9,
+           "moved: the new sample's count is no growth, nothing priced; the model stays");
+        btrfs_meter_status(&m, "rw,subvolid=300,subvol=/home", &out);
+        ok(out.sampled, "the new place's mount is the sampled one");
+        l = look(13100000, 500000, 1, 3200, 320, 280);
+        l.subvol = 300;
+        apply(&m, l, false);
+        ok(st->rate_fresh && st->rate_source == BTRFS_FIGURE_MODELLED && fabs(st->per_day * 60 / 86400 - 200 * 535) < 1e-3,
+           "the next interval: its growth priced at the bytes learned");
+        btrfs_meter_done(&m);
+}
+
 int main(void) {
         test_model();
         test_meter();
         test_prior();
         test_snapshots();
         test_place();
+        test_moved();
         test_parse();
         test_interval();
         test_taint();
