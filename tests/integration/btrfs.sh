@@ -192,6 +192,17 @@ check "no space reason on the subvolume no snapshot shares" sh -c "$ATIMECTL --s
 umount $M/lone
 is "the noatime view shows the same filesystem's bytes" "$(btrfs_of $M/vol-noatime | jq -r .unshared_bytes)" "$(echo "$b" | jq -r .unshared_bytes)"
 
+# judge_since SINCE JUDGE: atimed's since_newest_snapshot (JSON) against
+# the kernel's metadata growth since the snapshot: modelled, within 25%,
+# and inside its 95% interval.
+judge_since() {
+        is "the total since the snapshot is modelled" "$(echo "$1" | jq -r .rate_source)" modelled
+        check "within 25% of the kernel's growth since the snapshot" \
+                awk -v g="$(echo "$1" | jq -r .bytes)" -v j="$2" 'BEGIN { exit !(j > 0 && g >= 0.75 * j && g <= 1.25 * j) }'
+        check "its 95% interval holds the kernel's" \
+                awk -v lo="$(echo "$1" | jq -r .lo)" -v hi="$(echo "$1" | jq -r .hi)" -v j="$2" 'BEGIN { exit !(lo <= j && j <= hi) }'
+}
+
 # The second tree read between writes the sample sees (the mtimes of a
 # hundred of its files, a quarter of them sampled): the interval that
 # holds the reads is impure, and their bytes are the model's.
@@ -203,11 +214,7 @@ j4=$(cat $META)
 since_judge=$((j2 - j1 + j4 - j3))
 s=$(btrfs_of $M/vol | jq -c .since_newest_snapshot)
 diag "since the snapshot: kernel +$since_judge bytes; atimed $s"
-is "the total since the snapshot is modelled" "$(echo "$s" | jq -r .rate_source)" modelled
-check "within 25% of the kernel's growth since the snapshot" \
-        awk -v g="$(echo "$s" | jq -r .bytes)" -v j="$since_judge" 'BEGIN { exit !(g >= 0.75 * j && g <= 1.25 * j) }'
-check "its 95% interval holds the kernel's" \
-        awk -v lo="$(echo "$s" | jq -r .lo)" -v hi="$(echo "$s" | jq -r .hi)" -v j="$since_judge" 'BEGIN { exit !(lo <= j && j <= hi) }'
+judge_since "$s" $since_judge
 
 # The advice: noatime, for the space; not where atime is read.
 r=$(ctl --json recommend $M/vol | jq -c .recommendations[0])
@@ -481,11 +488,7 @@ p2=$(cat $META)
 place_judge=$((p2 - p0))
 s=$(btrfs_of $M/root | jq -c .since_newest_snapshot)
 diag "the place: $((2 * NDIRS * PER_DIR)) files read through the longer root: kernel +$place_judge bytes; atimed $s; model $(btrfs_of $M/root | jq -c '[.bytes_per_inode, .model_intervals]')"
-is "the total since the snapshot is modelled" "$(echo "$s" | jq -r .rate_source)" modelled
-check "within 25% of the kernel's growth since the snapshot" \
-        awk -v g="$(echo "$s" | jq -r .bytes)" -v j="$place_judge" 'BEGIN { exit !(j > 0 && g >= 0.75 * j && g <= 1.25 * j) }'
-check "its 95% interval holds the kernel's" \
-        awk -v lo="$(echo "$s" | jq -r .lo)" -v hi="$(echo "$s" | jq -r .hi)" -v j="$place_judge" 'BEGIN { exit !(lo <= j && j <= hi) }'
+judge_since "$s" $place_judge
 model=$(btrfs_of $M/root | jq -c '[.bytes_per_inode, .model_intervals]')
 btrfs -q subvolume snapshot -r $M/home $M/home/.snap-1 >/dev/null || bail "snapshot home"
 check "a newer snapshot of the other: the place moves there, said" wait_until 30 sh -c \
