@@ -156,6 +156,8 @@
 #define F_BYTES_PER_INODE "bytes_per_inode"
 #define F_TABLE_BYTES_PER_INODE "table_bytes_per_inode"
 #define F_MODEL_INTERVALS "model_intervals"
+#define F_SAMPLED "sampled"
+#define F_MODEL_NOTE "model_note"
 #define F_QGROUPS "qgroups"
 #define F_EXCLUSIVE "exclusive"
 #define F_SNAPSHOTS_EXCLUSIVE "snapshots_exclusive"

@@ -276,6 +276,8 @@ static int btrfs_model_to_json(json_object *o, const ReportBtrfs *b) {
             add_nullable(o, F_SINCE_SNAPSHOT, since_to_json(b)) < 0 ||
             add_nullable(o, F_BYTES_PER_INODE, b->bytes_per_inode > 0 ? report_json_rounded(b->bytes_per_inode, 1) : NULL) < 0 ||
             add(o, F_MODEL_INTERVALS, json_object_new_int64(b->model_intervals)) < 0 ||
+            add(o, F_SAMPLED, json_object_new_boolean(b->sampled)) < 0 ||
+            add_nullable(o, F_MODEL_NOTE, string_or_null(b->model_note)) < 0 ||
             add_nullable(o, F_TABLE_BYTES_PER_INODE,
                          b->table_bytes_per_inode > 0 ? report_json_rounded(b->table_bytes_per_inode, 1) : NULL) < 0 ||
             add_nullable(o, F_QGROUPS, qgroups_to_json(b)) < 0)

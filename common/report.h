@@ -131,6 +131,8 @@ typedef struct ReportBtrfs {
         double bytes_per_inode;          /* the model's, learned here; 0: not yet */
         double table_bytes_per_inode;    /* until then: the cost table's starting value in use; 0: none */
         int64_t model_intervals;
+        bool sampled;                    /* this mount's subvolume is the one the model samples */
+        const char *model_note;          /* where snapshots share it but it is not: what that means; NULL: none */
         bool quotas;                     /* the operator has quotas on: */
         bool have_qgroups, qgroups_inconsistent;
         int64_t exclusive, snapshots_exclusive;

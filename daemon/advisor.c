@@ -561,6 +561,10 @@ void advisor_advise(const struct advisor_input *in, const struct advisor_params 
                 if (in->need == NEED_NONE)
                         advise_without_consumers(&a, in, p);
                 apply_min_saving(&a, in, p);
+                /* A snapshotted subvolume the filesystem is not sampled
+                 * through: its bytes are not modelled (a notice, not silence). */
+                if (in->btrfs_shared && in->unshared_note)
+                        reason(&a, "%s", in->unshared_note);
                 if (in->have_activity && in->peak_per_min > in->per_min * 2 && in->peak_per_min >= p->noatime_threshold)
                         reason(&a, "peaks at %s updates/min", num(n1, sizeof n1, in->peak_per_min));
                 saving(&a, in, cost);

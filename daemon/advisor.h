@@ -104,6 +104,7 @@ struct advisor_input {
         bool have_unshared;
         double unshared_per_day, unshared_lo, unshared_hi, unshared_s;
         const char *unshared_source;
+        const char *unshared_note; /* what the figure leaves out (btrfs_status.sampled); NULL: nothing */
         double snapshot_period_s;
         double dir_share;
 };

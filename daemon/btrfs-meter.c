@@ -311,6 +311,7 @@ void btrfs_meter_apply(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s) {
                 .pure = s->pure,
         };
         BtrfsIntervalVerdict v;
+        uint64_t through;
 
         if (!l->on)
                 return;
@@ -319,7 +320,17 @@ void btrfs_meter_apply(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s) {
         meter_say(m, l, s->target);
         if (!m->fsid && l->fsid)
                 m->fsid = TAKE_PTR(l->fsid);
-        m->subvol = l->subvol ? l->subvol : l->facts.self.id;
+        through = l->subvol ? l->subvol : l->facts.self.id;
+        /* The place moved (tracker.c's fs_place()): the sample counts
+         * another subvolume's inodes now, from its own newest snapshot,
+         * so the count since it starts anew; the bytes an inode, learned
+         * of the filesystem, stay. */
+        if (m->subvol && through && through != m->subvol) {
+                m->since = (struct btrfs_since) {};
+                m->since_measured = false;
+                m->since_bytes = 0;
+        }
+        m->subvol = through;
         st->error = l->r;
         st->at = s->now;
         if (l->r < 0) {
@@ -361,5 +372,6 @@ void btrfs_meter_status(const BtrfsMeter *m, const char *super_options, struct b
         if (btrfs_subvol_from_options(super_options, &id, &path) < 0)
                 id = 0;
         ret->subvol = id;
+        ret->sampled = id == 0 || id == m->subvol;
         ret->looked = ret->have && id != 0 && btrfs_facts_of(&ret->facts, id, &ret->self, &ret->snapshots);
 }

@@ -112,6 +112,31 @@ bool btrfs_shares(const struct btrfs_subvol *self, const struct btrfs_snapshots 
         return s->count > 0 || snapshot;
 }
 
+void btrfs_place_rank(const struct btrfs_facts *f, uint64_t subvol, size_t root_len, struct btrfs_place *ret) {
+        struct btrfs_subvol self;
+        struct btrfs_snapshots s;
+
+        *ret = (struct btrfs_place) { .root_len = root_len };
+        if (!f || f->sight != BTRFS_SIGHT_ALL || subvol == 0 || !btrfs_facts_of(f, subvol, &self, &s))
+                return;
+        /* A read-only subvolume (a snapshot mounted to look at) keeps its
+         * atimes: nothing to sample there. */
+        if (self.read_only || !btrfs_shares(&self, &s, &ret->since))
+                return;
+        ret->shares = true;
+        ret->snapshots = s.count;
+}
+
+bool btrfs_place_better(const struct btrfs_place *a, const struct btrfs_place *b) {
+        if (a->shares != b->shares)
+                return a->shares;
+        if (a->shares && a->since != b->since)
+                return a->since > b->since;
+        if (a->shares && a->snapshots != b->snapshots)
+                return a->snapshots > b->snapshots;
+        return a->root_len < b->root_len;
+}
+
 void btrfs_facts_done(struct btrfs_facts *f) {
         free(f->subs);
         f->subs = NULL;
@@ -401,6 +426,24 @@ static void subvol_from_info(const struct btrfs_util_subvolume_info *i, struct b
         memcpy(ret->parent_uuid, i->parent_uuid, 16);
 }
 
+/* One more subvolume into a growing list. */
+static int subs_push(struct btrfs_subvol **subs, size_t *n, size_t *allocated,
+                     const struct btrfs_util_subvolume_info *info) {
+        if (*n >= SUBVOLUMES_MAX)
+                return -E2BIG;
+        if (*n == *allocated) {
+                size_t m = *allocated ? 2 * *allocated : 64;
+                struct btrfs_subvol *p = reallocarray(*subs, m, sizeof *p);
+
+                if (!p)
+                        return -ENOMEM;
+                *subs = p;
+                *allocated = m;
+        }
+        subvol_from_info(info, &(*subs)[(*n)++]);
+        return 0;
+}
+
 /* Every subvolume the library lets this process see, into *ret. */
 static int list_subvolumes(int fd, BtrfsSight *sight, struct btrfs_subvol **ret, size_t *ret_n) {
         struct btrfs_util_subvolume_iterator *it = NULL;
@@ -426,24 +469,21 @@ static int list_subvolumes(int fd, BtrfsSight *sight, struct btrfs_subvol **ret,
                         r = util_errno(e);
                         break;
                 }
-                if (n >= SUBVOLUMES_MAX) {
-                        r = -E2BIG;
+                r = subs_push(&subs, &n, &allocated, &info);
+                if (r < 0)
                         break;
-                }
-                if (n == allocated) {
-                        size_t m = allocated ? 2 * allocated : 64;
-                        struct btrfs_subvol *p = reallocarray(subs, m, sizeof *p);
-
-                        if (!p) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                        subs = p;
-                        allocated = m;
-                }
-                subvol_from_info(&info, &subs[n++]);
         }
         btrfs_util_destroy_subvolume_iterator(it);
+        /* The iterator lists what lies beneath the top level, not the top
+         * level itself: it is listed too, for a mount of it to find its
+         * own facts while the filesystem is looked at through another
+         * (tracker.c's place). Where it cannot be read, it is left out. */
+        if (r == 0 && root) {
+                struct btrfs_util_subvolume_info info;
+
+                if (btrfs_util_subvolume_info_fd(fd, BTRFS_FS_TREE_OBJECTID, &info) == BTRFS_UTIL_OK)
+                        r = subs_push(&subs, &n, &allocated, &info);
+        }
         if (r < 0) {
                 free(subs);
                 return r;

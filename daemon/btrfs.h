@@ -100,6 +100,30 @@ bool btrfs_facts_of(const struct btrfs_facts *f, uint64_t id, struct btrfs_subvo
  * creation and its own as a snapshot (Unix seconds). (A snapshot whose
  * origin was deleted since may share with nothing: it is taken to share.) */
 bool btrfs_shares(const struct btrfs_subvol *self, const struct btrfs_snapshots *s, int64_t *ret_since);
+/* Where a btrfs filesystem is sampled: of its mounts, one through the
+ * subvolume atime costs space in (snapshots share its tree), for the
+ * sampler's count of the inodes written since the newest snapshot is what
+ * the model prices (btrfs-meter.h). A mount's rank, by the last look's
+ * facts: */
+struct btrfs_place {
+        bool shares;       /* its subvolume was seen sharing, writable (atime can change there) */
+        int64_t since;     /* shares: since when (btrfs_shares()) */
+        unsigned snapshots; /* shares: how many snapshots of it */
+        size_t root_len;   /* the length of its fs root: the shortest shows most of the filesystem */
+};
+/* The rank of a mount of subvolume 'subvol' (subvolid=; 0: unknown), by
+ * the facts 'f' of the filesystem's last look (NULL: none yet). Only a
+ * look that saw every subvolume (BTRFS_SIGHT_ALL) ranks by snapshots: one
+ * that saw some or none ranks every mount as sharing nothing, so the
+ * choice falls back to the shortest root and never flips with the place
+ * looked through. */
+void btrfs_place_rank(const struct btrfs_facts *f, uint64_t subvol, size_t root_len, struct btrfs_place *ret);
+/* Whether 'a' is a better place than 'b': one that shares over one that
+ * does not; between two that share, the newer 'since', then more
+ * snapshots; then the shorter root. Ties: false (the first one met, the
+ * oldest mount, stays). */
+bool btrfs_place_better(const struct btrfs_place *a, const struct btrfs_place *b);
+
 /* A sysfs counter's text ("12345\n"): -EBADMSG where it is not one. */
 int btrfs_parse_bytes(const char *text, uint64_t *ret);
 /* commit_stats' text: the line "commits N". -EBADMSG without one. */

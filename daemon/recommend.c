@@ -165,6 +165,9 @@ static void add_btrfs(const View *v, const TrackedMount *tm, int64_t now, struct
         if (!tracker_mount_btrfs(tm, &b) || !b.looked || !btrfs_shares(&b.self, &b.snapshots, &since))
                 return;
         in->btrfs_shared = true;
+        if (!b.sampled)
+                in->unshared_note = "this subvolume's own reads counted only where measured, not modelled: the "
+                                    "filesystem is sampled through another";
         in->snapshot_period_s = (double) b.snapshots.period_s;
         in->dir_share = b.inodes_since > 0 ? b.dirs_since / b.inodes_since : 0;
         if (h)

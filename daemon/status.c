@@ -135,6 +135,17 @@ static const char *btrfs_reason(const struct btrfs_status *b) {
         return "libbtrfsutil could not list the subvolumes";
 }
 
+/* Where snapshots share this mount's subvolume but the filesystem is
+ * sampled through another: the model does not see its reads. */
+static const char *btrfs_model_note(const struct btrfs_status *b) {
+        int64_t since;
+
+        if (b->sampled || !b->looked || !btrfs_shares(&b->self, &b->snapshots, &since))
+                return NULL;
+        return "the filesystem is sampled through another subvolume, whose snapshots are newer or more: what reads "
+               "of this one un-share is counted only in measured intervals, never modelled";
+}
+
 static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const TrackedMount *tm) {
         _cleanup_free_ char *path = NULL;
         struct btrfs_status b;
@@ -183,6 +194,8 @@ static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const Tr
         rb->bytes_per_inode = b.bytes_per_inode;
         rb->table_bytes_per_inode = b.table_bytes_per_inode;
         rb->model_intervals = b.model_intervals;
+        rb->sampled = b.sampled;
+        rb->model_note = btrfs_model_note(&b);
         rb->quotas = b.have && b.facts.quotas;
         rb->have_qgroups = rb->quotas && b.facts.have_qgroups && b.looked;
         rb->exclusive = (int64_t) b.self.exclusive;

@@ -248,7 +248,7 @@ static void btrfs_model_keep(Tick *t, const TrackedMount *tm) {
                 struct btrfs_status b;
 
                 /* Kept with the mount looked through, not every mount of the filesystem. */
-                if (tracker_mount_btrfs(tm, &b) && b.looked)
+                if (tracker_mount_btrfs(tm, &b) && b.looked && b.sampled)
                         store_set_unshare_model(t->store, key,
                                                 &(struct stats_unshare_model) { .bytes = m.bytes, .inodes = m.inodes,
                                                                                 .hits = m.hits, .intervals = m.intervals });

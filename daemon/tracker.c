@@ -94,6 +94,10 @@ struct Filesystem {
         bool skip_said;        /* directories a walk had to skip were logged */
         bool identified;       /* the UUID lookup is done (whatever it found) */
         char *uuid;            /* the filesystem's UUID, if it has one */
+        uint64_t place_subvol; /* btrfs: the subvolume to sample, as the last look chose it (0: none) */
+        struct btrfs_place place_rank; /* and its rank */
+        int place_said;        /* btrfs: why the place was chosen, as last logged (fs_say_place()); 0: not yet */
+        uint64_t place_said_subvol;
 };
 
 struct Tracker {
@@ -800,21 +804,102 @@ static void fs_job_free(struct fs_job *j) {
         free(j);
 }
 
-/* The mount the sampler reaches the filesystem through: the one showing
- * most of it (the shortest root), the oldest on a tie; never one whose
- * root is a file or whose path leads to another mount. */
-static const TrackedMount *fs_place(const Filesystem *fs) {
+/* The subvolume a btrfs mount shows (subvolid=); 0: unknown, or no
+ * memory to tell. */
+static uint64_t mount_subvol(const TrackedMount *m) {
+        _cleanup_free_ char *path = NULL;
+        uint64_t id = 0;
+
+        return btrfs_subvol_from_options(m->entry->super_options, &id, &path) < 0 ? 0 : id;
+}
+
+/* The mount the sampler reaches the filesystem through: on btrfs, one of
+ * the subvolume fs_choose_btrfs_place() chose (where atime costs space,
+ * and what the model prices); else the one showing most of it (the
+ * shortest root), the oldest on a tie; never one whose root is a file or
+ * whose path leads to another mount. */
+static const TrackedMount *fs_place_ranked(const Filesystem *fs, struct btrfs_place *ret) {
         const TrackedMount *best = NULL;
+        struct btrfs_place best_rank = {}, r;
 
         for (size_t i = 0; i < fs->n_mounts; i++) {
                 const TrackedMount *m = fs->mounts[i];
 
                 if (!tracker_mount_sampled(m))
                         continue;
-                if (!best || strlen(m->entry->root) < strlen(best->entry->root))
+                r = (struct btrfs_place) { .root_len = strlen(m->entry->root) };
+                if (fs->place_subvol != 0 && mount_subvol(m) == fs->place_subvol) {
+                        r = fs->place_rank;
+                        r.root_len = strlen(m->entry->root);
+                }
+                if (!best || btrfs_place_better(&r, &best_rank)) {
                         best = m;
+                        best_rank = r;
+                }
         }
+        if (ret)
+                *ret = best_rank;
         return best;
+}
+
+/* On btrfs, after each look: the subvolume to sample, of those mounted
+ * (btrfs_place_rank(), by the look's facts), kept for fs_place(), which
+ * runs often and must not go through every subvolume each time. A failed
+ * look leaves the choice where it was, rather than moving the place back
+ * and forth. */
+static void fs_choose_btrfs_place(Filesystem *fs) {
+        const struct btrfs_facts *f = &fs->btrfs.status.facts;
+        struct btrfs_place best = {}, r;
+        uint64_t best_id = 0;
+
+        if (!fs->btrfs.status.have)
+                return;
+        for (size_t i = 0; i < fs->n_mounts && f->sight == BTRFS_SIGHT_ALL; i++) {
+                const TrackedMount *m = fs->mounts[i];
+                uint64_t id;
+
+                /* Mounted noatime or read-only only, reads of it cost nothing. */
+                if (!mount_measured(m) || (id = mount_subvol(m)) == 0)
+                        continue;
+                btrfs_place_rank(f, id, strlen(m->entry->root), &r);
+                if (r.shares && (best_id == 0 || btrfs_place_better(&r, &best))) {
+                        best = r;
+                        best_id = id;
+                }
+        }
+        fs->place_subvol = best_id;
+        fs->place_rank = best;
+}
+
+static const TrackedMount *fs_place(const Filesystem *fs) {
+        return fs_place_ranked(fs, NULL);
+}
+
+/* On btrfs, once the first look is back and whenever the choice changes:
+ * which subvolume is sampled, and why (atimed(8), BTRFS). */
+static void fs_say_place(Filesystem *fs, const TrackedMount *place, const struct btrfs_place *r) {
+        const struct btrfs_facts *f = &fs->btrfs.status.facts;
+        const char *target = place->entry->target;
+        uint64_t id = mount_subvol(place);
+        int why = !fs->btrfs.status.have ? 0 : r->shares ? 1 : f->sight == BTRFS_SIGHT_ALL ? 2 : 3;
+
+        if (why == 0 || (fs->place_said == why && fs->place_said_subvol == id))
+                return;
+        fs->place_said = why;
+        fs->place_said_subvol = id;
+        if (why == 1)
+                log_mount_info(target, "%s: btrfs sampled through subvolume %llu (root %s): %u snapshot%s share its "
+                               "tree; reads of the filesystem's other subvolumes count only in measured intervals",
+                               target, (unsigned long long) id, place->entry->root, r->snapshots,
+                               r->snapshots == 1 ? "" : "s");
+        else if (why == 2)
+                log_mount_info(target, "%s: btrfs sampled through subvolume %llu (root %s), the shortest root: no "
+                               "subvolume mounted here has snapshots sharing its tree", target,
+                               (unsigned long long) id, place->entry->root);
+        else
+                log_mount_info(target, "%s: btrfs sampled through subvolume %llu (root %s), the shortest root: the "
+                               "snapshots of the filesystem's other subvolumes cannot be seen (atimed(8), BTRFS)",
+                               target, (unsigned long long) id, place->entry->root);
 }
 
 static void fs_work(void *arg, const atomic_bool *cancel) {
@@ -953,6 +1038,7 @@ static void fs_apply_btrfs(Filesystem *fs, struct fs_job *j, const struct sweep_
         };
 
         btrfs_meter_apply(&fs->btrfs, &j->btrfs, &s);
+        fs_choose_btrfs_place(fs);
 }
 
 /* What a sweep found, stratum by stratum, and what came of it: for
@@ -1427,11 +1513,14 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
 
 /* The sampler for fs, created on first need; reset when the place moved. */
 static int fs_ensure_sampler(Filesystem *fs) {
-        const TrackedMount *place = fs_place(fs);
+        struct btrfs_place rank;
+        const TrackedMount *place = fs_place_ranked(fs, &rank);
         uint64_t seed;
 
         if (!place)
                 return -ENOENT;
+        if (streq(place->entry->fstype, "btrfs"))
+                fs_say_place(fs, place, &rank);
         if (fs->sampler && fs->place_root && streq(fs->place_root, place->entry->root) &&
             fs->sampler->k == fs->tracker->config->sample_size)
                 return 0;

@@ -11,7 +11,9 @@
 # the measured pass taught), the total since the snapshot judged by the
 # kernel's growth, within 25% and inside its 95% interval; the advice
 # turns to noatime for the space, and not where the configuration says
-# atime is read; a writable snapshot read through a mount of its own. See
+# atime is read; a writable snapshot read through a mount of its own; the
+# filesystem sampled through the snapshotted subvolume, even where its
+# root is the longer, and moved when another gets a newer snapshot. See
 # atimed(8), BTRFS.
 . "$top_srcdir/tests/integration/lib.sh"
 command -v mkfs.btrfs >/dev/null || skip_all "needs mkfs.btrfs (btrfs-progs)"
@@ -190,6 +192,17 @@ check "no space reason on the subvolume no snapshot shares" sh -c "$ATIMECTL --s
 umount $M/lone
 is "the noatime view shows the same filesystem's bytes" "$(btrfs_of $M/vol-noatime | jq -r .unshared_bytes)" "$(echo "$b" | jq -r .unshared_bytes)"
 
+# judge_since SINCE JUDGE: atimed's since_newest_snapshot (JSON) against
+# the kernel's metadata growth since the snapshot: modelled, within 25%,
+# and inside its 95% interval.
+judge_since() {
+        is "the total since the snapshot is modelled" "$(echo "$1" | jq -r .rate_source)" modelled
+        check "within 25% of the kernel's growth since the snapshot" \
+                awk -v g="$(echo "$1" | jq -r .bytes)" -v j="$2" 'BEGIN { exit !(j > 0 && g >= 0.75 * j && g <= 1.25 * j) }'
+        check "its 95% interval holds the kernel's" \
+                awk -v lo="$(echo "$1" | jq -r .lo)" -v hi="$(echo "$1" | jq -r .hi)" -v j="$2" 'BEGIN { exit !(lo <= j && j <= hi) }'
+}
+
 # The second tree read between writes the sample sees (the mtimes of a
 # hundred of its files, a quarter of them sampled): the interval that
 # holds the reads is impure, and their bytes are the model's.
@@ -201,11 +214,7 @@ j4=$(cat $META)
 since_judge=$((j2 - j1 + j4 - j3))
 s=$(btrfs_of $M/vol | jq -c .since_newest_snapshot)
 diag "since the snapshot: kernel +$since_judge bytes; atimed $s"
-is "the total since the snapshot is modelled" "$(echo "$s" | jq -r .rate_source)" modelled
-check "within 25% of the kernel's growth since the snapshot" \
-        awk -v g="$(echo "$s" | jq -r .bytes)" -v j="$since_judge" 'BEGIN { exit !(g >= 0.75 * j && g <= 1.25 * j) }'
-check "its 95% interval holds the kernel's" \
-        awk -v lo="$(echo "$s" | jq -r .lo)" -v hi="$(echo "$s" | jq -r .hi)" -v j="$since_judge" 'BEGIN { exit !(lo <= j && j <= hi) }'
+judge_since "$s" $since_judge
 
 # The advice: noatime, for the space; not where atime is read.
 r=$(ctl --json recommend $M/vol | jq -c .recommendations[0])
@@ -286,15 +295,18 @@ want=$(( (t3 - oldest) / 2 ))
 is "the snapshot rhythm: the median gap between their creations" "$(btrfs_of $M/vol | jq -r .snapshots.period_s)" "$want"
 check "GetStatus matches the interface description" sh -c "$ATIMECTL --socket $T/sock call io.atimed.GetStatus '{}' | $SCHEMA GetStatus"
 
-# The top level mounted too: atimed now looks through it (the mount that
-# shows most of the filesystem), and finds the subvolume's facts among the
-# subvolumes it lists.
+# The top level mounted too: it shows most of the filesystem, but atimed
+# goes on sampling through the subvolume snapshots share (where atime
+# costs space), and finds the top level's facts among the subvolumes it
+# lists.
 mount -o subvolid=5 $LOOP $M/top || bail "mount the top level"
-check "atimed looks through the top level" wait_until 30 sh -c \
+check "the top level's own facts, from the list" wait_until 30 sh -c \
         "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/top\") | .btrfs.subvolume.uuid != null' >/dev/null"
-is "the subvolume's snapshots, found in the list" "$(btrfs_of $M/vol | jq -r '[.snapshots.seen, .snapshots.count, .snapshots.read_only] | @tsv')" \
-        "$(printf 'all\t3\t2')"
-is "the top level has none of its own" "$(btrfs_of $M/top | jq -r '[.subvolume.id, .snapshots.count] | @tsv')" "$(printf '5\t0')"
+is "the subvolume's snapshots" "$(btrfs_of $M/vol | jq -r '[.snapshots.seen, .snapshots.count, .snapshots.read_only, .sampled] | @tsv')" \
+        "$(printf 'all\t3\t2\ttrue')"
+is "the top level has none of its own, is not deleted, and is not sampled" \
+        "$(btrfs_of $M/top | jq -r '[.subvolume.id, .snapshots.seen, .snapshots.count, .subvolume.deleted, .sampled, (.model_note // "null")] | @tsv')" \
+        "$(printf '5\tall\t0\tfalse\tfalse\tnull')"
 
 # Quotas: off, atimed shows no qgroup and turns nothing on; on (by the
 # operator), the subvolume's qgroup's exclusive bytes and its snapshots'
@@ -424,6 +436,76 @@ stop_daemon
 is "atimed stops cleanly after the directories" "$STOP_STATUS" 0
 check "no sanitizer's report in the log" sh -c "! grep -q 'Sanitizer' $T/atimed.log"
 umount $M/dirs
+
+# The place: a snapper layout, / a subvolume deep in the tree that a
+# snapshot shares, /home one no snapshot shares and the shorter root.
+# atimed samples the filesystem through the snapshotted one, for that is
+# where reads un-share bytes and what the model prices: a measured pass
+# teaches it, a pass between writes the sample sees is modelled, judged by
+# the kernel's growth as above. Then /home gets a newer snapshot: the
+# place moves there, the model learned stays, and / says its bytes are no
+# longer modelled.
+mount -o subvolid=5 $LOOP $T/top2 || bail "mount the top level"
+mkdir -p $T/top2/a/deeper && btrfs -q subvolume create $T/top2/a/deeper/root >/dev/null &&
+        btrfs -q subvolume create $T/top2/home >/dev/null || bail "subvolumes a/deeper/root, home"
+make_tree $T/top2/a/deeper/root/x $NDIRS $PER_DIR
+make_tree $T/top2/a/deeper/root/y $NDIRS $PER_DIR
+make_tree $T/top2/home $NDIRS $PER_DIR
+{ list_tree $T/top2/a/deeper/root/x $NDIRS $PER_DIR; list_tree $T/top2/a/deeper/root/y $NDIRS $PER_DIR; } |
+        xargs touch -a -d '2 days ago' && find $T/top2/a/deeper/root -type d -exec touch -a -d '2 days ago' {} + ||
+        bail "touch -a"
+btrfs -q subvolume snapshot -r $T/top2/a/deeper/root $T/top2/root-1 >/dev/null || bail "snapshot root"
+btrfs filesystem sync $T/top2
+ROOTID=$(btrfs inspect-internal rootid $T/top2/a/deeper/root) HOMEID=$(btrfs inspect-internal rootid $T/top2/home)
+umount $T/top2
+mkdir -p $M/root $M/home && mount -o relatime,subvol=a/deeper/root,commit=2 $LOOP $M/root &&
+        mount -o relatime,subvol=home,commit=2 $LOOP $M/home || bail "mount root, home"
+mv $T/state $T/state-before-place
+write_config "${CONF[@]}"
+start_daemon
+check "the log says the snapshotted subvolume is sampled, and why" wait_until 30 sh -c \
+        "grep -q 'btrfs sampled through subvolume $ROOTID (root /a/deeper/root): 1 snapshot share its tree' $T/atimed.log"
+check "and a measured interval through it" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/root\") | .btrfs.source == \"measured\"' >/dev/null"
+is "the snapshotted subvolume: its snapshot, sampled" "$(btrfs_of $M/root | jq -r '[.subvolume.id, .snapshots.seen, .snapshots.count, .sampled] | @tsv')" \
+        "$(printf '%s\tall\t1\ttrue' $ROOTID)"
+is "the other: no snapshot of its own, not sampled, no note" \
+        "$(btrfs_of $M/home | jq -r '[.subvolume.id, .snapshots.seen, .snapshots.count, .sampled, (.model_note // "null")] | @tsv')" \
+        "$(printf '%s\tall\t0\tfalse\tnull' $HOMEID)"
+root_swept() { swept_since $M/root "$1"; }
+wait_until 30 root_swept $(($(date +%s) + 2 * INTERVAL + 1))
+p0=$(cat $META)
+grep -r zzz $M/root/x >/dev/null
+btrfs filesystem sync $M/root
+wait_until 30 root_swept $(($(date +%s) + 2 * INTERVAL + 1))
+p1=$(cat $META)
+check "the measured pass taught the model" sh -c "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/root\") | .btrfs.model_intervals >= 1' >/dev/null"
+touch_y() { touch -m $M/root/y/d0/f*; }
+touch_y && grep -r zzz $M/root/y >/dev/null && touch_y
+btrfs filesystem sync $M/root
+wait_until 30 root_swept $(($(date +%s) + 2 * INTERVAL + 1))
+p2=$(cat $META)
+place_judge=$((p2 - p0))
+s=$(btrfs_of $M/root | jq -c .since_newest_snapshot)
+diag "the place: $((2 * NDIRS * PER_DIR)) files read through the longer root: kernel +$place_judge bytes; atimed $s; model $(btrfs_of $M/root | jq -c '[.bytes_per_inode, .model_intervals]')"
+judge_since "$s" $place_judge
+model=$(btrfs_of $M/root | jq -c '[.bytes_per_inode, .model_intervals]')
+btrfs -q subvolume snapshot -r $M/home $M/home/.snap-1 >/dev/null || bail "snapshot home"
+check "a newer snapshot of the other: the place moves there, said" wait_until 30 sh -c \
+        "grep -q 'btrfs sampled through subvolume $HOMEID (root /home): 1 snapshot share its tree' $T/atimed.log"
+check "its mount says it is sampled" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/home\") | .btrfs.sampled' >/dev/null"
+b=$(btrfs_of $M/root)
+is "the first keeps its own snapshot, no longer sampled" "$(echo "$b" | jq -r '[.snapshots.count, .sampled] | @tsv')" "$(printf '1\tfalse')"
+like "and says its bytes are not modelled" "$(echo "$b" | jq -r .model_note)" "counted only in measured intervals, never modelled"
+like "atimectl status says it too" "$(ctl status)" "^btrfs $M/root: the filesystem is sampled through another subvolume"
+check "the advice too" sh -c "$ATIMECTL --socket $T/sock --json recommend $M/root | jq -e '.recommendations[0].reasons | any(test(\"not modelled\"))' >/dev/null"
+is "the model learned of the filesystem stays" "$(btrfs_of $M/home | jq -c '[.bytes_per_inode, .model_intervals]')" "$model"
+check "GetStatus matches the interface description" sh -c "$ATIMECTL --socket $T/sock call io.atimed.GetStatus '{}' | $SCHEMA GetStatus"
+stop_daemon
+is "atimed stops cleanly after the place" "$STOP_STATUS" 0
+check "no sanitizer's report in the log" sh -c "! grep -q 'Sanitizer' $T/atimed.log"
+umount $M/root $M/home
 losetup -d $LOOP
 diag "done after $(($(date +%s) - T0))s"
 done_testing

@@ -416,11 +416,106 @@ static void test_prior(void) {
         btrfs_meter_done(&r);
 }
 
+/* The place a btrfs filesystem is sampled through: the snapshotted
+ * subvolume, even where its root is the longer. */
+static size_t choose(const struct btrfs_facts *f, const uint64_t *ids, const size_t *lens, size_t n) {
+        struct btrfs_place best, r;
+        size_t at = 0;
+
+        btrfs_place_rank(f, ids[0], lens[0], &best);
+        for (size_t i = 1; i < n; i++) {
+                btrfs_place_rank(f, ids[i], lens[i], &r);
+                if (btrfs_place_better(&r, &best)) {
+                        best = r;
+                        at = i;
+                }
+        }
+        return at;
+}
+
+static void test_place(void) {
+        struct btrfs_subvol subs[] = {
+                sub(256, 0xa1, 0, false, 1000),    /* "a/deeper/root", snapshotted */
+                sub(257, 0xb1, 0xa1, true, 2000),  /* its read-only snapshots */
+                sub(258, 0xb2, 0xa1, true, 3000),
+                sub(300, 0xc1, 0, false, 1000),    /* "home": none */
+                sub(400, 0xd1, 0, false, 1000),    /* "srv": one snapshot, newer */
+                sub(401, 0xd2, 0xd1, true, 5000),
+        };
+        struct btrfs_facts f = { .have_info = true, .self = subs[3], .sight = BTRFS_SIGHT_ALL, .subs = subs,
+                                 .n_subs = 4 };
+        uint64_t ids[] = { 300, 256, 257, 0 };
+        size_t lens[] = { 5, 14, 30, 1 };
+
+        is_int(choose(&f, ids, lens, 2), 1, "the snapshotted subvolume wins over the shorter root");
+        is_int(choose(&f, ids, lens, 3), 1, "a read-only snapshot mounted is no place: its atimes stay");
+        is_int(choose(&f, ids, lens, 4), 1, "nor a mount whose subvolume is unknown");
+        is_int(choose(NULL, ids, lens, 2), 0, "no look yet: the shortest root");
+        f.sight = BTRFS_SIGHT_BENEATH;
+        is_int(choose(&f, ids, lens, 2), 0, "a look that saw only some subvolumes: the shortest root");
+        f.sight = BTRFS_SIGHT_NONE;
+        is_int(choose(&f, ids, lens, 2), 0, "nor one that saw none");
+        f.sight = BTRFS_SIGHT_ALL;
+        f.n_subs = 6;
+        uint64_t ids2[] = { 256, 400, 256 };
+        size_t lens2[] = { 14, 20, 3 };
+
+        is_int(choose(&f, ids2, lens2, 2), 1, "of two snapshotted, the newest snapshot wins");
+        subs[5].otime = 3000;
+        is_int(choose(&f, ids2, lens2, 2), 0, "as new: the most snapshots win");
+        is_int(choose(&f, ids2, lens2, 3), 2, "of two mounts of one subvolume, the shorter root");
+        /* The snapshots deleted: none shares any more. */
+        memset(subs[1].parent_uuid, 0, 16);
+        memset(subs[2].parent_uuid, 0, 16);
+        memset(subs[5].parent_uuid, 0, 16);
+        uint64_t ids3[] = { 256, 400 };
+        size_t lens3[] = { 14, 14 };
+
+        is_int(choose(&f, ids3, lens3, 2), 0, "none shares, roots as long: the oldest stays");
+}
+
+/* The place moved to another subvolume: its sample's count since its
+ * newest snapshot is no growth of the last one's. */
+static void test_moved(void) {
+        BtrfsMeter m = {};
+        struct btrfs_status *st = &m.status, out;
+        BtrfsLook l = look(12300000, 500000, 1, 0, 0, 40);
+
+        l.subvol = 256;
+        apply(&m, l, true);
+        l = look(12300000, 500000, 1, 0, 0, 100);
+        l.subvol = 256;
+        apply(&m, l, true); /* the first one's taint lifted */
+        l = look(12835000, 500000, 1, 1000, 100, 160);
+        l.subvol = 256;
+        apply(&m, l, true);
+        ok(m.model.intervals == 1 && fabs(st->bytes_per_inode - 535) < 1e-9, "learned through subvolume 256");
+        btrfs_meter_status(&m, "rw,subvolid=256,subvol=/a", &out);
+        ok(out.sampled, "a mount of it: sampled");
+        btrfs_meter_status(&m, "rw,subvolid=300,subvol=/home", &out);
+        ok(!out.sampled, "another subvolume's: not sampled");
+        l = look(13000000, 500000, 1, 3000, 300, 220);
+        l.subvol = 300;
+        apply(&m, l, false);
+        ok(!st->rate_fresh && m.model.intervals == 1 && fabs(st->bytes_per_inode - 535) < 1e-9,
+           "moved: the new sample's count is no growth, nothing priced; the model stays");
+        btrfs_meter_status(&m, "rw,subvolid=300,subvol=/home", &out);
+        ok(out.sampled, "the new place's mount is the sampled one");
+        l = look(13100000, 500000, 1, 3200, 320, 280);
+        l.subvol = 300;
+        apply(&m, l, false);
+        ok(st->rate_fresh && st->rate_source == BTRFS_FIGURE_MODELLED && fabs(st->per_day * 60 / 86400 - 200 * 535) < 1e-3,
+           "the next interval: its growth priced at the bytes learned");
+        btrfs_meter_done(&m);
+}
+
 int main(void) {
         test_model();
         test_meter();
         test_prior();
         test_snapshots();
+        test_place();
+        test_moved();
         test_parse();
         test_interval();
         test_taint();
