@@ -219,10 +219,15 @@ judge() {
         fi
         check "$n: within 10% of the kernel's count over the intervals" awk '{ e += $4 * $3; k += $8 * $3 }
                 END { if (NR == 0 || k <= 0) exit 1; printf "atimed %.0f, kernel %.0f/min: %.3f\n", e / 60, k / 60, e / k; d = e / k - 1; exit !(d <= 0.1 && d >= -0.1) }' $T/judged-$n
-        # Files read once (issue 35): every interval within 10%.
+        # Files read once (issue 35): every interval within 10%. Of the
+        # count over the interval, as far as the judge knows where it ended:
+        # anywhere in the second "at" names ($9 to $10). A burst of 1,250
+        # reads in a fraction of a second, every 4 s, falls on either side
+        # of an end a second wide: 17,559 to 20,064/min in one interval,
+        # the daemon's own count of it 17,559.
         local every=0.3
         case $k in distinct | burst) every=0.1 ;; esac
-        check "$n: every interval within $(awk -v e=$every 'BEGIN { print e * 100 }')%" awk -v e=$every '{ if ($8 <= 0 || $4 / $8 > 1 + e || $4 / $8 < 1 - e) bad++ } END { exit bad > 0 || NR == 0 }' $T/judged-$n
+        check "$n: every interval within $(awk -v e=$every 'BEGIN { print e * 100 }')%" awk -v e=$every '{ if ($9 <= 0 || $4 > (1 + e) * $10 || $4 < (1 - e) * $9) bad++ } END { exit bad > 0 || NR == 0 }' $T/judged-$n
         check "$n: the kernel's count within the 95% interval" awk '{ if ($10 < $5 || $9 > $6) bad++ } END { exit bad > 0 || NR == 0 }' $T/judged-$n
 }
 
