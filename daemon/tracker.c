@@ -172,6 +172,7 @@ struct fs_job {
         int r;
         struct sweep_result res;
         uint64_t at;  /* CLOCK_REALTIME usec when the sweep ran */
+        uint64_t end_at; /* and when its interval ended: the count's and the interval clock's reading */
         uint64_t min_usec; /* the shortest interval the sweep measures */
         double commit_s;
         FsCounterKind counter_kind; /* FS_JOB_SWEEP: the kernel's count, read as the sweep begins */
@@ -920,6 +921,11 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
                  * both measure the same stretch. */
                 if (j->counter_kind != FS_COUNTER_NONE)
                         (void) fscounter_read(j->counter_kind, j->counter_path, &j->count);
+                /* The interval published ends here, not after the sweep:
+                 * a sweep on a busy host takes seconds, and reads in
+                 * bursts (1,250 files every 4 s) put a burst in that
+                 * stretch that the count leaves to the next interval. */
+                j->end_at = j->clock ? j->clock(CLOCK_REALTIME, j->clock_userdata) : now_usec(CLOCK_REALTIME);
                 if (j->btrfs.on)
                         btrfs_look_run(&j->btrfs, j->target, j->devname);
                 /* On the tracker's clock, as the schedule that asked
@@ -1108,7 +1114,7 @@ static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
                         .seconds = j->res.seconds,
                         .sample = j->res.sample,
                         .population = j->res.population,
-                        .at = j->at,
+                        .at = j->end_at,
                         .shared = j->n_writers > 1,
                 };
                 if (stratified_estimates(&j->res, &j->writers[w], &acts[w]) < 0)

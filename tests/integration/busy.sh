@@ -13,6 +13,14 @@
 #   many      2,000 of 2,500 files read flat out, round robin
 #   distinct  files read once each, 300 a second, while the flat-out
 #             readers run on another filesystem
+#   burst     the same, at the same time, in bursts: a find | xargs cat of
+#             the next 1,250 files every 4 s (issue 35); on xfs only, for
+#             now: on ext4 the journal's count stands as the figure of such
+#             a filesystem over 30 s, and it counts handles as their
+#             transaction commits, up to a commit (5 s) after they were
+#             made, so an interval's count holds a burst more or one fewer
+#             than the interval did (15,064 and 20,180/min against the
+#             kernel's 20,077 and 17,669 in one run): see fs_of()
 #   mix       20 hot files read flat out, distinct files at 300 a second,
 #             and a writer appending to a log file 100 times a second (the
 #             judge leaves the log's inode out): the hot files turn hot
@@ -24,8 +32,9 @@
 # and, where Debian's apache2 and ab are installed, the first seed's own
 # experiment: apache2 serving one 1 KiB file to ab -c 4 on an ext4
 # strictatime mount. Each figure must lie within 10% of the kernel's count
-# (never 30% in any interval), and the kernel's count within its 95%
-# interval; the figures are printed as TAP diagnostics.
+# (never 30% in any interval; for distinct and burst, never 10%), and the
+# kernel's count within its 95% interval; the figures are printed as TAP
+# diagnostics.
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
 READLOAD=$top_builddir/tests/helpers/readload
@@ -35,8 +44,21 @@ M=$T/mnt
 IV=${BUSY_IV:-30}
 NREAD=$(($(nproc) + 1))
 FSTYPES=${BUSY_FSTYPES:-"ext4 xfs"}
-CASES="one few many distinct mix rel"
+CASES="one few many distinct burst mix rel"
 DISTINCT_RATE=300
+# burst: BURST_DIRS directories of 250 files every BURST_S seconds (312
+# reads a second on average), a round of the 60 every 48 s.
+BURST_DIRS=5 BURST_S=4
+# fs_of CASE: the filesystems CASE runs on. burst leaves ext4 out until
+# the journal's count, which lags the interval by up to a commit, stops
+# standing as the figure of reads in bursts (the header; issue 35).
+fs_of() {
+        local fs
+        for fs in $FSTYPES; do
+                [ "$1" = burst ] && [ $fs = ext4 ] && continue
+                echo $fs
+        done | xargs
+}
 
 command -v mkfs.ext4 >/dev/null || skip_all "needs mkfs.ext4"
 command -v mkfs.xfs >/dev/null || skip_all "needs mkfs.xfs"
@@ -49,7 +71,7 @@ busy_cleanup() {
         local p
         for p in $LOAD_PIDS $BG_PIDS; do kill "$p" 2>/dev/null; done
         judge_cleanup
-        wait 2>/dev/null
+        wait $LOAD_PIDS $BG_PIDS 2>/dev/null # not the daemon: cleanup stops it
         [ -n "${APACHE_CONF:-}" ] && /usr/sbin/apache2 -f "$APACHE_CONF" -k stop 2>/dev/null
 }
 trap 'busy_cleanup; cleanup' EXIT
@@ -75,10 +97,11 @@ image() {
         fi
         mount -o loop,$4 $img $dir || bail "mount $1 $2"
 }
-for fs in $FSTYPES; do
-        for c in $CASES; do
+for c in $CASES; do
+        for fs in $(fs_of $c); do
                 tree=$T/t-$c
                 [ $c = rel ] && tree=$T/t-few
+                [ $c = burst ] && tree=$T/t-distinct
                 opt=strictatime
                 [ $c = rel ] && opt=relatime
                 image $fs $c $tree $opt
@@ -101,8 +124,8 @@ sync
 # --- The judge: a count per filesystem and case, of its device (the mix
 # case without its log file), read ten times a second with the wall-clock
 # time.
-for fs in $FSTYPES; do
-        for c in $CASES; do
+for c in $CASES; do
+        for fs in $(fs_of $c); do
                 f=$(judge_dev $M/$fs-$c)
                 [ $c = mix ] && f="$f && ino != ${LOGINO[$fs]}"
                 judge_new $fs-$c $fs "$f"
@@ -117,7 +140,7 @@ DAEMON_WRAPPER=(nice -n 10 ionice -c 3)
 start_daemon
 check "every mount is measured before the workloads" wait_until 120 sh -c "
         [ \"\$($ATIMECTL --socket $T/sock --json status | jq --arg m $M/ '[.mounts[] | select(.target | startswith(\$m)) |
-          select(.activity != null)] | length')\" -ge $(($(echo $FSTYPES | wc -w) * $(echo $CASES | wc -w))) ]"
+          select(.activity != null)] | length')\" -ge $(for c in $CASES; do fs_of $c; done | wc -w) ]"
 
 # Every figure published, polled twice a second: "name at interval_s
 # updates lo hi source".
@@ -137,28 +160,32 @@ whole() {
         sort -u $T/polled | awk -v n=$1 -v t=$2 '$1 == n && $2 - $3 >= t' | awk '{ print $2 }' | sort -u | wc -l
 }
 
-# run_case NAME CMD...: the workload CMD (a function that starts the
+# run_case "NAME..." CMD...: the workload CMD (a function that starts the
 # readers into LOAD_PIDS) on ext4 and xfs at once, until atimed has
-# published two whole intervals on both that began an interval and 6 s
-# or more after it started (a journal commits every 5 s; files that turn
-# hot after the walk join the sample at a walk the first sweep that sees
-# them asks for); then the judge.
+# published two whole intervals on both, of each NAME (cases run side by
+# side), that began an interval and 6 s or more after it started (a
+# journal commits every 5 s; files that turn hot after the walk join the
+# sample at a walk the first sweep that sees them asks for); then the
+# judge.
 run_case() {
-        local c=$1 fs since t1
+        local cs=$1 c fs since t1 names=""
         shift
-        for fs in $FSTYPES; do
-                judge_record $fs-$c 100 3600 $T/count-$fs-$c
+        for c in $cs; do
+                for fs in $(fs_of $c); do
+                        judge_record $fs-$c 100 3600 $T/count-$fs-$c
+                        names="$names $fs-$c"
+                done
         done
         t0=$(date +%s.%N)
         "$@"
         since=$(awk -v t=$t0 -v iv=$IV 'BEGIN { printf "%.3f", t + iv + 6 }')
-        wait_until 300 sh -c "for fs in $FSTYPES; do [ \$(sort -u $T/polled | awk -v n=\$fs-$c -v t=$since '\$1 == n && \$2 - \$3 >= t' | awk '{ print \$2 }' | sort -u | wc -l) -ge 2 ] || exit 1; done"
+        wait_until 300 sh -c "for n in $names; do [ \$(sort -u $T/polled | awk -v n=\$n -v t=$since '\$1 == n && \$2 - \$3 >= t' | awk '{ print \$2 }' | sort -u | wc -l) -ge 2 ] || exit 1; done"
         sleep 1.5 # the counts run on past the last interval's end
         kill $LOAD_PIDS 2>/dev/null
         wait $LOAD_PIDS 2>/dev/null
         LOAD_PIDS=""
-        for fs in $FSTYPES; do
-                judge $fs-$c $since
+        for n in $names; do
+                judge $n $since
         done
 }
 
@@ -192,7 +219,15 @@ judge() {
         fi
         check "$n: within 10% of the kernel's count over the intervals" awk '{ e += $4 * $3; k += $8 * $3 }
                 END { if (NR == 0 || k <= 0) exit 1; printf "atimed %.0f, kernel %.0f/min: %.3f\n", e / 60, k / 60, e / k; d = e / k - 1; exit !(d <= 0.1 && d >= -0.1) }' $T/judged-$n
-        check "$n: every interval within 30%" awk '{ if ($8 <= 0 || $4 / $8 > 1.3 || $4 / $8 < 0.7) bad++ } END { exit bad > 0 || NR == 0 }' $T/judged-$n
+        # Files read once (issue 35): every interval within 10%. Of the
+        # count over the interval, as far as the judge knows where it ended:
+        # anywhere in the second "at" names ($9 to $10). A burst of 1,250
+        # reads in a fraction of a second, every 4 s, falls on either side
+        # of an end a second wide: 17,559 to 20,064/min in one interval,
+        # the daemon's own count of it 17,559.
+        local every=0.3
+        case $k in distinct | burst) every=0.1 ;; esac
+        check "$n: every interval within $(awk -v e=$every 'BEGIN { print e * 100 }')%" awk -v e=$every '{ if ($9 <= 0 || $4 > (1 + e) * $10 || $4 < (1 - e) * $9) bad++ } END { exit bad > 0 || NR == 0 }' $T/judged-$n
         check "$n: the kernel's count within the 95% interval" awk '{ if ($10 < $5 || $9 > $6) bad++ } END { exit bad > 0 || NR == 0 }' $T/judged-$n
 }
 
@@ -208,6 +243,26 @@ flat_out() { # LIST
 }
 paced() { # RATE LIST
         "$READLOAD" $1 3600 <$2 >/dev/null &
+        LOAD_PIDS="$LOAD_PIDS $!"
+}
+# bursts DIR: find | xargs cat over the next BURST_DIRS of DIR's 60
+# directories every BURST_S seconds, on the clock (a slow burst delays
+# none after it), each file read once a round.
+bursts() {
+        (
+                trap 'kill $(jobs -p) 2>/dev/null; exit 0' TERM
+                local dir=$1 n=0 i start
+                start=$(date +%s.%N)
+                while :; do
+                        set --
+                        for ((i = 0; i < BURST_DIRS; i++)); do set -- "$@" "$dir/d$(((n * BURST_DIRS + i) % 60))"; done
+                        find "$@" -type f -print0 | xargs -0 cat >/dev/null &
+                        wait $!
+                        n=$((n + 1))
+                        sleep "$(awk -v s=$start -v n=$n -v p=$BURST_S -v now=$(date +%s.%N) 'BEGIN { d = s + n * p - now; printf "%.3f", (d > 0 ? d : 0) }')" &
+                        wait $!
+                done
+        ) &
         LOAD_PIDS="$LOAD_PIDS $!"
 }
 appender() { # FILE
@@ -229,7 +284,20 @@ done
 list_tree $M/noise 1 20 >$T/noise.list
 
 w_hot() { local fs; for fs in $FSTYPES; do flat_out $T/$fs-$1.list; done; }
-w_distinct() { local fs; flat_out $T/noise.list; for fs in $FSTYPES; do paced $DISTINCT_RATE $T/$fs-distinct.list; done; }
+# w_distinct CASE...: distinct, burst or both, beside the same busy
+# neighbour.
+w_distinct() {
+        local fs c
+        flat_out $T/noise.list
+        for c in "$@"; do
+                for fs in $(fs_of $c); do
+                        case $c in
+                        distinct) paced $DISTINCT_RATE $T/$fs-distinct.list ;;
+                        burst) bursts $M/$fs-burst ;;
+                        esac
+                done
+        done
+}
 w_mix() {
         local fs
         for fs in $FSTYPES; do
@@ -242,9 +310,15 @@ w_mix() {
 # BUSY_IV=S with S-second intervals (issue 35's 10 s shows its bias),
 # BUSY_WEB=0 without apache2, BUSY_LOG=FILE keeps the daemon's log,
 # BUSY_LOG_LEVEL=debug with each sweep's strata: to look at one.)
+# (distinct and burst run side by side: one case's time for both.)
+together=$(for c in ${BUSY_CASES:-$CASES}; do case $c in distinct | burst) echo $c ;; esac; done | xargs)
 for c in ${BUSY_CASES:-$CASES}; do
         case $c in
-        distinct | mix) run_case $c w_$c ;;
+        distinct | burst)
+                [ -n "$together" ] && run_case "$together" w_distinct $together
+                together=""
+                ;;
+        mix) run_case $c w_$c ;;
         *) run_case $c w_hot $c ;;
         esac
 done
