@@ -41,7 +41,7 @@ static bool count_range(const KcountInput *in, double *ret_lo, double *ret_hi, d
         double lo = in->lo, hi = in->hi, per_min = 60.0 / in->seconds;
 
         *ret_count = (lo + hi) / 2 * per_min;
-        if (in->kind == FS_COUNTER_JBD2) {
+        if (in->kind == FS_COUNTER_JBD2 && !in->edges) {
                 /* The journal counts a handle when its transaction commits,
                  * every commit_s or so: the handles counted between two
                  * readings were made over a stretch as much as a commit
@@ -58,12 +58,49 @@ static bool count_range(const KcountInput *in, double *ret_lo, double *ret_hi, d
                 hi *= s / (s - p);
         } else {
                 /* Exact, but read just before the interval's clock by a
-                 * thread that may wait its turn on a busy host. */
+                 * thread that may wait its turn on a busy host (a journal's
+                 * edge: a poll after its commit, whose handles made since
+                 * are the next interval's). */
                 lo *= 0.98;
                 hi *= 1.02;
         }
         *ret_lo = lo * per_min;
         *ret_hi = hi * per_min;
+        return true;
+}
+
+void kcount_poll(KcountEdges *e, const struct fs_count *r, uint64_t at, uint64_t real) {
+        KcountEdge now = { .count = *r, .at = at, .real = real };
+        bool valid = r->valid && e->last.count.valid && at >= e->last.at;
+
+        if (!valid || r->commits != e->last.count.commits) {
+                /* A commit since the reading before (or a first reading):
+                 * this one starts a stretch with none. */
+                e->after_commit = valid && r->commits > e->last.count.commits &&
+                                  at - e->last.at <= KCOUNT_EDGE_LAG_USEC;
+                e->since = now;
+        }
+        e->last = now;
+        if (!r->valid)
+                *e = (KcountEdges) {};
+}
+
+bool kcount_edge(const KcountEdges *e, double commit_s, KcountEdge *ret) {
+        uint64_t quiet = (uint64_t) (fmax(commit_s, 0) * 1e6) + KCOUNT_COMMIT_SLACK_USEC;
+
+        *ret = (KcountEdge) {};
+        if (!e->last.count.valid || !e->since.count.valid || !(commit_s > 0))
+                return false;
+        if (e->last.at - e->since.at >= quiet) {
+                /* No commit for longer than a transaction stays open: none
+                 * was open 'quiet' before the last reading, and every
+                 * handle made before then was counted by then. */
+                *ret = (KcountEdge) { .count = e->since.count, .at = e->last.at - quiet, .real = e->last.real - quiet };
+                return true;
+        }
+        if (!e->after_commit)
+                return false;
+        *ret = e->since;
         return true;
 }
 
