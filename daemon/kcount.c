@@ -4,6 +4,8 @@
 
 #include <math.h>
 
+#include "macro.h"
+
 /* What the sample cannot account for of a count that includes other
  * writes may be atime updates of files the sample does not hold (turned
  * hot since the walk): its interval reaches up to the count. */
@@ -93,9 +95,15 @@ bool kcount_edge(const KcountEdges *e, double commit_s, KcountEdge *ret) {
                 return false;
         if (e->last.at - e->since.at >= quiet) {
                 /* No commit for longer than a transaction stays open: none
-                 * was open 'quiet' before the last reading, and every
-                 * handle made before then was counted by then. */
-                *ret = (KcountEdge) { .count = e->since.count, .at = e->last.at - quiet, .real = e->last.real - quiet };
+                 * was open from the first of these readings to 'quiet'
+                 * before the last, so no handle was made then, and every
+                 * one made before was counted. The edge is a second inside
+                 * that stretch (half of it at most), clear of the handles
+                 * after it: a clock read a little off, or a figure's time
+                 * said to the second, still puts them on the same side. */
+                uint64_t end = e->last.at - quiet, back = MIN(KCOUNT_EDGE_BACK_USEC, (end - e->since.at) / 2);
+
+                *ret = (KcountEdge) { .count = e->since.count, .at = end - back, .real = e->last.real - quiet - back };
                 return true;
         }
         if (!e->after_commit)

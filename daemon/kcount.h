@@ -19,9 +19,10 @@
 #include "activity.h"
 #include "fscounter.h"
 
-/* The journal's count stands over this many commit periods or more (an
- * interval of 30 s at ext4's default commit=5 is one, even when the
- * thread that reads it comes a little early). */
+/* The journal's count read at a sweep, not at an edge (below), stands
+ * over this many commit periods or more (an interval of 30 s at ext4's
+ * default commit=5 is one, even when the thread that reads it comes a
+ * little early). */
 #define JBD2_MIN_COMMITS 5.5
 
 /* ext4's journal counts a handle only when its transaction commits, a
@@ -41,6 +42,8 @@
 #define KCOUNT_EDGE_LAG_USEC 300000ULL
 /* How late a commit may come after its period: kjournald2 on a busy host. */
 #define KCOUNT_COMMIT_SLACK_USEC 1000000ULL
+/* How far inside a stretch with no handle an edge found there is put. */
+#define KCOUNT_EDGE_BACK_USEC 1000000ULL
 
 typedef struct KcountEdge {
         struct fs_count count; /* invalid: no edge */
