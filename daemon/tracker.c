@@ -112,6 +112,7 @@ struct Tracker {
         sd_event_source *first_timer; /* the first figure's sweep: half an interval after a baseline */
         sd_event_source *edge_timer;  /* journals' counts read in the seconds before a sweep */
         uint64_t edge_until;          /* CLOCK_MONOTONIC usec: the sweep they are read for */
+        uint64_t first_next;          /* CLOCK_MONOTONIC usec: the earliest first figure's sweep; 0: none */
         Filesystem *walking; /* whose walk step is out */
         size_t walk_cursor;  /* round robin: where the next walk step looks first */
         unsigned fs_jobs;    /* walk and sweep jobs out, stuck ones excluded */
@@ -838,6 +839,7 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
 
 static void kick(Tracker *t);
 static void plan_firsts(Tracker *t);
+static void arm_edge_timer(Tracker *t);
 static void rearm_walk_timer(Tracker *t, uint64_t when);
 static void walk_next(Tracker *t, uint64_t now);
 static uint64_t first_measuring_sweep(const Tracker *t, uint64_t since);
@@ -1352,15 +1354,19 @@ static void fs_poll_journal(Filesystem *fs, uint64_t now) {
 
 /* A sweep's count of a journal: its latest edge, read in the seconds
  * before (on_edge_timer()) and now, where it has one later than the last
- * sweep's; otherwise read as the sweep begins (fs_work()). */
+ * sweep's and within half an interval (the figure's time stays in the
+ * sweep's bucket of history); otherwise read as the sweep begins
+ * (fs_work()). */
 static void fs_journal_edge(Filesystem *fs, struct fs_job *j) {
+        uint64_t now = tracker_now(fs->tracker, CLOCK_MONOTONIC);
         KcountEdge e;
 
         if (j->counter_kind != FS_COUNTER_JBD2)
                 return;
-        fs_poll_journal(fs, tracker_now(fs->tracker, CLOCK_MONOTONIC));
+        fs_poll_journal(fs, now);
         if (!kcount_edge(&fs->counter.edges, j->commit_s, &e) ||
-            (fs->counter.prev_edge.count.valid && e.at <= fs->counter.prev_edge.at))
+            (fs->counter.prev_edge.count.valid && e.at <= fs->counter.prev_edge.at) ||
+            e.at + fs->tracker->config->sampler_interval_usec / 2 < now)
                 return;
         j->edge = e;
         j->count = e.count;
@@ -1598,6 +1604,8 @@ static void plan_firsts(Tracker *t) {
                 if (due > 0)
                         next = MIN(next, due);
         }
+        t->first_next = next == UINT64_MAX ? 0 : next;
+        arm_edge_timer(t);
         if (next == UINT64_MAX) {
                 (void) sd_event_source_set_enabled(t->first_timer, SD_EVENT_OFF);
                 return;
@@ -1776,6 +1784,11 @@ static int on_fine_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 
 static void arm_edge_timer(Tracker *t) {
         uint64_t next = next_sweep(t), w = MIN(EDGE_WINDOW_USEC, t->config->sampler_interval_usec / 2);
+
+        /* A first figure's sweep as well: the interval after it begins
+         * there. */
+        if (t->first_next > 0)
+                next = MIN(next, t->first_next);
 
         t->edge_until = next;
         (void) sd_event_source_set_time(t->edge_timer, timer_time(t, next > w ? next - w : 1));
