@@ -974,10 +974,12 @@ static void fs_log_sweep(const Filesystem *fs, const struct fs_job *j, const str
                         return;
                 len += (size_t) r;
         }
-        log_mount_debug(j->target, "%s: sweep over %.1fs: %s; %.0f updates/min (%.0f-%.0f), %s", j->target, j->res.seconds,
-                        buf, j->n_writers ? acts[0].updates.per_min : 0.0, j->n_writers ? acts[0].updates.lo : 0.0,
-                        j->n_writers ? acts[0].updates.hi : 0.0,
-                        fs->count_jumped ? "count jumped" : fs->unexplained ? "count unexplained" : "count explained");
+        log_mount_debug(j->target, "%s: sweep over %.1fs: %s; %.0f updates/min (%.0f-%.0f) over %.1fs, %s%s", j->target,
+                        j->res.seconds, buf, j->n_writers ? acts[0].updates.per_min : 0.0,
+                        j->n_writers ? acts[0].updates.lo : 0.0, j->n_writers ? acts[0].updates.hi : 0.0,
+                        j->n_writers ? acts[0].seconds : 0.0,
+                        fs->count_jumped ? "count jumped" : fs->unexplained ? "count unexplained" : "count explained",
+                        j->edge.count.valid ? ", read at an edge of the journal's commits" : "");
 }
 
 /* When a figure from the whole walk's sample is due (Unix seconds), while
@@ -1806,7 +1808,8 @@ static int on_edge_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         for (size_t i = 0; i < t->n_fss; i++) {
                 Filesystem *fs = t->fss[i];
 
-                if (fs->counter.kind != FS_COUNTER_JBD2 || !fs->counter.path || fs->orphaned)
+                if (fs->counter.kind != FS_COUNTER_JBD2 || !fs->counter.path || fs->orphaned ||
+                    !fs_needs_sampling(fs))
                         continue;
                 fs_poll_journal(fs, now);
                 more = more || fs->sweep_pending;
