@@ -43,7 +43,15 @@ static bool count_range(const KcountInput *in, double *ret_lo, double *ret_hi, d
         double lo = in->lo, hi = in->hi, per_min = 60.0 / in->seconds;
 
         *ret_count = (lo + hi) / 2 * per_min;
-        if (in->kind == FS_COUNTER_JBD2 && !in->edges) {
+        if (in->kind == FS_COUNTER_JBD2 && in->edges) {
+                /* Between two edges: the handles made between them, but a
+                 * reading's lag after its commit may put the handles made
+                 * in it on the wrong side. */
+                double s = in->seconds, g = fmin(in->edge_lag, s / 2);
+
+                lo *= 0.98 * s / (s + g);
+                hi *= 1.02 * s / (s - g);
+        } else if (in->kind == FS_COUNTER_JBD2) {
                 /* The journal counts a handle when its transaction commits,
                  * every commit_s or so: the handles counted between two
                  * readings were made over a stretch as much as a commit
@@ -77,11 +85,16 @@ void kcount_poll(KcountEdges *e, const struct fs_count *r, uint64_t at, uint64_t
 
         if (!valid || r->commits != e->last.count.commits) {
                 /* A commit since the reading before (or a first reading):
-                 * this one starts a stretch with none. */
-                e->after_commit = valid && r->commits > e->last.count.commits &&
-                                  at - e->last.at <= KCOUNT_EDGE_LAG_USEC;
+                 * this one starts a stretch with none, and is an edge if
+                 * it came soon enough after the one before. */
+                if (valid && r->commits > e->last.count.commits && at - e->last.at <= KCOUNT_EDGE_LAG_USEC) {
+                        now.lag = at - e->last.at;
+                        e->prompt = now;
+                }
                 e->since = now;
         }
+        if (!valid || r->commits < e->last.count.commits)
+                e->prompt = (KcountEdge) {}; /* another count: its readings say nothing of this one */
         e->last = now;
         if (!r->valid)
                 *e = (KcountEdges) {};
@@ -106,9 +119,11 @@ bool kcount_edge(const KcountEdges *e, double commit_s, KcountEdge *ret) {
                 *ret = (KcountEdge) { .count = e->since.count, .at = end - back, .real = e->last.real - quiet - back };
                 return true;
         }
-        if (!e->after_commit)
+        /* The latest reading just after a commit, where no stretch with
+         * none came since. */
+        if (!e->prompt.count.valid)
                 return false;
-        *ret = e->since;
+        *ret = e->prompt;
         return true;
 }
 

@@ -38,8 +38,11 @@
  * ends the count's interval at the latest edge (kcount_edge()). Pure. */
 #define KCOUNT_POLL_USEC 100000ULL
 /* A reading further than this after the one before is no edge of a commit
- * between them: the handles since the commit may be many. */
-#define KCOUNT_EDGE_LAG_USEC 300000ULL
+ * between them: the handles made since the commit, which the edge puts
+ * before it, may be many. (A daemon at Nice=10 on a host with no idle CPU
+ * reads late; what a reading's lag may put on the wrong side widens the
+ * count's interval: kcount_apply().) */
+#define KCOUNT_EDGE_LAG_USEC 1000000ULL
 /* How late a commit may come after its period: kjournald2 on a busy host. */
 #define KCOUNT_COMMIT_SLACK_USEC 1000000ULL
 /* How far inside a stretch with no handle an edge found there is put. */
@@ -48,12 +51,13 @@
 typedef struct KcountEdge {
         struct fs_count count; /* invalid: no edge */
         uint64_t at, real;     /* its CLOCK_MONOTONIC and CLOCK_REALTIME usec */
+        uint64_t lag;          /* usec since the reading before, where a commit came between; 0: none */
 } KcountEdge;
 
 typedef struct KcountEdges {
         KcountEdge last;   /* the last reading */
         KcountEdge since;  /* the first reading since the last commit seen */
-        bool after_commit; /* that one came within KCOUNT_EDGE_LAG_USEC of a commit */
+        KcountEdge prompt; /* the latest reading within KCOUNT_EDGE_LAG_USEC of a commit */
 } KcountEdges;
 
 /* Takes a reading (at, real: when it was read); an invalid one forgets
@@ -74,6 +78,7 @@ typedef struct KcountInput {
         double prev_lo;      /* the interval before's lower count per minute; < 0: none */
         bool edges;          /* jbd2: both readings were edges (kcount_edge()); 'seconds' is
                               * the time between them */
+        double edge_lag;     /* and the seconds of their readings' lags (KcountEdge.lag) */
 } KcountInput;
 
 typedef struct KcountVerdict {

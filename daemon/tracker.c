@@ -926,8 +926,10 @@ static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct 
         };
         KcountVerdict v;
 
-        if (edges)
+        if (edges) {
                 in.seconds = (double) (j->edge.at - before_edge->at) / 1e6;
+                in.edge_lag = (double) (j->edge.lag + before_edge->lag) / 1e6;
+        }
         if (!j->count.valid || !fscounter_delta(before, &j->count, &in.lo, &in.hi))
                 in.kind = FS_COUNTER_NONE;
         v = kcount_apply(&in, acts, n);
