@@ -66,12 +66,12 @@ write_config "[daemon] log_level = ${BURSTS_LOG_LEVEL:-info}" '[mounts] include_
         '[probe] interval = 7d' "[sampler] interval = ${IV}s"
 DAEMON_WRAPPER=(nice -n 10 ionice -c 3)
 start_daemon
-# Its first figures (from the sample: a first walk's part, then half an
-# interval after the baseline) come before the workloads, and the first
-# timed one, the journal's count of the idle filesystem: the intervals
-# judged are timed ones.
+# Its first figures (a first walk's part, then half an interval after the
+# baseline) come before the workloads, and the first timed one, a whole
+# interval long: the intervals judged are timed ones.
 check "the mount has a timed figure before the workloads" wait_until $((3 * IV + 60)) sh -c \
-        "ctl --json status | jq -e --arg t $M/bursts '.mounts[] | select(.target == \$t) | .activity.figure_source == \"kernel_count\"'"
+        "ctl --json status | jq -e --arg t $M/bursts --argjson iv $IV '.mounts[] | select(.target == \$t) |
+          .activity.interval_s // 0 | . >= 0.8 * \$iv'"
 
 # Every figure published, polled twice a second: "bursts CASE at
 # interval_s updates lo hi source".
