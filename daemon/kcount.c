@@ -4,6 +4,8 @@
 
 #include <math.h>
 
+#include "macro.h"
+
 /* What the sample cannot account for of a count that includes other
  * writes may be atime updates of files the sample does not hold (turned
  * hot since the walk): its interval reaches up to the count. */
@@ -41,7 +43,15 @@ static bool count_range(const KcountInput *in, double *ret_lo, double *ret_hi, d
         double lo = in->lo, hi = in->hi, per_min = 60.0 / in->seconds;
 
         *ret_count = (lo + hi) / 2 * per_min;
-        if (in->kind == FS_COUNTER_JBD2) {
+        if (in->kind == FS_COUNTER_JBD2 && in->edges) {
+                /* Between two edges: the handles made between them, but a
+                 * reading's lag after its commit may put the handles made
+                 * in it on the wrong side. */
+                double s = in->seconds, g = fmin(in->edge_lag, s / 2);
+
+                lo *= 0.98 * s / (s + g);
+                hi *= 1.02 * s / (s - g);
+        } else if (in->kind == FS_COUNTER_JBD2) {
                 /* The journal counts a handle when its transaction commits,
                  * every commit_s or so: the handles counted between two
                  * readings were made over a stretch as much as a commit
@@ -58,12 +68,62 @@ static bool count_range(const KcountInput *in, double *ret_lo, double *ret_hi, d
                 hi *= s / (s - p);
         } else {
                 /* Exact, but read just before the interval's clock by a
-                 * thread that may wait its turn on a busy host. */
+                 * thread that may wait its turn on a busy host (a journal's
+                 * edge: a poll after its commit, whose handles made since
+                 * are the next interval's). */
                 lo *= 0.98;
                 hi *= 1.02;
         }
         *ret_lo = lo * per_min;
         *ret_hi = hi * per_min;
+        return true;
+}
+
+void kcount_poll(KcountEdges *e, const struct fs_count *r, uint64_t at, uint64_t real) {
+        KcountEdge now = { .count = *r, .at = at, .real = real };
+        bool valid = r->valid && e->last.count.valid && at >= e->last.at;
+
+        if (!valid || r->commits != e->last.count.commits) {
+                /* A commit since the reading before (or a first reading):
+                 * this one starts a stretch with none, and is an edge if
+                 * it came soon enough after the one before. */
+                if (valid && r->commits > e->last.count.commits && at - e->last.at <= KCOUNT_EDGE_LAG_USEC) {
+                        now.lag = at - e->last.at;
+                        e->prompt = now;
+                }
+                e->since = now;
+        }
+        if (!valid || r->commits < e->last.count.commits)
+                e->prompt = (KcountEdge) {}; /* another count: its readings say nothing of this one */
+        e->last = now;
+        if (!r->valid)
+                *e = (KcountEdges) {};
+}
+
+bool kcount_edge(const KcountEdges *e, double commit_s, KcountEdge *ret) {
+        uint64_t quiet = (uint64_t) (fmax(commit_s, 0) * 1e6) + KCOUNT_COMMIT_SLACK_USEC;
+
+        *ret = (KcountEdge) {};
+        if (!e->last.count.valid || !e->since.count.valid || !(commit_s > 0))
+                return false;
+        if (e->last.at - e->since.at >= quiet) {
+                /* No commit for longer than a transaction stays open: none
+                 * was open from the first of these readings to 'quiet'
+                 * before the last, so no handle was made then, and every
+                 * one made before was counted. The edge is a second inside
+                 * that stretch (half of it at most), clear of the handles
+                 * after it: a clock read a little off, or a figure's time
+                 * said to the second, still puts them on the same side. */
+                uint64_t end = e->last.at - quiet, back = MIN(KCOUNT_EDGE_BACK_USEC, (end - e->since.at) / 2);
+
+                *ret = (KcountEdge) { .count = e->since.count, .at = end - back, .real = e->last.real - quiet - back };
+                return true;
+        }
+        /* The latest reading just after a commit, where no stretch with
+         * none came since. */
+        if (!e->prompt.count.valid)
+                return false;
+        *ret = e->prompt;
         return true;
 }
 

@@ -14,14 +14,59 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "activity.h"
 #include "fscounter.h"
 
-/* The journal's count stands over this many commit periods or more (an
- * interval of 30 s at ext4's default commit=5 is one, even when the
- * thread that reads it comes a little early). */
+/* The journal's count read at a sweep, not at an edge (below), stands
+ * over this many commit periods or more (an interval of 30 s at ext4's
+ * default commit=5 is one, even when the thread that reads it comes a
+ * little early). */
 #define JBD2_MIN_COMMITS 5.5
+
+/* ext4's journal counts a handle only when its transaction commits, a
+ * commit period after the transaction opened with its first handle. So a
+ * reading holds every handle made before it, exactly, at two kinds of
+ * moment only (an edge): just after a commit (what is made since goes to
+ * the next transaction), and at any moment followed by more than a commit
+ * period, and a late commit's slack, with no commit (a transaction open
+ * then would have committed). Between two edges the count is the handles
+ * made, whatever their timing: reads in bursts as much as steady ones,
+ * and over an interval of any length. The tracker reads the count about
+ * ten times a second in the seconds before each sweep (kcount_poll()) and
+ * ends the count's interval at the latest edge (kcount_edge()). Pure. */
+#define KCOUNT_POLL_USEC 100000ULL
+/* A reading further than this after the one before is no edge of a commit
+ * between them: the handles made since the commit, which the edge puts
+ * before it, may be many. (A daemon at Nice=10 on a host with no idle CPU
+ * reads late; what a reading's lag may put on the wrong side widens the
+ * count's interval: kcount_apply().) */
+#define KCOUNT_EDGE_LAG_USEC 1000000ULL
+/* How late a commit may come after its period: kjournald2 on a busy host. */
+#define KCOUNT_COMMIT_SLACK_USEC 1000000ULL
+/* How far inside a stretch with no handle an edge found there is put. */
+#define KCOUNT_EDGE_BACK_USEC 1000000ULL
+
+typedef struct KcountEdge {
+        struct fs_count count; /* invalid: no edge */
+        uint64_t at, real;     /* its CLOCK_MONOTONIC and CLOCK_REALTIME usec */
+        uint64_t lag;          /* usec since the reading before, where a commit came between; 0: none */
+} KcountEdge;
+
+typedef struct KcountEdges {
+        KcountEdge last;   /* the last reading */
+        KcountEdge since;  /* the first reading since the last commit seen */
+        KcountEdge prompt; /* the latest reading within KCOUNT_EDGE_LAG_USEC of a commit */
+} KcountEdges;
+
+/* Takes a reading (at, real: when it was read); an invalid one forgets
+ * every reading before it. */
+void kcount_poll(KcountEdges *e, const struct fs_count *r, uint64_t at, uint64_t real);
+/* The latest edge the readings so far show for a journal of commit_s
+ * seconds: false where there is none (no commit seen just after it, and no
+ * stretch long enough without one). */
+bool kcount_edge(const KcountEdges *e, double commit_s, KcountEdge *ret);
 
 typedef struct KcountInput {
         FsCounterKind kind;  /* FS_COUNTER_NONE: no count this interval */
@@ -31,6 +76,9 @@ typedef struct KcountInput {
         bool lazytime;       /* atime updates are no transactions until written back */
         bool pure;           /* nothing but atime updates, as far as atimed can tell */
         double prev_lo;      /* the interval before's lower count per minute; < 0: none */
+        bool edges;          /* jbd2: both readings were edges (kcount_edge()); 'seconds' is
+                              * the time between them */
+        double edge_lag;     /* and the seconds of their readings' lags (KcountEdge.lag) */
 } KcountInput;
 
 typedef struct KcountVerdict {
@@ -45,5 +93,6 @@ typedef struct KcountVerdict {
  * where the interval was pure, bounds them by it otherwise; returns what
  * the tracker keeps. Where no count applies (none read, lazytime, a
  * journal count over too short an interval, no writer) the figures are
- * left as they are and 'used' is false. */
+ * left as they are and 'used' is false. A journal's count between two
+ * edges is exact to within its transactions, over any interval. */
 KcountVerdict kcount_apply(const KcountInput *in, struct activity *acts, size_t n);

@@ -86,6 +86,8 @@ struct Filesystem {
                 FsCounterKind kind;
                 char *path;
                 struct fs_count prev; /* at the last sweep */
+                KcountEdge prev_edge; /* jbd2: prev, where it was read at an edge of a commit */
+                KcountEdges edges;    /* jbd2: its readings before sweeps (kcount_poll()) */
         } counter;
         BtrfsMeter btrfs;      /* btrfs only: its snapshots and the bytes atime un-shares */
         bool probed;           /* a probe ran on one of its mounts since the last sweep */
@@ -113,6 +115,9 @@ struct Tracker {
         sd_event_source *walk_timer;
         sd_event_source *fine_timer;
         sd_event_source *first_timer; /* the first figure's sweep: half an interval after a baseline */
+        sd_event_source *edge_timer;  /* journals' counts read in the seconds before a sweep */
+        uint64_t edge_until;          /* CLOCK_MONOTONIC usec: the sweep they are read for */
+        uint64_t first_next;          /* CLOCK_MONOTONIC usec: the earliest first figure's sweep; 0: none */
         Filesystem *walking; /* whose walk step is out */
         size_t walk_cursor;  /* round robin: where the next walk step looks first */
         unsigned fs_jobs;    /* walk and sweep jobs out, stuck ones excluded */
@@ -175,7 +180,8 @@ struct fs_job {
         uint64_t end_at; /* and when its interval ended: the count's and the interval clock's reading */
         uint64_t min_usec; /* the shortest interval the sweep measures */
         double commit_s;
-        FsCounterKind counter_kind; /* FS_JOB_SWEEP: the kernel's count, read as the sweep begins */
+        FsCounterKind counter_kind; /* FS_JOB_SWEEP: the kernel's count, read as the sweep begins, */
+        KcountEdge edge;            /* or, for a journal, at its latest edge before (kcount_edge()) */
         tracker_clock_fn clock;     /* FS_JOB_SWEEP: the tracker's, for the sweep's time */
         void *clock_userdata;
         char *counter_path;
@@ -919,7 +925,7 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
         else {
                 /* The count is read where the interval's time is taken:
                  * both measure the same stretch. */
-                if (j->counter_kind != FS_COUNTER_NONE)
+                if (j->counter_kind != FS_COUNTER_NONE && !j->edge.count.valid)
                         (void) fscounter_read(j->counter_kind, j->counter_path, &j->count);
                 /* The interval published ends here, not after the sweep:
                  * a sweep on a busy host takes seconds, and reads in
@@ -941,6 +947,7 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
 
 static void kick(Tracker *t);
 static void plan_firsts(Tracker *t);
+static void arm_edge_timer(Tracker *t);
 static void rearm_walk_timer(Tracker *t, uint64_t when);
 static void walk_next(Tracker *t, uint64_t now);
 static uint64_t first_measuring_sweep(const Tracker *t, uint64_t since);
@@ -1011,7 +1018,11 @@ static bool fs_only_atime(const Filesystem *fs, const struct sweep_result *prev,
 /* The kernel's count of the filesystem's transactions over the interval,
  * against the sample's figures for its n writers (acts): kcount.h. */
 static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct fs_count *before,
-                           const struct sweep_result *prev, struct activity *acts, size_t n) {
+                           const KcountEdge *before_edge, const struct sweep_result *prev, struct activity *acts,
+                           size_t n) {
+        /* A journal's count between two edges: the handles made between
+         * them, the figure's interval where it is the figure. */
+        bool edges = j->edge.count.valid && before_edge->count.valid && j->edge.at > before_edge->at;
         KcountInput in = {
                 .kind = j->counter_kind,
                 .seconds = j->res.seconds,
@@ -1019,12 +1030,22 @@ static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct 
                 .lazytime = fs->n_mounts > 0 && fs->mounts[0]->entry->policy.lazytime,
                 .pure = fs_only_atime(fs, prev, &j->res),
                 .prev_lo = fs->count_prev,
+                .edges = edges,
         };
         KcountVerdict v;
 
+        if (edges) {
+                in.seconds = (double) (j->edge.at - before_edge->at) / 1e6;
+                in.edge_lag = (double) (j->edge.lag + before_edge->lag) / 1e6;
+        }
         if (!j->count.valid || !fscounter_delta(before, &j->count, &in.lo, &in.hi))
                 in.kind = FS_COUNTER_NONE;
         v = kcount_apply(&in, acts, n);
+        for (size_t w = 0; w < n && v.used && edges; w++)
+                if (acts[w].source == SOURCE_KERNEL) {
+                        acts[w].at = j->edge.real;
+                        acts[w].seconds = in.seconds;
+                }
         fs->unexplained = v.unexplained;
         fs->count_jumped = v.jumped;
         fs->count_prev = v.lo;
@@ -1065,10 +1086,12 @@ static void fs_log_sweep(const Filesystem *fs, const struct fs_job *j, const str
                         return;
                 len += (size_t) r;
         }
-        log_mount_debug(j->target, "%s: sweep over %.1fs: %s; %.0f updates/min (%.0f-%.0f), %s", j->target, j->res.seconds,
-                        buf, j->n_writers ? acts[0].updates.per_min : 0.0, j->n_writers ? acts[0].updates.lo : 0.0,
-                        j->n_writers ? acts[0].updates.hi : 0.0,
-                        fs->count_jumped ? "count jumped" : fs->unexplained ? "count unexplained" : "count explained");
+        log_mount_debug(j->target, "%s: sweep over %.1fs: %s; %.0f updates/min (%.0f-%.0f) over %.1fs, %s%s", j->target,
+                        j->res.seconds, buf, j->n_writers ? acts[0].updates.per_min : 0.0,
+                        j->n_writers ? acts[0].updates.lo : 0.0, j->n_writers ? acts[0].updates.hi : 0.0,
+                        j->n_writers ? acts[0].seconds : 0.0,
+                        fs->count_jumped ? "count jumped" : fs->unexplained ? "count unexplained" : "count explained",
+                        j->edge.count.valid ? ", read at an edge of the journal's commits" : "");
 }
 
 /* When a figure from the whole walk's sample is due (Unix seconds), while
@@ -1098,9 +1121,11 @@ static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
         struct sweep_result prev = fs->last;
 
         struct fs_count before = fs->counter.prev;
+        KcountEdge before_edge = fs->counter.prev_edge;
 
         fs->last = j->res;
         fs->counter.prev = j->count; /* a count that could not be read starts again */
+        fs->counter.prev_edge = j->edge;
         fs_apply_btrfs(fs, j, &prev);
         if (!j->res.valid)
                 goto done;
@@ -1122,7 +1147,7 @@ static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
                 if (j->res.partial)
                         acts[w].ready_at = fs_ready_at(fs, j);
         }
-        fs_apply_count(fs, j, &before, &prev, acts, j->n_writers);
+        fs_apply_count(fs, j, &before, &before_edge, &prev, acts, j->n_writers);
         if (log_get_max_level() >= LOG_DEBUG)
                 fs_log_sweep(fs, j, acts);
         for (size_t w = 0; w < j->n_writers; w++) {
@@ -1433,6 +1458,34 @@ static int fs_find_counter(Filesystem *fs, const TrackedMount *place) {
         return 0;
 }
 
+/* A reading of a journal's count, for its edges (kcount.h). */
+static void fs_poll_journal(Filesystem *fs, uint64_t now) {
+        struct fs_count r;
+
+        (void) fscounter_read(FS_COUNTER_JBD2, fs->counter.path, &r);
+        kcount_poll(&fs->counter.edges, &r, now, tracker_now(fs->tracker, CLOCK_REALTIME));
+}
+
+/* A sweep's count of a journal: its latest edge, read in the seconds
+ * before (on_edge_timer()) and now, where it has one later than the last
+ * sweep's and within half an interval (the figure's time stays in the
+ * sweep's bucket of history); otherwise read as the sweep begins
+ * (fs_work()). */
+static void fs_journal_edge(Filesystem *fs, struct fs_job *j) {
+        uint64_t now = tracker_now(fs->tracker, CLOCK_MONOTONIC);
+        KcountEdge e;
+
+        if (j->counter_kind != FS_COUNTER_JBD2)
+                return;
+        fs_poll_journal(fs, now);
+        if (!kcount_edge(&fs->counter.edges, j->commit_s, &e) ||
+            (fs->counter.prev_edge.count.valid && e.at <= fs->counter.prev_edge.at) ||
+            e.at + fs->tracker->config->sampler_interval_usec / 2 < now)
+                return;
+        j->edge = e;
+        j->count = e.count;
+}
+
 /* A job of kind for fs, through place: what it needs, copied (the mount
  * table may be replaced while it runs). */
 static int fs_job_make(Filesystem *fs, FsJobKind kind, const TrackedMount *place, struct fs_job **ret) {
@@ -1469,6 +1522,7 @@ static int fs_job_make(Filesystem *fs, FsJobKind kind, const TrackedMount *place
                 j->counter_path = strdup(fs->counter.path);
                 if (!j->counter_path)
                         goto fail;
+                fs_journal_edge(fs, j);
         }
         if (kind == FS_JOB_SWEEP && streq(place->entry->fstype, "btrfs") &&
             (btrfs_look_prepare(&fs->btrfs, place->entry->super_options, t->config->sysfs_path, &j->btrfs) < 0 ||
@@ -1667,6 +1721,8 @@ static void plan_firsts(Tracker *t) {
                 if (due > 0)
                         next = MIN(next, due);
         }
+        t->first_next = next == UINT64_MAX ? 0 : next;
+        arm_edge_timer(t);
         if (next == UINT64_MAX) {
                 (void) sd_event_source_set_enabled(t->first_timer, SD_EVENT_OFF);
                 return;
@@ -1836,6 +1892,50 @@ static int on_fine_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+/* How long before a sweep journals' counts are read for their edges: a
+ * commit period and its slack at ext4's default commit=5, so that a
+ * stretch with no commit shows one (kcount_edge()); at most half an
+ * interval, so that the figure's interval, which ends at its edge, stays
+ * in the sweep's bucket of history. */
+#define EDGE_WINDOW_USEC (7 * USEC_PER_SEC)
+
+static void arm_edge_timer(Tracker *t) {
+        uint64_t next = next_sweep(t), w = MIN(EDGE_WINDOW_USEC, t->config->sampler_interval_usec / 2);
+
+        /* A first figure's sweep as well: the interval after it begins
+         * there. */
+        if (t->first_next > 0)
+                next = MIN(next, t->first_next);
+
+        t->edge_until = next;
+        (void) sd_event_source_set_time(t->edge_timer, timer_time(t, next > w ? next - w : 1));
+        (void) sd_event_source_set_enabled(t->edge_timer, SD_EVENT_ONESHOT);
+}
+
+/* Every KCOUNT_POLL_USEC until the sweep, and after while one waits: each
+ * journal's count read (a few hundred bytes of procfs). */
+static int on_edge_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Tracker *t = userdata;
+        uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
+        bool more = now < t->edge_until;
+
+        (void) usec;
+        for (size_t i = 0; i < t->n_fss; i++) {
+                Filesystem *fs = t->fss[i];
+
+                if (fs->counter.kind != FS_COUNTER_JBD2 || !fs->counter.path || fs->orphaned ||
+                    !fs_needs_sampling(fs))
+                        continue;
+                fs_poll_journal(fs, now);
+                more = more || fs->sweep_pending;
+        }
+        if (more) {
+                (void) sd_event_source_set_time(s, timer_time(t, now + KCOUNT_POLL_USEC));
+                (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        }
+        return 0;
+}
+
 /* The monotonic time of the first timed sweep at 'when' or after. */
 static uint64_t first_sweep_after(const Tracker *t, uint64_t when) {
         uint64_t iv = t->config->sampler_interval_usec, next = next_sweep(t);
@@ -1910,6 +2010,7 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                 if (fs_needs_sampling(t->fss[i]))
                         t->maybe_sweeps = t->fss[i]->sweep_pending = true;
         kick(t);
+        arm_edge_timer(t); /* the next sweep's: this one's sweeps took theirs in kick() */
         return 0;
 }
 
@@ -2115,6 +2216,7 @@ int tracker_update(Tracker *t, const MountTable *table) {
  * clock changed. */
 static void replan(Tracker *t) {
         (void) sd_event_source_set_time(t->sweep_timer, timer_time(t, next_sweep(t)));
+        arm_edge_timer(t);
         rearm_probe_timer(t);
         t->walks_changed = t->firsts_changed = true;
         kick(t);
@@ -2177,6 +2279,11 @@ int tracker_new(sd_event *e, WorkerPool *pool, const struct config *config, Trac
                 return r;
         (void) sd_event_source_set_enabled(t->first_timer, SD_EVENT_OFF);
         (void) sd_event_source_set_description(t->first_timer, "sampler-first");
+        r = sd_event_add_time(e, &t->edge_timer, CLOCK_MONOTONIC, 1, USEC_PER_SEC / 100, on_edge_timer, t);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(t->edge_timer, "journal-edges");
+        arm_edge_timer(t);
         /* To the microsecond: with any slack, sd-event wakes at the place
          * in each quarter second that every timer of the host's shares
          * (from the boot id) wherever that falls in it, and a quarter of
@@ -2205,6 +2312,7 @@ Tracker *tracker_free(Tracker *t) {
         sd_event_source_disable_unref(t->walk_timer);
         sd_event_source_disable_unref(t->fine_timer);
         sd_event_source_disable_unref(t->first_timer);
+        sd_event_source_disable_unref(t->edge_timer);
         for (size_t i = 0; i < t->n_fss; i++)
                 if (!t->fss[i]->busy)
                         fs_free(t->fss[i]);

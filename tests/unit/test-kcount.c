@@ -3,7 +3,10 @@
  * filesystem did nothing but atime updates (shared among its writers),
  * a cap where it did other things too (exact counts only), the top of the
  * interval where the sample explains too little, and left alone where no
- * count applies (lazytime, a journal count over too few commits). */
+ * count applies (lazytime, a journal count over too few commits); and a
+ * journal's edges: the moments its count holds every handle made before,
+ * found from readings ten times a second, and its count between two edges
+ * standing over any interval. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -120,6 +123,141 @@ static void test_jbd2(void) {
            "burst at the end are counted in the next interval");
 }
 
+/* A journal's reading: 'commits' transactions, 'handles' handles in all
+ * (a whole number per transaction, for simple bounds). */
+static struct fs_count journal(uint64_t commits, uint64_t handles) {
+        return (struct fs_count) { .valid = true, .lo = handles, .hi = handles, .commits = commits };
+}
+
+#define MS 1000ULL
+#define SEC 1000000ULL
+
+static void test_edges(void) {
+        KcountEdges e = {};
+        KcountEdge edge;
+        struct fs_count r;
+        uint64_t t;
+
+        /* Polls every 100 ms from 100 s on: no commit over the first 3 s. */
+        for (t = 100 * SEC; t <= 103 * SEC; t += 100 * MS) {
+                r = journal(10, 5000);
+                kcount_poll(&e, &r, t, t + 7);
+        }
+        ok(!kcount_edge(&e, 5, &edge), "3 s with no commit: a transaction may be open, no edge");
+        /* A commit between 103.0 and 103.1: the reading after it is one. */
+        r = journal(11, 6250);
+        kcount_poll(&e, &r, 103 * SEC + 100 * MS, 103 * SEC + 100 * MS + 7);
+        ok(kcount_edge(&e, 5, &edge) && edge.count.lo == 6250 && edge.at == 103 * SEC + 100 * MS &&
+           edge.real == edge.at + 7, "the reading just after a commit is an edge, at its own time");
+        for (t = 103 * SEC + 200 * MS; t <= 106 * SEC; t += 100 * MS) {
+                r = journal(11, 6250);
+                kcount_poll(&e, &r, t, t + 7);
+        }
+        ok(kcount_edge(&e, 5, &edge) && edge.at == 103 * SEC + 100 * MS, "and stays the edge while no commit follows");
+        /* 6 s and more with no commit: nothing was open 6 s before. */
+        for (; t <= 110 * SEC; t += 100 * MS) {
+                r = journal(11, 6250);
+                kcount_poll(&e, &r, t, t + 7);
+        }
+        t -= 100 * MS;
+        bool found = kcount_edge(&e, 5, &edge);
+        /* No handle from 103.1 s to 104.0 s: the edge half way. */
+        ok(found && edge.at == 103 * SEC + 550 * MS && edge.real == edge.at + 7 && edge.count.lo == 6250,
+           "a commit period and its slack with no commit: the edge moves on, inside the stretch with no "
+           "handle (%.2f s)", (double) edge.at / (double) SEC);
+        found = kcount_edge(&e, 10, &edge);
+        ok(found && edge.at == 103 * SEC + 100 * MS, "for a journal of commit=10, it stays just after the commit");
+        for (; t <= 115 * SEC; t += 100 * MS) {
+                r = journal(11, 6250);
+                kcount_poll(&e, &r, t, t + 7);
+        }
+        t -= 100 * MS;
+        found = kcount_edge(&e, 5, &edge);
+        ok(found && edge.at == t - 7 * SEC, "a second inside it at most (%.2f s)", (double) edge.at / (double) SEC);
+
+        /* A commit seen only after a gap: the handles since it are not
+         * known, and the edge stays the last one seen promptly. */
+        r = journal(12, 7000);
+        kcount_poll(&e, &r, t + 2 * SEC, t + 2 * SEC);
+        found = kcount_edge(&e, 5, &edge);
+        ok(found && edge.at == 103 * SEC + 100 * MS && edge.count.lo == 6250 && edge.lag == 100 * MS,
+           "a commit seen 2 s after the reading before is no edge: the one before stands");
+
+        /* A reading that fails forgets them all; the count going back (a new
+         * mount) is no commit. */
+        r = (struct fs_count) {};
+        kcount_poll(&e, &r, t + 2100 * MS, 0);
+        ok(!e.last.count.valid && !kcount_edge(&e, 5, &edge), "a failed reading: no edge");
+        r = journal(40, 90000);
+        kcount_poll(&e, &r, t + 2200 * MS, 0);
+        r = journal(3, 100);
+        kcount_poll(&e, &r, t + 2300 * MS, 0);
+        ok(!kcount_edge(&e, 5, &edge), "a count that went back is no edge, nor any of the count before");
+}
+
+/* Reads in bursts, 1,250 every 4 s (the first at 0.5 s), on a journal of
+ * commit=5: a transaction opens with a burst and commits 5 s later. The
+ * count between two edges is the reads between them, whatever the phase;
+ * read at fixed times (the old way), one interval gets a burst more or
+ * fewer. */
+static void test_bursts(void) {
+        KcountEdges e = {};
+        uint64_t commits = 0, handles = 0, pending = 0, open_at = 0, made = 0;
+        uint64_t made_at_edge[3] = {}, count_at_edge[3] = {}, edge_at[3] = {};
+        int n_edges = 0;
+
+        for (uint64_t t = 0; t <= 95 * SEC && n_edges < 3; t += 10 * MS) {
+                if (t % (4 * SEC) == 500 * MS) {
+                        if (pending == 0)
+                                open_at = t;
+                        pending += 1250;
+                        made += 1250;
+                }
+                if (pending > 0 && t >= open_at + 5 * SEC) {
+                        commits++;
+                        handles += pending;
+                        pending = 0;
+                }
+                if (t % (100 * MS) == 0) {
+                        struct fs_count r = journal(commits, handles);
+                        KcountEdge edge;
+
+                        kcount_poll(&e, &r, t, t);
+                        /* A sweep every 30 s, at 29.5, 59.5, 89.5 s. */
+                        if (t % (30 * SEC) == 29 * SEC + 500 * MS && kcount_edge(&e, 5, &edge)) {
+                                made_at_edge[n_edges] = 0;
+                                /* The reads made before the edge: every burst up to it. */
+                                for (uint64_t b = 500 * MS; b < edge.at; b += 4 * SEC)
+                                        made_at_edge[n_edges] += 1250;
+                                count_at_edge[n_edges] = edge.count.lo;
+                                edge_at[n_edges++] = edge.at;
+                        }
+                }
+        }
+        ok(n_edges == 3, "each sweep found an edge (%d)", n_edges);
+        for (int i = 0; i < n_edges; i++)
+                ok(count_at_edge[i] == made_at_edge[i], "sweep %d: the count at its edge (%.1f s) is every read made "
+                   "before it (%llu, %llu)", i + 1, (double) edge_at[i] / (double) SEC,
+                   (unsigned long long) count_at_edge[i], (unsigned long long) made_at_edge[i]);
+
+        /* The count between two edges stands over a short interval, exact. */
+        struct activity a = writer(20000, 15000, 25000);
+        KcountInput in = {
+                .kind = FS_COUNTER_JBD2, .lo = 2500, .hi = 2501, .seconds = 8, .commit_s = 5,
+                .pure = true, .prev_lo = -1, .edges = true,
+        };
+        KcountVerdict v = kcount_apply(&in, &a, 1);
+        ok(v.used && a.source == SOURCE_KERNEL && NEAR(a.updates.per_min, 2500.5 * 60 / 8),
+           "between two edges 8 s apart, the count is the figure (%g)", a.updates.per_min);
+        ok(NEAR(a.counter_lo, 2500 * 0.98 * 60 / 8) && NEAR(a.counter_hi, 2501 * 1.02 * 60 / 8),
+           "its range a read margin, not a commit period (%g-%g)", a.counter_lo, a.counter_hi);
+        in.edge_lag = 0.8;
+        a = writer(20000, 15000, 25000);
+        kcount_apply(&in, &a, 1);
+        ok(NEAR(a.counter_lo, 2500 * 0.98 * 8 / 8.8 * 60 / 8) && NEAR(a.counter_hi, 2501 * 1.02 * 8 / 7.2 * 60 / 8),
+           "and the lags of its readings after their commits (0.8 s: %g-%g)", a.counter_lo, a.counter_hi);
+}
+
 static void test_not_applied(void) {
         struct activity a = writer(500, 400, 600), before = a;
         KcountInput in = xfs(100, true);
@@ -143,5 +281,7 @@ int main(void) {
         test_bound();
         test_jbd2();
         test_not_applied();
+        test_edges();
+        test_bursts();
         return tap_done();
 }
