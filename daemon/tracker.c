@@ -87,6 +87,7 @@ struct Filesystem {
                 char *path;
                 struct fs_count prev; /* at the last sweep */
                 KcountEdge prev_edge; /* jbd2: prev, where it was read at an edge of a commit */
+                uint64_t prev_mono;   /* CLOCK_MONOTONIC usec prev was read at (at its edge, or at its sweep) */
                 KcountEdges edges;    /* jbd2: its readings before sweeps (kcount_poll()) */
         } counter;
         BtrfsMeter btrfs;      /* btrfs only: its snapshots and the bytes atime un-shares */
@@ -178,6 +179,7 @@ struct fs_job {
         struct sweep_result res;
         uint64_t at;  /* CLOCK_REALTIME usec when the sweep ran */
         uint64_t end_at; /* and when its interval ended: the count's and the interval clock's reading */
+        uint64_t count_mono; /* CLOCK_MONOTONIC usec the count was read at (its edge's, or the sweep's) */
         uint64_t min_usec; /* the shortest interval the sweep measures */
         double commit_s;
         FsCounterKind counter_kind; /* FS_JOB_SWEEP: the kernel's count, read as the sweep begins, */
@@ -925,8 +927,11 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
         else {
                 /* The count is read where the interval's time is taken:
                  * both measure the same stretch. */
-                if (j->counter_kind != FS_COUNTER_NONE && !j->edge.count.valid)
+                if (j->counter_kind != FS_COUNTER_NONE && !j->edge.count.valid) {
                         (void) fscounter_read(j->counter_kind, j->counter_path, &j->count);
+                        j->count_mono = j->clock ? j->clock(CLOCK_MONOTONIC, j->clock_userdata)
+                                                 : now_usec(CLOCK_MONOTONIC);
+                }
                 /* The interval published ends here, not after the sweep:
                  * a sweep on a busy host takes seconds, and reads in
                  * bursts (1,250 files every 4 s) put a burst in that
@@ -1018,8 +1023,8 @@ static bool fs_only_atime(const Filesystem *fs, const struct sweep_result *prev,
 /* The kernel's count of the filesystem's transactions over the interval,
  * against the sample's figures for its n writers (acts): kcount.h. */
 static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct fs_count *before,
-                           const KcountEdge *before_edge, const struct sweep_result *prev, struct activity *acts,
-                           size_t n) {
+                           const KcountEdge *before_edge, uint64_t before_mono, const struct sweep_result *prev,
+                           struct activity *acts, size_t n) {
         /* A journal's count between two edges: the handles made between
          * them, the figure's interval where it is the figure. */
         bool edges = j->edge.count.valid && before_edge->count.valid && j->edge.at > before_edge->at;
@@ -1037,7 +1042,13 @@ static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct 
         if (edges) {
                 in.seconds = (double) (j->edge.at - before_edge->at) / 1e6;
                 in.edge_lag = (double) (j->edge.lag + before_edge->lag) / 1e6;
-        }
+        } else if (j->counter_kind == FS_COUNTER_JBD2 && (j->edge.count.valid || before_edge->count.valid) &&
+                   before_mono > 0 && j->count_mono > before_mono)
+                /* One end at an edge (up to EDGE_WINDOW_USEC before its
+                 * sweep), the other read at its sweep: the count spans the
+                 * stretch between the two readings, not the sweeps'
+                 * interval (a quarter shorter or longer at 30 s). */
+                in.seconds = (double) (j->count_mono - before_mono) / 1e6;
         if (!j->count.valid || !fscounter_delta(before, &j->count, &in.lo, &in.hi))
                 in.kind = FS_COUNTER_NONE;
         v = kcount_apply(&in, acts, n);
@@ -1122,10 +1133,12 @@ static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
 
         struct fs_count before = fs->counter.prev;
         KcountEdge before_edge = fs->counter.prev_edge;
+        uint64_t before_mono = fs->counter.prev_mono;
 
         fs->last = j->res;
         fs->counter.prev = j->count; /* a count that could not be read starts again */
         fs->counter.prev_edge = j->edge;
+        fs->counter.prev_mono = j->count.valid ? j->count_mono : 0;
         fs_apply_btrfs(fs, j, &prev);
         if (!j->res.valid)
                 goto done;
@@ -1147,7 +1160,7 @@ static void fs_apply_sweep(Filesystem *fs, struct fs_job *j) {
                 if (j->res.partial)
                         acts[w].ready_at = fs_ready_at(fs, j);
         }
-        fs_apply_count(fs, j, &before, &before_edge, &prev, acts, j->n_writers);
+        fs_apply_count(fs, j, &before, &before_edge, before_mono, &prev, acts, j->n_writers);
         if (log_get_max_level() >= LOG_DEBUG)
                 fs_log_sweep(fs, j, acts);
         for (size_t w = 0; w < j->n_writers; w++) {
@@ -1484,6 +1497,7 @@ static void fs_journal_edge(Filesystem *fs, struct fs_job *j) {
                 return;
         j->edge = e;
         j->count = e.count;
+        j->count_mono = e.at;
 }
 
 /* A job of kind for fs, through place: what it needs, copied (the mount
