@@ -78,37 +78,9 @@ check "the mount has a timed figure before the workloads" wait_until $((3 * IV +
 poll_activity bursts $T/sock $M/ atime_updates_per_min updates_ci95 figure_source >>$T/polled &
 BG_PIDS="$BG_PIDS $!"
 
-# The workloads.
-# bursts: find | xargs cat over the next BURST_DIRS of the 60 directories
-# every BURST_S seconds, on the clock (a slow burst delays none after it).
-bursts() {
-        (
-                trap 'kill $(jobs -p) 2>/dev/null; exit 0' TERM
-                local n=0 i start
-                start=$(date +%s.%N)
-                while :; do
-                        set --
-                        for ((i = 0; i < BURST_DIRS; i++)); do set -- "$@" "$M/bursts/d$(((n * BURST_DIRS + i) % 60))"; done
-                        find "$@" -type f -print0 | xargs -0 cat >/dev/null &
-                        wait $!
-                        n=$((n + 1))
-                        sleep "$(awk -v s=$start -v n=$n -v p=$BURST_S -v now=$(date +%s.%N) 'BEGIN { d = s + n * p - now; printf "%.3f", (d > 0 ? d : 0) }')" &
-                        wait $!
-                done
-        ) &
-        LOAD_PIDS="$LOAD_PIDS $!"
-}
-# flat_out LIST: NREAD readers of LIST flat out, each from its own place.
-flat_out() {
-        local r
-        for ((r = 0; r < NREAD; r++)); do
-                (tail -n +$((r * 7 % $(wc -l <$1) + 1)) $1; head -n $((r * 7 % $(wc -l <$1))) $1) |
-                        "$READLOAD" 1000000000 3600 >/dev/null &
-                LOAD_PIDS="$LOAD_PIDS $!"
-        done
-}
-w_calm() { bursts; }
-w_busy() { flat_out $T/noise.list; bursts; }
+# The workloads (flat_out and bursts: lib.sh).
+w_calm() { bursts $M/bursts; }
+w_busy() { flat_out $T/noise.list; bursts $M/bursts; }
 
 # intervals CASE SINCE: the whole intervals of the mount published while
 # CASE ran that began at SINCE or later, "at interval_s updates lo hi

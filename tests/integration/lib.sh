@@ -496,3 +496,38 @@ judged_config() {
         config '[mounts] exclude_paths = [/]' '[mounts] include_fstypes = ext4' '[probe] interval = 7d' \
                 "[sampler] interval = ${iv}s" "[sampler] sample_size = $n" "$@"
 }
+
+# --- Workloads of the judged tests (busy.sh, bursts.sh). Each reader's pid
+# goes to LOAD_PIDS; READLOAD is tests/helpers/readload; NREAD readers.
+
+# flat_out LIST: NREAD readers of LIST flat out (readload paces nothing at
+# a rate no reader reaches), each starting at its own place in the list.
+flat_out() {
+        local r
+        for ((r = 0; r < NREAD; r++)); do
+                (tail -n +$((r * 7 % $(wc -l <$1) + 1)) $1; head -n $((r * 7 % $(wc -l <$1))) $1) |
+                        "$READLOAD" 1000000000 3600 >/dev/null &
+                LOAD_PIDS="$LOAD_PIDS $!"
+        done
+}
+
+# bursts DIR: find | xargs cat over the next BURST_DIRS of DIR's 60
+# directories (d0 to d59) every BURST_S seconds, on the clock (a slow burst
+# delays none after it), each file read once a round.
+bursts() {
+        (
+                trap 'kill $(jobs -p) 2>/dev/null; exit 0' TERM
+                local dir=$1 n=0 i start
+                start=$(date +%s.%N)
+                while :; do
+                        set --
+                        for ((i = 0; i < BURST_DIRS; i++)); do set -- "$@" "$dir/d$(((n * BURST_DIRS + i) % 60))"; done
+                        find "$@" -type f -print0 | xargs -0 cat >/dev/null &
+                        wait $!
+                        n=$((n + 1))
+                        sleep "$(awk -v s=$start -v n=$n -v p=$BURST_S -v now=$(date +%s.%N) 'BEGIN { d = s + n * p - now; printf "%.3f", (d > 0 ? d : 0) }')" &
+                        wait $!
+                done
+        ) &
+        LOAD_PIDS="$LOAD_PIDS $!"
+}
