@@ -164,9 +164,9 @@ fuzz() {
         command -v clang >/dev/null || { echo "clang not installed"; return 1; }
         rm -rf "$SRC/build-fuzz" && mkdir "$SRC/build-fuzz" && cd "$SRC/build-fuzz" &&
                 ../configure -q CC=clang --enable-fuzzing --enable-werror >/dev/null &&
-                make -s -j"$JOBS" >/dev/null 2>&1 && make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+                make -s -j"$JOBS" >/dev/null 2>&1 && make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 }
-step "fuzzing (libFuzzer, ${FUZZ_SECONDS:-30} s per target)" fuzz
+step "fuzzing (libFuzzer, ${FUZZ_SECONDS:-20} s per target)" fuzz
 cd "$SRC/build-test" || exit 1
 
 # The release tarball: it builds, installs and uninstalls cleanly, and its
