@@ -502,11 +502,17 @@ judged_config() {
 
 # flat_out LIST: NREAD readers of LIST flat out (readload paces nothing at
 # a rate no reader reaches), each starting at its own place in the list.
+# (--apart: each file read by one reader only, LIST dealt out among them.)
 flat_out() {
-        local r
+        local r apart=""
+        [ "$1" = --apart ] && { apart=1; shift; }
         for ((r = 0; r < NREAD; r++)); do
-                (tail -n +$((r * 7 % $(wc -l <$1) + 1)) $1; head -n $((r * 7 % $(wc -l <$1))) $1) |
-                        "$READLOAD" 1000000000 3600 >/dev/null &
+                if [ -n "$apart" ]; then
+                        awk -v n=$NREAD -v r=$r '(NR - 1) % n == r' $1
+                else
+                        tail -n +$((r * 7 % $(wc -l <$1) + 1)) $1
+                        head -n $((r * 7 % $(wc -l <$1))) $1
+                fi | "$READLOAD" 1000000000 3600 >/dev/null &
                 LOAD_PIDS="$LOAD_PIDS $!"
         done
 }

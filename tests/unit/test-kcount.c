@@ -66,6 +66,19 @@ static void test_pure(void) {
         kcount_apply(&in, &quiet, 1);
         ok(NEAR(quiet.updates.per_min, 600) && quiet.source == SOURCE_KERNEL, "a lone writer takes the whole count");
         ok(quiet.disagrees, "and the sample's interval, far under it, disagrees");
+
+        /* A count that began while the interval was pure: the figure is
+         * right, but the sample lacks the files turned hot, and the next
+         * impure interval's figure is the sample's. */
+        quiet = writer(0, 0, 50);
+        in = xfs(600, true);
+        in.prev_lo = 10;
+        v = kcount_apply(&in, &quiet, 1);
+        ok(v.jumped, "a jump in a pure interval asks for a walk at once");
+        quiet = writer(0, 0, 50);
+        in.prev_lo = 500;
+        v = kcount_apply(&in, &quiet, 1);
+        ok(!v.jumped && !v.unexplained, "a pure count that stays high asks for none (the figure stands)");
 }
 
 static void test_bound(void) {
