@@ -127,8 +127,17 @@ bool kcount_edge(const KcountEdges *e, double commit_s, KcountEdge *ret) {
         return true;
 }
 
+/* Scales a's figure by the ratio learnt where the count stood: its point
+ * and top, and its bottom only down (what the sample saw happened; more
+ * transactions than that are the ratio's guess). */
+static void scale_by_ratio(struct activity *a, double ratio) {
+        a->updates.per_min *= ratio;
+        a->updates.hi *= ratio;
+        a->updates.lo *= fmin(ratio, 1);
+}
+
 KcountVerdict kcount_apply(const KcountInput *in, struct activity *acts, size_t n) {
-        KcountVerdict v = { .lo = -1 };
+        KcountVerdict v = { .lo = -1, .ratio = in->ratio };
         /* A journal's count bounds nothing: a burst at the interval's end
          * is counted in the next. */
         bool bound = in->kind != FS_COUNTER_JBD2;
@@ -141,6 +150,23 @@ KcountVerdict kcount_apply(const KcountInput *in, struct activity *acts, size_t 
                 e += acts[w].updates.per_min;
                 elo += acts[w].updates.lo;
                 ehi += acts[w].updates.hi;
+        }
+        /* An exact count over a pure interval, of a figure the sample
+         * accounts for (not one of files it does not hold): how many
+         * transactions the filesystem makes per update the sample sees,
+         * for the intervals where the count cannot stand. Halfway from the
+         * ratio before, so that one interval's chance moves it by half. */
+        if (bound && in->pure && e >= KCOUNT_RATIO_MIN_PER_MIN && !(lo > 1.5 * ehi + 60)) {
+                double r = CLAMP(count / e, KCOUNT_RATIO_MIN, KCOUNT_RATIO_MAX);
+
+                v.ratio = in->ratio > 0 ? (in->ratio + r) / 2 : r;
+                v.learnt = true;
+        } else if (bound && !in->pure && in->ratio > 0) {
+                for (size_t w = 0; w < n; w++)
+                        scale_by_ratio(&acts[w], in->ratio);
+                e *= in->ratio;
+                ehi *= in->ratio;
+                elo *= fmin(in->ratio, 1);
         }
         for (size_t w = 0; w < n; w++) {
                 struct activity *a = &acts[w];

@@ -79,6 +79,8 @@ typedef struct KcountInput {
         bool edges;          /* jbd2: both readings were edges (kcount_edge()); 'seconds' is
                               * the time between them */
         double edge_lag;     /* and the seconds of their readings' lags (KcountEdge.lag) */
+        double ratio;        /* transactions per update the sample sees, learnt where the count
+                              * stood (KcountVerdict.ratio); 0: none */
 } KcountInput;
 
 typedef struct KcountVerdict {
@@ -86,12 +88,26 @@ typedef struct KcountVerdict {
         double lo;        /* its lower bound per minute (the next interval's prev_lo); -1 when not used */
         bool unexplained; /* half again what the sample's interval allows: worth a walk soon */
         bool jumped;      /* far above the sample and twice the interval before's: walk at once */
+        double ratio;     /* the ratio to keep: the input's, or learnt anew where 'learnt' */
+        bool learnt;      /* the interval was pure and its count exact: 'ratio' is from it */
 } KcountVerdict;
+
+/* The ratio of an exact count to the sample's figure, learnt over pure
+ * intervals and applied to the sample's figure where the count cannot
+ * stand: on xfs, readers of one file on several CPUs in one tick each
+ * write it, transactions no atime shows. Learnt only from a figure of
+ * this many updates a minute or more, within these bounds. */
+#define KCOUNT_RATIO_MIN_PER_MIN 600.0
+#define KCOUNT_RATIO_MIN 0.5
+#define KCOUNT_RATIO_MAX 4.0
+/* Intervals a ratio outlives the last pure one it was learnt in. */
+#define KCOUNT_RATIO_INTERVALS 10
 
 /* Applies the count to the figures of the filesystem's n writers (acts):
  * sets their counter fields and source, takes the count as their figure
- * where the interval was pure, bounds them by it otherwise; returns what
- * the tracker keeps. Where no count applies (none read, lazytime, a
+ * where the interval was pure, bounds them by it otherwise (their figures
+ * first scaled by in->ratio where an exact count has taught one); returns
+ * what the tracker keeps. Where no count applies (none read, lazytime, a
  * journal count over too short an interval, no writer) the figures are
  * left as they are and 'used' is false. A journal's count between two
  * edges is exact to within its transactions, over any interval. */

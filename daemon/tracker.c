@@ -70,6 +70,8 @@ struct Filesystem {
         bool unexplained;      /* the kernel counted far more than the last sweep's sample can account for */
         bool count_jumped;     /* and more than twice its count of the interval before: something began */
         double count_prev;     /* the kernel's count over the last interval, per minute (its lower bound); <0: none */
+        double count_ratio;    /* its transactions per update the sample sees (KcountVerdict.ratio); 0: none */
+        unsigned count_ratio_age; /* intervals since that ratio was learnt */
         bool walk_queued;
         bool orphaned;         /* no longer in the table; freed when its job returns */
         struct sweep_result last;
@@ -1035,6 +1037,7 @@ static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct 
                 .lazytime = fs->n_mounts > 0 && fs->mounts[0]->entry->policy.lazytime,
                 .pure = fs_only_atime(fs, prev, &j->res),
                 .prev_lo = fs->count_prev,
+                .ratio = fs->count_ratio,
                 .edges = edges,
         };
         KcountVerdict v;
@@ -1060,6 +1063,10 @@ static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct 
         fs->unexplained = v.unexplained;
         fs->count_jumped = v.jumped;
         fs->count_prev = v.lo;
+        /* The ratio is the workload's: forgotten once no pure interval
+         * has renewed it for a while. */
+        fs->count_ratio_age = v.learnt ? 0 : fs->count_ratio_age + 1;
+        fs->count_ratio = fs->count_ratio_age > KCOUNT_RATIO_INTERVALS ? 0 : v.ratio;
 }
 
 /* The btrfs look that came back with a sweep: the metadata's growth is
@@ -1083,9 +1090,12 @@ static void fs_apply_btrfs(Filesystem *fs, struct fs_job *j, const struct sweep_
  * whoever asks why a figure is what it is (log_level = debug). */
 static void fs_log_sweep(const Filesystem *fs, const struct fs_job *j, const struct activity *acts) {
         static const char *const name[_STRATUM_MAX] = { "rest", "fresh", "hot" };
-        char buf[512];
+        char buf[512], ratio[64] = "";
         size_t len = 0;
 
+        if (fs->count_ratio > 0)
+                snprintf(ratio, sizeof ratio, ", %.2f transactions an update%s", fs->count_ratio,
+                         fs->count_ratio_age == 0 ? " (learnt now)" : "");
         for (unsigned k = 0; k < _STRATUM_MAX && len < sizeof buf; k++) {
                 const struct sampler_writer *w = j->n_writers > 0 ? &j->writers[0] : NULL;
                 int r = snprintf(buf + len, sizeof buf - len, "%s%s %llu of %llu, %.1f changed, %.1f updates",
@@ -1097,12 +1107,12 @@ static void fs_log_sweep(const Filesystem *fs, const struct fs_job *j, const str
                         return;
                 len += (size_t) r;
         }
-        log_mount_debug(j->target, "%s: sweep over %.1fs: %s; %.0f updates/min (%.0f-%.0f) over %.1fs, %s%s", j->target,
+        log_mount_debug(j->target, "%s: sweep over %.1fs: %s; %.0f updates/min (%.0f-%.0f) over %.1fs, %s%s%s", j->target,
                         j->res.seconds, buf, j->n_writers ? acts[0].updates.per_min : 0.0,
                         j->n_writers ? acts[0].updates.lo : 0.0, j->n_writers ? acts[0].updates.hi : 0.0,
                         j->n_writers ? acts[0].seconds : 0.0,
                         fs->count_jumped ? "count jumped" : fs->unexplained ? "count unexplained" : "count explained",
-                        j->edge.count.valid ? ", read at an edge of the journal's commits" : "");
+                        j->edge.count.valid ? ", read at an edge of the journal's commits" : "", ratio);
 }
 
 /* When a figure from the whole walk's sample is due (Unix seconds), while

@@ -272,14 +272,15 @@ w_distinct() {
 w_mix() {
         local fs
         for fs in $FSTYPES; do
-                flat_out --apart $T/$fs-mix-hot.list
+                flat_out $([ "${BUSY_MIX_APART:-1}" = 0 ] || echo --apart) $T/$fs-mix-hot.list
                 paced $DISTINCT_RATE $T/$fs-mix-distinct.list
                 appender $M/$fs-mix/log
         done
 }
 # (BUSY_CASES runs some only, BUSY_FSTYPES on some filesystems only,
 # BUSY_IV=S with S-second intervals (issue 35's 10 s shows its bias),
-# BUSY_WEB=0 without apache2, BUSY_LOG=FILE keeps the daemon's log,
+# BUSY_WEB=0 without apache2, BUSY_MIX_APART=0 with the mix case's hot
+# files shared among its readers, BUSY_LOG=FILE keeps the daemon's log,
 # BUSY_LOG_LEVEL=debug with each sweep's strata: to look at one.)
 # (distinct and burst run side by side: one case's time for both.)
 together=$(for c in ${BUSY_CASES:-$CASES}; do case $c in distinct | burst) echo $c ;; esac; done | xargs)

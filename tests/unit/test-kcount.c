@@ -110,6 +110,63 @@ static void test_bound(void) {
         ok(!v.jumped && v.unexplained, "a count that stays high is unexplained, not a jump");
 }
 
+/* The transactions per update the sample sees, learnt where an exact
+ * count stood and applied where it cannot: xfs readers of one file on two
+ * CPUs in one tick each write it, and no atime shows the second. */
+static void test_ratio(void) {
+        struct activity a = writer(1000, 900, 1100);
+        KcountInput in = xfs(1200, true);
+        KcountVerdict v = kcount_apply(&in, &a, 1);
+
+        ok(v.learnt && NEAR(v.ratio, 1.2), "a pure interval teaches the ratio (%g)", v.ratio);
+        in = (KcountInput) { .kind = FS_COUNTER_XFS, .lo = 1300, .hi = 1300, .seconds = 60, .prev_lo = 1200, .ratio = 1.2 };
+        v = kcount_apply(&in, &(struct activity) { 0 }, 0);
+        ok(!v.used && NEAR(v.ratio, 1.2) && !v.learnt, "with no writer nothing is used, and the ratio kept");
+        a = writer(1000, 900, 1100);
+        v = kcount_apply(&in, &a, 1);
+        ok(!v.learnt && NEAR(v.ratio, 1.2), "an impure interval keeps the ratio");
+        ok(a.source == SOURCE_SAMPLE_BOUNDED && NEAR(a.updates.per_min, 1200) && NEAR(a.updates.hi, 1320) &&
+                   NEAR(a.updates.lo, 900),
+           "and applies it to the sample's figure, its bottom unraised (%g, %g-%g)", a.updates.per_min, a.updates.lo,
+           a.updates.hi);
+        ok(!v.unexplained && !v.jumped, "a count the scaled figure explains asks for no walk");
+        in.lo = in.hi = 1000;
+        a = writer(1000, 900, 1100);
+        kcount_apply(&in, &a, 1);
+        ok(NEAR(a.updates.per_min, 1020) && NEAR(a.updates.hi, 1020), "still capped by the count (%g)", a.updates.per_min);
+
+        in = xfs(1600, true);
+        in.ratio = 1.2;
+        a = writer(1000, 900, 1100);
+        v = kcount_apply(&in, &a, 1);
+        ok(NEAR(v.ratio, 1.4), "a new ratio moves the old one halfway (%g)", v.ratio);
+
+        /* Not learnt: a count the sample cannot account for (files it does
+         * not hold), a figure too small to say, a journal's count. */
+        in = xfs(30000, true);
+        a = writer(1000, 900, 1100);
+        v = kcount_apply(&in, &a, 1);
+        ok(!v.learnt && v.ratio == 0, "not from a count far beyond the sample's interval");
+        in = xfs(500, true);
+        a = writer(300, 200, 400);
+        v = kcount_apply(&in, &a, 1);
+        ok(!v.learnt, "nor from a figure under %g a minute", KCOUNT_RATIO_MIN_PER_MIN);
+        in = xfs(100000, true);
+        a = writer(10000, 5000, 90000);
+        v = kcount_apply(&in, &a, 1);
+        ok(v.learnt && NEAR(v.ratio, KCOUNT_RATIO_MAX), "bounded at %g (%g)", KCOUNT_RATIO_MAX, v.ratio);
+        in = (KcountInput) { .kind = FS_COUNTER_JBD2, .lo = 1200, .hi = 1200, .seconds = 60, .commit_s = 5,
+                             .pure = true, .prev_lo = -1 };
+        a = writer(1000, 900, 1100);
+        v = kcount_apply(&in, &a, 1);
+        ok(v.used && !v.learnt, "nor from a journal's count");
+        in.pure = false;
+        in.ratio = 2;
+        a = writer(1000, 900, 1100);
+        kcount_apply(&in, &a, 1);
+        ok(NEAR(a.updates.per_min, 1000), "nor applied to one (%g)", a.updates.per_min);
+}
+
 static void test_jbd2(void) {
         struct activity a = writer(500, 400, 600);
         KcountInput in = {
@@ -292,6 +349,7 @@ static void test_not_applied(void) {
 int main(void) {
         test_pure();
         test_bound();
+        test_ratio();
         test_jbd2();
         test_not_applied();
         test_edges();
