@@ -158,6 +158,10 @@ void estimate_learn(struct inode_rate *r, int64_t m0, int64_t a0, int64_t m1, in
          * nothing about the ticks before it; it counts as a hit. */
         if (at_random)
                 r->looks += 1;
+        /* A move found by a look at random (not the sweep's that woke the
+         * inode): a file read once shows none after the one that woke it. */
+        if (at_random && a1 != a0 && plausible_update(m0, a0, m1, a1, tick))
+                r->moves += 1;
         if (a1 <= m1 && age == 0) {
                 r->hits += at_random;
                 return;
@@ -179,6 +183,7 @@ void estimate_decay(struct inode_rate *r, double seconds) {
         r->empty *= f;
         r->looks *= f;
         r->hits *= f;
+        r->moves *= f;
         r->ages *= f;
         r->age_sum *= f;
         r->age_sq *= f;
@@ -331,8 +336,27 @@ enum rate_kind {
         RATE_FAST,       /* a reader near every tick: the likelihood too */
 };
 
+/* Moves found by looks at random (decayed) before the windows' q is
+ * believed: a rate needs an update repeated, and seen as it came. A file
+ * read once (a tree walk, grep, a backup) is found moved by the sweep that
+ * wakes it and kept in the fine sweep for the two intervals after, where
+ * its ages spread evenly from 0 to the time since the read, as a regular
+ * reader's of that period would: the windows, which hold the first looks
+ * after the read, put q at an update every few seconds, and every such
+ * interval was credited q times its ticks for reads that never came (issue
+ * 35: 1.2-1.6 updates per file read once). Its looks find no move; a file
+ * read without pause is found moved by nearly every look, from its first.
+ * 1.5: a second move within about 40 s of the first (the first decays to
+ * 0.5 by then), so a file read once while already in the fine sweep (the
+ * walk's hot stratum, or woken a little before) is refused too. A reader
+ * slower than that leaves no update unseen in the fine sweep's second-long
+ * spans anyway: its changes seen stand. Moves, not the updates seen: the
+ * sweep's change that woke the inode is one of those, and a look that
+ * finds its own tick written is not. */
+#define MIN_REPEAT_MOVES 1.5
+
 /* q as estimate_settle() takes it, with the windows' 95% bounds; false
- * without enough ages. */
+ * without enough ages, or (for the windows) without an update repeated. */
 static bool settled_rate(const struct inode_rate *r, double *q, double *lo, double *hi, enum rate_kind *kind) {
         double qm, ratio;
 
@@ -341,6 +365,8 @@ static bool settled_rate(const struct inode_rate *r, double *q, double *lo, doub
                 *kind = RATE_FAST;
                 return rate_of_fast_reader(r, q, lo, hi);
         }
+        if (r->moves < MIN_REPEAT_MOVES)
+                return false;
         /* The windows' q holds for any reader but rests on few ages. Where
          * the ages say what kind of reader it is, a q that uses them all is
          * taken instead, held within the windows' bounds. A regular

@@ -89,6 +89,7 @@ struct inode_rate {
         float empty; /* ticks known to hold no update (decayed) */
         float looks; /* looks (decayed) */
         float hits;  /* looks that found an update in their own tick (decayed) */
+        float moves; /* looks at random that found the atime moved since the look before (decayed) */
         float ages;  /* looks whose age is known (decayed) */
         float age_sum; /* their ages, in ticks (decayed) */
         float age_sq;  /* and the sum of their squares */
