@@ -117,6 +117,7 @@ struct Tracker {
         sd_event_source *probe_timer;
         sd_event_source *walk_timer;
         sd_event_source *fine_timer;
+        size_t fine_next;             /* the filesystem the next fine pass offers a job first */
         sd_event_source *first_timer; /* the first figure's sweep: half an interval after a baseline */
         sd_event_source *edge_timer;  /* journals' counts read in the seconds before a sweep */
         uint64_t edge_until;          /* CLOCK_MONOTONIC usec: the sweep they are read for */
@@ -1897,22 +1898,35 @@ static uint64_t next_sweep(const Tracker *t) {
 }
 
 /* About every second: the inodes that moved lately are looked at again, on
- * each filesystem that has some and nothing else out. */
+ * each filesystem that has some and nothing else out. The pass begins where
+ * the last one's jobs ran out, not at the first filesystem: with every job
+ * taken (walks, and fine sweeps of files read once elsewhere), the same
+ * filesystems got them every second, and one further down the list went a
+ * whole interval without a look at its files turned hot (busy.sh's
+ * xfs-mix: 20 files read flat out credited 20 updates in 30 s, one each). */
 static int on_fine_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Tracker *t = userdata;
         uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
+        size_t n = t->n_fss, start = n > 0 ? t->fine_next % n : 0;
 
         /* FINE_SWEEP_USEC on average, drawn afresh each time: a reader with
          * the sweep's own period is not always seen at the same point of it
          * (the estimator takes the looks' ages as drawn at random). */
         (void) sd_event_source_set_time(s, usec + jittered(FINE_SWEEP_USEC));
-        for (size_t i = 0; i < t->n_fss && t->fs_jobs < max_jobs(t); i++) {
+        for (size_t k = 0; k < n; k++) {
+                size_t i = (start + k) % n;
                 Filesystem *fs = t->fss[i];
 
-                if (fs_can_run(fs, now) && !fs->stalled && !fs->sweep_pending && sampler_has_hot(fs->sampler) &&
-                    fs_needs_sampling(fs))
-                        (void) fs_submit(fs, FS_JOB_FINE);
+                if (!fs_can_run(fs, now) || fs->stalled || fs->sweep_pending || !sampler_has_hot(fs->sampler) ||
+                    !fs_needs_sampling(fs))
+                        continue;
+                if (t->fs_jobs >= max_jobs(t)) {
+                        t->fine_next = i; /* first in line next time */
+                        return 0;
+                }
+                (void) fs_submit(fs, FS_JOB_FINE);
         }
+        t->fine_next = start;
         return 0;
 }
 
