@@ -112,15 +112,32 @@ awk -v s="$start" -v e="$end" -v iv=$INTERVAL -v times=$T/read.times '
                 err = ($3 - truth) / truth; if (err < 0) err = -err
                 if (err <= 0.25) within++
                 if ($4 <= truth && truth <= $5) covered++
+                # Pooled: the sum of the estimates against that of the reads, each
+                # interval with the standard error its 95% interval gives.
+                sum_est += $3; sum_truth += truth; var += (($5 - $4) / 3.92) ^ 2
         }
-        END { printf "%d %d %d\n", n, within, covered > "/dev/stderr" }' $T/intervals 2>$T/score >$T/judged
+        END {
+                z = var > 0 ? (sum_est - sum_truth) / sqrt(var) : 99
+                printf "%d %d %d %.2f\n", n, within, covered, z > "/dev/stderr"
+        }' $T/intervals 2>$T/score >$T/judged
 diag "nominal truth $((RATE * 60))/min; intervals (at interval est lo hi exact sample population, then the reads counted):"
 sed 's/^/#   /' $T/judged
-read -r n within covered <$T/score
-diag "$n intervals inside the workload; $within within 25% of the truth; truth inside ci95 in $covered"
+read -r n within covered z <$T/score
+diag "$n intervals inside the workload; $within within 25% of the truth; truth inside ci95 in $covered;" \
+        "their sum off the reads' by $z standard errors"
 check "at least 3 whole intervals measured under load" test "$n" -ge 3
 is "every estimate within 25% of the truth" "$within" "$n"
-check "the truth lies within ci95 in most intervals" test $((covered * 3)) -ge $((n * 2))
+# Each interval holds the truth with probability 0.95 if its interval is
+# right, so some miss by chance: of 5, two or more in 2.3% of runs, three
+# or more in 0.1%. The coverage is judged at that 0.1%, and the bias by the
+# intervals pooled: their sum within 3.3 standard errors (0.1% too) of the
+# reads', about 7% of the truth over 5 intervals. (Over 50 intervals in 10
+# runs, idle and beside first-figure.sh, the estimates were 0.994 of the
+# reads with a spread of 4.3%, 1 of 50 outside its interval.)
+check "the truth lies within ci95 as often as a 95% interval allows" \
+        test $((n - covered)) -le $(((n + 2) / 3))
+check "the intervals' sum is unbiased (within 3.3 standard errors)" \
+        awk -v z="$z" 'BEGIN { exit !(z >= -3.3 && z <= 3.3) }'
 is "the population is the filesystem's files and directories" "$(tail -1 $T/intervals | cut -d' ' -f8)" \
         "$(($(find $M/noatime -xdev | wc -l)))"
 
