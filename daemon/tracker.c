@@ -71,7 +71,7 @@ struct Filesystem {
         bool count_jumped;     /* and more than twice its count of the interval before: something began */
         double count_prev;     /* the kernel's count over the last interval, per minute (its lower bound); <0: none */
         double count_ratio;    /* its transactions per update the sample sees (KcountVerdict.ratio); 0: none */
-        unsigned count_ratio_age; /* intervals since that ratio was learnt */
+        unsigned count_ratio_age; /* intervals since that ratio was learnt (KcountVerdict.ratio_age) */
         bool walk_queued;
         bool orphaned;         /* no longer in the table; freed when its job returns */
         struct sweep_result last;
@@ -1039,6 +1039,7 @@ static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct 
                 .pure = fs_only_atime(fs, prev, &j->res),
                 .prev_lo = fs->count_prev,
                 .ratio = fs->count_ratio,
+                .ratio_age = fs->count_ratio_age,
                 .edges = edges,
         };
         KcountVerdict v;
@@ -1064,10 +1065,8 @@ static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct 
         fs->unexplained = v.unexplained;
         fs->count_jumped = v.jumped;
         fs->count_prev = v.lo;
-        /* The ratio is the workload's: forgotten once no pure interval
-         * has renewed it for a while. */
-        fs->count_ratio_age = v.learnt ? 0 : fs->count_ratio_age + 1;
-        fs->count_ratio = fs->count_ratio_age > KCOUNT_RATIO_INTERVALS ? 0 : v.ratio;
+        fs->count_ratio = v.ratio;
+        fs->count_ratio_age = v.ratio_age;
 }
 
 /* The btrfs look that came back with a sweep: the metadata's growth is
