@@ -136,7 +136,8 @@ static void scale_by_ratio(struct activity *a, double ratio) {
         a->updates.lo *= fmin(ratio, 1);
 }
 
-KcountVerdict kcount_apply(const KcountInput *in, struct activity *acts, size_t n) {
+/* kcount_apply() but for the ratio's age. */
+static KcountVerdict apply_count(const KcountInput *in, struct activity *acts, size_t n) {
         KcountVerdict v = { .lo = -1, .ratio = in->ratio };
         /* A journal's count bounds nothing: a burst at the interval's end
          * is counted in the next. */
@@ -205,5 +206,17 @@ KcountVerdict kcount_apply(const KcountInput *in, struct activity *acts, size_t 
          * 48,536 against the kernel's 322,598 in busy.sh's first judged
          * interval came of a jump seen in a pure one and not walked). */
         v.jumped = lo > 1.5 * e + 60 && in->prev_lo >= 0 && lo > 2 * in->prev_lo;
+        return v;
+}
+
+KcountVerdict kcount_apply(const KcountInput *in, struct activity *acts, size_t n) {
+        KcountVerdict v = apply_count(in, acts, n);
+
+        /* The ratio is the workload's: forgotten once no pure interval has
+         * renewed it for a while. Every interval ages it, whether its count
+         * was read or not. */
+        v.ratio_age = v.learnt ? 0 : in->ratio_age + 1;
+        if (v.ratio_age > KCOUNT_RATIO_INTERVALS)
+                v.ratio = 0;
         return v;
 }

@@ -81,6 +81,7 @@ typedef struct KcountInput {
         double edge_lag;     /* and the seconds of their readings' lags (KcountEdge.lag) */
         double ratio;        /* transactions per update the sample sees, learnt where the count
                               * stood (KcountVerdict.ratio); 0: none */
+        unsigned ratio_age;  /* and the intervals since it was last learnt (KcountVerdict.ratio_age) */
 } KcountInput;
 
 typedef struct KcountVerdict {
@@ -90,6 +91,8 @@ typedef struct KcountVerdict {
         bool jumped;      /* far above the sample and twice the interval before's: walk at once */
         double ratio;     /* the ratio to keep: the input's, or learnt anew where 'learnt' */
         bool learnt;      /* the interval was pure and its count exact: 'ratio' is from it */
+        unsigned ratio_age; /* the intervals since 'ratio' was last learnt, this one counted: 0 where
+                             * 'learnt'; past KCOUNT_RATIO_INTERVALS 'ratio' is 0 (forgotten) */
 } KcountVerdict;
 
 /* The ratio of an exact count to the sample's figure, learnt over pure
@@ -100,14 +103,17 @@ typedef struct KcountVerdict {
 #define KCOUNT_RATIO_MIN_PER_MIN 600.0
 #define KCOUNT_RATIO_MIN 0.5
 #define KCOUNT_RATIO_MAX 4.0
-/* Intervals a ratio outlives the last pure one it was learnt in. */
+/* Intervals a ratio outlives the last pure one it was learnt in: kept
+ * through this many intervals that do not learn it (impure, or no count
+ * read), forgotten at the next. */
 #define KCOUNT_RATIO_INTERVALS 10
 
 /* Applies the count to the figures of the filesystem's n writers (acts):
  * sets their counter fields and source, takes the count as their figure
  * where the interval was pure, bounds them by it otherwise (their figures
  * first scaled by in->ratio where an exact count has taught one); returns
- * what the tracker keeps. Where no count applies (none read, lazytime, a
+ * what the tracker keeps: the ratio learnt, moved halfway or kept, aged by
+ * the interval and forgotten once too old, whatever else applies. Where no count applies (none read, lazytime, a
  * journal count over too short an interval, no writer) the figures are
  * left as they are and 'used' is false. A journal's count between two
  * edges is exact to within its transactions, over any interval. */

@@ -71,7 +71,7 @@ struct Filesystem {
         bool count_jumped;     /* and more than twice its count of the interval before: something began */
         double count_prev;     /* the kernel's count over the last interval, per minute (its lower bound); <0: none */
         double count_ratio;    /* its transactions per update the sample sees (KcountVerdict.ratio); 0: none */
-        unsigned count_ratio_age; /* intervals since that ratio was learnt */
+        unsigned count_ratio_age; /* intervals since that ratio was learnt (KcountVerdict.ratio_age) */
         bool walk_queued;
         bool orphaned;         /* no longer in the table; freed when its job returns */
         struct sweep_result last;
@@ -436,6 +436,10 @@ static void tracker_changed(Tracker *t) {
 
 unsigned tracker_stuck_threads(const Tracker *t) {
         return t ? worker_pool_stuck(t->pool) : 0;
+}
+
+unsigned tracker_jobs_out(const Tracker *t) {
+        return t->fs_jobs + t->probe_jobs + t->bounded_jobs;
 }
 
 /* ---------------------------------------------------------------- probes */
@@ -1039,6 +1043,7 @@ static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct 
                 .pure = fs_only_atime(fs, prev, &j->res),
                 .prev_lo = fs->count_prev,
                 .ratio = fs->count_ratio,
+                .ratio_age = fs->count_ratio_age,
                 .edges = edges,
         };
         KcountVerdict v;
@@ -1064,10 +1069,8 @@ static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct 
         fs->unexplained = v.unexplained;
         fs->count_jumped = v.jumped;
         fs->count_prev = v.lo;
-        /* The ratio is the workload's: forgotten once no pure interval
-         * has renewed it for a while. */
-        fs->count_ratio_age = v.learnt ? 0 : fs->count_ratio_age + 1;
-        fs->count_ratio = fs->count_ratio_age > KCOUNT_RATIO_INTERVALS ? 0 : v.ratio;
+        fs->count_ratio = v.ratio;
+        fs->count_ratio_age = v.ratio_age;
 }
 
 /* The btrfs look that came back with a sweep: the metadata's growth is
@@ -1904,15 +1907,10 @@ static uint64_t next_sweep(const Tracker *t) {
  * filesystems got them every second, and one further down the list went a
  * whole interval without a look at its files turned hot (busy.sh's
  * xfs-mix: 20 files read flat out credited 20 updates in 30 s, one each). */
-static int on_fine_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Tracker *t = userdata;
+void tracker_fine_pass(Tracker *t) {
         uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
         size_t n = t->n_fss, start = n > 0 ? t->fine_next % n : 0;
 
-        /* FINE_SWEEP_USEC on average, drawn afresh each time: a reader with
-         * the sweep's own period is not always seen at the same point of it
-         * (the estimator takes the looks' ages as drawn at random). */
-        (void) sd_event_source_set_time(s, usec + jittered(FINE_SWEEP_USEC));
         for (size_t k = 0; k < n; k++) {
                 size_t i = (start + k) % n;
                 Filesystem *fs = t->fss[i];
@@ -1922,11 +1920,19 @@ static int on_fine_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                         continue;
                 if (t->fs_jobs >= max_jobs(t)) {
                         t->fine_next = i; /* first in line next time */
-                        return 0;
+                        return;
                 }
                 (void) fs_submit(fs, FS_JOB_FINE);
         }
         t->fine_next = start;
+}
+
+static int on_fine_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        /* FINE_SWEEP_USEC on average, drawn afresh each time: a reader with
+         * the sweep's own period is not always seen at the same point of it
+         * (the estimator takes the looks' ages as drawn at random). */
+        (void) sd_event_source_set_time(s, usec + jittered(FINE_SWEEP_USEC));
+        tracker_fine_pass(userdata);
         return 0;
 }
 
@@ -2275,6 +2281,11 @@ void tracker_set_clock(Tracker *t, tracker_clock_fn now, void *userdata) {
         tracker_changed(t);
         t->clock = now;
         t->clock_userdata = userdata;
+        /* On a clock of the caller's, fine passes come only when it asks
+         * (tracker_fine_pass()): one of the system's second, drawn at
+         * random, would take a filesystem just as the caller's clock makes
+         * its walk step or sweep due. */
+        (void) sd_event_source_set_enabled(t->fine_timer, now ? SD_EVENT_OFF : SD_EVENT_ON);
         replan(t);
 }
 

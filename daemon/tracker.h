@@ -68,9 +68,16 @@ DEFINE_FREE_FUNC(Tracker, tracker_free);
  * not for the system's. The sweeps' times are on it too (the interval a
  * sweep measures, and what is due after a baseline: the first figure);
  * the atimes the sampler reads, and the deadlines of jobs, stay on the
- * system's clocks. */
+ * system's clocks. The fine passes, about every second of the system's
+ * clock by default, come on a clock of the caller's only when it calls
+ * tracker_fine_pass(). */
 typedef uint64_t (*tracker_clock_fn)(clockid_t clock, void *userdata);
 void tracker_set_clock(Tracker *t, tracker_clock_fn now, void *userdata);
+/* A fine pass now: each filesystem with inodes that moved lately and
+ * nothing else out gets a fine sweep while job slots are free, offered in
+ * turn from where the last pass's slots ran out. The fine timer's, about
+ * every second; a test's own (with a clock of its own, the only ones). */
+void tracker_fine_pass(Tracker *t);
 
 /* A test's hook, called in the worker thread as each filesystem job (the
  * UUID read, a walk step, a sweep) begins, with the mount point the job
@@ -138,6 +145,10 @@ int tracker_probe_now(Tracker *t, int mount_id, tracker_probe_cb cb, void *userd
 
 /* Worker threads stuck on hung filesystems, for the status line. */
 unsigned tracker_stuck_threads(const Tracker *t);
+/* The tracker's jobs out in the pool (probes, UUID reads, walk steps,
+ * sweeps, fine sweeps), stuck ones left out: for a test that waits until
+ * every job it caused is back, whatever the machine's speed. */
+unsigned tracker_jobs_out(const Tracker *t);
 
 /* A key for the mount's history that survives restarts, reboots and
  * remounts: its filesystem's UUID (or, without one, its source and type),

@@ -167,6 +167,56 @@ static void test_ratio(void) {
         ok(NEAR(a.updates.per_min, 1000), "nor applied to one (%g)", a.updates.per_min);
 }
 
+/* The ratio's age, as the tracker keeps it between intervals (what the
+ * verdict returns, given back as the next input). */
+static KcountVerdict next_interval(KcountInput in, const KcountVerdict *before) {
+        struct activity a = writer(1000, 900, 1100);
+
+        in.ratio = before->ratio;
+        in.ratio_age = before->ratio_age;
+        return kcount_apply(&in, &a, 1);
+}
+
+/* The ratio is the workload's: kept through KCOUNT_RATIO_INTERVALS
+ * intervals that do not renew it, forgotten at the next; a pure one
+ * renews it, and ages it afresh. */
+static void test_ratio_forgotten(void) {
+        KcountInput impure = xfs(1300, false), none = xfs(1300, true);
+        KcountVerdict v = next_interval(xfs(1200, true), &(KcountVerdict) { 0 });
+        unsigned k;
+
+        none.kind = FS_COUNTER_NONE;
+        ok(v.learnt && v.ratio_age == 0 && NEAR(v.ratio, 1.2), "learnt: age 0 (%u)", v.ratio_age);
+        for (k = 1; k <= KCOUNT_RATIO_INTERVALS; k++) {
+                v = next_interval(k % 3 ? impure : none, &v);
+                if (v.learnt || v.ratio_age != k || !NEAR(v.ratio, 1.2))
+                        break;
+        }
+        ok(k > KCOUNT_RATIO_INTERVALS, "kept through %d intervals that do not learn it, counted or not (%g, age %u)",
+           KCOUNT_RATIO_INTERVALS, v.ratio, v.ratio_age);
+        v = next_interval(impure, &v);
+        ok(v.ratio == 0 && v.ratio_age == KCOUNT_RATIO_INTERVALS + 1, "forgotten at the next (%g, age %u)", v.ratio,
+           v.ratio_age);
+        v = next_interval(impure, &v);
+        ok(v.ratio == 0 && !v.learnt, "and stays forgotten (%g)", v.ratio);
+
+        v = next_interval(xfs(1200, true), &(KcountVerdict) { 0 });
+        for (k = 0; k < KCOUNT_RATIO_INTERVALS; k++)
+                v = next_interval(impure, &v);
+        v = next_interval(xfs(1600, true), &v);
+        ok(v.learnt && v.ratio_age == 0 && NEAR(v.ratio, 1.4), "a pure interval resets the age (%u) and moves it (%g)",
+           v.ratio_age, v.ratio);
+        for (k = 0; k < KCOUNT_RATIO_INTERVALS; k++)
+                v = next_interval(impure, &v);
+        ok(NEAR(v.ratio, 1.4) && v.ratio_age == KCOUNT_RATIO_INTERVALS, "so it is kept %d intervals more (%g)",
+           KCOUNT_RATIO_INTERVALS, v.ratio);
+        v = next_interval(impure, &v);
+        ok(v.ratio == 0, "and forgotten after them");
+        v = next_interval(xfs(1200, true), &v);
+        ok(v.learnt && v.ratio_age == 0 && NEAR(v.ratio, 1.2), "then learnt afresh, not halfway from the old (%g)",
+           v.ratio);
+}
+
 static void test_jbd2(void) {
         struct activity a = writer(500, 400, 600);
         KcountInput in = {
@@ -350,6 +400,7 @@ int main(void) {
         test_pure();
         test_bound();
         test_ratio();
+        test_ratio_forgotten();
         test_jbd2();
         test_not_applied();
         test_edges();

@@ -13,7 +13,12 @@
  *  - first figure: half an interval after the baseline, whatever the
  *    timed sweeps' phase, while the first walk runs or after it ended;
  *  - device: a filesystem whose UUID is looked up first walks right
- *    after, not at the next timed sweep.
+ *    after, not at the next timed sweep;
+ *  - fine turns: with more filesystems that have inodes to look at again
+ *    than job slots, the fine passes (the test's, tracker_fine_pass(): with
+ *    a clock of the test's there are no others) offer the slots to each in
+ *    turn: every one has its fine sweep within as many passes as there
+ *    are filesystems.
  * Every wait for something the tracker does returns as soon as it is done;
  * its bound (seconds) only ends a test that would otherwise hang. */
 #include <errno.h>
@@ -24,6 +29,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -518,6 +524,153 @@ static void test_device_walk(void) {
         (void) unlink(cmd);
 }
 
+/* The test's wait for the tracker to be idle: every job it made is back,
+ * and nothing it planned is due with the clock standing still. */
+static bool no_job_out(const Tracker *t, const MountTable *table, const void *arg) {
+        (void) table;
+        (void) arg;
+        return tracker_jobs_out(t) == 0;
+}
+
+static bool settle(Rig *r) {
+        for (unsigned i = 0; i < 100; i++) {
+                if (!run_until(r->event, r->tracker, r->table, no_job_out, NULL, 60000))
+                        return false;
+                drain(r->event); /* a timer that came due as the last job came back */
+                if (tracker_jobs_out(r->tracker) == 0)
+                        return true;
+        }
+        return false;
+}
+
+static bool all_measured(const Tracker *t, const MountTable *table, const void *arg) {
+        (void) arg;
+        for (size_t i = 0; i < table->n; i++) {
+                const TrackedMount *m = tracker_find(t, table->entries[i].id);
+                struct progress p;
+
+                if (!m || tracker_mount_progress(m, &p))
+                        return false;
+        }
+        return table->n > 0;
+}
+
+#define TURN_MOUNTS 3
+static const char *const turn_mounts[TURN_MOUNTS] = { "turn1", "turn2", "turn3" };
+
+/* The jobs begun on the turn mounts, counted in the worker's thread. */
+static struct {
+        pthread_mutex_t lock;
+        unsigned jobs[TURN_MOUNTS];
+        unsigned total; /* on any mount */
+} turns = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void turn_hook(const char *target, void *userdata) {
+        char want[512];
+
+        (void) userdata;
+        pthread_mutex_lock(&turns.lock);
+        turns.total++;
+        for (size_t i = 0; i < TURN_MOUNTS; i++) {
+                snprintf(want, sizeof want, "%s/%s", base, turn_mounts[i]);
+                turns.jobs[i] += streq(target, want);
+        }
+        pthread_mutex_unlock(&turns.lock);
+}
+
+static unsigned turn_jobs(size_t i) {
+        unsigned n;
+
+        pthread_mutex_lock(&turns.lock);
+        n = i < TURN_MOUNTS ? turns.jobs[i] : turns.total;
+        pthread_mutex_unlock(&turns.lock);
+        return n;
+}
+
+/* A pass's jobs have begun (the total counted is 'arg') and are back. */
+static bool pass_back(const Tracker *t, const MountTable *table, const void *arg) {
+        return turn_jobs(TURN_MOUNTS) == *(const unsigned *) arg && no_job_out(t, table, NULL);
+}
+
+/* A file of each turn mount, read an hour after its last write (the
+ * times set back: under relatime, the read writes its atime). */
+static bool turn_files(bool read_them) {
+        struct timeval back[2];
+        char path[512], c;
+
+        gettimeofday(&back[1], NULL);
+        back[0] = back[1];
+        back[0].tv_sec -= 7200;
+        back[1].tv_sec -= 3600;
+        for (size_t i = 0; i < TURN_MOUNTS; i++) {
+                int fd;
+                bool done;
+
+                snprintf(path, sizeof path, "%s/%s/d0/f0", base, turn_mounts[i]);
+                fd = open(path, (read_them ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
+                if (fd < 0)
+                        return false;
+                done = read_them ? read(fd, &c, 1) == 1 : write(fd, "x", 1) == 1;
+                close(fd);
+                if (!done || (!read_them && utimes(path, back) < 0))
+                        return false;
+        }
+        return true;
+}
+
+/* Three filesystems with inodes to look at again every second, and two
+ * job slots (twice the one worker thread: max_jobs()): a fine pass that
+ * offered the slots from the first filesystem on every time would give
+ * the same two a fine sweep at every pass and the third none. Each pass
+ * begins where the last one's slots ran out, so each filesystem has its
+ * fine sweep within three passes, and the slots go round evenly. The
+ * passes are the test's (tracker_fine_pass()), the clock standing still,
+ * each once the last one's jobs are back: no pass finds a filesystem
+ * still busy with the last. */
+static void test_fine_turns(void) {
+        _cleanup_(config_freep) struct config *c = test_config();
+        unsigned want = 0;
+        bool each = true, even = true;
+        Rig r;
+
+        c->walk_rate = 100000;
+        c->worker_threads = 1;
+        c->sampler_interval_usec = 60 * USEC_PER_SEC;
+        ok(turn_files(false), "fine turns: a file in each mount, its times an hour back");
+        ok(rig_start(&r, c, "turn") == 0 && r.table->n == TURN_MOUNTS, "fine turns: %d mounts tracked", TURN_MOUNTS);
+        clock_phase(r.tracker, USEC_PER_SEC);
+        ok(run_until(r.event, r.tracker, r.table, all_baselined, NULL, 60000) && settle(&r),
+           "fine turns: all walked and baselined, the clock standing still");
+        /* Read now, found moved by the first figure's sweep 30 s on: an
+         * inode to look at again every second on each filesystem for two
+         * intervals (sampler.h). */
+        ok(turn_files(true), "fine turns: each mount's file read");
+        advance(r.tracker, 30 * USEC_PER_SEC);
+        ok(run_until(r.event, r.tracker, r.table, all_measured, NULL, 60000) && settle(&r),
+           "fine turns: all measured, their read files hot");
+
+        tracker_set_job_hook(r.tracker, turn_hook, NULL);
+        for (unsigned pass = 1; pass <= TURN_MOUNTS; pass++) {
+                bool back;
+
+                want += 2;
+                tracker_fine_pass(r.tracker);
+                back = run_until(r.event, r.tracker, r.table, pass_back, &want, 60000);
+                ok(back, "fine turns: pass %u: its two slots taken, the jobs back (%u, %u, %u)", pass, turn_jobs(0),
+                   turn_jobs(1), turn_jobs(2));
+        }
+        for (size_t i = 0; i < TURN_MOUNTS; i++) {
+                each = each && turn_jobs(i) > 0;
+                even = even && turn_jobs(i) == 2;
+        }
+        ok(each, "fine turns: each filesystem had its fine sweep within %d passes (%u, %u, %u)", TURN_MOUNTS,
+           turn_jobs(0), turn_jobs(1), turn_jobs(2));
+        ok(even && turn_jobs(TURN_MOUNTS) == 2 * TURN_MOUNTS, "fine turns: two each, and no other job (%u in all)",
+           turn_jobs(TURN_MOUNTS));
+        tracker_set_job_hook(r.tracker, gate_hook, NULL);
+        rig_stop(&r);
+}
+
 int main(void) {
         static const char *const mounts[] = { "kick1", "kick2", "kick3", "kick4" };
         char path[512];
@@ -533,6 +686,8 @@ int main(void) {
                 make_mount("quick", 300) == 0;
         for (size_t i = 0; i < ELEMENTSOF(mounts); i++)
                 ready = ready && make_mount(mounts[i], 3) == 0;
+        for (size_t i = 0; i < TURN_MOUNTS; i++)
+                ready = ready && make_mount(turn_mounts[i], 3) == 0;
         ok(ready, "tmpfs mounts made under %s", base);
         if (ready) {
                 test_walk_ticks();
@@ -540,15 +695,18 @@ int main(void) {
                 test_backoff();
                 test_first_figure();
                 test_device_walk();
+                test_fine_turns();
         }
 
-        for (const char *const *n = (const char *const[]) { "walk", "stall", "kick1", "kick2", "kick3", "kick4", "first", "quick", NULL };
+        for (const char *const *n = (const char *const[]) { "walk", "stall", "kick1", "kick2", "kick3", "kick4", "first", "quick",
+                                                             "turn1", "turn2", "turn3", NULL };
              *n; n++) {
                 snprintf(path, sizeof path, "%s/%s", base, *n);
                 (void) umount2(path, MNT_DETACH);
                 (void) rmdir(path);
         }
-        for (const char *const *n = (const char *const[]) { "walk", "kick", "stall", "first", "quick", NULL }; *n; n++) {
+        for (const char *const *n = (const char *const[]) { "walk", "kick", "stall", "first", "quick", "turn", NULL }; *n;
+             n++) {
                 snprintf(path, sizeof path, "%s/mountinfo-%s", base, *n);
                 (void) unlink(path);
         }
