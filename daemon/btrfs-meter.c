@@ -375,3 +375,13 @@ void btrfs_meter_status(const BtrfsMeter *m, const char *super_options, struct b
         ret->sampled = id == 0 || id == m->subvol;
         ret->looked = ret->have && id != 0 && btrfs_facts_of(&ret->facts, id, &ret->self, &ret->snapshots);
 }
+
+void btrfs_status_no_atime(struct btrfs_status *ret) {
+        if (ret->have)
+                return;
+        ret->no_atime = true;
+        ret->have_rate = ret->rate_fresh = true;
+        ret->rate_source = ret->mean_source = BTRFS_FIGURE_MEASURED;
+        ret->per_day = ret->per_day_lo = ret->per_day_hi = 0;
+        ret->mean_per_day = ret->mean_lo = ret->mean_hi = 0;
+}
