@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "log.h"
 #include "macro.h"
 #include "string-table.h"
@@ -184,9 +185,9 @@ static void meter_say(BtrfsMeter *m, const BtrfsLook *l, const char *target) {
                                        target);
         }
         if (f->quotas && f->qgroup_error < 0 && !m->qgroup_said)
-                log_mount_full(LOG_NOTICE, f->qgroup_error, target,
-                               "%s: btrfs quotas are on, but its qgroups' bytes are not readable under %s/fs/btrfs "
-                               "(%m): no exclusive bytes shown", target, l->sysfs);
+                log_mount_notice(target,
+                                 "%s: btrfs quotas are on, but its qgroups' bytes are not readable under %s/fs/btrfs "
+                                 "(%s): no exclusive bytes shown", target, l->sysfs, fileio_strerror(f->qgroup_error));
         m->qgroup_said = f->quotas && f->qgroup_error < 0;
         if (f->qgroups_inconsistent && !m->inconsistent_said)
                 log_mount_notice(target, "%s: btrfs quotas are inconsistent (a rescan is due): the qgroups' exclusive "
@@ -194,9 +195,10 @@ static void meter_say(BtrfsMeter *m, const BtrfsLook *l, const char *target) {
         m->inconsistent_said = f->qgroups_inconsistent;
         if (!f->have_space && !m->space_said) {
                 m->space_said = true;
-                log_mount_full(LOG_NOTICE, f->space_error, target,
-                               "%s: btrfs metadata bytes not readable under %s/fs/btrfs (%m): no bytes figure, "
-                               "measured or modelled", target, l->sysfs);
+                /* fileio_strerror(): a FIFO or device there is said as such. */
+                log_mount_notice(target,
+                                 "%s: btrfs metadata bytes not readable under %s/fs/btrfs (%s): no bytes figure, "
+                                 "measured or modelled", target, l->sysfs, fileio_strerror(f->space_error));
         }
 }
 
@@ -374,4 +376,14 @@ void btrfs_meter_status(const BtrfsMeter *m, const char *super_options, struct b
         ret->subvol = id;
         ret->sampled = id == 0 || id == m->subvol;
         ret->looked = ret->have && id != 0 && btrfs_facts_of(&ret->facts, id, &ret->self, &ret->snapshots);
+}
+
+void btrfs_status_no_atime(struct btrfs_status *ret) {
+        if (ret->have)
+                return;
+        ret->no_atime = true;
+        ret->have_rate = ret->rate_fresh = true;
+        ret->rate_source = ret->mean_source = BTRFS_FIGURE_MEASURED;
+        ret->per_day = ret->per_day_lo = ret->per_day_hi = 0;
+        ret->mean_per_day = ret->mean_lo = ret->mean_hi = 0;
 }

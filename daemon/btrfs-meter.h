@@ -104,6 +104,10 @@ struct btrfs_status {
         double bytes_per_inode; /* the model's; 0: not learned yet */
         double table_bytes_per_inode; /* until it is: the cost table's starting value the model uses; 0: none */
         unsigned model_intervals;
+        /* No mount of the filesystem writes atime (noatime or read-only,
+         * each one): it is neither sampled nor looked at, and atime
+         * un-shares exactly nothing (btrfs_status_no_atime()). */
+        bool no_atime;
 };
 
 /* What the sample says of the inodes written since the newest snapshot. */
@@ -173,3 +177,7 @@ typedef struct BtrfsSweep {
 void btrfs_meter_apply(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s);
 /* The status as a mount with 'super_options' sees it. */
 void btrfs_meter_status(const BtrfsMeter *m, const char *super_options, struct btrfs_status *ret);
+/* A status that no look came back to (!ret->have) on a filesystem no
+ * mount writes atime through: a rate of exactly 0 bytes a day, as the
+ * atime updates through noatime are exactly 0 (a figure, not "waiting"). */
+void btrfs_status_no_atime(struct btrfs_status *ret);

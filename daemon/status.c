@@ -119,6 +119,9 @@ static void fill_progress(ReportProgress *rp, const TrackedMount *tm) {
 
 /* Why a btrfs mount's snapshots were not all seen; NULL: they were. */
 static const char *btrfs_reason(const struct btrfs_status *b) {
+        if (!b->have && b->no_atime)
+                return "no mount of this filesystem writes atime (noatime or read-only): atime un-shares nothing "
+                       "here, and its snapshots are not looked for";
         if (!b->have)
                 return b->error < 0 ? "the filesystem's subvolume could not be looked at" : "not looked at yet";
         if (b->facts.sight == BTRFS_SIGHT_ALL)

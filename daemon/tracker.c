@@ -364,11 +364,21 @@ void tracker_mount_btrfs_seed(const TrackedMount *m, const BtrfsModel *saved) {
                 btrfs_meter_seed(&m->fs->btrfs, saved);
 }
 
-bool tracker_mount_btrfs(const TrackedMount *m, struct btrfs_status *ret) {
+/* Whether any mount of the filesystem lets atime be written: where none
+ * does, it is never sampled, and its btrfs never looked at. */
+static bool fs_writes_atime(const Filesystem *fs) {
+        for (size_t i = 0; i < fs->n_mounts; i++)
+                if (tracker_mount_writes_atime(fs->mounts[i]))
+                        return true;
+        return false;
+}
 
-        if (!m->fs || !m->entry->fstype || !streq(m->entry->fstype, "btrfs"))
+bool tracker_mount_btrfs(const TrackedMount *m, struct btrfs_status *ret) {
+        if (!on_btrfs(m))
                 return false;
         btrfs_meter_status(&m->fs->btrfs, m->entry->super_options, ret);
+        if (!ret->have && !fs_writes_atime(m->fs))
+                btrfs_status_no_atime(ret);
         return true;
 }
 

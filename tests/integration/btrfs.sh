@@ -506,6 +506,19 @@ stop_daemon
 is "atimed stops cleanly after the place" "$STOP_STATUS" 0
 check "no sanitizer's report in the log" sh -c "! grep -q 'Sanitizer' $T/atimed.log"
 umount $M/root $M/home
+
+# The filesystem mounted noatime alone: no read writes atime, so it is
+# neither sampled nor looked at; its figure is exactly 0 bytes a day, and
+# it says why (not "not looked at yet", for ever).
+mount -o noatime,subvol=a/deeper/root $LOOP $M/root || bail "mount root noatime"
+start_daemon
+check "noatime alone: 0 bytes a day, a figure" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/root\") | .btrfs | .unshared_bytes_per_day == 0 and .rate_source == \"measured\"' >/dev/null"
+like "and why its snapshots are not looked for" "$(btrfs_of $M/root | jq -r .snapshots.reason)" "no mount of this filesystem writes atime"
+check "GetStatus matches the interface description" sh -c "$ATIMECTL --socket $T/sock call io.atimed.GetStatus '{}' | $SCHEMA GetStatus"
+stop_daemon
+is "atimed stops cleanly after noatime alone" "$STOP_STATUS" 0
+umount $M/root
 losetup -d $LOOP
 diag "done after $(($(date +%s) - T0))s"
 done_testing

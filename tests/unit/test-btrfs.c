@@ -14,6 +14,7 @@
 #include "../tap.h"
 #include "btrfs.h"
 #include "btrfs-meter.h"
+#include "log.h"
 
 static struct btrfs_subvol sub(uint64_t id, uint8_t tag, uint8_t parent_tag, bool ro, int64_t otime) {
         struct btrfs_subvol s = { .id = id, .read_only = ro, .otime = otime };
@@ -269,6 +270,29 @@ static void apply(BtrfsMeter *m, BtrfsLook l, bool pure) {
         btrfs_look_done(&l);
 }
 
+/* The last message logged, as the text line shows it. */
+static char said[1024];
+static bool keep_said(int level, const char *message, const char *field, const char *value) {
+        (void) level, (void) field, (void) value;
+        snprintf(said, sizeof said, "%s", message);
+        return true;
+}
+
+/* A FIFO (or device) where sysfs has a counter: the log says what is
+ * there, not "File descriptor in bad state". */
+static void test_meter_fifo(void) {
+        BtrfsMeter m = {};
+        BtrfsLook l = look(0, 0, 1, 0, 0, 40);
+
+        log_set_sink(keep_said);
+        l.facts.have_space = false;
+        l.facts.space_error = -EBADFD;
+        apply(&m, l, true);
+        ok(m.space_said && strstr(said, "not a regular file (a FIFO"), "a FIFO as bytes_used: said so (%s)", said);
+        log_set_sink(NULL);
+        btrfs_facts_done(&m.status.facts);
+}
+
 static void test_meter(void) {
         BtrfsMeter m = {};
         struct btrfs_status *st = &m.status;
@@ -512,6 +536,7 @@ static void test_moved(void) {
 int main(void) {
         test_model();
         test_meter();
+        test_meter_fifo();
         test_prior();
         test_snapshots();
         test_place();
