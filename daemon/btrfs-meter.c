@@ -25,6 +25,15 @@ static const char *const btrfs_figure_source_table[_BTRFS_FIGURE_SOURCE_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(btrfs_figure_source, BtrfsFigureSource);
 
+const char *btrfs_bytes_label(double modelled, double total) {
+        if (!(modelled > 0))
+                return "measured";
+        /* A mean's float rounding leaves a modelled-only sum a hair off. */
+        if (!(total > 0) || modelled >= total * (1 - 1e-6))
+                return "modelled";
+        return "partly modelled";
+}
+
 /* ---------------------------------------------------------------- the model */
 
 bool btrfs_model_ready(const BtrfsModel *m) {
@@ -229,9 +238,14 @@ static void set_rate(BtrfsMeter *m, BtrfsFigureSource src, double bytes, double 
         m->sum_lo += lo;
         m->sum_hi += hi;
         m->sum_seconds += seconds;
-        /* A subvolume nothing shares un-shares nothing: that 0 is no model's. */
-        m->sum_modelled = m->sum_modelled || (src == BTRFS_FIGURE_MODELLED && hi > 0);
+        /* A subvolume nothing shares un-shares nothing: that 0 is no
+         * model's; nor does a modelled 0 make the mean's bytes modelled. */
+        if (src == BTRFS_FIGURE_MODELLED && bytes > 0) {
+                m->sum_modelled = true;
+                m->sum_modelled_bytes += bytes;
+        }
         st->mean_source = m->sum_modelled ? BTRFS_FIGURE_MODELLED : BTRFS_FIGURE_MEASURED;
+        st->mean_modelled_per_day = m->sum_modelled_bytes * 86400.0 / m->sum_seconds;
         st->mean_seconds = m->sum_seconds;
         st->mean_per_day = m->sum_bytes * 86400.0 / m->sum_seconds;
         st->mean_lo = m->sum_lo * 86400.0 / m->sum_seconds;
@@ -390,5 +404,5 @@ void btrfs_status_no_atime(struct btrfs_status *ret) {
         ret->have_rate = ret->rate_fresh = true;
         ret->rate_source = ret->mean_source = BTRFS_FIGURE_MEASURED;
         ret->per_day = ret->per_day_lo = ret->per_day_hi = 0;
-        ret->mean_per_day = ret->mean_lo = ret->mean_hi = 0;
+        ret->mean_per_day = ret->mean_lo = ret->mean_hi = ret->mean_modelled_per_day = 0;
 }

@@ -73,6 +73,12 @@ typedef enum BtrfsFigureSource {
 
 const char *btrfs_figure_source_to_string(BtrfsFigureSource s);
 
+/* What a mean of bytes came from, for the advice's reason: "measured"
+ * where no modelled interval gave it a byte, "modelled" where every byte
+ * of it is modelled, "partly modelled" between. 'modelled': the share of
+ * 'total' (both in the same unit) that modelled intervals gave. */
+const char *btrfs_bytes_label(double modelled, double total);
+
 /* A btrfs mount's snapshots and the metadata atime un-shares, as the last
  * sweep of its filesystem left them (btrfs.h). The look goes through the
  * mount the filesystem is sampled through: 'looked' says whether its
@@ -101,7 +107,8 @@ struct btrfs_status {
          * added up: conservative); seconds: how long those intervals
          * cover (0: none). What advice rests on. */
         double mean_per_day, mean_lo, mean_hi, mean_seconds;
-        BtrfsFigureSource mean_source; /* modelled where any modelled interval is in it */
+        BtrfsFigureSource mean_source; /* modelled where any modelled interval gave it bytes */
+        double mean_modelled_per_day; /* of mean_per_day, what modelled intervals gave (btrfs_bytes_label()) */
         BtrfsFigureSource since_source; /* the total since the newest snapshot: */
         double since, since_lo, since_hi;
         double inodes_since; /* distinct inodes written since the newest snapshot (the sample's); <0: unknown */
@@ -143,6 +150,7 @@ typedef struct BtrfsMeter {
         BtrfsModel model;
         struct btrfs_prior prior; /* the cost table's bytes an inode, as the last sweep gave it (file 0: none) */
         double sum_bytes, sum_lo, sum_hi, sum_seconds; /* every interval with a figure */
+        double sum_modelled_bytes; /* of sum_bytes, the modelled intervals' */
         bool sum_modelled;
         struct btrfs_since since; /* at the last look */
         bool since_measured; /* every interval since the newest snapshot appeared was measured */

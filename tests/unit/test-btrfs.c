@@ -484,6 +484,37 @@ static void test_prior_dirs(void) {
         btrfs_meter_done(&m);
 }
 
+/* What the bytes of a mean came from: modelled only where a modelled
+ * interval gave them bytes; and the meter's mean says what it gave. */
+static void test_bytes_label(void) {
+        BtrfsMeter m = {};
+        BtrfsSweep s = { .target = "/mnt/label", .pure = true, .commit_s = 30, .now = 2000 };
+
+        ok(streq(btrfs_bytes_label(0, 1e6), "measured") && streq(btrfs_bytes_label(0, 0), "measured"),
+           "no modelled byte: measured");
+        ok(streq(btrfs_bytes_label(1e6, 1e6), "modelled") && streq(btrfs_bytes_label(1e6 * (1 + 1e-9), 1e6), "modelled"),
+           "every byte modelled: modelled");
+        ok(streq(btrfs_bytes_label(4e5, 1e6), "partly modelled"), "some: partly modelled");
+
+        /* Measured growth, then an impure interval with no inode written
+         * since the snapshot: a modelled 0. */
+        for (uint64_t t = 40, k = 0; t <= 280; t += 60, k++) {
+                bool pure = t < 280;
+                BtrfsLook l = look(12300000 + (pure ? k : 3) * 1000000, 500000, 1, 1000.0 * (double) (pure ? k : 3),
+                                   100.0 * (double) (pure ? k : 3), t);
+
+                s.pure = pure;
+                btrfs_meter_apply(&m, &l, &s);
+                btrfs_look_done(&l);
+        }
+        ok(m.status.rate_source == BTRFS_FIGURE_MODELLED && m.status.per_day == 0 && m.status.mean_per_day > 0,
+           "a modelled 0 after measured bytes");
+        ok(m.status.mean_source == BTRFS_FIGURE_MEASURED && m.status.mean_modelled_per_day == 0 &&
+                   streq(btrfs_bytes_label(m.status.mean_modelled_per_day, m.status.mean_per_day), "measured"),
+           "the mean: measured, no modelled byte in it");
+        btrfs_meter_done(&m);
+}
+
 /* The place a btrfs filesystem is sampled through: the snapshotted
  * subvolume, even where its root is the longer. */
 static size_t choose(const struct btrfs_facts *f, const uint64_t *ids, const size_t *lens, size_t n) {
@@ -583,6 +614,7 @@ int main(void) {
         test_meter_fifo();
         test_prior();
         test_prior_dirs();
+        test_bytes_label();
         test_snapshots();
         test_place();
         test_moved();
