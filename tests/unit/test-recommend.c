@@ -21,29 +21,6 @@ static const struct recommendation *find(const struct recommendation *v, size_t 
         return NULL;
 }
 
-/* Samples of btrfs bytes a day, one per finest bucket over [from, to)
- * seconds ago, in the history of the mount at 'target'. */
-static bool add_unshared(ViewFixture *f, const char *target, int64_t from, int64_t to, float per_day, float hi,
-                         bool modelled) {
-        const MountEntry *e = mount_table_find_target(f->mounts, target);
-        const TrackedMount *tm = e ? tracker_find(f->tracker, e->id) : NULL;
-        const char *key = tm ? tracker_mount_key(tm) : NULL;
-        int64_t now = (int64_t) time(NULL), res = f->config->rings.spec[0].resolution;
-
-        if (!key)
-                return false;
-        for (int64_t t = now - from; t < now - to; t += res) {
-                struct stats_sample s = { .t = t, .has_policy = true, .atime = (uint8_t) e->policy.atime,
-                                          .has_unshared = true, .unshared_modelled = modelled,
-                                          .unshared_per_day = per_day, .unshared_lo = modelled ? 0 : per_day,
-                                          .unshared_hi = hi };
-
-                if (store_add(f->store, key, &s) < 0)
-                        return false;
-        }
-        return true;
-}
-
 /* The advice's word on where the bytes came from: "(modelled)" only where a
  * modelled interval gave the mean bytes. A modelled 0 (an impure interval
  * with no inode written since the snapshot) with every byte measured is
@@ -55,16 +32,16 @@ static void test_unshared_label(ViewFixture *f) {
         struct advisor_input in = { .policy = e ? e->policy : (struct mount_policy) {} };
         int64_t now = (int64_t) time(NULL);
 
-        ok(add_unshared(f, "/srv/strict", 3600, 1800, 1e9f, 1e9f, false) &&
-                   add_unshared(f, "/srv/strict", 1800, 0, 0, 0, true),
+        ok(view_fixture_add_unshared(f, "/srv/strict", 3600, 1800, 1e9f, 1e9f, false) &&
+                   view_fixture_add_unshared(f, "/srv/strict", 1800, 0, 0, 0, true),
            "/srv/strict: half an hour of measured bytes, then modelled intervals of none");
         h = tm ? store_find(f->store, tracker_mount_key(tm)) : NULL;
         recommend_summarise_unshared(h, now, 3600, 60, &in);
         ok(h && in.have_unshared && in.unshared_per_day > 0 && streq(in.unshared_source, "measured"),
            "every byte measured, a modelled 0 beside: said measured (%s)", in.unshared_source ? in.unshared_source : "-");
 
-        ok(add_unshared(f, "/srv/sbro", 3600, 1800, 1e9f, 1e9f, false) &&
-                   add_unshared(f, "/srv/sbro", 1800, 0, 1e9f, 4e9f, true),
+        ok(view_fixture_add_unshared(f, "/srv/sbro", 3600, 1800, 1e9f, 1e9f, false) &&
+                   view_fixture_add_unshared(f, "/srv/sbro", 1800, 0, 1e9f, 4e9f, true),
            "/srv/sbro: measured bytes, then modelled ones");
         e = mount_table_find_target(f->mounts, "/srv/sbro");
         tm = e ? tracker_find(f->tracker, e->id) : NULL;
