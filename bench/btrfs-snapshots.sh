@@ -165,8 +165,8 @@ done
 echo
 echo "mix, days 2-$DAYS: atimed's modelled bytes since the snapshot over the kernel's growth:${model_vs[mix]:-}"
 for f in rel noa mix; do
-        echo "$f: the week's reading passes grew the metadata by ${week[$f]} bytes" \
-                "(from $(numfmt --to=iec ${week0[$f]}) to $(numfmt --to=iec $(meta $f)) over the week, snapshots' own included);" \
+        echo "$f: the $DAYS days' reading passes grew the metadata by ${week[$f]} bytes" \
+                "(from $(numfmt --to=iec ${week0[$f]}) to $(numfmt --to=iec $(meta $f)) over the $DAYS days, snapshots' own included);" \
                 "atimed's prediction after day 1: ${predict[$f]} bytes (${predict_lo[$f]}-${predict_hi[$f]})" \
                 "$(awk -v p=${predict[$f]} -v w=${week[$f]} 'BEGIN { if (w > 0) printf "= %.2f of it", p / w }')"
 done

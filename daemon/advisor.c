@@ -44,11 +44,16 @@ DEFINE_STRING_TABLE_LOOKUP_TO_STRING(advice_basis, AdviceBasis);
  * `make bench BENCH=btrfs-snapshots` and btrfs.sh (BENCHMARKS.md, section
  * 10: 535-538 bytes a file); the field reports about 2 KB (btrfs-progs
  * #377), so it is used with a wide interval until the filesystem's own
- * measured intervals replace it. */
+ * measured intervals replace it. The column after it is a directory's:
+ * 1,300 bytes, the middle of the 1,255-1,354 bytes a directory measured by
+ * btrfs.sh's directory case (BENCHMARKS.md, section 10: 1,500 small
+ * directories listed by find, three runs): a directory's inode un-shares
+ * its entries' index items with it. */
 #define BTRFS_UNSHARE_BYTES 537.0
+#define BTRFS_UNSHARE_DIR_BYTES 1300.0
 static const struct atime_cost builtin_costs[] = {
         { "ext4", 3.0, 0.5, 0.73, 1.5 },  { "ext3", 3.0, 0.5, 0.73, 1.5 },    { "ext2", 3.0, 0.5, 0.73, 1.5 },
-        { "xfs", 3.2, 0.28, 0.49, 1.7 },  { "btrfs", 4.9, 4.8, 4.9, 4.9, BTRFS_UNSHARE_BYTES },    { "f2fs", 3.0, 0.5, 0.73, 1.5 },
+        { "xfs", 3.2, 0.28, 0.49, 1.7 },  { "btrfs", 4.9, 4.8, 4.9, 4.9, BTRFS_UNSHARE_BYTES, BTRFS_UNSHARE_DIR_BYTES },    { "f2fs", 3.0, 0.5, 0.73, 1.5 },
         { "tmpfs", 0.42, 0, 0.42, 0.26 }, { "ramfs", 0.42, 0, 0.42, 0.26 },  { "overlay", 3.0, 0.5, 0.73, 1.5 },
 };
 static const struct atime_cost generic_cost = { "*", 3.0, 0.5, 0.73, 1.5 };
@@ -64,15 +69,28 @@ const struct atime_cost *atime_cost_for(const char *fstype, const struct atime_c
         return &generic_cost;
 }
 
-double atime_cost_unshare_bytes(const char *fstype, const struct atime_cost *overrides, size_t n_overrides) {
+/* The first override that gives unshare bytes, else the built-in entry. */
+static const struct atime_cost *unshare_entry(const char *fstype, const struct atime_cost *overrides, size_t n_overrides) {
         assert(fstype && (overrides || n_overrides == 0));
         for (size_t i = 0; i < n_overrides; i++)
                 if (overrides[i].unshare_bytes > 0 && fnmatch(overrides[i].fstype, fstype, 0) == 0)
-                        return overrides[i].unshare_bytes;
+                        return &overrides[i];
         for (size_t i = 0; i < ELEMENTSOF(builtin_costs); i++)
                 if (streq(builtin_costs[i].fstype, fstype))
-                        return builtin_costs[i].unshare_bytes;
-        return 0;
+                        return &builtin_costs[i];
+        return NULL;
+}
+
+double atime_cost_unshare_bytes(const char *fstype, const struct atime_cost *overrides, size_t n_overrides) {
+        const struct atime_cost *c = unshare_entry(fstype, overrides, n_overrides);
+
+        return c ? c->unshare_bytes : 0;
+}
+
+double atime_cost_unshare_dir_bytes(const char *fstype, const struct atime_cost *overrides, size_t n_overrides) {
+        const struct atime_cost *c = unshare_entry(fstype, overrides, n_overrides);
+
+        return c ? c->unshare_dir_bytes : 0;
 }
 
 /* What an entry that gives only usec takes for the other CPU costs: the
@@ -85,16 +103,22 @@ static double derived_again_usec(double usec) {
         return usec * generic_cost.again_usec / generic_cost.usec;
 }
 
+/* What an entry that gives only a file's unshare bytes takes for a
+ * directory's: the built-in btrfs entry's proportion. */
+static double derived_unshare_dir_bytes(double bytes) {
+        return bytes * BTRFS_UNSHARE_DIR_BYTES / BTRFS_UNSHARE_BYTES;
+}
+
 int atime_cost_parse(const char *s, struct atime_cost *c, char *buf, size_t buflen) {
-        char *f[6] = {}, *save = NULL, *end;
-        double v[5];
+        char *f[7] = {}, *save = NULL, *end;
+        double v[6];
         size_t n = 0;
 
         assert(s && c && buf);
         if (strlen(s) >= buflen)
                 return -EINVAL;
         strcpy(buf, s);
-        /* A field past the sixth is refused, not dropped. */
+        /* A field past the seventh is refused, not dropped. */
         for (char *tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
                 if (n == ELEMENTSOF(f))
                         return -EINVAL;
@@ -113,8 +137,12 @@ int atime_cost_parse(const char *s, struct atime_cost *c, char *buf, size_t bufl
                 .kib = v[1],
                 .lazy_usec = n >= 4 ? v[2] : derived_lazy_usec(v[0]),
                 .again_usec = n >= 5 ? v[3] : derived_again_usec(v[0]),
-                .unshare_bytes = n == 6 ? v[4] : 0,
+                .unshare_bytes = n >= 6 ? v[4] : 0,
+                .unshare_dir_bytes = n == 7 ? v[5] : n == 6 ? derived_unshare_dir_bytes(v[4]) : 0,
         };
+        /* A directory's bytes without a file's: nothing to derive from. */
+        if (c->unshare_dir_bytes > 0 && !(c->unshare_bytes > 0))
+                return -EINVAL;
         return 0;
 }
 
@@ -129,17 +157,19 @@ static char *format_number(char *buf, size_t len, double v) {
 }
 
 char *atime_cost_format(const struct atime_cost *c, char *buf, size_t len) {
-        char u[32], k[32], l[32], a[32], b[32];
+        char u[32], k[32], l[32], a[32], b[32], d[32];
         /* The optional fields only if they differ from what they default to. */
+        bool dir = c->unshare_bytes > 0 && c->unshare_dir_bytes != derived_unshare_dir_bytes(c->unshare_bytes);
         bool unshare = c->unshare_bytes > 0;
         bool again = unshare || c->again_usec != derived_again_usec(c->usec);
         bool lazy = again || c->lazy_usec != derived_lazy_usec(c->usec);
 
         assert(c->fstype);
-        snprintf(buf, len, "%s:%s:%s%s%s%s%s%s%s", c->fstype, format_number(u, sizeof u, c->usec),
+        snprintf(buf, len, "%s:%s:%s%s%s%s%s%s%s%s%s", c->fstype, format_number(u, sizeof u, c->usec),
                  format_number(k, sizeof k, c->kib), lazy ? ":" : "", lazy ? format_number(l, sizeof l, c->lazy_usec) : "",
                  again ? ":" : "", again ? format_number(a, sizeof a, c->again_usec) : "", unshare ? ":" : "",
-                 unshare ? format_number(b, sizeof b, c->unshare_bytes) : "");
+                 unshare ? format_number(b, sizeof b, c->unshare_bytes) : "", dir ? ":" : "",
+                 dir ? format_number(d, sizeof d, c->unshare_dir_bytes) : "");
         return buf;
 }
 
@@ -387,8 +417,9 @@ static void advise_space(struct advice *a, const struct advisor_input *in) {
 }
 
 /* Directories are the cost where they are at least this share of the
- * inodes written since the newest snapshot (each un-shares about as much
- * metadata as a file: its inode's leaf). */
+ * inodes written since the newest snapshot. Their share of the bytes is
+ * taken as their share of the inodes, which understates it: a directory
+ * un-shares more than a file (1,300 bytes against 537, BENCHMARKS.md 10). */
 #define DIR_COST_SHARE 0.5
 
 static bool dirs_are_the_cost(const struct advisor_input *in) {

@@ -53,11 +53,16 @@ struct atime_cost {
          * until the filesystem's own measured intervals replace it
          * (btrfs-meter.h); 0: none given (elsewhere: not a btrfs). */
         double unshare_bytes;
+        /* The same for a directory (its inode's items and its entries'
+         * index un-share more than a file's); 0 where unshare_bytes is 0.
+         * An entry that gives unshare_bytes alone derives it in the
+         * built-in table's proportion (atime_cost_parse()). */
+        double unshare_dir_bytes;
 };
 
 /* The built-in table, and a lookup that falls back on a generic entry. */
 const struct atime_cost *atime_cost_for(const char *fstype, const struct atime_cost *overrides, size_t n_overrides);
-/* "ext4:1.46:0.5" (fstype:usec:KiB[:lazy usec[:again usec[:unshare bytes]]])
+/* "ext4:1.46:0.5" (fstype:usec:KiB[:lazy usec[:again usec[:unshare bytes[:unshare dir bytes]]]])
  * into c; fstype points into buf. */
 int atime_cost_parse(const char *s, struct atime_cost *c, char *buf, size_t buflen);
 /* c in the syntax atime_cost_parse() reads: lazy and again usec only where
@@ -68,6 +73,8 @@ bool fstype_journals(const char *fstype);
 /* The bytes an inode un-shares on 'fstype' (atime_cost.unshare_bytes): the
  * first override that gives them, else the built-in table's; 0: none. */
 double atime_cost_unshare_bytes(const char *fstype, const struct atime_cost *overrides, size_t n_overrides);
+/* The same entry's bytes a directory un-shares (atime_cost.unshare_dir_bytes). */
+double atime_cost_unshare_dir_bytes(const char *fstype, const struct atime_cost *overrides, size_t n_overrides);
 
 struct advisor_input {
         const char *target;

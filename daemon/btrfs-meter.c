@@ -25,6 +25,15 @@ static const char *const btrfs_figure_source_table[_BTRFS_FIGURE_SOURCE_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(btrfs_figure_source, BtrfsFigureSource);
 
+const char *btrfs_bytes_label(double modelled, double total) {
+        if (!(modelled > 0))
+                return "measured";
+        /* A mean's float rounding leaves a modelled-only sum a hair off. */
+        if (!(total > 0) || modelled >= total * (1 - 1e-6))
+                return "modelled";
+        return "partly modelled";
+}
+
 /* ---------------------------------------------------------------- the model */
 
 bool btrfs_model_ready(const BtrfsModel *m) {
@@ -72,30 +81,32 @@ void btrfs_meter_seed(BtrfsMeter *m, const BtrfsModel *saved) {
         m->status.table_bytes_per_inode = 0;
 }
 
-void btrfs_model_price_prior(double bytes_per_inode, double inodes, double hits, double *ret, double *ret_lo,
-                             double *ret_hi) {
-        double rel;
+void btrfs_model_price_prior(const struct btrfs_prior *p, double inodes, double dirs, double hits, double *ret,
+                             double *ret_lo, double *ret_hi) {
+        double rel, d;
 
         *ret = *ret_lo = *ret_hi = 0;
-        if (!(bytes_per_inode > 0) || !(inodes > 0))
+        if (!(p->file > 0) || !(inodes > 0))
                 return;
         /* The sample's Poisson error, then the table's spread. */
         rel = Z95 * (hits > 0 ? 1 / sqrt(hits) : 1);
-        *ret = inodes * bytes_per_inode;
+        d = dirs > 0 ? fmin(dirs, inodes) : 0;
+        *ret = (inodes - d) * p->file + d * (p->dir > 0 ? p->dir : p->file);
         *ret_lo = *ret * fmax(0, 1 - rel) / BTRFS_PRIOR_SPREAD;
         *ret_hi = *ret * (1 + rel) * BTRFS_PRIOR_SPREAD;
 }
 
 /* The model's price where it has learned, else the cost table's. */
-static void meter_price(const BtrfsMeter *m, double inodes, double hits, double *ret, double *ret_lo, double *ret_hi) {
+static void meter_price(const BtrfsMeter *m, double inodes, double dirs, double hits, double *ret, double *ret_lo,
+                        double *ret_hi) {
         if (btrfs_model_ready(&m->model))
                 btrfs_model_price(&m->model, inodes, hits, ret, ret_lo, ret_hi);
         else
-                btrfs_model_price_prior(m->prior, inodes, hits, ret, ret_lo, ret_hi);
+                btrfs_model_price_prior(&m->prior, inodes, dirs, hits, ret, ret_lo, ret_hi);
 }
 
 static bool meter_can_price(const BtrfsMeter *m) {
-        return btrfs_model_ready(&m->model) || m->prior > 0;
+        return btrfs_model_ready(&m->model) || m->prior.file > 0;
 }
 
 /* ---------------------------------------------------------------- the look */
@@ -210,10 +221,12 @@ static bool shares(const struct btrfs_facts *f) {
 
 /* The growth of the distinct inodes written since the newest snapshot
  * over the interval, where both ends counted from the same snapshot. */
-static bool since_growth(const struct btrfs_since *a, const struct btrfs_since *b, double *inodes, double *hits) {
+static bool since_growth(const struct btrfs_since *a, const struct btrfs_since *b, double *inodes, double *dirs,
+                         double *hits) {
         if (!a->have || !b->have || a->since != b->since)
                 return false;
         *inodes = fmax(0, b->count.inodes - a->count.inodes);
+        *dirs = fmax(0, b->count.dirs - a->count.dirs);
         *hits = fmax(0, b->count.hits - a->count.hits);
         return true;
 }
@@ -225,9 +238,14 @@ static void set_rate(BtrfsMeter *m, BtrfsFigureSource src, double bytes, double 
         m->sum_lo += lo;
         m->sum_hi += hi;
         m->sum_seconds += seconds;
-        /* A subvolume nothing shares un-shares nothing: that 0 is no model's. */
-        m->sum_modelled = m->sum_modelled || (src == BTRFS_FIGURE_MODELLED && hi > 0);
+        /* A subvolume nothing shares un-shares nothing: that 0 is no
+         * model's; nor does a modelled 0 make the mean's bytes modelled. */
+        if (src == BTRFS_FIGURE_MODELLED && bytes > 0) {
+                m->sum_modelled = true;
+                m->sum_modelled_bytes += bytes;
+        }
         st->mean_source = m->sum_modelled ? BTRFS_FIGURE_MODELLED : BTRFS_FIGURE_MEASURED;
+        st->mean_modelled_per_day = m->sum_modelled_bytes * 86400.0 / m->sum_seconds;
         st->mean_seconds = m->sum_seconds;
         st->mean_per_day = m->sum_bytes * 86400.0 / m->sum_seconds;
         st->mean_lo = m->sum_lo * 86400.0 / m->sum_seconds;
@@ -245,8 +263,8 @@ static void set_rate(BtrfsMeter *m, BtrfsFigureSource src, double bytes, double 
 /* The interval's bytes: measured where btrfs_interval() could, modelled
  * where a sweep's writes hid them and the model has learned. */
 static void meter_interval(BtrfsMeter *m, const BtrfsLook *l, const BtrfsIntervalVerdict *v, double seconds) {
-        double inodes = 0, hits = 0, b, lo, hi;
-        bool grew = since_growth(&m->since, &l->since, &inodes, &hits);
+        double inodes = 0, dirs = 0, hits = 0, b, lo, hi;
+        bool grew = since_growth(&m->since, &l->since, &inodes, &dirs, &hits);
 
         if (v->source == BTRFS_BYTES_MEASURED) {
                 set_rate(m, BTRFS_FIGURE_MEASURED, v->bytes, v->bytes, v->bytes, seconds);
@@ -263,7 +281,7 @@ static void meter_interval(BtrfsMeter *m, const BtrfsLook *l, const BtrfsInterva
                 if (l->facts.sight != BTRFS_SIGHT_NONE && l->facts.have_info && !shares(&l->facts))
                         set_rate(m, BTRFS_FIGURE_MODELLED, 0, 0, 0, seconds); /* nothing shared: nothing un-shared */
                 else if (grew && meter_can_price(m)) {
-                        meter_price(m, inodes, hits, &b, &lo, &hi);
+                        meter_price(m, inodes, dirs, hits, &b, &lo, &hi);
                         set_rate(m, BTRFS_FIGURE_MODELLED, b, lo, hi, seconds);
                 }
         }
@@ -281,7 +299,7 @@ static void meter_since(BtrfsMeter *m, const BtrfsLook *l) {
         st->dirs_since = s->have ? s->count.dirs : 0;
         st->bytes_per_inode = btrfs_model_ready(&m->model) ? m->model.bytes / m->model.inodes : 0;
         st->model_intervals = m->model.intervals;
-        st->table_bytes_per_inode = btrfs_model_ready(&m->model) ? 0 : m->prior;
+        st->table_bytes_per_inode = btrfs_model_ready(&m->model) ? 0 : m->prior.file;
         if (l->facts.sight == BTRFS_SIGHT_NONE || !shares(&l->facts))
                 return;
         if (m->since_measured) {
@@ -289,7 +307,7 @@ static void meter_since(BtrfsMeter *m, const BtrfsLook *l) {
                 st->since = st->since_lo = st->since_hi = m->since_bytes;
         } else if (s->have && meter_can_price(m)) {
                 st->since_source = BTRFS_FIGURE_MODELLED;
-                meter_price(m, s->count.inodes, s->count.hits, &st->since, &st->since_lo, &st->since_hi);
+                meter_price(m, s->count.inodes, s->count.dirs, s->count.hits, &st->since, &st->since_lo, &st->since_hi);
         }
 }
 
@@ -318,7 +336,8 @@ void btrfs_meter_apply(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s) {
         if (!l->on)
                 return;
         st->rate_fresh = false;
-        m->prior = s->prior > 0 && isfinite(s->prior) ? s->prior : 0;
+        m->prior.file = s->prior.file > 0 && isfinite(s->prior.file) ? s->prior.file : 0;
+        m->prior.dir = m->prior.file > 0 && s->prior.dir > 0 && isfinite(s->prior.dir) ? s->prior.dir : 0;
         meter_say(m, l, s->target);
         if (!m->fsid && l->fsid)
                 m->fsid = TAKE_PTR(l->fsid);
@@ -385,5 +404,5 @@ void btrfs_status_no_atime(struct btrfs_status *ret) {
         ret->have_rate = ret->rate_fresh = true;
         ret->rate_source = ret->mean_source = BTRFS_FIGURE_MEASURED;
         ret->per_day = ret->per_day_lo = ret->per_day_hi = 0;
-        ret->mean_per_day = ret->mean_lo = ret->mean_hi = 0;
+        ret->mean_per_day = ret->mean_lo = ret->mean_hi = ret->mean_modelled_per_day = 0;
 }

@@ -53,10 +53,15 @@ void btrfs_model_price(const BtrfsModel *m, double inodes, double hits, double *
  * (a busy host may never have a pure one): the bytes each inode
  * un-shares from the cost table (atime_cost.unshare_bytes, advisor.h), a
  * starting value measured on another btrfs, with a wide 95% interval: a
- * factor of BTRFS_PRIOR_SPREAD either way, times the sample's own error. */
+ * factor of BTRFS_PRIOR_SPREAD either way, times the sample's own error.
+ * 'dirs' of the 'inodes' are directories, priced at the table's bytes a
+ * directory (atime_cost.unshare_dir_bytes; 0: a file's). */
 #define BTRFS_PRIOR_SPREAD 4.0
-void btrfs_model_price_prior(double bytes_per_inode, double inodes, double hits, double *ret, double *ret_lo,
-                             double *ret_hi);
+struct btrfs_prior {
+        double file, dir; /* bytes a file, a directory; file 0: none */
+};
+void btrfs_model_price_prior(const struct btrfs_prior *p, double inodes, double dirs, double hits, double *ret,
+                             double *ret_lo, double *ret_hi);
 
 /* What the figures say, as btrfs_meter_status() gives them. */
 typedef enum BtrfsFigureSource {
@@ -67,6 +72,12 @@ typedef enum BtrfsFigureSource {
 } BtrfsFigureSource;
 
 const char *btrfs_figure_source_to_string(BtrfsFigureSource s);
+
+/* What a mean of bytes came from, for the advice's reason: "measured"
+ * where no modelled interval gave it a byte, "modelled" where every byte
+ * of it is modelled, "partly modelled" between. 'modelled': the share of
+ * 'total' (both in the same unit) that modelled intervals gave. */
+const char *btrfs_bytes_label(double modelled, double total);
 
 /* A btrfs mount's snapshots and the metadata atime un-shares, as the last
  * sweep of its filesystem left them (btrfs.h). The look goes through the
@@ -96,7 +107,8 @@ struct btrfs_status {
          * added up: conservative); seconds: how long those intervals
          * cover (0: none). What advice rests on. */
         double mean_per_day, mean_lo, mean_hi, mean_seconds;
-        BtrfsFigureSource mean_source; /* modelled where any modelled interval is in it */
+        BtrfsFigureSource mean_source; /* modelled where any modelled interval gave it bytes */
+        double mean_modelled_per_day; /* of mean_per_day, what modelled intervals gave (btrfs_bytes_label()) */
         BtrfsFigureSource since_source; /* the total since the newest snapshot: */
         double since, since_lo, since_hi;
         double inodes_since; /* distinct inodes written since the newest snapshot (the sample's); <0: unknown */
@@ -136,8 +148,9 @@ typedef struct BtrfsMeter {
         uint64_t at;       /* CLOCK_MONOTONIC usec of the last look */
         BtrfsTaint taint;  /* an impure interval's writes, not committed yet */
         BtrfsModel model;
-        double prior;      /* the cost table's bytes an inode, as the last sweep gave it (0: none) */
+        struct btrfs_prior prior; /* the cost table's bytes an inode, as the last sweep gave it (file 0: none) */
         double sum_bytes, sum_lo, sum_hi, sum_seconds; /* every interval with a figure */
+        double sum_modelled_bytes; /* of sum_bytes, the modelled intervals' */
         bool sum_modelled;
         struct btrfs_since since; /* at the last look */
         bool since_measured; /* every interval since the newest snapshot appeared was measured */
@@ -170,7 +183,7 @@ typedef struct BtrfsSweep {
         bool pure;          /* nothing but atime updates, as far as the sample tells */
         double commit_s;
         int64_t now;        /* Unix seconds */
-        double prior;       /* the cost table's bytes an inode un-shares (btrfs_model_price_prior()); 0: none */
+        struct btrfs_prior prior; /* the cost table's bytes an inode un-shares (btrfs_model_price_prior()) */
 } BtrfsSweep;
 
 /* Event loop: takes the look's facts (l is left empty). */

@@ -362,7 +362,7 @@ static int parse_costs(_unused_ const struct config_item *it, const char *value,
 
                 if (atime_cost_parse(l[costs.n], c, buf, sizeof buf) < 0) {
                         done_costs(&costs);
-                        return bad(ret_why, "expected fstype:usec:KiB[:lazytime usec[:again usec]] per filesystem type, such as "
+                        return bad(ret_why, "expected fstype:usec:KiB[:lazytime usec[:again usec[:unshare bytes[:unshare dir bytes]]]] per filesystem type, such as "
                                             "ext4:1.46:0.5");
                 }
                 costs.names[costs.n] = strdup(c->fstype);

@@ -18,14 +18,14 @@
  * updates, or (unshared) the btrfs bytes; n: the samples it rests on. */
 struct window_mean {
         double mean, lo, hi, n, peak;
-        bool modelled;
+        double modelled; /* unshared: of mean, what the points a model gave bytes to gave */
 };
 
 static void window_mean(const MountHistory *h, int64_t now, int64_t window, AtimeMode atime, bool unshared,
                         struct window_mean *ret) {
         unsigned r = history_pick_ring(h, now - window);
         uint32_t res = h->rings[r].spec.resolution;
-        double sum = 0, lo = 0, hi = 0;
+        double sum = 0, lo = 0, hi = 0, modelled = 0;
 
         *ret = (struct window_mean) {};
         if (h->rings[r].count == 0)
@@ -41,10 +41,14 @@ static void window_mean(const MountHistory *h, int64_t now, int64_t window, Atim
                 hi += (double) (unshared ? p->unshared_hi : p->hi) * k;
                 ret->n += k;
                 ret->peak = MAX(ret->peak, (double) (unshared ? p->unshared_per_day : p->per_min));
-                ret->modelled = ret->modelled || (unshared && p->unshared_modelled);
+                /* A bucket with a modelled interval is counted modelled
+                 * whole (the point keeps no more): never said measured. */
+                if (unshared && p->unshared_modelled)
+                        modelled += (double) p->unshared_per_day * k;
         }
         if (ret->n > 0) {
                 ret->mean = sum / ret->n;
+                ret->modelled = modelled / ret->n;
                 /* The mean of the intervals' bounds: wider than the mean's
                  * own interval, as the intervals' errors are not independent. */
                 ret->lo = lo / ret->n;
@@ -137,8 +141,8 @@ static void add_activity(const View *v, const TrackedMount *tm, int64_t now, str
 
 /* The metadata atime un-shared from btrfs snapshots over the window, from
  * the history's points (kept across restarts), as for the updates. */
-static void summarise_unshared(const MountHistory *h, int64_t now, int64_t window, double interval_s,
-                               struct advisor_input *in) {
+void recommend_summarise_unshared(const MountHistory *h, int64_t now, int64_t window, double interval_s,
+                                  struct advisor_input *in) {
         struct window_mean m;
 
         window_mean(h, now, window, in->policy.atime, true, &m);
@@ -149,7 +153,7 @@ static void summarise_unshared(const MountHistory *h, int64_t now, int64_t windo
         in->unshared_lo = m.lo;
         in->unshared_hi = m.hi;
         in->unshared_s = m.n * interval_s;
-        in->unshared_source = btrfs_figure_source_to_string(m.modelled ? BTRFS_FIGURE_MODELLED : BTRFS_FIGURE_MEASURED);
+        in->unshared_source = btrfs_bytes_label(m.modelled, m.mean);
 }
 
 /* On btrfs with snapshots: the metadata atime un-shares from them, as the
@@ -171,7 +175,8 @@ static void add_btrfs(const View *v, const TrackedMount *tm, int64_t now, struct
         in->snapshot_period_s = (double) b.snapshots.period_s;
         in->dir_share = b.inodes_since > 0 ? b.dirs_since / b.inodes_since : 0;
         if (h)
-                summarise_unshared(h, now, (int64_t) r->window_s, (double) v->config->sampler_interval_usec / 1e6, in);
+                recommend_summarise_unshared(h, now, (int64_t) r->window_s,
+                                             (double) v->config->sampler_interval_usec / 1e6, in);
         if (in->have_unshared || !(b.mean_seconds > 0))
                 return;
         in->have_unshared = true;
@@ -179,7 +184,7 @@ static void add_btrfs(const View *v, const TrackedMount *tm, int64_t now, struct
         in->unshared_lo = b.mean_lo;
         in->unshared_hi = b.mean_hi;
         in->unshared_s = b.mean_seconds;
-        in->unshared_source = btrfs_figure_source_to_string(b.mean_source);
+        in->unshared_source = btrfs_bytes_label(b.mean_modelled_per_day, b.mean_per_day);
 }
 
 /* The advisor's input for one tracked mount, and its advice. */

@@ -25,6 +25,14 @@ struct recommendation {
  * caller. Returns -ENOENT if target is not tracked. */
 int recommend(const View *v, const char *target, struct recommendation **ret, size_t *ret_n);
 
+/* The btrfs metadata atime un-shared over the window, from the history's
+ * points under in->policy.atime: its mean per day and 95% interval into
+ * 'in', and what the bytes came from (btrfs_bytes_label(): "modelled" only
+ * where a modelled interval gave the mean bytes). Nothing where no point
+ * has them. */
+void recommend_summarise_unshared(const MountHistory *h, int64_t now, int64_t window, double interval_s,
+                                  struct advisor_input *in);
+
 /* The same a mount at a time, for a caller that spreads the work over
  * several turns of the event loop: what is shared by all mounts (which
  * consumer is on which mount, the time, the advisor's parameters) is

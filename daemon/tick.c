@@ -223,7 +223,9 @@ static void btrfs_sample(const TrackedMount *tm, struct stats_sample *s) {
             !btrfs_shares(&b.self, &b.snapshots, &since))
                 return;
         s->has_unshared = true;
-        s->unshared_modelled = b.rate_source == BTRFS_FIGURE_MODELLED;
+        /* A modelled 0 gives the point no modelled byte (as the meter's
+         * mean_source): the point is not said modelled for it. */
+        s->unshared_modelled = b.rate_source == BTRFS_FIGURE_MODELLED && b.per_day > 0;
         s->unshared_per_day = (float) b.per_day;
         s->unshared_lo = (float) b.per_day_lo;
         s->unshared_hi = (float) b.per_day_hi;

@@ -283,8 +283,26 @@ int main(void) {
                 ok(atime_cost_parse("btr*:5:5:5:5:2048", &o[1], buf[1], sizeof buf[1]) == 0 &&
                            atime_cost_unshare_bytes("btrfs", o, 2) == 2048,
                    "one that gives them (fstype:usec:KiB:lazy:again:bytes) replaces them");
-                is_int(atime_cost_parse("btrfs:5:5:5:5:2048:1", &o[1], buf[1], sizeof buf[1]), -EINVAL,
-                       "a seventh field is refused");
+                ok(fabs(atime_cost_unshare_dir_bytes("btrfs", o, 2) - 2048 * 1300.0 / 537) < 1e-9,
+                   "a six-field entry: a directory's bytes in the table's proportion (%.1f)",
+                   atime_cost_unshare_dir_bytes("btrfs", o, 2));
+                ok(atime_cost_unshare_dir_bytes("btrfs", NULL, 0) == 1300 && atime_cost_unshare_dir_bytes("ext4", NULL, 0) == 0,
+                   "the table: 1300 bytes a directory on btrfs (BENCHMARKS.md 10), none elsewhere");
+                ok(atime_cost_unshare_dir_bytes("btrfs", o, 1) == 1300, "an override that gives no bytes keeps the table's");
+                ok(atime_cost_parse("btrfs:5:5:5:5:2048:4096", &o[1], buf[1], sizeof buf[1]) == 0 &&
+                           atime_cost_unshare_bytes("btrfs", o, 2) == 2048 && atime_cost_unshare_dir_bytes("btrfs", o, 2) == 4096,
+                   "a seventh field: the bytes a directory");
+                is_int(atime_cost_parse("btrfs:5:5:5:5:2048:4096:1", &o[1], buf[1], sizeof buf[1]), -EINVAL,
+                       "an eighth field is refused");
+                is_int(atime_cost_parse("btrfs:5:5:5:5:0:4096", &o[1], buf[1], sizeof buf[1]), -EINVAL,
+                       "a directory's bytes without a file's are refused");
+                char f[128];
+                ok(atime_cost_parse("btrfs:5:5:5:5:2048:4096", &o[1], buf[1], sizeof buf[1]) == 0 &&
+                           streq(atime_cost_format(&o[1], f, sizeof f), "btrfs:5:5:5:5:2048:4096"),
+                   "and formatted back (%s)", f);
+                ok(atime_cost_parse("btrfs:5:5:5:5:2048", &o[1], buf[1], sizeof buf[1]) == 0 &&
+                           streq(atime_cost_format(&o[1], f, sizeof f), "btrfs:5:5:5:5:2048"),
+                   "a derived one is not written (%s)", f);
         }
         /* Confidence follows the interval; the basis is said; min_saving. */
         {

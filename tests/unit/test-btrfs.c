@@ -392,14 +392,18 @@ static void test_meter(void) {
 static void test_prior(void) {
         BtrfsMeter m = {};
         struct btrfs_status *st = &m.status;
-        BtrfsSweep s = { .target = "/mnt/busy", .pure = false, .commit_s = 30, .now = 2000, .prior = 537 };
+        BtrfsSweep s = { .target = "/mnt/busy", .pure = false, .commit_s = 30, .now = 2000, .prior = { 537, 1300 } };
         double b, lo, hi;
 
-        btrfs_model_price_prior(537, 1000, 100, &b, &lo, &hi);
+        btrfs_model_price_prior(&s.prior, 1000, 0, 100, &b, &lo, &hi);
         ok(b == 537000 && lo < b / BTRFS_PRIOR_SPREAD && hi > b * BTRFS_PRIOR_SPREAD,
            "the table's 537 bytes: 1000 inodes 537 kB, its interval %.0f-%.0f (4x either way and more)", lo, hi);
-        btrfs_model_price_prior(0, 1000, 100, &b, &lo, &hi);
+        btrfs_model_price_prior(&(struct btrfs_prior) { 0, 1300 }, 1000, 0, 100, &b, &lo, &hi);
         ok(b == 0 && hi == 0, "no starting value: no price");
+        btrfs_model_price_prior(&s.prior, 1000, 600, 100, &b, &lo, &hi);
+        ok(b == 400 * 537 + 600 * 1300, "600 directories of 1000 inodes: at the table's 1300 bytes a directory (%.0f)", b);
+        btrfs_model_price_prior(&(struct btrfs_prior) { 537, 0 }, 1000, 600, 100, &b, &lo, &hi);
+        ok(b == 537000, "no directory's value: a file's");
 
         for (uint64_t t = 40, k = 0; t <= 220; t += 60, k++) {
                 BtrfsLook l = look(12300000 + k * 1000000, 500000 + k * 1000, 1, 1000.0 * (double) k, 10.0 * (double) k, t);
@@ -438,6 +442,77 @@ static void test_prior(void) {
         ok(z.model.intervals == 0, "a kept model that is not one seeds nothing");
         btrfs_meter_done(&m);
         btrfs_meter_done(&r);
+}
+
+/* Directories read (find, ls -R): before anything is measured they are
+ * priced at the table's bytes a directory, not a file's (btrfs.sh's
+ * directory case read 0.41 of the kernel's growth at a file's); once a
+ * measured interval has taught the model, its bytes an inode. */
+static void test_prior_dirs(void) {
+        BtrfsMeter m = {};
+        struct btrfs_status *st = &m.status;
+        BtrfsSweep s = { .target = "/mnt/dirs", .pure = false, .commit_s = 30, .now = 2000, .prior = { 537, 1300 } };
+
+        for (uint64_t t = 40, k = 0; t <= 100; t += 60, k++) {
+                BtrfsLook l = look(12300000 + k * 2000000, 500000, 1, 1500.0 * (double) k, 150.0 * (double) k, t);
+
+                l.since.count.dirs = 1500.0 * (double) k; /* every inode written a directory */
+                btrfs_meter_apply(&m, &l, &s);
+                btrfs_look_done(&l);
+        }
+        ok(st->rate_source == BTRFS_FIGURE_MODELLED && fabs(st->per_day - 1500.0 * 1300 * 1440) < 1e-3,
+           "1500 directories a minute, modelled at the table's 1300 bytes each (%.0f/day)", st->per_day);
+        ok(st->since_source == BTRFS_FIGURE_MODELLED && fabs(st->since - 1500.0 * 1300) < 1e-3,
+           "the total since the snapshot: 1500 directories at 1300 bytes (%.0f)", st->since);
+        ok(st->table_bytes_per_inode == 537, "the status's table value is still a file's");
+
+        /* A measured interval teaches the model: its value from then on
+         * (the first pure one after impure ones is tainted: a quiet one). */
+        s.pure = true;
+        for (uint64_t t = 160, k = 0; t <= 220; t += 60, k++) {
+                BtrfsLook p = look(12300000 + 2000000 + k * 1000000, 500000, 1, 1500.0 + 1000.0 * (double) k,
+                                   150.0 + 100.0 * (double) k, t);
+
+                p.since.count.dirs = 1500;
+                btrfs_meter_apply(&m, &p, &s);
+                btrfs_look_done(&p);
+        }
+        ok(btrfs_model_ready(&m.model) && st->bytes_per_inode == 1000,
+           "a measured interval: 1 MB over 1000 files, 1000 bytes an inode learnt (%.1f)", st->bytes_per_inode);
+        ok(st->since_source == BTRFS_FIGURE_MODELLED && fabs(st->since - 2500.0 * 1000) < 1e-3,
+           "the total since the snapshot at the learnt value (%.0f)", st->since);
+        btrfs_meter_done(&m);
+}
+
+/* What the bytes of a mean came from: modelled only where a modelled
+ * interval gave them bytes; and the meter's mean says what it gave. */
+static void test_bytes_label(void) {
+        BtrfsMeter m = {};
+        BtrfsSweep s = { .target = "/mnt/label", .pure = true, .commit_s = 30, .now = 2000 };
+
+        ok(streq(btrfs_bytes_label(0, 1e6), "measured") && streq(btrfs_bytes_label(0, 0), "measured"),
+           "no modelled byte: measured");
+        ok(streq(btrfs_bytes_label(1e6, 1e6), "modelled") && streq(btrfs_bytes_label(1e6 * (1 + 1e-9), 1e6), "modelled"),
+           "every byte modelled: modelled");
+        ok(streq(btrfs_bytes_label(4e5, 1e6), "partly modelled"), "some: partly modelled");
+
+        /* Measured growth, then an impure interval with no inode written
+         * since the snapshot: a modelled 0. */
+        for (uint64_t t = 40, k = 0; t <= 280; t += 60, k++) {
+                bool pure = t < 280;
+                BtrfsLook l = look(12300000 + (pure ? k : 3) * 1000000, 500000, 1, 1000.0 * (double) (pure ? k : 3),
+                                   100.0 * (double) (pure ? k : 3), t);
+
+                s.pure = pure;
+                btrfs_meter_apply(&m, &l, &s);
+                btrfs_look_done(&l);
+        }
+        ok(m.status.rate_source == BTRFS_FIGURE_MODELLED && m.status.per_day == 0 && m.status.mean_per_day > 0,
+           "a modelled 0 after measured bytes");
+        ok(m.status.mean_source == BTRFS_FIGURE_MEASURED && m.status.mean_modelled_per_day == 0 &&
+                   streq(btrfs_bytes_label(m.status.mean_modelled_per_day, m.status.mean_per_day), "measured"),
+           "the mean: measured, no modelled byte in it");
+        btrfs_meter_done(&m);
 }
 
 /* The place a btrfs filesystem is sampled through: the snapshotted
@@ -538,6 +613,8 @@ int main(void) {
         test_meter();
         test_meter_fifo();
         test_prior();
+        test_prior_dirs();
+        test_bytes_label();
         test_snapshots();
         test_place();
         test_moved();

@@ -257,7 +257,8 @@ static void test_declared(void) {
 /* Printed costs read back as the same numbers. */
 static void test_costs_round_trip(void) {
         static const char *const v[] = { "ext4:1.46:0.5", "z:1e-3:0.10:0.3", "q:0.1:0:0.2:0.3", "btrfs:4.9:4.8:4.9:4.9",
-                                         "r:3:0.5:0.73", "btrfs:4.9:4.8:4.9:4.9:2048", "b*:4:4:4:2:600" };
+                                         "r:3:0.5:0.73", "btrfs:4.9:4.8:4.9:4.9:2048", "b*:4:4:4:2:600",
+                                         "b*:4:4:4:2:600:1500" };
 
         for (size_t i = 0; i < ELEMENTSOF(v); i++) {
                 struct atime_cost a, b;
@@ -267,7 +268,7 @@ static void test_costs_round_trip(void) {
                            atime_cost_parse(atime_cost_format(&a, out, sizeof out), &b, buf2, sizeof buf2) == 0 &&
                            streq(a.fstype, b.fstype) && a.usec == b.usec && a.kib == b.kib &&
                            a.lazy_usec == b.lazy_usec && a.again_usec == b.again_usec &&
-                           a.unshare_bytes == b.unshare_bytes,
+                           a.unshare_bytes == b.unshare_bytes && a.unshare_dir_bytes == b.unshare_dir_bytes,
                    "%s prints as %s, the same cost", v[i], out);
         }
 }

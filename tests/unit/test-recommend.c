@@ -21,6 +21,41 @@ static const struct recommendation *find(const struct recommendation *v, size_t 
         return NULL;
 }
 
+/* The advice's word on where the bytes came from: "(modelled)" only where a
+ * modelled interval gave the mean bytes. A modelled 0 (an impure interval
+ * with no inode written since the snapshot) with every byte measured is
+ * "measured", as GetHistory's btrfs says. */
+static void test_unshared_label(ViewFixture *f) {
+        const MountEntry *e = mount_table_find_target(f->mounts, "/srv/strict");
+        const TrackedMount *tm = e ? tracker_find(f->tracker, e->id) : NULL;
+        const MountHistory *h;
+        struct advisor_input in = { .policy = e ? e->policy : (struct mount_policy) {} };
+        int64_t now = (int64_t) time(NULL);
+
+        ok(view_fixture_add_unshared(f, "/srv/strict", 3600, 1800, 1e9f, 1e9f, false) &&
+                   view_fixture_add_unshared(f, "/srv/strict", 1800, 0, 0, 0, true),
+           "/srv/strict: half an hour of measured bytes, then modelled intervals of none");
+        h = tm ? store_find(f->store, tracker_mount_key(tm)) : NULL;
+        recommend_summarise_unshared(h, now, 3600, 60, &in);
+        ok(h && in.have_unshared && in.unshared_per_day > 0 && streq(in.unshared_source, "measured"),
+           "every byte measured, a modelled 0 beside: said measured (%s)", in.unshared_source ? in.unshared_source : "-");
+
+        ok(view_fixture_add_unshared(f, "/srv/sbro", 3600, 1800, 1e9f, 1e9f, false) &&
+                   view_fixture_add_unshared(f, "/srv/sbro", 1800, 0, 1e9f, 4e9f, true),
+           "/srv/sbro: measured bytes, then modelled ones");
+        e = mount_table_find_target(f->mounts, "/srv/sbro");
+        tm = e ? tracker_find(f->tracker, e->id) : NULL;
+        h = tm ? store_find(f->store, tracker_mount_key(tm)) : NULL;
+        in = (struct advisor_input) { .policy = e ? e->policy : (struct mount_policy) {} };
+        recommend_summarise_unshared(h, now, 3600, 60, &in);
+        ok(h && in.have_unshared && streq(in.unshared_source, "partly modelled"), "half of them modelled: partly modelled (%s)",
+           in.unshared_source ? in.unshared_source : "-");
+        in = (struct advisor_input) { .policy = e ? e->policy : (struct mount_policy) {} };
+        recommend_summarise_unshared(h, now, 1500, 60, &in);
+        ok(h && in.have_unshared && streq(in.unshared_source, "modelled"), "a window of modelled ones only: modelled (%s)",
+           in.unshared_source ? in.unshared_source : "-");
+}
+
 int main(void) {
         _cleanup_free_ struct recommendation *v = NULL;
         struct consumer spool = { .kind = CONSUMER_MAIL,
@@ -95,6 +130,7 @@ int main(void) {
                 f.view.config = saved;
         }
 
+        test_unshared_label(&f);
         view_fixture_done(&f);
         return tap_done();
 }

@@ -84,7 +84,9 @@ void view_fixture_done(ViewFixture *f) {
         }
 }
 
-bool view_fixture_add_history(ViewFixture *f, const char *target, float per_min) {
+/* 'like' (its t set) into the history of the mount at 'target', once per
+ * finest bucket over [from, to) seconds ago, under the mount's policy. */
+static bool add_samples(ViewFixture *f, const char *target, int64_t from, int64_t to, struct stats_sample like) {
         const MountEntry *e = mount_table_find_target(f->mounts, target);
         const TrackedMount *tm = e ? tracker_find(f->tracker, e->id) : NULL;
         const char *key = tm ? tracker_mount_key(tm) : NULL;
@@ -92,12 +94,26 @@ bool view_fixture_add_history(ViewFixture *f, const char *target, float per_min)
 
         if (!key)
                 return false;
-        for (int64_t t = now - 3600; t < now; t += res) {
-                struct stats_sample s = { .t = t, .has_activity = true, .per_min = per_min, .lo = per_min * 0.9f,
-                                          .hi = per_min * 1.1f, .has_policy = true, .atime = (uint8_t) e->policy.atime };
-
-                if (store_add(f->store, key, &s) < 0)
+        like.has_policy = true;
+        like.atime = (uint8_t) e->policy.atime;
+        for (int64_t t = now - from; t < now - to; t += res) {
+                like.t = t;
+                if (store_add(f->store, key, &like) < 0)
                         return false;
         }
         return true;
+}
+
+bool view_fixture_add_history(ViewFixture *f, const char *target, float per_min) {
+        return add_samples(f, target, 3600, 0,
+                           (struct stats_sample) { .has_activity = true, .per_min = per_min, .lo = per_min * 0.9f,
+                                                   .hi = per_min * 1.1f });
+}
+
+bool view_fixture_add_unshared(ViewFixture *f, const char *target, int64_t from, int64_t to, float per_day, float hi,
+                               bool modelled) {
+        return add_samples(f, target, from, to,
+                           (struct stats_sample) { .has_unshared = true, .unshared_modelled = modelled,
+                                                   .unshared_per_day = per_day, .unshared_lo = modelled ? 0 : per_day,
+                                                   .unshared_hi = hi });
 }

@@ -30,3 +30,8 @@ void view_fixture_done(ViewFixture *f);
 /* Samples of 'per_min' atime updates a minute, one per finest bucket over
  * the last hour, in the history of the mount at 'target'. */
 bool view_fixture_add_history(ViewFixture *f, const char *target, float per_min);
+/* Samples of btrfs metadata un-shared, 'per_day' (95% interval: up to
+ * 'hi'), measured or modelled, one per finest bucket over [from, to)
+ * seconds ago, in the history of the mount at 'target'. */
+bool view_fixture_add_unshared(ViewFixture *f, const char *target, int64_t from, int64_t to, float per_day, float hi,
+                               bool modelled);
