@@ -78,7 +78,7 @@ void btrfs_meter_seed(BtrfsMeter *m, const BtrfsModel *saved) {
         m->model = *saved;
         m->status.bytes_per_inode = m->model.bytes / m->model.inodes;
         m->status.model_intervals = m->model.intervals;
-        m->status.table_bytes_per_inode = 0;
+        m->status.table_bytes_per_inode = m->status.table_bytes_per_dir = 0;
 }
 
 void btrfs_model_price_prior(const struct btrfs_prior *p, double inodes, double dirs, double hits, double *ret,
@@ -294,6 +294,9 @@ static void meter_model_status(BtrfsMeter *m) {
         st->bytes_per_inode = btrfs_model_ready(&m->model) ? m->model.bytes / m->model.inodes : 0;
         st->model_intervals = m->model.intervals;
         st->table_bytes_per_inode = btrfs_model_ready(&m->model) ? 0 : m->prior.file;
+        /* As btrfs_model_price_prior() prices a directory. */
+        st->table_bytes_per_dir = st->table_bytes_per_inode > 0 && m->prior.dir > 0 ? m->prior.dir
+                                                                                    : st->table_bytes_per_inode;
 }
 
 /* The total since the newest snapshot: the kernel's where every interval

@@ -120,6 +120,7 @@ struct btrfs_status {
         double dirs_since;   /* of which directories */
         double bytes_per_inode; /* the model's; 0: not learned yet */
         double table_bytes_per_inode; /* until it is: the cost table's starting value the model uses; 0: none */
+        double table_bytes_per_dir;   /* and its value for a directory (a file's where it gives none); 0: none */
         unsigned model_intervals;
         /* No mount of the filesystem writes atime (noatime or read-only,
          * each one): it is not sampled, only looked at (btrfs_meter_look()),

@@ -199,6 +199,7 @@ static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const Tr
         rb->inodes_since = b.inodes_since;
         rb->bytes_per_inode = b.bytes_per_inode;
         rb->table_bytes_per_inode = b.table_bytes_per_inode;
+        rb->table_bytes_per_dir = b.table_bytes_per_dir;
         rb->model_intervals = b.model_intervals;
         rb->sampled = b.sampled;
         rb->model_note = btrfs_model_note(&b);

@@ -372,6 +372,7 @@ kill $WRITER && wait $WRITER 2>/dev/null
 diag "busy host: kernel +$((j8 - j7)) bytes; atimed $(echo "$b" | jq -c '[.source, .model_intervals, .table_bytes_per_inode, .since_newest_snapshot]')"
 is "no interval was pure: the model learned nothing" "$(echo "$b" | jq -r '.model_intervals')" 0
 is "the cost table's starting value is in use" "$(echo "$b" | jq -r '.table_bytes_per_inode')" 537
+is "and its value for a directory" "$(echo "$b" | jq -r '.table_bytes_per_dir')" 1300
 is "the total since the snapshot is modelled all the same" "$(echo "$b" | jq -r .since_newest_snapshot.rate_source)" modelled
 check "its wide interval holds the kernel's growth" \
         awk -v lo="$(echo "$b" | jq -r .since_newest_snapshot.lo)" -v hi="$(echo "$b" | jq -r .since_newest_snapshot.hi)" -v j="$((j8 - j7))" \

@@ -416,6 +416,7 @@ static void test_prior(void) {
         ok(fabs(st->per_day - 1000.0 * 537 * 1440) < 1e-3, "1000 inodes a minute at the table's 537 bytes");
         ok(st->per_day_lo < st->per_day / 4 && st->per_day_hi > st->per_day * 4, "with the table's wide interval");
         ok(st->table_bytes_per_inode == 537 && st->bytes_per_inode == 0, "the status says the table's value is in use");
+        ok(st->table_bytes_per_dir == 1300, "and its value for a directory");
         ok(st->since_source == BTRFS_FIGURE_MODELLED && fabs(st->since - 3000.0 * 537) < 1e-3,
            "the total since the snapshot too");
 
