@@ -155,6 +155,7 @@
 #define F_INODES "inodes"
 #define F_BYTES_PER_INODE "bytes_per_inode"
 #define F_TABLE_BYTES_PER_INODE "table_bytes_per_inode"
+#define F_TABLE_BYTES_PER_DIR "table_bytes_per_dir"
 #define F_MODEL_INTERVALS "model_intervals"
 #define F_SAMPLED "sampled"
 #define F_MODEL_NOTE "model_note"

@@ -204,6 +204,7 @@ static void btrfs_model_from_json(Report *r, json_object *o, ReportBtrfs *b) {
         (void) number(o, F_UNSHARED_HI, &b->unshared_hi);
         (void) number(o, F_BYTES_PER_INODE, &b->bytes_per_inode);
         (void) number(o, F_TABLE_BYTES_PER_INODE, &b->table_bytes_per_inode);
+        (void) number(o, F_TABLE_BYTES_PER_DIR, &b->table_bytes_per_dir);
         b->model_intervals = integer(o, F_MODEL_INTERVALS);
         /* A daemon before the field sampled every mount it modelled. */
         b->sampled = member(o, F_SAMPLED, json_type_boolean) ? boolean(o, F_SAMPLED) : true;

@@ -280,6 +280,8 @@ static int btrfs_model_to_json(json_object *o, const ReportBtrfs *b) {
             add_nullable(o, F_MODEL_NOTE, string_or_null(b->model_note)) < 0 ||
             add_nullable(o, F_TABLE_BYTES_PER_INODE,
                          b->table_bytes_per_inode > 0 ? report_json_rounded(b->table_bytes_per_inode, 1) : NULL) < 0 ||
+            add_nullable(o, F_TABLE_BYTES_PER_DIR,
+                         b->table_bytes_per_dir > 0 ? report_json_rounded(b->table_bytes_per_dir, 1) : NULL) < 0 ||
             add_nullable(o, F_QGROUPS, qgroups_to_json(b)) < 0)
                 return -ENOMEM;
         return 0;

@@ -130,6 +130,7 @@ typedef struct ReportBtrfs {
         double inodes_since;             /* distinct inodes written since it; <0: unknown */
         double bytes_per_inode;          /* the model's, learned here; 0: not yet */
         double table_bytes_per_inode;    /* until then: the cost table's starting value in use; 0: none */
+        double table_bytes_per_dir;      /* and a directory's; 0: none */
         int64_t model_intervals;
         bool sampled;                    /* this mount's subvolume is the one the model samples */
         const char *model_note;          /* where snapshots share it but it is not: what that means; NULL: none */

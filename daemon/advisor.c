@@ -109,6 +109,26 @@ static double derived_unshare_dir_bytes(double bytes) {
         return bytes * BTRFS_UNSHARE_DIR_BYTES / BTRFS_UNSHARE_BYTES;
 }
 
+double advisor_dir_bytes_share(double dir_share, double file_bytes, double dir_bytes) {
+        double d, f;
+
+        if (!(dir_share > 0))
+                return 0;
+        if (!(dir_share < 1))
+                return 1;
+        if (!(file_bytes > 0) || !(dir_bytes > 0) || !isfinite(file_bytes) || !isfinite(dir_bytes))
+                return dir_share;
+        d = dir_share * dir_bytes;
+        f = (1 - dir_share) * file_bytes;
+        return d / (d + f);
+}
+
+/* The directories' share of the bytes on the mount 'in' describes, at
+ * the prices of its cost table entry 'c'. */
+static double dirs_bytes_share(const struct advisor_input *in, const struct atime_cost *c) {
+        return advisor_dir_bytes_share(in->dir_share, c ? c->unshare_bytes : 0, c ? c->unshare_dir_bytes : 0);
+}
+
 int atime_cost_parse(const char *s, struct atime_cost *c, char *buf, size_t buflen) {
         char *f[7] = {}, *save = NULL, *end;
         double v[6];
@@ -284,7 +304,7 @@ static void saving(struct advice *a, const struct advisor_input *in, const struc
         if (a->change && a->atime == ATIME_NOATIME && in->policy.atime != ATIME_NOATIME && in->have_unshared)
                 a->saving_bytes_per_day = in->unshared_per_day;
         else if (a->change && a->nodiratime && !in->policy.nodiratime && in->have_unshared)
-                a->saving_bytes_per_day = in->dir_share * in->unshared_per_day;
+                a->saving_bytes_per_day = dirs_bytes_share(in, c) * in->unshared_per_day;
         if (!a->change || !in->have_activity)
                 return;
         updates = saved_updates(a, in, in->per_min);
@@ -374,6 +394,12 @@ static void advise_for_consumers(struct advice *a, const struct advisor_input *i
 /* Below this, the space atime un-shares from btrfs snapshots is no
  * reason to change a mount: a MiB a day is a few hundred files read. */
 #define SPACE_MIN_BYTES_PER_DAY (1024.0 * 1024.0)
+/* Directories are the cost where they are at least this share of the
+ * bytes atime un-shares: their share of the inodes written since the
+ * newest snapshot, each weighed by its price (a directory un-shares more
+ * than a file: 1,300 bytes against 537, BENCHMARKS.md 10;
+ * advisor_dir_bytes_share()). */
+#define DIR_COST_SHARE 0.5
 
 /* "1.2 GiB/day (measured, 0.9-1.5 GiB), 8.4 GiB per snapshot period (7d)" */
 static const char *space_cost(char *buf, size_t len, const struct advisor_input *in) {
@@ -399,7 +425,7 @@ static bool space_matters(const struct advisor_input *in) {
 
 /* On btrfs with snapshots, what atime costs is the metadata it un-shares
  * from them: nothing reads atime here, so noatime saves it all. */
-static void advise_space(struct advice *a, const struct advisor_input *in) {
+static void advise_space(struct advice *a, const struct advisor_input *in, double dshare) {
         char c[160];
 
         set(a, in, ATIME_NOATIME, in->policy.lazytime);
@@ -411,58 +437,55 @@ static void advise_space(struct advice *a, const struct advisor_input *in) {
         reason(a, "%s on btrfs with snapshots: atime updates un-share %s of metadata from them, kept as long as they "
                   "are; noatime saves it, and nothing here reads atime",
                atime_mode_to_string(in->policy.atime), space_cost(c, sizeof c, in));
-        if (in->dir_share >= 0.5 && !in->policy.nodiratime)
-                reason(a, "directories are %.0f%% of the inodes written since the newest snapshot: nodiratime alone "
-                          "would save that share", 100 * in->dir_share);
+        if (dshare >= DIR_COST_SHARE && !in->policy.nodiratime)
+                reason(a, "directories are %.0f%% of the inodes written since the newest snapshot, %.0f%% of the bytes "
+                          "(a directory un-shares more than a file): nodiratime alone would save that share",
+                       100 * in->dir_share, 100 * dshare);
 }
 
-/* Directories are the cost where they are at least this share of the
- * inodes written since the newest snapshot. Their share of the bytes is
- * taken as their share of the inodes, which understates it: a directory
- * un-shares more than a file (1,300 bytes against 537, BENCHMARKS.md 10). */
-#define DIR_COST_SHARE 0.5
-
-static bool dirs_are_the_cost(const struct advisor_input *in) {
+static bool dirs_are_the_cost(const struct advisor_input *in, double dshare) {
         return space_matters(in) && !in->policy.nodiratime && in->policy.atime != ATIME_NOATIME &&
-               in->dir_share >= DIR_COST_SHARE;
+               dshare >= DIR_COST_SHARE;
 }
 
 /* nodiratime alone: the directories' share of what atime un-shares is
  * saved, and files keep their atime ('why': what that keeps it for). */
-static void advise_nodiratime(struct advice *a, const struct advisor_input *in, const char *why) {
+static void advise_nodiratime(struct advice *a, const struct advisor_input *in, double dshare, const char *why) {
         struct advisor_input dirs = *in;
         char c[160];
 
         /* The directories' share of the bytes, as space_cost() says them. */
-        dirs.unshared_per_day *= in->dir_share;
-        dirs.unshared_lo *= in->dir_share;
-        dirs.unshared_hi *= in->dir_share;
+        dirs.unshared_per_day *= dshare;
+        dirs.unshared_lo *= dshare;
+        dirs.unshared_hi *= dshare;
 
         set(a, in, in->policy.atime, in->policy.lazytime);
         a->nodiratime = a->change = a->space = true;
         a->action = "nodiratime";
         a->basis = BASIS_MEASUREMENT;
         a->confidence = MIN(a->confidence, confidence_of_time(in->unshared_s));
-        if (in->unshared_lo * in->dir_share < SPACE_MIN_BYTES_PER_DAY)
+        if (in->unshared_lo * dshare < SPACE_MIN_BYTES_PER_DAY)
                 a->confidence = CONFIDENCE_LOW;
         reason(a, "%s on btrfs with snapshots: directories are %.0f%% of the inodes whose atime was written since the "
-                  "newest snapshot; nodiratime saves their share of the metadata atime un-shares, %s",
-               atime_mode_to_string(in->policy.atime), 100 * in->dir_share, space_cost(c, sizeof c, &dirs));
+                  "newest snapshot, %.0f%% of the bytes; nodiratime saves their share of it, %s",
+               atime_mode_to_string(in->policy.atime), 100 * in->dir_share, 100 * dshare,
+               space_cost(c, sizeof c, &dirs));
         reason(a, "%s: nodiratime keeps it on files", why);
 }
 
-static void advise_without_consumers(struct advice *a, const struct advisor_input *in, const struct advisor_params *p) {
+static void advise_without_consumers(struct advice *a, const struct advisor_input *in, const struct advisor_params *p,
+                                     double dshare) {
         const char *now = atime_mode_to_string(in->policy.atime);
         char n1[32], n2[32], n3[32], n4[32];
 
         /* Where the files' share is too little to matter, nodiratime is
          * the smaller change, and atime keeps working on files. */
-        if (dirs_are_the_cost(in) && (1 - in->dir_share) * in->unshared_per_day < SPACE_MIN_BYTES_PER_DAY) {
-                advise_nodiratime(a, in, "the files' share is too little to give up atime for");
+        if (dirs_are_the_cost(in, dshare) && (1 - dshare) * in->unshared_per_day < SPACE_MIN_BYTES_PER_DAY) {
+                advise_nodiratime(a, in, dshare, "the files' share is too little to give up atime for");
                 return;
         }
         if (in->policy.atime != ATIME_NOATIME && space_matters(in)) {
-                advise_space(a, in);
+                advise_space(a, in, dshare);
                 return;
         }
         if (in->policy.atime == ATIME_NOATIME) {
@@ -546,6 +569,7 @@ static void apply_min_saving(struct advice *a, const struct advisor_input *in, c
 
 void advisor_advise(const struct advisor_input *in, const struct advisor_params *p, struct advice *ret) {
         const struct atime_cost *cost = atime_cost_for(in->fstype, p->costs, p->n_costs);
+        double dshare = dirs_bytes_share(in, cost);
         /* lazytime pays where atime updates would go to a journal, and the
          * filesystem honours it. */
         bool lazy_pays = fstype_journals(in->fstype) && lazytime_defers(cost);
@@ -581,8 +605,8 @@ void advisor_advise(const struct advisor_input *in, const struct advisor_params 
                         advise_for_consumers(&a, in, lazy_pays);
                 /* A reader of files' atime keeps it; the directories' need not
                  * pay for that. */
-                if (in->need == NEED_RELATIME && !a.change && dirs_are_the_cost(in))
-                        advise_nodiratime(&a, in, in->need_why ? in->need_why : "atime is read here");
+                if (in->need == NEED_RELATIME && !a.change && dirs_are_the_cost(in, dshare))
+                        advise_nodiratime(&a, in, dshare, in->need_why ? in->need_why : "atime is read here");
                 else if (in->need != NEED_NONE && space_matters(in)) {
                         char c[160];
 
@@ -590,7 +614,7 @@ void advisor_advise(const struct advisor_input *in, const struct advisor_params 
                                space_cost(c, sizeof c, in));
                 }
                 if (in->need == NEED_NONE)
-                        advise_without_consumers(&a, in, p);
+                        advise_without_consumers(&a, in, p, dshare);
                 apply_min_saving(&a, in, p);
                 /* A snapshotted subvolume the filesystem is not sampled
                  * through: its bytes are not modelled (a notice, not silence). */

@@ -76,6 +76,14 @@ double atime_cost_unshare_bytes(const char *fstype, const struct atime_cost *ove
 /* The same entry's bytes a directory un-shares (atime_cost.unshare_dir_bytes). */
 double atime_cost_unshare_dir_bytes(const char *fstype, const struct atime_cost *overrides, size_t n_overrides);
 
+/* The directories' share of the bytes atime un-shares on btrfs (0 to 1),
+ * from 'dir_share', their share of the inodes written since the newest
+ * snapshot, each inode weighed by its price: 'file_bytes' and 'dir_bytes'
+ * a file and a directory un-share (atime_cost.unshare_bytes and
+ * unshare_dir_bytes: the cost table's btrfs fields 6 and 7). Where either
+ * price is unknown (0), the inodes' share. */
+double advisor_dir_bytes_share(double dir_share, double file_bytes, double dir_bytes);
+
 struct advisor_input {
         const char *target;
         const char *fstype;
@@ -106,7 +114,8 @@ struct advisor_input {
          * (btrfs-meter.h), its mean per day over 'unshared_s' seconds, with
          * a 95% interval, measured or modelled; the snapshot rhythm (0:
          * unknown); of the inodes written since the newest snapshot, the
-         * directories' share (0 to 1). */
+         * directories' share (0 to 1; the advisor weighs it by the cost
+         * table's prices for their share of the bytes). */
         bool btrfs_shared;
         bool have_unshared;
         double unshared_per_day, unshared_lo, unshared_hi, unshared_s;

@@ -78,7 +78,7 @@ void btrfs_meter_seed(BtrfsMeter *m, const BtrfsModel *saved) {
         m->model = *saved;
         m->status.bytes_per_inode = m->model.bytes / m->model.inodes;
         m->status.model_intervals = m->model.intervals;
-        m->status.table_bytes_per_inode = 0;
+        m->status.table_bytes_per_inode = m->status.table_bytes_per_dir = 0;
 }
 
 void btrfs_model_price_prior(const struct btrfs_prior *p, double inodes, double dirs, double hits, double *ret,
@@ -287,6 +287,18 @@ static void meter_interval(BtrfsMeter *m, const BtrfsLook *l, const BtrfsInterva
         }
 }
 
+/* What the model has learned, as the status shows it. */
+static void meter_model_status(BtrfsMeter *m) {
+        struct btrfs_status *st = &m->status;
+
+        st->bytes_per_inode = btrfs_model_ready(&m->model) ? m->model.bytes / m->model.inodes : 0;
+        st->model_intervals = m->model.intervals;
+        st->table_bytes_per_inode = btrfs_model_ready(&m->model) ? 0 : m->prior.file;
+        /* As btrfs_model_price_prior() prices a directory. */
+        st->table_bytes_per_dir = st->table_bytes_per_inode > 0 && m->prior.dir > 0 ? m->prior.dir
+                                                                                    : st->table_bytes_per_inode;
+}
+
 /* The total since the newest snapshot: the kernel's where every interval
  * since it appeared was measured, the model's otherwise. */
 static void meter_since(BtrfsMeter *m, const BtrfsLook *l) {
@@ -297,9 +309,7 @@ static void meter_since(BtrfsMeter *m, const BtrfsLook *l) {
         st->since = st->since_lo = st->since_hi = 0;
         st->inodes_since = s->have ? s->count.inodes : -1;
         st->dirs_since = s->have ? s->count.dirs : 0;
-        st->bytes_per_inode = btrfs_model_ready(&m->model) ? m->model.bytes / m->model.inodes : 0;
-        st->model_intervals = m->model.intervals;
-        st->table_bytes_per_inode = btrfs_model_ready(&m->model) ? 0 : m->prior.file;
+        meter_model_status(m);
         if (l->facts.sight == BTRFS_SIGHT_NONE || !shares(&l->facts))
                 return;
         if (m->since_measured) {
@@ -322,10 +332,47 @@ static void meter_lost(BtrfsMeter *m) {
         m->since_measured = false;
 }
 
+/* What every look brings, with or without a sweep: the cost table's
+ * prices, what it cannot see (said once), the fsid. */
+static void meter_take(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s) {
+        m->status.rate_fresh = false;
+        m->prior.file = s->prior.file > 0 && isfinite(s->prior.file) ? s->prior.file : 0;
+        m->prior.dir = m->prior.file > 0 && s->prior.dir > 0 && isfinite(s->prior.dir) ? s->prior.dir : 0;
+        meter_say(m, l, s->target);
+        if (!m->fsid && l->fsid)
+                m->fsid = TAKE_PTR(l->fsid);
+}
+
+void btrfs_meter_look(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s) {
+        struct btrfs_status *st = &m->status;
+
+        if (!l->on)
+                return;
+        meter_take(m, l, s);
+        /* No interval ends here, and none since the newest snapshot goes
+         * on: what was written before the next sweep is not known. */
+        meter_lost(m);
+        m->look_only = true;
+        m->since_bytes = 0;
+        st->since_source = BTRFS_FIGURE_NONE;
+        st->since = st->since_lo = st->since_hi = 0;
+        st->inodes_since = -1;
+        st->dirs_since = 0;
+        meter_model_status(m);
+        st->error = l->r;
+        st->at = s->now;
+        if (l->r < 0)
+                return;
+        st->facts = l->facts;
+        l->facts = (struct btrfs_facts) {};
+        st->have = true;
+}
+
 void btrfs_meter_apply(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s) {
         struct btrfs_status *st = &m->status;
         BtrfsIntervalInput in = {
-                .prev = st->have ? &st->facts : NULL,
+                /* After looks without a sweep, an interval begins here. */
+                .prev = st->have && !m->look_only ? &st->facts : NULL,
                 .cur = &l->facts,
                 .seconds = m->at && l->at > m->at ? (double) (l->at - m->at) / 1e6 : 0,
                 .pure = s->pure,
@@ -335,12 +382,8 @@ void btrfs_meter_apply(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s) {
 
         if (!l->on)
                 return;
-        st->rate_fresh = false;
-        m->prior.file = s->prior.file > 0 && isfinite(s->prior.file) ? s->prior.file : 0;
-        m->prior.dir = m->prior.file > 0 && s->prior.dir > 0 && isfinite(s->prior.dir) ? s->prior.dir : 0;
-        meter_say(m, l, s->target);
-        if (!m->fsid && l->fsid)
-                m->fsid = TAKE_PTR(l->fsid);
+        meter_take(m, l, s);
+        m->look_only = false;
         through = l->subvol ? l->subvol : l->facts.self.id;
         /* The place moved (tracker.c's fs_place()): the sample counts
          * another subvolume's inodes now, from its own newest snapshot,
@@ -398,11 +441,13 @@ void btrfs_meter_status(const BtrfsMeter *m, const char *super_options, struct b
 }
 
 void btrfs_status_no_atime(struct btrfs_status *ret) {
-        if (ret->have)
-                return;
         ret->no_atime = true;
+        ret->sampled = false;
+        ret->source = BTRFS_BYTES_NO_ATIME;
         ret->have_rate = ret->rate_fresh = true;
         ret->rate_source = ret->mean_source = BTRFS_FIGURE_MEASURED;
         ret->per_day = ret->per_day_lo = ret->per_day_hi = 0;
-        ret->mean_per_day = ret->mean_lo = ret->mean_hi = ret->mean_modelled_per_day = 0;
+        ret->mean_per_day = ret->mean_lo = ret->mean_hi = ret->mean_modelled_per_day = ret->mean_seconds = 0;
+        ret->since_source = BTRFS_FIGURE_NONE;
+        ret->since = ret->since_lo = ret->since_hi = 0;
 }

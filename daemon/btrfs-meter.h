@@ -13,6 +13,11 @@
  *    sweep's purity: it says once what it cannot see, keeps the last look,
  *    and turns the interval into bytes, measured or modelled;
  *  - btrfs_meter_status() for a mount of the filesystem, at any time.
+ * A filesystem nothing samples (no mount of it writes atime) is looked at
+ * all the same, in a job of its own with no sweep: btrfs_look_prepare()
+ * and btrfs_look_run() as above, then btrfs_meter_look() on the event
+ * loop, which keeps the facts and measures no interval; the next sweep's
+ * look, once a mount writes atime again, begins a new one.
  * Nothing here blocks on the event loop, and nothing is lost where the
  * look fails: the figures so far stay, the next look starts anew.
  *
@@ -115,10 +120,11 @@ struct btrfs_status {
         double dirs_since;   /* of which directories */
         double bytes_per_inode; /* the model's; 0: not learned yet */
         double table_bytes_per_inode; /* until it is: the cost table's starting value the model uses; 0: none */
+        double table_bytes_per_dir;   /* and its value for a directory (a file's where it gives none); 0: none */
         unsigned model_intervals;
         /* No mount of the filesystem writes atime (noatime or read-only,
-         * each one): it is neither sampled nor looked at, and atime
-         * un-shares exactly nothing (btrfs_status_no_atime()). */
+         * each one): it is not sampled, only looked at (btrfs_meter_look()),
+         * and atime un-shares exactly nothing (btrfs_status_no_atime()). */
         bool no_atime;
 };
 
@@ -155,6 +161,7 @@ typedef struct BtrfsMeter {
         struct btrfs_since since; /* at the last look */
         bool since_measured; /* every interval since the newest snapshot appeared was measured */
         double since_bytes;  /* and their growth */
+        bool look_only;    /* the last look was btrfs_meter_look()'s: no interval ends at it */
         bool deleted_said, sight_said, space_said, error_said, change_said, qgroup_said, inconsistent_said;
 } BtrfsMeter;
 
@@ -188,9 +195,18 @@ typedef struct BtrfsSweep {
 
 /* Event loop: takes the look's facts (l is left empty). */
 void btrfs_meter_apply(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s);
+/* Event loop: takes the facts of a look made without a sweep, on a
+ * filesystem no mount writes atime through (l is left empty): said once
+ * what it cannot see, as btrfs_meter_apply() does; the facts shown; no
+ * interval measured or modelled, and the count since the newest snapshot
+ * starts over (the next sweep's look begins an interval, as a first look
+ * does). 's->pure' and 's->commit_s' are not read. */
+void btrfs_meter_look(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s);
 /* The status as a mount with 'super_options' sees it. */
 void btrfs_meter_status(const BtrfsMeter *m, const char *super_options, struct btrfs_status *ret);
-/* A status that no look came back to (!ret->have) on a filesystem no
- * mount writes atime through: a rate of exactly 0 bytes a day, as the
- * atime updates through noatime are exactly 0 (a figure, not "waiting"). */
+/* The status of a mount of a filesystem no mount writes atime through,
+ * looked at or not: a rate of exactly 0 bytes a day, as the atime updates
+ * through noatime are exactly 0 (a figure, source BTRFS_BYTES_NO_ATIME,
+ * not "waiting"); no mean, no total since the newest snapshot, and not
+ * sampled. The facts of the last look stay. */
 void btrfs_status_no_atime(struct btrfs_status *ret);

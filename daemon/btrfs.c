@@ -46,6 +46,7 @@ static const char *const btrfs_bytes_source_table[_BTRFS_BYTES_SOURCE_MAX] = {
         [BTRFS_BYTES_IMPURE] = "impure",
         [BTRFS_BYTES_SNAPSHOT_CHANGED] = "snapshot_changed",
         [BTRFS_BYTES_UNREADABLE] = "unreadable",
+        [BTRFS_BYTES_NO_ATIME] = "no_atime",
 };
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(btrfs_bytes_source, BtrfsBytesSource);
 

@@ -144,6 +144,8 @@ typedef enum BtrfsBytesSource {
         BTRFS_BYTES_IMPURE,           /* the filesystem did more than atime updates */
         BTRFS_BYTES_SNAPSHOT_CHANGED, /* a snapshot was made or deleted in the interval */
         BTRFS_BYTES_UNREADABLE,       /* sysfs gave no reading at one end */
+        BTRFS_BYTES_NO_ATIME,         /* no mount of the filesystem writes atime: it un-shares exactly
+                                       * nothing (btrfs_status_no_atime(); never btrfs_interval()'s) */
         _BTRFS_BYTES_SOURCE_MAX,
 } BtrfsBytesSource;
 

@@ -166,7 +166,8 @@ static void add_btrfs(const View *v, const TrackedMount *tm, int64_t now, struct
         struct btrfs_status b;
         int64_t since;
 
-        if (!tracker_mount_btrfs(tm, &b) || !b.looked || !btrfs_shares(&b.self, &b.snapshots, &since))
+        /* No mount of its filesystem writes atime: nothing to save. */
+        if (!tracker_mount_btrfs(tm, &b) || b.no_atime || !b.looked || !btrfs_shares(&b.self, &b.snapshots, &since))
                 return;
         in->btrfs_shared = true;
         if (!b.sampled)

@@ -119,9 +119,8 @@ static void fill_progress(ReportProgress *rp, const TrackedMount *tm) {
 
 /* Why a btrfs mount's snapshots were not all seen; NULL: they were. */
 static const char *btrfs_reason(const struct btrfs_status *b) {
-        if (!b->have && b->no_atime)
-                return "no mount of this filesystem writes atime (noatime or read-only): atime un-shares nothing "
-                       "here, and its snapshots are not looked for";
+        if (!b->have && b->no_atime && b->error >= 0)
+                return "no mount of this filesystem writes atime (noatime or read-only): not looked at yet";
         if (!b->have)
                 return b->error < 0 ? "the filesystem's subvolume could not be looked at" : "not looked at yet";
         if (b->facts.sight == BTRFS_SIGHT_ALL)
@@ -139,10 +138,14 @@ static const char *btrfs_reason(const struct btrfs_status *b) {
 }
 
 /* Where snapshots share this mount's subvolume but the filesystem is
- * sampled through another: the model does not see its reads. */
+ * sampled through another: the model does not see its reads. Where no
+ * mount writes atime: why the bytes are exactly 0. */
 static const char *btrfs_model_note(const struct btrfs_status *b) {
         int64_t since;
 
+        if (b->no_atime)
+                return "no mount of this filesystem writes atime (noatime or read-only): atime un-shares nothing "
+                       "here; it is looked at, not sampled";
         if (b->sampled || !b->looked || !btrfs_shares(&b->self, &b->snapshots, &since))
                 return NULL;
         return "the filesystem is sampled through another subvolume, whose snapshots are newer or more: what reads "
@@ -196,6 +199,7 @@ static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const Tr
         rb->inodes_since = b.inodes_since;
         rb->bytes_per_inode = b.bytes_per_inode;
         rb->table_bytes_per_inode = b.table_bytes_per_inode;
+        rb->table_bytes_per_dir = b.table_bytes_per_dir;
         rb->model_intervals = b.model_intervals;
         rb->sampled = b.sampled;
         rb->model_note = btrfs_model_note(&b);

@@ -164,6 +164,7 @@ typedef enum FsJobKind {
         FS_JOB_SWEEP,
         FS_JOB_FINE,
         FS_JOB_IDENTIFY,
+        FS_JOB_LOOK, /* a btrfs no mount of which is sampled: looked at alone (fs_looks_only()) */
 } FsJobKind;
 
 struct fs_job {
@@ -193,9 +194,9 @@ struct fs_job {
         struct fs_count count;
         tracker_job_hook_fn hook; /* the tracker's when the job was made: the thread reads no Tracker */
         void *hook_userdata;
-        char *devname; /* FS_JOB_IDENTIFY, and btrfs sweeps: the block device */
+        char *devname; /* FS_JOB_IDENTIFY, and btrfs sweeps and looks: the block device */
         char *uuid;    /* and what it found */
-        BtrfsLook btrfs; /* FS_JOB_SWEEP on btrfs: look at its subvolume and bytes too */
+        BtrfsLook btrfs; /* FS_JOB_SWEEP on btrfs, and FS_JOB_LOOK: look at its subvolume and bytes */
 };
 
 /* The tracker's time (tracker_set_clock()). */
@@ -365,7 +366,7 @@ void tracker_mount_btrfs_seed(const TrackedMount *m, const BtrfsModel *saved) {
 }
 
 /* Whether any mount of the filesystem lets atime be written: where none
- * does, it is never sampled, and its btrfs never looked at. */
+ * does, it is never sampled (a btrfs is looked at alone: fs_looks_only()). */
 static bool fs_writes_atime(const Filesystem *fs) {
         for (size_t i = 0; i < fs->n_mounts; i++)
                 if (tracker_mount_writes_atime(fs->mounts[i]))
@@ -377,7 +378,7 @@ bool tracker_mount_btrfs(const TrackedMount *m, struct btrfs_status *ret) {
         if (!on_btrfs(m))
                 return false;
         btrfs_meter_status(&m->fs->btrfs, m->entry->super_options, ret);
-        if (!ret->have && !fs_writes_atime(m->fs))
+        if (!fs_writes_atime(m->fs))
                 btrfs_status_no_atime(ret);
         return true;
 }
@@ -901,6 +902,17 @@ static const TrackedMount *fs_place(const Filesystem *fs) {
         return fs_place_ranked(fs, NULL);
 }
 
+/* A btrfs no mount of which is sampled (each noatime or read-only): its
+ * snapshots and metadata are looked at all the same, at the sweeps'
+ * cadence, in a job of its own (FS_JOB_LOOK: no walk, no sweep), with the
+ * sweeps' deadline and back-off. */
+static bool fs_looks_only(const Filesystem *fs) {
+        const TrackedMount *place;
+
+        return !fs->orphaned && !fs_needs_sampling(fs) && (place = fs_place(fs)) && place->entry->fstype &&
+               streq(place->entry->fstype, "btrfs");
+}
+
 /* On btrfs, once the first look is back and whenever the choice changes:
  * which subvolume is sampled, and why (atimed(8), BTRFS). */
 static void fs_say_place(Filesystem *fs, const TrackedMount *place, const struct btrfs_place *r) {
@@ -937,6 +949,8 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
                 j->hook(j->target, j->hook_userdata);
         if (j->kind == FS_JOB_IDENTIFY)
                 j->r = device_read_uuid("/dev", j->devname, &j->uuid);
+        else if (j->kind == FS_JOB_LOOK)
+                btrfs_look_run(&j->btrfs, j->target, j->devname); /* its failure is the meter's to say */
         else if (j->kind == FS_JOB_WALK)
                 j->r = sampler_walk_step(j->fs->sampler, &pl, &j->budget, cancel);
         else if (j->kind == FS_JOB_FINE)
@@ -1086,18 +1100,22 @@ static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct 
 /* The btrfs look that came back with a sweep: the metadata's growth is
  * atime's cost where the interval was pure as the sample tells it
  * (fs_only_atime_but_space(), as for the kernel's counts), modelled
- * where it was not (btrfs-meter.h). */
+ * where it was not (btrfs-meter.h). prev NULL: a look without a sweep
+ * (FS_JOB_LOOK), whose facts are kept and no interval measured. */
 static void fs_apply_btrfs(Filesystem *fs, struct fs_job *j, const struct sweep_result *prev) {
         BtrfsSweep s = {
                 .target = j->target,
-                .pure = j->res.valid && fs_only_atime_but_space(fs, prev, &j->res),
+                .pure = prev && j->res.valid && fs_only_atime_but_space(fs, prev, &j->res),
                 .commit_s = j->commit_s,
                 .now = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC),
                 .prior = { atime_cost_unshare_bytes("btrfs", fs->tracker->config->costs.v, fs->tracker->config->costs.n),
                            atime_cost_unshare_dir_bytes("btrfs", fs->tracker->config->costs.v, fs->tracker->config->costs.n) },
         };
 
-        btrfs_meter_apply(&fs->btrfs, &j->btrfs, &s);
+        if (prev)
+                btrfs_meter_apply(&fs->btrfs, &j->btrfs, &s);
+        else
+                btrfs_meter_look(&fs->btrfs, &j->btrfs, &s);
         fs_choose_btrfs_place(fs);
 }
 
@@ -1265,7 +1283,8 @@ static void fs_timed_out(Filesystem *fs, const struct fs_job *j, uint64_t now) {
 
                 log_mount_warning(target, "%s: %s timed out; filesystem marked stalled, retrying with back-off up to an hour",
                                   target,
-                                  j->kind == FS_JOB_WALK ? "sample walk" : j->kind == FS_JOB_FINE ? "fine sweep" : "sample sweep");
+                                  j->kind == FS_JOB_WALK ? "sample walk" : j->kind == FS_JOB_FINE ? "fine sweep"
+                                  : j->kind == FS_JOB_LOOK ? "btrfs look" : "sample sweep");
         }
         if (t->walking == fs) {
                 t->walking = NULL; /* let the other filesystems walk meanwhile */
@@ -1391,7 +1410,8 @@ static void fs_apply_job(Filesystem *fs, struct fs_job *j, uint64_t now) {
         else if (j->kind == FS_JOB_SWEEP && j->r >= 0) {
                 fs_apply_sweep(fs, j);
                 fs_rewalk_soon(fs, &j->res, now);
-        }
+        } else if (j->kind == FS_JOB_LOOK)
+                fs_apply_btrfs(fs, j, NULL);
         if (j->kind == FS_JOB_WALK || j->kind == FS_JOB_SWEEP)
                 fs_note_progress(fs);
 }
@@ -1563,7 +1583,7 @@ static int fs_job_make(Filesystem *fs, FsJobKind kind, const TrackedMount *place
                         goto fail;
                 fs_journal_edge(fs, j);
         }
-        if (kind == FS_JOB_SWEEP && streq(place->entry->fstype, "btrfs") &&
+        if ((kind == FS_JOB_SWEEP || kind == FS_JOB_LOOK) && streq(place->entry->fstype, "btrfs") &&
             (btrfs_look_prepare(&fs->btrfs, place->entry->super_options, t->config->sysfs_path, &j->btrfs) < 0 ||
              (fs->device.kind != DEVICE_NONE && !(j->devname = strdup(fs->device.name)))))
                 goto fail;
@@ -1605,7 +1625,7 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
                 t->bounded_jobs++;
         else
                 t->fs_jobs++;
-        if (kind == FS_JOB_SWEEP)
+        if (kind == FS_JOB_SWEEP || kind == FS_JOB_LOOK)
                 fs->sweep_pending = false;
         return 0;
 }
@@ -1687,7 +1707,9 @@ static void kick_sweeps(Tracker *t, uint64_t now) {
                         left = true;
                         break;
                 }
-                if (!fs_needs_sampling(fs)) {
+                bool look = fs_looks_only(fs);
+
+                if (!look && !fs_needs_sampling(fs)) {
                         fs->sweep_pending = false;
                         continue;
                 }
@@ -1696,6 +1718,11 @@ static void kick_sweeps(Tracker *t, uint64_t now) {
                                 fs->sweep_pending = false; /* retried at a tick after its back-off */
                         else
                                 left = true; /* a walk step is out: when it is back */
+                        continue;
+                }
+                if (look) {
+                        if (fs_submit(fs, FS_JOB_LOOK) < 0)
+                                fs->sweep_pending = false; /* tried again at the next tick */
                         continue;
                 }
                 if (fs_ensure_sampler(fs) < 0 || !sampler_can_sweep(fs->sampler)) {
@@ -2062,7 +2089,7 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         if (t->hooks.tick)
                 t->hooks.tick(now_s, t->hooks.userdata);
         for (size_t i = 0; i < t->n_fss; i++)
-                if (fs_needs_sampling(t->fss[i]))
+                if (fs_needs_sampling(t->fss[i]) || fs_looks_only(t->fss[i]))
                         t->maybe_sweeps = t->fss[i]->sweep_pending = true;
         kick(t);
         arm_edge_timer(t); /* the next sweep's: this one's sweeps took theirs in kick() */

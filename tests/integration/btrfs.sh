@@ -372,6 +372,7 @@ kill $WRITER && wait $WRITER 2>/dev/null
 diag "busy host: kernel +$((j8 - j7)) bytes; atimed $(echo "$b" | jq -c '[.source, .model_intervals, .table_bytes_per_inode, .since_newest_snapshot]')"
 is "no interval was pure: the model learned nothing" "$(echo "$b" | jq -r '.model_intervals')" 0
 is "the cost table's starting value is in use" "$(echo "$b" | jq -r '.table_bytes_per_inode')" 537
+is "and its value for a directory" "$(echo "$b" | jq -r '.table_bytes_per_dir')" 1300
 is "the total since the snapshot is modelled all the same" "$(echo "$b" | jq -r .since_newest_snapshot.rate_source)" modelled
 check "its wide interval holds the kernel's growth" \
         awk -v lo="$(echo "$b" | jq -r .since_newest_snapshot.lo)" -v hi="$(echo "$b" | jq -r .since_newest_snapshot.hi)" -v j="$((j8 - j7))" \
@@ -525,16 +526,61 @@ check "no sanitizer's report in the log" sh -c "! grep -q 'Sanitizer' $T/atimed.
 umount $M/root $M/home
 
 # The filesystem mounted noatime alone: no read writes atime, so it is
-# neither sampled nor looked at; its figure is exactly 0 bytes a day, and
-# it says why (not "not looked at yet", for ever).
+# not sampled (no walk, no sweep), but looked at all the same, at the
+# sampler's interval: its metadata bytes as the kernel has them, its
+# snapshots as btrfs-progs lists them; its figure is exactly 0 bytes a
+# day, and it says why. Remounted relatime, it is sampled again; noatime
+# again, looked at alone again.
 mount -o noatime,subvol=a/deeper/root $LOOP $M/root || bail "mount root noatime"
 start_daemon
 check "noatime alone: 0 bytes a day, a figure" wait_until 30 sh -c \
         "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/root\") | .btrfs | .unshared_bytes_per_day == 0 and .rate_source == \"measured\"' >/dev/null"
-like "and why its snapshots are not looked for" "$(btrfs_of $M/root | jq -r .snapshots.reason)" "no mount of this filesystem writes atime"
+# meta_as_kernel TARGET: the mount's metadata_bytes_used is sysfs's now
+# (the looks follow it: a wait, not a clock).
+meta_as_kernel() { [ "$(btrfs_of "$1" | jq -r .metadata_bytes_used)" = "$(cat $META)" ]; }
+btrfs filesystem sync $M/root
+check "noatime alone: looked at, its metadata bytes sysfs's" wait_until 30 meta_as_kernel $M/root
+df_meta=$(btrfs filesystem df -b $M/root | sed -n 's/^Metadata.*used=\([0-9]*\).*/\1/p')
+diag "metadata: atimed $(btrfs_of $M/root | jq -r .metadata_bytes_used), sysfs $(cat $META), btrfs filesystem df $df_meta"
+is "and btrfs filesystem df's" "$(btrfs_of $M/root | jq -r .metadata_bytes_used)" "$df_meta"
+is "its source is said, not waiting" "$(btrfs_of $M/root | jq -r .source)" no_atime
+like "and why the bytes are 0" "$(btrfs_of $M/root | jq -r .model_note)" "no mount of this filesystem writes atime"
+is "no walk, no sweep: no interval of its own" "$(mount_json $M/root | jq -r '[.activity.at // 0, .progress == null] | @tsv')" "$(printf '0\ttrue')"
+# A snapshot made under it: the next looks see it, as btrfs-progs does.
+btrfs -q subvolume snapshot -r $M/root $M/root/.snap-n >/dev/null || bail "snapshot under noatime"
+tn=$(date -d "$(btrfs subvolume show $M/root/.snap-n | sed -n 's/^[[:space:]]*Creation time:[[:space:]]*//p')" +%s)
+# (Quotas are on by now: subvolume show lists its qgroup after them.)
+uuid=$(btrfs subvolume show $M/root | sed -n 's/^[[:space:]]*UUID:[[:space:]]*//p')
+progs_snaps=$(btrfs subvolume list -s -q $M/root | grep -c "parent_uuid $uuid ")
+check "the snapshot made is seen: as many as btrfs-progs lists ($progs_snaps)" wait_until 30 sh -c \
+        "[ \"\$($ATIMECTL --socket $T/sock --json status | jq -r '.mounts[] | select(.target == \"$M/root\") | .btrfs.snapshots.count')\" = $progs_snaps ]"
+b=$(btrfs_of $M/root)
+age=$(echo "$b" | jq -r .snapshots.newest_age_s)
+check "the newest is it: its age since btrfs-progs' creation time (${age}s)" test "$age" -ge 0 -a "$age" -le $(($(date +%s) - tn + 1))
+is "both read-only, all seen" "$(echo "$b" | jq -r '[.snapshots.seen, .snapshots.read_only] | @tsv')" "$(printf 'all\t2')"
+btrfs filesystem sync $M/root
+check "the bytes follow the kernel's after it" wait_until 30 meta_as_kernel $M/root
+is "still 0 bytes a day, not sampled" "$(btrfs_of $M/root | jq -r '[.unshared_bytes_per_day, .source, .sampled] | @tsv')" "$(printf '0\tno_atime\tfalse')"
 check "GetStatus matches the interface description" sh -c "$ATIMECTL --socket $T/sock call io.atimed.GetStatus '{}' | $SCHEMA GetStatus"
+# Remounted relatime: sampled again, its bytes the sweeps' once more.
+# (atime: without it mount(8) keeps the noatime it finds.)
+mount -o remount,atime,relatime,commit=2 $M/root && [ "$(findmnt -no VFS-OPTIONS $M/root)" = rw,relatime ] ||
+        bail "remount relatime"
+check "relatime again: sampled, a figure of a sweep" wait_until 30 swept_since $M/root $(($(date +%s) + 1))
+check "and a measured interval of its bytes" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/root\") | .btrfs | .source == \"measured\" and .sampled and .model_note == null' >/dev/null"
+# And noatime once more: looked at alone, 0 bytes a day again.
+mount -o remount,noatime $M/root || bail "remount noatime"
+check "noatime again: 0 bytes a day, said" wait_until 30 sh -c \
+        "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/root\") | .btrfs | .unshared_bytes_per_day == 0 and .source == \"no_atime\"' >/dev/null"
+# Files made under it: the metadata moves, and the looks follow it (the
+# sweeps' last facts would stand still).
+make_tree $M/root/z 5 40
+btrfs filesystem sync $M/root
+check "and looked at still: its bytes follow the kernel's after files are made" wait_until 30 meta_as_kernel $M/root
 stop_daemon
 is "atimed stops cleanly after noatime alone" "$STOP_STATUS" 0
+check "no sanitizer's report in the log" sh -c "! grep -q 'Sanitizer' $T/atimed.log"
 umount $M/root
 losetup -d $LOOP
 diag "done after $(($(date +%s) - T0))s"

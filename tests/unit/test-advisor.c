@@ -67,6 +67,52 @@ static const struct row rows[] = {
           ATIME_STRICT, false, "keep", "ignored by configuration", CONFIDENCE_HIGH },
 };
 
+/* The directories' share of the bytes: their share of the inodes, each
+ * weighed by its price (a directory un-shares 1,300 bytes to a file's
+ * 537), not the inodes' share alone, which understated nodiratime. */
+static void test_dir_bytes_share(void) {
+        struct advisor_params q = { .noatime_threshold = 60, .min_saving = 10 };
+        struct advisor_input in = { .target = "/srv", .fstype = "btrfs", .policy = { .atime = ATIME_RELATIME },
+                                    .need = NEED_RELATIME, .need_why = "tmpfiles ages /srv/tmp by atime",
+                                    .have_activity = true, .per_min = 3, .lo_per_min = 2, .hi_per_min = 4,
+                                    .observed_s = 2 * 86400, .population = 20000,
+                                    .btrfs_shared = true, .have_unshared = true,
+                                    .unshared_per_day = 100 * 1048576.0, .unshared_lo = 80 * 1048576.0,
+                                    .unshared_hi = 120 * 1048576.0, .unshared_s = 2 * 86400,
+                                    .unshared_source = "measured", .snapshot_period_s = 86400, .dir_share = 0.4 };
+        struct advice a;
+        double w = 0.4 * 1300 / (0.4 * 1300 + 0.6 * 537);
+
+        ok(fabs(advisor_dir_bytes_share(0.5, 537, 1300) - 1300.0 / 1837) < 1e-12,
+           "half the inodes directories: %.3f of the bytes", advisor_dir_bytes_share(0.5, 537, 1300));
+        ok(advisor_dir_bytes_share(0, 537, 1300) == 0 && advisor_dir_bytes_share(1, 537, 1300) == 1 &&
+                   advisor_dir_bytes_share(-1, 537, 1300) == 0 && advisor_dir_bytes_share(2, 537, 1300) == 1,
+           "none or all directories: 0 or all of the bytes");
+        ok(advisor_dir_bytes_share(0.4, 0, 1300) == 0.4 && advisor_dir_bytes_share(0.4, 537, 0) == 0.4 &&
+                   advisor_dir_bytes_share(0.4, NAN, 1300) == 0.4,
+           "a price unknown: the inodes' share");
+        /* 40% of the inodes are 62% of the bytes: directories are the
+         * cost, and a reader of files' atime gets nodiratime for them. */
+        advisor_advise(&in, &q, &a);
+        ok(a.nodiratime && streq(a.action, "nodiratime") && fabs(a.saving_bytes_per_day - w * in.unshared_per_day) < 1,
+           "directories 40%% of the inodes: %.0f%% of the bytes, nodiratime saves them (%s, %.0f bytes a day)",
+           100 * w, a.action, a.saving_bytes_per_day);
+        const char *r = NULL;
+
+        for (unsigned i = 0; i < a.n_reasons && !r; i++)
+                if (strstr(a.reasons[i], "nodiratime saves"))
+                        r = a.reasons[i];
+        ok(r && strstr(r, "40% of the inodes") && strstr(r, "62% of the bytes") && strstr(r, "62 MiB/day"),
+           "its reason says both shares, and the bytes at their price ('%s')", r ? r : "none");
+        /* Cost table overrides give the prices. */
+        struct atime_cost same = { .fstype = "btrfs", .usec = 2, .kib = 0.5, .lazy_usec = 2, .again_usec = 1,
+                                   .unshare_bytes = 1000, .unshare_dir_bytes = 1000 };
+        q.costs = &same;
+        q.n_costs = 1;
+        advisor_advise(&in, &q, &a);
+        ok(!streq(a.action, "nodiratime"), "priced alike by the table: 40%% of the bytes, not the cost (%s)", a.action);
+}
+
 /* btrfs with snapshots: the space atime un-shares is a reason of its own. */
 static void test_space(void) {
         struct advisor_params q = { .noatime_threshold = 60, .min_saving = 10 };
@@ -103,7 +149,8 @@ static void test_space(void) {
                    "directories the cost, the files' share under a MiB a day: relatime,nodiratime (%s, %s)", a.action,
                    opts);
         }
-        ok(fabs(a.saving_bytes_per_day - 0.9999 * in.unshared_per_day) < 1 && a.n_reasons >= 2 &&
+        ok(fabs(a.saving_bytes_per_day - advisor_dir_bytes_share(0.9999, 537, 1300) * in.unshared_per_day) < 1 &&
+                   a.n_reasons >= 2 &&
                    strstr(a.reasons[0], "directories are 100% of the inodes") &&
                    strstr(a.reasons[0], "1.2 GiB/day (measured, 1.0 GiB-1.5 GiB)") &&
                    strstr(a.reasons[1], "nodiratime keeps it on files"),
@@ -114,7 +161,7 @@ static void test_space(void) {
         in.dir_share = 0.8;
         advisor_advise(&in, &q, &a);
         ok(a.nodiratime && a.atime == ATIME_RELATIME && streq(a.action, "nodiratime") &&
-                   fabs(a.saving_bytes_per_day - 0.8 * in.unshared_per_day) < 1 &&
+                   fabs(a.saving_bytes_per_day - advisor_dir_bytes_share(0.8, 537, 1300) * in.unshared_per_day) < 1 &&
                    strstr(a.reasons[a.n_reasons - 1], "tmpfiles ages /srv/tmp by atime: nodiratime keeps it on files"),
            "a reader of files' atime, directories 80%%: relatime kept, nodiratime for the directories ('%s')",
            a.reasons[a.n_reasons - 1]);
@@ -374,5 +421,6 @@ int main(void) {
         }
         ok(fstype_journals("xfs") && !fstype_journals("tmpfs"), "journaling filesystems");
         test_space();
+        test_dir_bytes_share();
         return tap_done();
 }

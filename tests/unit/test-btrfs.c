@@ -416,6 +416,7 @@ static void test_prior(void) {
         ok(fabs(st->per_day - 1000.0 * 537 * 1440) < 1e-3, "1000 inodes a minute at the table's 537 bytes");
         ok(st->per_day_lo < st->per_day / 4 && st->per_day_hi > st->per_day * 4, "with the table's wide interval");
         ok(st->table_bytes_per_inode == 537 && st->bytes_per_inode == 0, "the status says the table's value is in use");
+        ok(st->table_bytes_per_dir == 1300, "and its value for a directory");
         ok(st->since_source == BTRFS_FIGURE_MODELLED && fabs(st->since - 3000.0 * 537) < 1e-3,
            "the total since the snapshot too");
 
@@ -608,8 +609,70 @@ static void test_moved(void) {
         btrfs_meter_done(&m);
 }
 
+/* No mount writes atime (noatime alone): looks without a sweep keep the
+ * facts and measure nothing; the status says exactly 0, not waiting; a
+ * sweep's look, once a mount writes atime again, begins an interval
+ * rather than measuring one from the last look without a sweep; and back. */
+static void look_only(BtrfsMeter *m, BtrfsLook l) {
+        BtrfsSweep s = { .target = "/mnt/noatime", .now = 2000, .prior = { 537, 1300 } };
+
+        l.since = (struct btrfs_since) {}; /* no sweep: no sample's count */
+        btrfs_meter_look(m, &l, &s);
+        btrfs_look_done(&l);
+}
+
+static void test_look_only(void) {
+        BtrfsMeter m = {};
+        struct btrfs_status *st = &m.status, out;
+        BtrfsLook l = look(12300000, 500000, 2, 0, 0, 40);
+
+        l.facts.snapshots.newest_otime = 1500;
+        look_only(&m, l);
+        ok(st->have && st->facts.metadata_bytes_used == 12300000 && st->facts.snapshots.count == 2 &&
+                   st->facts.snapshots.newest_otime == 1500 && st->at == 2000,
+           "a look without a sweep: its facts kept (bytes, snapshots)");
+        ok(!st->have_rate && st->since_source == BTRFS_FIGURE_NONE && st->inodes_since < 0,
+           "and no interval measured, no total since the snapshot");
+        btrfs_meter_status(&m, "rw,noatime,subvolid=256,subvol=/a", &out);
+        btrfs_status_no_atime(&out);
+        ok(out.have && out.facts.metadata_bytes_used == 12300000, "the status shows the facts");
+        ok(out.no_atime && out.source == BTRFS_BYTES_NO_ATIME && out.have_rate && out.per_day == 0 &&
+                   out.per_day_hi == 0 && out.rate_source == BTRFS_FIGURE_MEASURED && !out.sampled,
+           "and exactly 0 bytes a day, source no_atime (not waiting), not sampled");
+        is_str(btrfs_bytes_source_to_string(out.source), "no_atime", "its name");
+        look_only(&m, look(14000000, 600000, 2, 0, 0, 100));
+        ok(st->facts.metadata_bytes_used == 14000000 && !st->have_rate && m.sum_seconds == 0,
+           "a second look: the facts follow; the growth is not atime's, nothing counted");
+        BtrfsLook f = look(0, 0, 2, 0, 0, 130);
+        f.r = -EMEDIUMTYPE;
+        look_only(&m, f);
+        ok(!st->have && st->error == -EMEDIUMTYPE && m.error_said, "a failed look: said, no facts");
+        look_only(&m, look(14000000, 600000, 2, 0, 0, 160));
+        ok(st->have && !m.error_said, "looks again");
+
+        /* Remounted relatime: the sweeps' looks take over. */
+        apply(&m, look(15000000, 600000, 2, 0, 0, 220), true);
+        ok(st->source == BTRFS_BYTES_WAITING && !st->have_rate,
+           "the first sweep's look begins an interval: the growth since the last look without a sweep is not measured");
+        apply(&m, look(15000000, 600000, 2, 0, 0, 280), true);
+        apply(&m, look(15535000, 600000, 2, 1000, 100, 340), true);
+        ok(st->source == BTRFS_BYTES_MEASURED && fabs(st->bytes_per_inode - 535) < 1e-9, "then measured, as ever");
+        btrfs_meter_status(&m, "rw,relatime,subvolid=256,subvol=/a", &out);
+        ok(!out.no_atime && out.source == BTRFS_BYTES_MEASURED && out.per_day > 0, "its status: the sweeps'");
+
+        /* And noatime again: the looks without a sweep, the model kept. */
+        look_only(&m, look(15600000, 600000, 2, 0, 0, 400));
+        btrfs_meter_status(&m, "rw,noatime,subvolid=256,subvol=/a", &out);
+        btrfs_status_no_atime(&out);
+        ok(out.have && out.per_day == 0 && out.mean_seconds == 0 && out.source == BTRFS_BYTES_NO_ATIME &&
+                   out.since_source == BTRFS_FIGURE_NONE && out.model_intervals == 1,
+           "noatime again: 0 bytes a day, no mean, no total since; the model learned stays");
+        btrfs_meter_done(&m);
+}
+
 int main(void) {
         test_model();
+        test_look_only();
         test_meter();
         test_meter_fifo();
         test_prior();

@@ -18,7 +18,11 @@
  *    than job slots, the fine passes (the test's, tracker_fine_pass(): with
  *    a clock of the test's there are no others) offer the slots to each in
  *    turn: every one has its fine sweep within as many passes as there
- *    are filesystems.
+ *    are filesystems;
+ *  - a btrfs look: a btrfs mounted noatime alone (a loop device of the
+ *    test's; skipped without mkfs.btrfs) is looked at in a job of its own
+ *    at the timed sweep, one that hangs marks it stalled and is tried
+ *    again after its back-off, and then its facts are there.
  * Every wait for something the tracker does returns as soon as it is done;
  * its bound (seconds) only ends a test that would otherwise hang. */
 #include <errno.h>
@@ -38,6 +42,7 @@
 #include "mounts.h"
 #include "protocol.h"
 #include "../tap.h"
+#include "btrfs-meter.h"
 #include "tracker.h"
 #include "worker.h"
 
@@ -671,6 +676,69 @@ static void test_fine_turns(void) {
         rig_stop(&r);
 }
 
+/* A btrfs at base/btrfs mounted noatime alone, on a loop device of its
+ * own (its name in base/btrfs.loop): false where this host cannot. */
+static bool make_btrfs(void) {
+        char cmd[4096];
+
+        snprintf(cmd, sizeof cmd,
+                 "command -v mkfs.btrfs >/dev/null && truncate -s 128M %1$s/btrfs.img && "
+                 "mkfs.btrfs -q -f %1$s/btrfs.img >/dev/null 2>&1 && mkdir -p %1$s/btrfs && "
+                 "losetup -f --show %1$s/btrfs.img >%1$s/btrfs.loop && "
+                 "mount -t btrfs -o noatime $(cat %1$s/btrfs.loop) %1$s/btrfs 2>/dev/null",
+                 base);
+        return system(cmd) == 0;
+}
+
+static void drop_btrfs(void) {
+        char cmd[4096];
+
+        snprintf(cmd, sizeof cmd,
+                 "umount %1$s/btrfs 2>/dev/null; [ -s %1$s/btrfs.loop ] && losetup -d $(cat %1$s/btrfs.loop); "
+                 "rm -f %1$s/btrfs.img %1$s/btrfs.loop %1$s/mountinfo-btrfs; rmdir %1$s/btrfs 2>/dev/null",
+                 base);
+        (void) system(cmd);
+}
+
+static bool looked(const Tracker *t, const MountTable *table, const void *arg) {
+        const TrackedMount *m = mount_at(t, table, arg);
+        struct btrfs_status b;
+
+        return m && tracker_mount_btrfs(m, &b) && b.have && b.facts.have_space && b.facts.metadata_bytes_used > 0 &&
+               b.source == BTRFS_BYTES_NO_ATIME && b.per_day == 0;
+}
+
+/* No mount of the btrfs writes atime: no walk, no sweep, but a look of
+ * its own at each timed sweep. One that hangs (held by the test) misses
+ * its deadline: the filesystem is stalled, the loop goes on, and it is
+ * looked at again after its back-off (10 s), at a timed sweep. On the
+ * system's clock, with timed sweeps every 2 s (the test's clock never
+ * makes them due); every wait ends as soon as what it waits for is done. */
+static void test_btrfs_look(void) {
+        _cleanup_(config_freep) struct config *tight = test_config(), *loose = test_config();
+        struct progress p;
+        Rig r;
+
+        tight->sampler_interval_usec = loose->sampler_interval_usec = 2 * USEC_PER_SEC;
+        tight->sampler_timeout_usec = 1 * USEC_PER_SEC;
+        tight->probe_interval_usec = loose->probe_interval_usec = 365ULL * 86400 * USEC_PER_SEC;
+        ok(rig_start(&r, tight, "btrfs") == 0 && r.table->n == 1, "btrfs look: one mount tracked");
+        tracker_set_clock(r.tracker, NULL, NULL);
+        ok(run_until(r.event, r.tracker, r.table, looked, "btrfs", 60000),
+           "btrfs look: looked at a timed sweep: its metadata bytes there, 0 bytes a day, said no_atime");
+        ok(!tracker_mount_progress(mount_at(r.tracker, r.table, "btrfs"), &p), "btrfs look: nothing to walk or sweep");
+        gate_hold("btrfs");
+        ok(run_until(r.event, r.tracker, r.table, stalled, "btrfs", 60000),
+           "btrfs look: the next look, held, misses its deadline: stalled, the loop goes on");
+        gate_release();
+        ok(run_until(r.event, r.tracker, r.table, no_thread_stuck, NULL, 60000), "btrfs look: let go, its thread back");
+        drain(r.event);
+        tracker_set_config(r.tracker, loose);
+        ok(run_until(r.event, r.tracker, r.table, not_stalled, "btrfs", 60000) && looked(r.tracker, r.table, "btrfs"),
+           "btrfs look: after its back-off, a look answers: no longer stalled, its facts there");
+        rig_stop(&r);
+}
+
 int main(void) {
         static const char *const mounts[] = { "kick1", "kick2", "kick3", "kick4" };
         char path[512];
@@ -697,6 +765,11 @@ int main(void) {
                 test_device_walk();
                 test_fine_turns();
         }
+        if (make_btrfs())
+                test_btrfs_look();
+        else
+                printf("# no btrfs here (mkfs.btrfs, a loop device): the btrfs look not tested\n");
+        drop_btrfs();
 
         for (const char *const *n = (const char *const[]) { "walk", "stall", "kick1", "kick2", "kick3", "kick4", "first", "quick",
                                                              "turn1", "turn2", "turn3", NULL };
