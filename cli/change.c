@@ -75,6 +75,17 @@ static void format_spec(const struct policy_spec *p, char *buf, size_t len) {
                  (p->atime || dir) && lazy ? "," : "", lazy ? lazy : "");
 }
 
+/* The options that take mount(8) to the policy from whatever the mount has
+ * now: it adds them to the mount's own, and relatime clears no noatime
+ * there (the kernel keeps noatime where both are asked), so "atime" comes
+ * first. strictatime clears noatime itself. */
+static void format_remount_options(const struct policy_spec *p, char *buf, size_t len) {
+        char spec[64];
+
+        format_spec(p, spec, sizeof spec);
+        snprintf(buf, len, "%s%s", p->atime && streq(p->atime, "relatime") ? "atime," : "", spec);
+}
+
 /* The advice for the mount holding path (its mount point in 'target'), or
  * for all (path NULL), as atimed gives it. */
 static int get_recommendations(const char *path, json_object **ret, char *target, size_t len) {
@@ -650,7 +661,7 @@ static int job_report_notes(struct fstab_job *job) {
  * A --set choice for what is not even mounted is missing. */
 static int job_report_not_found(struct fstab_job *job, const struct fstab_set *set) {
         _cleanup_free_ char *qt = NULL, *qu = NULL;
-        char unit[PATH_MAX * 4];
+        char unit[PATH_MAX * 4], opts[72];
 
         if (!job->advised && !is_mounted(set->target)) {
                 fprintf(stderr, "atimectl: %s is neither in %s nor mounted: nothing to change there.\n",
@@ -659,6 +670,7 @@ static int job_report_not_found(struct fstab_job *job, const struct fstab_set *s
                 return EXIT_OK;
         }
         mount_unit_name(set->target, unit, sizeof unit);
+        format_remount_options(&set->policy, opts, sizeof opts);
         /* Command lines to be copied: each name one quoted word. */
         qt = shell_quote(set->target);
         qu = shell_quote(unit);
@@ -667,7 +679,7 @@ static int job_report_not_found(struct fstab_job *job, const struct fstab_set *s
         fprintf(stderr,
                 "%s is not in %s. Now: atimectl remount %s %s (or mount -o remount,%s %s). To make it last: "
                 "add %s to Options= of its mount unit (systemctl edit %s), or give it a line in %s.\n",
-                escape_name_tmp(set->target), escape_name_tmp(job->path), qt, set->words, set->words, qt, set->words,
+                escape_name_tmp(set->target), escape_name_tmp(job->path), qt, set->words, opts, qt, set->words,
                 qu, escape_name_tmp(job->path));
         job->missing += !job->advised;
         return EXIT_OK;

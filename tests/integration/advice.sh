@@ -78,6 +78,14 @@ like "the mail spool line gets relatime" "$out" "^\\+tmpfs  $M/mail  tmpfs  rela
 is "nothing is written without --write" "$(cmp $T/fstab $T/fstab.orig && echo same)" "same"
 like "a mount not in fstab is said so, with the equivalent commands" "$(ctl fstab --file $T/fstab --set $M/quiet=noatime 2>&1)" \
         "$M/quiet is not in $T/fstab. Now: atimectl remount '$M/quiet' noatime .*systemctl edit '.*quiet\.mount'"
+# From noatime to relatime by the mount(8) line it gives: mount(8) adds the
+# options to the mount's own, and the kernel keeps noatime beside relatime.
+mkdir -p $M/back && mount -t tmpfs -o noatime tmpfs $M/back || bail "mount $M/back"
+cmd=$(ctl fstab --file $T/fstab --set $M/back=relatime 2>&1 | sed -n 's/.*(or \(mount -o remount,[^ ]* [^)]*\)).*/\1/p')
+is "noatime to relatime: the mount(8) line clears noatime first" "$cmd" "mount -o remount,atime,relatime '$M/back'"
+eval "$cmd"
+is "and run, it leaves the mount relatime" "$(findmnt -no VFS-OPTIONS $M/back)" "rw,relatime"
+umount $M/back
 # findmnt --verify is read as a program reads it: in the C locale, and by
 # its exit status too. A findmnt of the test's own reports what the real
 # one does but fails on the new file, as a later findmnt might on a problem
