@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "escape.h"
 #include "log.h"
 #include "parse-util.h"
 #include "strv.h"
@@ -52,6 +53,72 @@ static int parse_path(_unused_ const struct config_item *it, const char *value, 
         return config_set_string(dest, value);
 }
 
+/* Whether a path is written as the kernel names a mount point: no empty,
+ * "." or ".." component, no '/' at the end but for "/" itself. */
+static bool path_is_normal(const char *p) {
+        if (streq(p, "/"))
+                return true;
+        while (*p == '/') {
+                size_t n = strcspn(p + 1, "/");
+
+                if (n == 0 || (n == 1 && p[1] == '.') || (n == 2 && p[1] == '.' && p[2] == '.'))
+                        return false;
+                p += n + 1;
+        }
+        return true;
+}
+
+int config_path_unescape(const char *value, bool mount_point, char **ret, const char **ret_why) {
+        _cleanup_free_ char *p = NULL;
+        size_t off, l = strlen(value);
+        int r;
+
+        for (const char *c = value; *c; c++)
+                if ((unsigned char) *c < 0x20 || *c == 0x7f)
+                        return bad(ret_why, "a control character in a path is written as \\xHH");
+        if (l > 0 && value[l - 1] == ' ')
+                return bad(ret_why, "a blank that ends a path is written as \\x20");
+        r = name_unescape_strict(value, &p, &off);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0 && (startswith(value + off, "\\x00") || startswith(value + off, "\\000")))
+                return bad(ret_why, "a path cannot hold a NUL byte");
+        if (r < 0)
+                return bad(ret_why, "a backslash starts \\\\, \\xHH or \\OOO; write a backslash as \\\\");
+        if (p[0] != '/')
+                return bad(ret_why, "expected an absolute path");
+        if (strlen(p) >= PATH_MAX)
+                return bad(ret_why, "longer than a path can be (4095 bytes)");
+        if (mount_point && !path_is_normal(p))
+                return bad(ret_why, "a mount point is written as the kernel names it: no '//', '/./' or '/../', "
+                                    "no '/' at the end");
+        *ret = TAKE_PTR(p);
+        return 0;
+}
+
+static int parse_epath(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
+        char *p = NULL;
+        int r = config_path_unescape(value, false, &p, ret_why);
+
+        if (r < 0)
+                return r;
+        free(*(char **) dest);
+        *(char **) dest = p;
+        return 0;
+}
+
+static int format_epath(const void *src, FILE *f) {
+        const char *s = *(char *const *) src;
+        _cleanup_free_ char *e = NULL;
+
+        if (!s)
+                return 0;
+        if (name_escape_text(s, CONFIG_PATH_ESCAPED, &e) < 0)
+                return -ENOMEM;
+        fputs(e, f);
+        return 0;
+}
+
 static int parse_path_opt(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
         if (value[0] != 0 && !is_absolute_path(value))
                 return bad(ret_why, "expected an absolute path, or nothing");
@@ -79,17 +146,22 @@ static int parse_group(_unused_ const struct config_item *it, const char *value,
         return config_set_string(dest, value[0] ? value : NULL);
 }
 
-static void format_string(const void *src, char *buf, size_t len) {
+static int format_string(const void *src, FILE *f) {
         const char *s = *(char *const *) src;
 
-        snprintf(buf, len, "%s", s ? s : "");
+        fputs(s ? s : "", f);
+        return 0;
 }
 
 static void done_string(void *dest) {
         free(*(char **) dest);
 }
 
+/* Printable, and not what would start a comment once printed after a
+ * blank. */
 static bool valid_word(const char *s) {
+        if (s[0] == '#' || s[0] == ';')
+                return false;
         for (; *s; s++)
                 if (!isgraph((unsigned char) *s))
                         return false;
@@ -124,10 +196,12 @@ static int parse_paths(_unused_ const struct config_item *it, const char *value,
         return parse_list(value, true, dest, ret_why);
 }
 
-static void format_strv(const void *src, char *buf, size_t len) {
-        _cleanup_free_ char *j = strv_join(*(char **const *) src, " ");
+static int format_strv(const void *src, FILE *f) {
+        char *const *l = *(char **const *) src;
 
-        snprintf(buf, len, "%s", j ? j : "");
+        STRV_FOREACH(s, l)
+                fprintf(f, "%s%s", s == l ? "" : " ", *s);
+        return 0;
 }
 
 static void done_strv(void *dest) {
@@ -147,8 +221,11 @@ static int parse_duration_item(const struct config_item *it, const char *value, 
         return 0;
 }
 
-static void format_duration_value(const void *src, char *buf, size_t len) {
-        format_duration(buf, len, *(const uint64_t *) src);
+static int format_duration_value(const void *src, FILE *f) {
+        char buf[FORMAT_DURATION_MAX];
+
+        fputs(format_duration(buf, sizeof buf, *(const uint64_t *) src), f);
+        return 0;
 }
 
 static void format_duration_bound(uint64_t v, char *buf, size_t len) {
@@ -168,8 +245,11 @@ static int parse_size_item(const struct config_item *it, const char *value, void
         return 0;
 }
 
-static void format_size_value(const void *src, char *buf, size_t len) {
-        format_size(buf, len, *(const uint64_t *) src);
+static int format_size_value(const void *src, FILE *f) {
+        char buf[FORMAT_SIZE_MAX];
+
+        fputs(format_size(buf, sizeof buf, *(const uint64_t *) src), f);
+        return 0;
 }
 
 static void format_size_bound(uint64_t v, char *buf, size_t len) {
@@ -190,8 +270,9 @@ static int parse_uint(const struct config_item *it, const char *value, void *des
         return 0;
 }
 
-static void format_uint(const void *src, char *buf, size_t len) {
-        snprintf(buf, len, "%u", *(const unsigned *) src);
+static int format_uint(const void *src, FILE *f) {
+        fprintf(f, "%u", *(const unsigned *) src);
+        return 0;
 }
 
 static void format_uint_bound(uint64_t v, char *buf, size_t len) {
@@ -211,8 +292,9 @@ static int parse_mode_item(const struct config_item *it, const char *value, void
         return 0;
 }
 
-static void format_mode(const void *src, char *buf, size_t len) {
-        snprintf(buf, len, "%04o", (unsigned) *(const mode_t *) src);
+static int format_mode(const void *src, FILE *f) {
+        fprintf(f, "%04o", (unsigned) *(const mode_t *) src);
+        return 0;
 }
 
 static void format_mode_bound(uint64_t v, char *buf, size_t len) {
@@ -228,8 +310,9 @@ static int parse_log_level(_unused_ const struct config_item *it, const char *va
         return 0;
 }
 
-static void format_log_level(const void *src, char *buf, size_t len) {
-        snprintf(buf, len, "%s", log_level_to_string(*(const int *) src));
+static int format_log_level(const void *src, FILE *f) {
+        fputs(log_level_to_string(*(const int *) src), f);
+        return 0;
 }
 
 static int parse_bool(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
@@ -241,8 +324,9 @@ static int parse_bool(_unused_ const struct config_item *it, const char *value, 
         return 0;
 }
 
-static void format_bool(const void *src, char *buf, size_t len) {
-        snprintf(buf, len, "%s", *(const bool *) src ? "yes" : "no");
+static int format_bool(const void *src, FILE *f) {
+        fputs(*(const bool *) src ? "yes" : "no", f);
+        return 0;
 }
 
 static int parse_need(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
@@ -254,8 +338,9 @@ static int parse_need(_unused_ const struct config_item *it, const char *value, 
         return 0;
 }
 
-static void format_need(const void *src, char *buf, size_t len) {
-        snprintf(buf, len, "%s", atime_need_to_string(*(const AtimeNeed *) src));
+static int format_need(const void *src, FILE *f) {
+        fputs(atime_need_to_string(*(const AtimeNeed *) src), f);
+        return 0;
 }
 
 static void done_costs(void *dest) {
@@ -288,7 +373,7 @@ static int parse_costs(_unused_ const struct config_item *it, const char *value,
                 struct atime_cost *c = &costs.v[costs.n];
                 char buf[256];
 
-                if (atime_cost_parse(l[costs.n], c, buf, sizeof buf) < 0) {
+                if (!valid_word(l[costs.n]) || atime_cost_parse(l[costs.n], c, buf, sizeof buf) < 0) {
                         done_costs(&costs);
                         return bad(ret_why, "expected fstype:usec:KiB[:lazytime usec[:again usec[:unshare bytes[:unshare dir bytes]]]] per filesystem type, such as "
                                             "ext4:1.46:0.5");
@@ -305,17 +390,17 @@ static int parse_costs(_unused_ const struct config_item *it, const char *value,
         return 0;
 }
 
-static void format_costs(const void *src, char *buf, size_t len) {
+static int format_costs(const void *src, FILE *f) {
         const struct config_costs *c = src;
-        size_t used = 0;
 
-        buf[0] = 0;
-        for (size_t i = 0; i < c->n && used < len; i++) {
-                char e[256];
+        for (size_t i = 0; i < c->n; i++) {
+                /* An entry is under 256 characters (parse_costs), its
+                 * numbers printed at most 32 each: it fits. */
+                char e[256 + 7 * 32];
 
-                used += (size_t) snprintf(buf + used, len - used, "%s%s", i ? " " : "",
-                                          atime_cost_format(&c->v[i], e, sizeof e));
+                fprintf(f, "%s%s", i ? " " : "", atime_cost_format(&c->v[i], e, sizeof e));
         }
+        return 0;
 }
 
 static int parse_rings(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
@@ -332,23 +417,22 @@ static int parse_rings(_unused_ const struct config_item *it, const char *value,
         return 0;
 }
 
-static void format_rings(const void *src, char *buf, size_t len) {
+static int format_rings(const void *src, FILE *f) {
         const struct config_rings *g = src;
-        size_t used = 0;
 
-        buf[0] = 0;
-        for (unsigned i = 0; i < g->n && used < len; i++) {
+        for (unsigned i = 0; i < g->n; i++) {
                 char a[FORMAT_DURATION_MAX], b[FORMAT_DURATION_MAX];
                 uint64_t res = (uint64_t) g->spec[i].resolution * USEC_PER_SEC;
 
-                used += (size_t) snprintf(buf + used, len - used, "%s%s:%s", i ? ", " : "",
-                                          format_duration(a, sizeof a, res),
-                                          format_duration(b, sizeof b, res * g->spec[i].capacity));
+                fprintf(f, "%s%s:%s", i ? ", " : "", format_duration(a, sizeof a, res),
+                        format_duration(b, sizeof b, res * g->spec[i].capacity));
         }
+        return 0;
 }
 
 #define TYPE(name, ...) const struct config_type config_type_##name = { __VA_ARGS__ }
 TYPE(path, .parse = parse_path, .format = format_string, .done = done_string);
+TYPE(epath, .parse = parse_epath, .format = format_epath, .done = done_string);
 TYPE(path_opt, .parse = parse_path_opt, .format = format_string, .done = done_string);
 TYPE(relpath, .parse = parse_relpath, .format = format_string, .done = done_string);
 TYPE(group, .parse = parse_group, .format = format_string, .done = done_string);

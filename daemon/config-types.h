@@ -19,8 +19,9 @@ struct config_type {
          * there. A bad value: -EINVAL, *ret_why says what was expected; a
          * number outside it->min..it->max: -ERANGE. Else 0 or -ENOMEM. */
         int (*parse)(const struct config_item *it, const char *value, void *dest, const char **ret_why);
-        /* The value at 'src' in the file's syntax, accepted back by parse. */
-        void (*format)(const void *src, char *buf, size_t len);
+        /* Writes the value at 'src' in the file's syntax, accepted back by
+         * parse: whole, however long. 0 or -ENOMEM. */
+        int (*format)(const void *src, FILE *f);
         /* For numbers: a bound in the file's syntax, for the message of a
          * value out of range. NULL for the rest. */
         void (*format_bound)(uint64_t v, char *buf, size_t len);
@@ -40,6 +41,7 @@ struct config_item {
 /* The C type of each config_type's field: a row whose field has another type
  * does not compile. */
 #define CTYPE_path char *
+#define CTYPE_epath char *
 #define CTYPE_path_opt char *
 #define CTYPE_relpath char *
 #define CTYPE_group char *
@@ -56,6 +58,7 @@ struct config_item {
 #define CTYPE_rings struct config_rings
 
 extern const struct config_type config_type_path;
+extern const struct config_type config_type_epath;
 extern const struct config_type config_type_path_opt;
 extern const struct config_type config_type_relpath;
 extern const struct config_type config_type_group;
@@ -70,3 +73,16 @@ extern const struct config_type config_type_boolean;
 extern const struct config_type config_type_need;
 extern const struct config_type config_type_costs;
 extern const struct config_type config_type_rings;
+
+/* Every byte a path may hold, in a form that reads back to it on a line of
+ * the file (name_escape_text()'s 'extra'): ']' would close a section, '#'
+ * and ';' start comments. */
+#define CONFIG_PATH_ESCAPED "]#;"
+
+/* A path in the escaped form (atimed.conf(5), "Paths of mounts") into its
+ * bytes: absolute, under PATH_MAX. A control character or a blank ending
+ * it must be written escaped, so that what is printed shows every byte.
+ * With 'mount_point', it must also be written as the kernel names mount
+ * points: else no mount could ever match it, and what it declares would
+ * guard nothing. */
+int config_path_unescape(const char *value, bool mount_point, char **ret, const char **ret_why);

@@ -7,29 +7,31 @@
  * atimed reads durations in usec, the cost table and the rings as structs,
  * and never the text.
  *
- * inih splits lines; our reader in front of it counts lines and rejects what
- * inih would silently get wrong (overlong lines it would truncate, '#' it
- * would keep inside a value). Every error names file:line and the key. */
+ * inifile.c splits the lines, whole, however long; what the file says is
+ * taken exactly or refused, never cut or guessed. Paths of [mount:PATH]
+ * sections are written in an escaped form (atimed.conf(5), "Paths of
+ * mounts") that holds any bytes a mount point can; --check-config prints
+ * them in it, so that its output reads back to the same configuration.
+ * Every error names file:line and the key. */
 #include "config.h"
 
 #include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ini.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <syslog.h>
 #include <unistd.h>
 
 #include "config-types.h"
+#include "escape.h"
 #include "fileio.h"
-#include "log.h"
+#include "inifile.h"
 #include "parse-util.h"
 #include "protocol.h"
 #include "strv.h"
@@ -109,7 +111,7 @@ static const struct config_item config_items[] = {
 /* Keys of a [mount:PATH] section, as offsets into struct mount_config; not
  * set, they are zero: no path, none, no. */
 static const struct config_item mount_items[] = {
-        MITEM("probe_dir", path, probe_dir),
+        MITEM("probe_dir", epath, probe_dir),
         MITEM("needs_atime", need, needs_atime),
         MITEM("ignore", boolean, ignore),
 };
@@ -121,10 +123,6 @@ static const char *const config_sections[] = { "daemon",    "control", "mounts",
                                                "consumers", "advisor", "device", "btrfs", "export", "store" };
 
 static bool section_known(const char *name) {
-        const char *path = startswith(name, MOUNT_SECTION_PREFIX);
-
-        if (path)
-                return path[0] == '/';
         for (size_t i = 0; i < ELEMENTSOF(config_sections); i++)
                 if (streq(config_sections[i], name))
                         return true;
@@ -132,8 +130,8 @@ static bool section_known(const char *name) {
 }
 
 /* The row for section/key (any [mount:PATH] section the same), or NULL. */
-static const struct config_item *item_find(const char *section, const char *key) {
-        if (startswith(section, MOUNT_SECTION_PREFIX)) {
+static const struct config_item *item_find(bool mount, const char *section, const char *key) {
+        if (mount) {
                 for (size_t i = 0; i < ELEMENTSOF(mount_items); i++)
                         if (streq(mount_items[i].key, key))
                                 return &mount_items[i];
@@ -160,9 +158,21 @@ static int item_parse(void *base, const struct config_item *it, const char *valu
         return it->type->parse(it, value, field(base, it), ret_why);
 }
 
-static void item_format(const void *base, const struct config_item *it, char *buf, size_t len) {
-        assert(len > 0);
-        it->type->format(cfield(base, it), buf, len);
+/* The value of 'it' in the file's syntax, whole; NULL if out of memory. */
+static char *item_format(const void *base, const struct config_item *it) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        int r;
+
+        if (!f)
+                return NULL;
+        r = it->type->format(cfield(base, it), f);
+        if (fclose(f) != 0 || r < 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
 }
 
 /* " (allowed: 1 to 4096)", for a number out of range. */
@@ -204,25 +214,27 @@ const struct mount_config *config_find_mount(const struct config *c, const char 
         return NULL;
 }
 
-/* The [mount:PATH] entry for a section, created on first use. */
-static struct mount_config *mount_section(struct config *c, const char *target) {
+/* The index of the [mount:PATH] entry for 'target' (taken), created on
+ * first use: sections for one mount, however written, are one entry.
+ * -E2BIG past MAX_MOUNT_SECTIONS. */
+static int mount_section(struct config *c, char *target, size_t *ret) {
+        _cleanup_free_ char *t = target;
         struct mount_config *n;
 
         for (size_t i = 0; i < c->n_mounts; i++)
-                if (streq(c->mounts[i].target, target))
-                        return &c->mounts[i];
+                if (streq(c->mounts[i].target, t)) {
+                        *ret = i;
+                        return 0;
+                }
         if (c->n_mounts >= MAX_MOUNT_SECTIONS)
-                return NULL;
+                return -E2BIG;
         n = realloc(c->mounts, (c->n_mounts + 1) * sizeof *n);
         if (!n)
-                return NULL;
+                return -ENOMEM;
         c->mounts = n;
-        n = &c->mounts[c->n_mounts];
-        *n = (struct mount_config) { .target = strdup(target) };
-        if (!n->target)
-                return NULL;
-        c->n_mounts++;
-        return n;
+        c->mounts[c->n_mounts] = (struct mount_config) { .target = TAKE_PTR(t) };
+        *ret = c->n_mounts++;
+        return 0;
 }
 
 int config_new(struct config **ret) {
@@ -245,12 +257,13 @@ int config_new(struct config **ret) {
 
 struct parse_ctx {
         const char *name;
-        const char *text;
-        size_t len, pos;
         unsigned line;
-        char section[256];
-        bool skip_section;
-        char **seen_keys; /* "section\nkey" of every key set so far */
+        char *section;       /* as written; NULL before the first */
+        char shown[100];     /* the same, shortened, for messages */
+        char *section_id;    /* what a key set twice is told by: the section, "mount:#N" for the Nth mount */
+        size_t mount;        /* in a [mount:PATH] section: its entry; else SIZE_MAX */
+        bool skip_section;   /* its keys are not read (an error said why) */
+        char **seen_keys;    /* "section_id\nkey" of every key set so far */
         unsigned *seen_lines;
         struct config *config;
         char **errors;
@@ -270,7 +283,8 @@ static void add_error(struct parse_ctx *p, const char *fmt, ...) {
                 p->oom = true;
 }
 
-/* Shows a value in an error message without flooding or mangling the log. */
+/* Shows a name or value in an error message without flooding or mangling
+ * the log: the file:line says where the whole of it is. */
 static const char *shorten(const char *s, char *buf, size_t len) {
         size_t i;
 
@@ -282,120 +296,62 @@ static const char *shorten(const char *s, char *buf, size_t len) {
         return buf;
 }
 
-/* A "[section]" line: records the section, and whether its keys are read. */
-static void lex_section(struct parse_ctx *p, const char *s, size_t l) {
-        const char *close = memchr(s, ']', l);
-        size_t nlen;
-        char b[64];
+/* The start of a [mount:PATH] section: its entry, created or found. */
+static void mount_section_start(struct parse_ctx *p, const char *written) {
+        char *target = NULL, id[32];
+        const char *why = NULL;
+        int r;
 
-        if (!close) {
-                add_error(p, "section header without closing ']'");
-                p->skip_section = true;
+        r = config_path_unescape(written, true, &target, &why);
+        if (r == -ENOMEM) {
+                p->oom = true;
                 return;
         }
-        for (const char *t = close + 1; t < s + l; t++)
-                if (!strchr(" \t", *t)) {
-                        add_error(p, "unexpected text after section header");
-                        break;
-                }
-        nlen = MIN((size_t) (close - s - 1), sizeof p->section - 1);
-        memcpy(p->section, s + 1, nlen);
-        p->section[nlen] = 0;
-        p->skip_section = !section_known(p->section);
-        if (!p->skip_section)
+        if (r < 0) {
+                add_error(p, "[%s]: %s%s", p->shown, why, written[0] == '/' ? "" : ", as in [mount:/srv]");
                 return;
-        if (startswith(p->section, MOUNT_SECTION_PREFIX))
-                add_error(p, "[%s]: a mount section needs an absolute path, as in [mount:/srv]",
-                          shorten(p->section, b, sizeof b));
+        }
+        r = mount_section(p->config, target, &p->mount);
+        if (r == -E2BIG)
+                add_error(p, "[%s]: more than %d [mount:...] sections", p->shown, MAX_MOUNT_SECTIONS);
+        else if (r < 0)
+                p->oom = true;
+        if (r < 0)
+                return;
+        snprintf(id, sizeof id, "%s#%zu", MOUNT_SECTION_PREFIX, p->mount);
+        if (config_set_string(&p->section_id, id) < 0)
+                p->oom = true;
+        p->skip_section = false;
+}
+
+static void on_section(struct parse_ctx *p, const char *name) {
+        const char *path = startswith(name, MOUNT_SECTION_PREFIX);
+
+        p->skip_section = true;
+        p->mount = SIZE_MAX;
+        shorten(name, p->shown, sizeof p->shown);
+        if (config_set_string(&p->section, name) < 0) {
+                p->oom = true;
+                return;
+        }
+        if (path)
+                mount_section_start(p, path);
+        else if (!section_known(name))
+                add_error(p, "unknown section [%s]", p->shown);
+        else if (config_set_string(&p->section_id, name) < 0)
+                p->oom = true;
         else
-                add_error(p, "unknown section [%s]", shorten(p->section, b, sizeof b));
+                p->skip_section = false;
 }
 
-/* A "key = value" line: false if it is not one, or has a '#' inih would keep. */
-static bool lex_key(struct parse_ctx *p, const char *s, size_t l) {
-        const char *sep = memchr(s, '=', l), *v;
-
-        v = memchr(s, ':', sep ? (size_t) (sep - s) : l);
-        if (v)
-                sep = v;
-        if (!sep) {
-                add_error(p, "expected 'key = value', a [section] or a comment");
-                return false;
-        }
-        /* inih keeps '#' in values; reject what looks like a trailing comment. */
-        for (v = sep + 1; v < s + l; v++)
-                if (*v == '#' && (v == sep + 1 || strchr(" \t", v[-1]))) {
-                        char key[64];
-                        size_t kl = (size_t) (sep - s);
-
-                        while (kl > 0 && strchr(" \t", s[kl - 1]))
-                                kl--;
-                        kl = MIN(kl, sizeof key - 1);
-                        memcpy(key, s, kl);
-                        key[kl] = 0;
-                        add_error(p, "[%s] %s: '#' after a value is not a comment; put comments on a line of their own",
-                                  p->section, key);
-                        return false;
-                }
-        return true;
-}
-
-/* Checks one line (leading blanks already removed, no newline) before inih
- * sees it. Returns false if inih must not see it. */
-static bool lex_line(struct parse_ctx *p, const char *s, size_t l) {
-        if (l == 0 || s[0] == ';' || s[0] == '#')
-                return true;
-        if (s[0] == '[') {
-                lex_section(p, s, l);
-                return !p->skip_section;
-        }
-        return lex_key(p, s, l);
-}
-
-static char *reader(char *str, int num, void *stream) {
-        struct parse_ctx *p = stream;
-        const char *s, *nl;
-        size_t raw, l;
-
-        if (p->pos >= p->len)
-                return NULL;
-        s = p->text + p->pos;
-        nl = memchr(s, '\n', p->len - p->pos);
-        raw = nl ? (size_t) (nl - s) : p->len - p->pos;
-        p->pos += raw + (nl ? 1 : 0);
-        p->line++;
-
-        l = raw;
-        if (p->line == 1 && l >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
-                s += 3, l -= 3;
-        if (l > 0 && s[l - 1] == '\r')
-                l--;
-        /* Leading blanks would make inih read the line as a continuation of
-         * the previous value; an indented key is just a key. */
-        while (l > 0 && strchr(" \t", *s))
-                s++, l--;
-
-        /* inih's buffer holds num - 3 characters of text (see ini.h). */
-        if (num < 4 || raw > (size_t) num - 3) {
-                add_error(p, "line is %zu characters long; the limit is %d", raw, num - 3);
-                l = 0;
-        } else if (!lex_line(p, s, l))
-                l = 0;
-
-        memcpy(str, s, l);
-        str[l] = '\n';
-        str[l + 1] = 0;
-        return str;
-}
-
-/* Records that section/key was set on this line; returns the line it was
- * set on before, or 0. */
-static unsigned seen_before(struct parse_ctx *p, const char *section, const char *name) {
+/* Records that the current section's key was set on this line; returns
+ * the line it was set on before, or 0. */
+static unsigned seen_before(struct parse_ctx *p, const char *name) {
         _cleanup_free_ char *k = NULL;
         size_t n = strv_length(p->seen_keys);
         unsigned *nl;
 
-        if (asprintf(&k, "%s\n%s", section, name) < 0) {
+        if (asprintf(&k, "%s\n%s", p->section_id, name) < 0) {
                 p->oom = true;
                 return 0;
         }
@@ -414,44 +370,36 @@ static unsigned seen_before(struct parse_ctx *p, const char *section, const char
         return 0;
 }
 
-static int handler(void *user, const char *section, const char *name, const char *value) {
-        struct parse_ctx *p = user;
+static void on_key(struct parse_ctx *p, const char *name, const char *value) {
+        bool mount = p->mount != SIZE_MAX;
+        void *base = mount ? (void *) &p->config->mounts[p->mount] : (void *) p->config;
         const struct config_item *it;
-        const char *why = NULL, *mount_target;
-        void *base = p->config;
-        char vb[64];
+        const char *why = NULL;
+        char kb[64], vb[64];
         unsigned prev;
         int r;
 
         if (p->skip_section)
-                return 1;
-        if (section[0] == 0) {
-                add_error(p, "%s: key outside of any [section]", name);
-                return 1;
+                return;
+        shorten(name, kb, sizeof kb);
+        if (!p->section) {
+                add_error(p, "%s: key outside of any [section]", kb);
+                return;
         }
-        it = item_find(section, name);
+        it = item_find(mount, p->section, name);
         if (!it) {
-                add_error(p, "[%s] %s: unknown key", section, name);
-                return 1;
+                add_error(p, "[%s] %s: unknown key", p->shown, kb);
+                return;
         }
-        prev = seen_before(p, section, name);
+        prev = seen_before(p, name);
         if (prev > 0) {
-                add_error(p, "[%s] %s: already set on line %u", section, name, prev);
-                return 1;
+                add_error(p, "[%s] %s: already set on line %u", p->shown, kb, prev);
+                return;
         }
-        mount_target = startswith(section, MOUNT_SECTION_PREFIX);
-        if (mount_target) {
-                base = mount_section(p->config, mount_target);
-                if (!base) {
-                        add_error(p, "[%s]: too many [mount:...] sections", section);
-                        return 1;
-                }
-        }
-
         r = item_parse(base, it, value, &why);
         if (r == -ENOMEM)
                 p->oom = true;
-        else if (r == 0 && mount_target && streq(name, "needs_atime"))
+        else if (r == 0 && mount && streq(name, "needs_atime"))
                 /* Where the operator said it, for whoever is refused by it. */
                 ((struct mount_config *) base)->needs_atime_line = p->line;
         else if (r < 0) {
@@ -459,10 +407,40 @@ static int handler(void *user, const char *section, const char *name, const char
 
                 if (r == -ERANGE)
                         item_describe_range(it, range, sizeof range);
-                add_error(p, "[%s] %s: invalid value '%s': %s%s", section, name, shorten(value, vb, sizeof vb), why,
+                add_error(p, "[%s] %s: invalid value '%s': %s%s", p->shown, kb, shorten(value, vb, sizeof vb), why,
                           range);
         }
-        return 1;
+}
+
+/* Every line of the text, to the sections and keys it sets. */
+static void parse_text(struct parse_ctx *p, const char *text, size_t len) {
+        IniReader rd;
+        IniLine l;
+        int r = 0;
+
+        inifile_init(&rd, text, len);
+        while (!p->oom && (r = inifile_next(&rd, &l)) > 0) {
+                char kb[64];
+
+                p->line = l.line;
+                if (l.kind == INI_SECTION && l.error) {
+                        add_error(p, "%s", l.error);
+                        /* Its keys: no telling where they belong. */
+                        p->skip_section = true;
+                        p->mount = SIZE_MAX;
+                        p->shown[0] = 0;
+                } else if (l.kind == INI_SECTION)
+                        on_section(p, l.name);
+                else if (l.kind == INI_KEY)
+                        on_key(p, l.name, l.value);
+                else if (l.name)
+                        add_error(p, "[%s] %s: %s", p->shown, shorten(l.name, kb, sizeof kb), l.error);
+                else
+                        add_error(p, "%s", l.error);
+        }
+        if (r < 0)
+                p->oom = true;
+        inifile_done(&rd);
 }
 
 /* The line a key was set on, or 0. */
@@ -504,14 +482,16 @@ static int declare_consumers(struct config *c) {
 
         for (size_t i = 0; i < c->n_mounts; i++) {
                 const struct mount_config *mc = &c->mounts[i];
-                _cleanup_free_ char *why = NULL, *source = NULL;
+                _cleanup_free_ char *why = NULL, *source = NULL, *path = NULL;
 
                 if (mc->needs_atime == NEED_NONE)
                         continue;
                 if (!d && consumers_new(&d) < 0)
                         return -ENOMEM;
-                if (asprintf(&why, "the configuration says software here reads atime ([mount:%s] needs_atime = %s)",
-                             mc->target, atime_need_to_string(mc->needs_atime)) < 0 ||
+                /* The section as the file has it (in its escaped form). */
+                if (name_escape_text(mc->target, CONFIG_PATH_ESCAPED, &path) < 0 ||
+                    asprintf(&why, "the configuration says software here reads atime ([mount:%s] needs_atime = %s)",
+                             path, atime_need_to_string(mc->needs_atime)) < 0 ||
                     asprintf(&source, "%s:%u", c->path ? c->path : "atimed.conf", mc->needs_atime_line) < 0)
                         return -ENOMEM;
                 r = consumers_add(d, CONSUMER_CONFIG, mc->needs_atime, mc->target, why, source);
@@ -528,7 +508,7 @@ static int declare_consumers(struct config *c) {
 
 int config_load_string(const char *name, const char *text, size_t len, struct config **ret, char ***ret_errors) {
         _cleanup_(config_freep) struct config *c = NULL;
-        _cleanup_free_ struct parse_ctx *p = NULL;
+        struct parse_ctx p;
         int r;
 
         assert(name && text && ret && ret_errors);
@@ -540,36 +520,20 @@ int config_load_string(const char *name, const char *text, size_t len, struct co
         if (r < 0)
                 return r;
 
-        p = calloc(1, sizeof *p);
-        if (!p)
-                return -ENOMEM;
-        *p = (struct parse_ctx) { .name = name, .text = text, .len = len, .config = c };
-
-        if (memchr(text, 0, len)) {
-                p->line = 1;
-                for (const char *t = text; *t; t++)
-                        if (*t == '\n')
-                                p->line++;
-                add_error(p, "file contains a NUL byte");
-        } else {
-                r = ini_parse_stream(reader, p, handler, p);
-                if (r == -2)
-                        p->oom = true;
-                else if (r > 0 && !p->errors) {
-                        p->line = (unsigned) r;
-                        add_error(p, "syntax error");
-                }
-        }
-        if (!p->errors && !p->oom)
-                check_consistency(p);
-        strv_free(p->seen_keys);
-        free(p->seen_lines);
-        if (p->oom) {
-                strv_free(p->errors);
+        p = (struct parse_ctx) { .name = name, .mount = SIZE_MAX, .config = c };
+        parse_text(&p, text, len);
+        if (!p.errors && !p.oom)
+                check_consistency(&p);
+        free(p.section);
+        free(p.section_id);
+        strv_free(p.seen_keys);
+        free(p.seen_lines);
+        if (p.oom) {
+                strv_free(p.errors);
                 return -ENOMEM;
         }
-        if (p->errors) {
-                *ret_errors = p->errors;
+        if (p.errors) {
+                *ret_errors = p.errors;
                 return -EINVAL;
         }
         r = declare_consumers(c);
@@ -603,31 +567,44 @@ int config_load(const char *path, struct config **ret, char ***ret_errors) {
         return config_load_string(path, buf, len, ret, ret_errors);
 }
 
-void config_print(const struct config *c, FILE *f) {
+/* A [mount:PATH] section: its path in the escaped form, and what it sets. */
+static int print_mount(const struct mount_config *mc, FILE *f) {
+        _cleanup_free_ char *path = NULL;
+
+        if (name_escape_text(mc->target, CONFIG_PATH_ESCAPED, &path) < 0)
+                return -ENOMEM;
+        fprintf(f, "\n[%s%s]\n", MOUNT_SECTION_PREFIX, path);
+        for (size_t i = 0; i < ELEMENTSOF(mount_items); i++) {
+                _cleanup_free_ char *v = item_format(mc, &mount_items[i]);
+
+                if (!v)
+                        return -ENOMEM;
+                /* Only what the section sets: its defaults are "no". */
+                if (v[0] && !streq(v, "no") && !streq(v, "none"))
+                        fprintf(f, "%s = %s\n", mount_items[i].key, v);
+        }
+        return 0;
+}
+
+int config_print(const struct config *c, FILE *f) {
         const char *section = NULL;
 
         assert(c && f);
         fprintf(f, "# atimed effective configuration, from %s\n", c->path ? c->path : "built-in defaults");
         for (size_t i = 0; i < ELEMENTSOF(config_items); i++) {
                 const struct config_item *it = &config_items[i];
-                char v[4096];
 
                 if (!section || !streq(section, it->section)) {
                         fprintf(f, "%s[%s]\n", section ? "\n" : "", it->section);
                         section = it->section;
                 }
-                item_format(c, it, v, sizeof v);
-                fprintf(f, "%s = %s\n", it->key, v);
+                fprintf(f, "%s = ", it->key);
+                if (it->type->format(cfield(c, it), f) < 0)
+                        return -ENOMEM;
+                fputc('\n', f);
         }
-        for (size_t m = 0; m < c->n_mounts; m++) {
-                fprintf(f, "\n[%s%s]\n", MOUNT_SECTION_PREFIX, c->mounts[m].target);
-                for (size_t i = 0; i < ELEMENTSOF(mount_items); i++) {
-                        char v[4096];
-
-                        item_format(&c->mounts[m], &mount_items[i], v, sizeof v);
-                        /* Only what the section sets: its defaults are "no". */
-                        if (v[0] && !streq(v, "no") && !streq(v, "none"))
-                                fprintf(f, "%s = %s\n", mount_items[i].key, v);
-                }
-        }
+        for (size_t m = 0; m < c->n_mounts; m++)
+                if (print_mount(&c->mounts[m], f) < 0)
+                        return -ENOMEM;
+        return 0;
 }
