@@ -158,8 +158,9 @@ static int item_parse(void *base, const struct config_item *it, const char *valu
         return it->type->parse(it, value, field(base, it), ret_why);
 }
 
-/* The value of 'it' in the file's syntax, whole; NULL if out of memory. */
-static char *item_format(const void *base, const struct config_item *it) {
+/* What print() writes of 'what', as a string; NULL if out of memory. */
+static char *print_string(int (*print)(const void *what, const void *how, FILE *f), const void *what,
+                          const void *how) {
         char *buf = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
@@ -167,12 +168,21 @@ static char *item_format(const void *base, const struct config_item *it) {
 
         if (!f)
                 return NULL;
-        r = it->type->format(cfield(base, it), f);
+        r = print(what, how, f);
         if (fclose(f) != 0 || r < 0) {
                 free(buf);
                 return NULL;
         }
         return buf;
+}
+
+static int print_item(const void *base, const void *it, FILE *f) {
+        return ((const struct config_item *) it)->type->format(cfield(base, it), f);
+}
+
+/* The value of 'it' in the file's syntax, whole; NULL if out of memory. */
+static char *item_format(const void *base, const struct config_item *it) {
+        return print_string(print_item, base, it);
 }
 
 /* " (allowed: 1 to 4096)", for a number out of range. */
@@ -607,4 +617,13 @@ int config_print(const struct config *c, FILE *f) {
                 if (print_mount(&c->mounts[m], f) < 0)
                         return -ENOMEM;
         return 0;
+}
+
+static int print_config(const void *c, _unused_ const void *how, FILE *f) {
+        return config_print(c, f);
+}
+
+char *config_print_string(const struct config *c) {
+        assert(c);
+        return print_string(print_config, c, NULL);
 }

@@ -148,3 +148,5 @@ int config_set_string(char **field, const char *value);
  * back to the same configuration (paths in their escaped form). 0 or
  * -ENOMEM (then the text is incomplete). */
 int config_print(const struct config *c, FILE *f);
+/* The same as a string; NULL if out of memory. */
+char *config_print_string(const struct config *c);

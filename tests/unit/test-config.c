@@ -99,18 +99,6 @@ static const struct key_case *find_case(const char *section, const char *key) {
         return NULL;
 }
 
-static char *print_config(const struct config *c) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-
-        if (!f)
-                return NULL;
-        config_print(c, f);
-        fclose(f);
-        return buf;
-}
-
 /* The good value parses, and prints back under its own section. */
 static void check_good(const struct key_case *k) {
         _cleanup_(config_freep) struct config *c = NULL;
@@ -126,7 +114,7 @@ static void check_good(const struct key_case *k) {
         ok(load(text, &c, &errors) == 0, "[%s] %s = %s is good", k->section, k->key, k->good);
         if (!c)
                 return;
-        out = print_config(c);
+        out = config_print_string(c);
         sec = out ? strstr(out, header) : NULL;
         ok(sec && strstr(sec, line) && (!strstr(sec + 1, "\n[") || strstr(sec, line) < strstr(sec + 1, "\n[")),
            "and prints back as %s = %s", k->key, k->printed);
@@ -154,7 +142,7 @@ static void test_every_key_has_a_case(void) {
         unsigned keys = 0, missing = 0;
 
         if (load("[mount:/srv]\nprobe_dir = /srv/p\nneeds_atime = strict\nignore = yes\n", &c, &errors) < 0 ||
-            !(out = print_config(c))) {
+            !(out = config_print_string(c))) {
                 ok(false, "configuration to list the keys from");
                 return;
         }
@@ -391,14 +379,14 @@ static void test_errors(void) {
 static void check_reads_back(const struct config *c, const char *what) {
         _cleanup_(config_freep) struct config *c2 = NULL;
         _cleanup_strv_free_ char **errors = NULL;
-        _cleanup_free_ char *out = print_config(c), *out2 = NULL;
+        _cleanup_free_ char *out = config_print_string(c), *out2 = NULL;
         bool same = out && load(out, &c2, &errors) == 0 && c2->n_mounts == c->n_mounts;
 
         for (size_t i = 0; same && i < c->n_mounts; i++)
                 same = streq(c->mounts[i].target, c2->mounts[i].target) &&
                        streq_ptr(c->mounts[i].probe_dir, c2->mounts[i].probe_dir) &&
                        c->mounts[i].needs_atime == c2->mounts[i].needs_atime && c->mounts[i].ignore == c2->mounts[i].ignore;
-        out2 = c2 ? print_config(c2) : NULL;
+        out2 = c2 ? config_print_string(c2) : NULL;
         ok(same && streq_ptr(out, out2), "%s: --check-config's text reads back to the same paths and prints the same", what);
 }
 
@@ -438,7 +426,7 @@ static void test_long_paths(void) {
         ok(!config_find_mount(c, "/srv/www/a-rather-long-directory-name-for-w"), "and not for its first 50 bytes");
         ok(b && b->needs_atime == NEED_STRICT && b->ignore && b->needs_atime_line == 5 && strlen(b->target) == 4000,
            "the 4,000-byte path: all of it, with its keys");
-        out = print_config(c);
+        out = config_print_string(c);
         ok(out && strstr(out, want), "printed whole");
         check_reads_back(c, "long paths");
         {
@@ -483,7 +471,7 @@ static void test_odd_paths(void) {
         p = config_find_mount(c, "/p");
         ok(m && m->declared && streq(m->declared->path, raw), "the mount point's bytes, and needs_atime for them");
         ok(p && streq_ptr(p->probe_dir, "/p/x ;"), "probe_dir in the same form");
-        out = print_config(c);
+        out = config_print_string(c);
         ok(out && strstr(out, "\n[mount:/srv/a b\\\\c\\x5d\\x23\\x3b=\\x0a\\x09\\xff end\\xe2\\x80\\xae\\x20]\n"
                               "needs_atime = relatime\n") &&
                    strstr(out, "\n[mount:/p]\nprobe_dir = /p/x \\x3b\n"),
