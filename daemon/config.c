@@ -7,11 +7,14 @@
  * atimed reads durations in usec, the cost table and the rings as structs,
  * and never the text.
  *
- * inifile.c splits the lines, whole, however long; what the file says is
- * taken exactly or refused, never cut or guessed. Paths of [mount:PATH]
- * sections are written in an escaped form (atimed.conf(5), "Paths of
- * mounts") that holds any bytes a mount point can; --check-config prints
- * them in it, so that its output reads back to the same configuration.
+ * inih parses the file, behind a reader of ours that checks each line
+ * first and hands inih what it would cut by reference ("reading the file"
+ * below): lines, section names and values of any length are read whole;
+ * what the file says is taken exactly or refused, never cut or guessed.
+ * Paths of [mount:PATH] sections are written in an escaped form
+ * (atimed.conf(5), "Paths of mounts") that holds any bytes a mount point
+ * can; --check-config prints them in it, so that its output reads back to
+ * the same configuration.
  * Every error names file:line and the key. */
 #include "config.h"
 
@@ -19,6 +22,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ini.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,7 +35,6 @@
 #include "config-types.h"
 #include "escape.h"
 #include "fileio.h"
-#include "inifile.h"
 #include "parse-util.h"
 #include "protocol.h"
 #include "strv.h"
@@ -265,14 +268,48 @@ int config_new(struct config **ret) {
         return 0;
 }
 
+/* ------------------------------------------------------- reading the file
+ *
+ * inih (ini_parse_stream()) parses the file, through reader(), which sees
+ * each line first. reader() is the one lexer of atimed.conf(5): it counts
+ * lines, drops a byte order mark and a carriage return, refuses NUL bytes,
+ * lines that are none of the forms and a '#' that looks like a comment,
+ * starts each section (its errors at its line, keys or none), and hands
+ * inih the line in a form inih reads as the manual says: no leading blanks
+ * (inih would take the line for the continuation of the value before it),
+ * no comment after a value (for inih a ';' right after the '=' is part of
+ * the value). inih splits the key from the value, keeps track of the
+ * section and calls handler() for each key.
+ *
+ * inih cuts without a word: a section name at 49 bytes (INIH_SECTION_MAX)
+ * and a line at its buffer's size ('num', 200 bytes in Debian's build; the
+ * reader hands it at most num - 3 characters and the newline). A section
+ * name or a value that inih would not read back whole and the same (too
+ * long, a ';' after a space, a space at either end) is kept in p->refs,
+ * and inih is handed a reference in its place: REF_MARK and the index. A
+ * real name or value that starts with REF_MARK goes by reference too, so
+ * that every one that does is a reference. handler() resolves them before
+ * anything else sees the text, and checks that the section inih names is
+ * the one the reader started: a cut is an error, whatever inih's build. A
+ * key inih would not hold is an unknown key: no key is that long. */
+#define INIH_SECTION_MAX 49 /* inih's MAX_SECTION, 50, less the NUL */
+#define INIH_LINE_MIN 64    /* a smaller buffer than any build of inih has */
+#define REF_MARK '\x01'
+#define REF_MAX 24          /* REF_MARK, an index, the NUL */
+#define BOM "\xEF\xBB\xBF"
+
 struct parse_ctx {
         const char *name;
+        const char *text;    /* the file, and the reader's place in it */
+        size_t len, pos;
         unsigned line;
         char *section;       /* as written; NULL before the first */
         char shown[100];     /* the same, shortened, for messages */
         char *section_id;    /* what a key set twice is told by: the section, "mount:#N" for the Nth mount */
         size_t mount;        /* in a [mount:PATH] section: its entry; else SIZE_MAX */
         bool skip_section;   /* its keys are not read (an error said why) */
+        char **refs;         /* section names and values inih is handed by reference */
+        size_t n_refs, size_refs;
         char **seen_keys;    /* "section_id\nkey" of every key set so far */
         unsigned *seen_lines;
         struct config *config;
@@ -304,6 +341,16 @@ static const char *shorten(const char *s, char *buf, size_t len) {
         if (s[i])
                 strcpy(buf + (i > 3 ? i - 3 : 0), "...");
         return buf;
+}
+
+/* The same for key[0..kl), a key on the line being read. */
+static const char *shorten_key(const char *key, size_t kl, char kb[static 64]) {
+        char k[65];
+        size_t n = MIN(kl, sizeof k - 1);
+
+        memcpy(k, key, n);
+        k[n] = 0;
+        return shorten(k, kb, 64);
 }
 
 /* The start of a [mount:PATH] section: its entry, created or found. */
@@ -354,6 +401,14 @@ static void on_section(struct parse_ctx *p, const char *name) {
                 p->skip_section = false;
 }
 
+/* A section header that cannot be read: its keys belong to no section
+ * anyone could name, and are not read. */
+static void section_unreadable(struct parse_ctx *p) {
+        p->skip_section = true;
+        p->mount = SIZE_MAX;
+        p->shown[0] = 0;
+}
+
 /* Records that the current section's key was set on this line; returns
  * the line it was set on before, or 0. */
 static unsigned seen_before(struct parse_ctx *p, const char *name) {
@@ -380,6 +435,14 @@ static unsigned seen_before(struct parse_ctx *p, const char *name) {
         return 0;
 }
 
+/* A key that no row of the current section has. */
+static void unknown_key(struct parse_ctx *p, const char *kb) {
+        if (!p->section)
+                add_error(p, "%s: key outside of any [section]", kb);
+        else
+                add_error(p, "[%s] %s: unknown key", p->shown, kb);
+}
+
 static void on_key(struct parse_ctx *p, const char *name, const char *value) {
         bool mount = p->mount != SIZE_MAX;
         void *base = mount ? (void *) &p->config->mounts[p->mount] : (void *) p->config;
@@ -389,16 +452,10 @@ static void on_key(struct parse_ctx *p, const char *name, const char *value) {
         unsigned prev;
         int r;
 
-        if (p->skip_section)
-                return;
         shorten(name, kb, sizeof kb);
-        if (!p->section) {
-                add_error(p, "%s: key outside of any [section]", kb);
-                return;
-        }
-        it = item_find(mount, p->section, name);
+        it = p->section ? item_find(mount, p->section, name) : NULL;
         if (!it) {
-                add_error(p, "[%s] %s: unknown key", p->shown, kb);
+                unknown_key(p, kb);
                 return;
         }
         prev = seen_before(p, name);
@@ -422,35 +479,257 @@ static void on_key(struct parse_ctx *p, const char *name, const char *value) {
         }
 }
 
-/* Every line of the text, to the sections and keys it sets. */
-static void parse_text(struct parse_ctx *p, const char *text, size_t len) {
-        IniReader rd;
-        IniLine l;
-        int r = 0;
+static bool blank(char c) {
+        return c == ' ' || c == '\t';
+}
 
-        inifile_init(&rd, text, len);
-        while (!p->oom && (r = inifile_next(&rd, &l)) > 0) {
+/* Whether inih reads s[0..l) back whole and the same as a section name, a
+ * key or a value: at most 'max' bytes; no space at either end, which inih
+ * strips (its isspace() is wider than the manual's blanks); no ';' after
+ * a space, where inih sees a comment; no REF_MARK first. */
+static bool inih_holds(const char *s, size_t l, size_t max) {
+        if (l > max)
+                return false;
+        if (l > 0 && (isspace((unsigned char) s[0]) || isspace((unsigned char) s[l - 1]) || s[0] == REF_MARK))
+                return false;
+        for (size_t i = 1; i < l; i++)
+                if (s[i] == ';' && isspace((unsigned char) s[i - 1]))
+                        return false;
+        return true;
+}
+
+/* s[0..l) as inih is to be handed it: itself (*ret points into s) where
+ * inih holds it in 'max' bytes, else a reference to a copy kept in
+ * p->refs, written into 'ref'. 0 or -ENOMEM. */
+static int part_or_ref(struct parse_ctx *p, const char *s, size_t l, size_t max, char ref[static REF_MAX],
+                       const char **ret, size_t *ret_len) {
+        if (inih_holds(s, l, max)) {
+                *ret = s;
+                *ret_len = l;
+                return 0;
+        }
+        if (p->n_refs == p->size_refs) {
+                size_t n = p->size_refs ? 2 * p->size_refs : 16;
+                char **v = reallocarray(p->refs, n, sizeof *v);
+
+                if (!v)
+                        return -ENOMEM;
+                p->refs = v;
+                p->size_refs = n;
+        }
+        p->refs[p->n_refs] = memdup_str(s, l);
+        if (!p->refs[p->n_refs])
+                return -ENOMEM;
+        *ret_len = (size_t) snprintf(ref, REF_MAX, "%c%zu", REF_MARK, p->n_refs++);
+        *ret = ref;
+        return 0;
+}
+
+/* The text a reference that handler() is given stands for; any other text
+ * as it is. NULL for a reference the reader did not make. */
+static const char *resolve(const struct parse_ctx *p, const char *s) {
+        unsigned long long i;
+        char *end;
+
+        if (s[0] != REF_MARK)
+                return s;
+        if (!isdigit((unsigned char) s[1]))
+                return NULL;
+        errno = 0;
+        i = strtoull(s + 1, &end, 10);
+        return errno == 0 && *end == 0 && i < p->n_refs ? p->refs[i] : NULL;
+}
+
+/* What inih is handed of a line, in 'out': at most 'room' characters
+ * (the caller has made sure), and the newline inih expects. */
+static void hand(struct parse_ctx *p, char *out, size_t room, const char *fmt, ...) _printf_(4, 5);
+static void hand(struct parse_ctx *p, char *out, size_t room, const char *fmt, ...) {
+        va_list ap;
+        int n;
+
+        va_start(ap, fmt);
+        n = vsnprintf(out, room + 1, fmt, ap);
+        va_end(ap);
+        if (n < 0 || (size_t) n > room) { /* never so; but never a line cut in silence */
+                add_error(p, "line does not fit the ini parser's buffer");
+                n = 0;
+        }
+        strcpy(out + n, "\n");
+}
+
+/* A "[name]" line, blanks around it gone: starts the section, and hands
+ * inih its name or a reference to it. */
+static void lex_section(struct parse_ctx *p, const char *s, size_t l, char *out, size_t room) {
+        const char *close = memchr(s, ']', l), *part;
+        char ref[REF_MAX];
+        size_t pl;
+
+        if (!close || close != s + l - 1) {
+                add_error(p, close ? "unexpected text after section header" : "section header without closing ']'");
+                section_unreadable(p);
+                return;
+        }
+        {
+                _cleanup_free_ char *name = memdup_str(s + 1, l - 2);
+
+                if (!name) {
+                        p->oom = true;
+                        return;
+                }
+                on_section(p, name);
+        }
+        if (part_or_ref(p, s + 1, l - 2, INIH_SECTION_MAX, ref, &part, &pl) < 0)
+                p->oom = true;
+        else /* at most 1 + INIH_SECTION_MAX + 1 < INIH_LINE_MIN - 3 characters */
+                hand(p, out, room, "[%.*s]", (int) pl, part);
+}
+
+/* A value, from just after its '=' or ':' to the end of the line: blanks
+ * around it and a comment after it gone. A '#' at its start or after a
+ * blank is an error: a comment must have a line of its own. */
+static bool lex_value(struct parse_ctx *p, const char *key, size_t kl, const char **v, size_t *vl) {
+        const char *s = *v, *end = *v + *vl;
+        char kb[64];
+
+        while (s < end && blank(*s))
+                s++;
+        for (const char *c = s; c < end; c++) {
+                if (c != s && !blank(c[-1]))
+                        continue;
+                if (*c == '#') {
+                        add_error(p, "[%s] %s: '#' after a value is not a comment; put comments on a line of their own",
+                                  p->shown, shorten_key(key, kl, kb));
+                        return false;
+                }
+                if (*c == ';') {
+                        end = c;
+                        break;
+                }
+        }
+        while (end > s && blank(end[-1]))
+                end--;
+        *v = s;
+        *vl = (size_t) (end - s);
+        return true;
+}
+
+/* A "key = value" (or "key: value") line, blanks around it gone: hands
+ * inih the key and the value (or a reference to it) without a comment. */
+static void lex_key(struct parse_ctx *p, const char *s, size_t l, char *out, size_t room) {
+        size_t kl = 0, vl, pl;
+        const char *v, *part;
+        char ref[REF_MAX], kb[64];
+
+        while (kl < l && s[kl] != '=' && s[kl] != ':')
+                kl++;
+        if (kl == 0 || kl == l) {
+                add_error(p, "expected 'key = value', a [section] or a comment");
+                return;
+        }
+        v = s + kl + 1;
+        vl = l - kl - 1;
+        while (kl > 0 && blank(s[kl - 1]))
+                kl--;
+        if (!lex_value(p, s, kl, &v, &vl))
+                return;
+        if (part_or_ref(p, v, vl, room > kl + 1 ? room - kl - 1 : 0, ref, &part, &pl) < 0) {
+                p->oom = true;
+                return;
+        }
+        /* inih drops a byte order mark at the start of its first line. */
+        if (inih_holds(s, kl, room) && kl + 1 + pl <= room && !(p->line == 1 && kl >= 3 && memcmp(s, BOM, 3) == 0))
+                hand(p, out, room, "%.*s=%.*s", (int) kl, s, (int) pl, part);
+        else if (!p->skip_section)
+                unknown_key(p, shorten_key(s, kl, kb));
+}
+
+/* The next line of the text, without its newline, a byte order mark
+ * before the first or a carriage return ending it. */
+static const char *next_line(struct parse_ctx *p, size_t *ret_len) {
+        const char *s = p->text + p->pos, *nl = memchr(s, '\n', p->len - p->pos);
+        size_t l = nl ? (size_t) (nl - s) : p->len - p->pos;
+
+        p->pos += l + (nl ? 1 : 0);
+        p->line++;
+        if (p->line == 1 && l >= 3 && memcmp(s, BOM, 3) == 0)
+                s += 3, l -= 3;
+        if (l > 0 && s[l - 1] == '\r')
+                l--;
+        *ret_len = l;
+        return s;
+}
+
+/* inih's reader: the next line, checked, as inih is to read it (see the
+ * comment above). Blank lines, comments and lines in error reach inih
+ * empty. */
+static char *reader(char *str, int num, void *stream) {
+        struct parse_ctx *p = stream;
+        const char *s;
+        size_t l;
+
+        if (p->pos >= p->len || p->oom)
+                return NULL;
+        if (num < INIH_LINE_MIN) {
+                add_error(p, "the ini parser's line buffer of %d bytes is too small", num);
+                return NULL;
+        }
+        s = next_line(p, &l);
+        strcpy(str, "\n");
+        while (l > 0 && blank(*s))
+                s++, l--;
+        while (l > 0 && blank(s[l - 1]))
+                l--;
+        if (memchr(s, 0, l)) {
+                add_error(p, "line contains a NUL byte");
+                if (s[0] == '[')
+                        section_unreadable(p);
+        } else if (l == 0 || s[0] == '#' || s[0] == ';')
+                ; /* a comment */
+        else if (s[0] == '[')
+                lex_section(p, s, l, str, (size_t) num - 3);
+        else
+                lex_key(p, s, l, str, (size_t) num - 3);
+        return str;
+}
+
+/* inih's call for each key: references resolved, and the section inih
+ * names checked against the one the reader started. */
+static int handler(void *user, const char *section, const char *name, const char *value) {
+        struct parse_ctx *p = user;
+        const char *s, *v;
+
+        /* name NULL: a build of inih that announces sections, which the
+         * reader has started already. */
+        if (!name || !value || p->skip_section || p->oom)
+                return 1;
+        s = resolve(p, section);
+        v = resolve(p, value);
+        if (!s || !v || !streq(s, p->section ? p->section : "")) {
                 char kb[64];
 
-                p->line = l.line;
-                if (l.kind == INI_SECTION && l.error) {
-                        add_error(p, "%s", l.error);
-                        /* Its keys: no telling where they belong. */
-                        p->skip_section = true;
-                        p->mount = SIZE_MAX;
-                        p->shown[0] = 0;
-                } else if (l.kind == INI_SECTION)
-                        on_section(p, l.name);
-                else if (l.kind == INI_KEY)
-                        on_key(p, l.name, l.value);
-                else if (l.name)
-                        add_error(p, "[%s] %s: %s", p->shown, shorten(l.name, kb, sizeof kb), l.error);
-                else
-                        add_error(p, "%s", l.error);
+                add_error(p, "[%s] %s: the ini parser read this line as something else; nothing is taken from it",
+                          p->shown, shorten(name, kb, sizeof kb));
+                return 1;
         }
-        if (r < 0)
+        on_key(p, name, v);
+        return 1;
+}
+
+/* Every line of the text, to the sections and keys it sets. */
+static void parse_text(struct parse_ctx *p) {
+        int r = ini_parse_stream(reader, p, handler, p);
+
+        if (r == -2)
                 p->oom = true;
-        inifile_done(&rd);
+        else if (r != 0 && !p->errors) {
+                /* Never so with the lines the reader hands over. */
+                if (r > 0)
+                        p->line = (unsigned) r;
+                add_error(p, "syntax error");
+        }
+        for (size_t i = 0; i < p->n_refs; i++)
+                free(p->refs[i]);
+        free(p->refs);
 }
 
 /* The line a key was set on, or 0. */
@@ -530,8 +809,8 @@ int config_load_string(const char *name, const char *text, size_t len, struct co
         if (r < 0)
                 return r;
 
-        p = (struct parse_ctx) { .name = name, .mount = SIZE_MAX, .config = c };
-        parse_text(&p, text, len);
+        p = (struct parse_ctx) { .name = name, .text = text, .len = len, .mount = SIZE_MAX, .config = c };
+        parse_text(&p);
         if (!p.errors && !p.oom)
                 check_consistency(&p);
         free(p.section);

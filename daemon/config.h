@@ -3,7 +3,7 @@
  * into the type its users need (durations in usec, sizes in bytes, the cost
  * table and the history rings as structs): nothing else parses the file's
  * text again. The file says exactly what is taken, or it is refused: no
- * line, name or path is ever cut (inifile.h). */
+ * line, name or path is ever cut. Nothing outside config.c sees inih. */
 #pragma once
 
 #include <stdbool.h>

@@ -1,8 +1,8 @@
 #!/bin/bash
 # guard-paths.sh: the operator's word kept at any length (issue 43). A
 # [mount:PATH] needs_atime guards its mount whatever PATH is: past the 50
-# bytes inih used to keep of a section name (its tail cut without a word,
-# so that the declaration guarded nothing and remount went ahead), 4,000
+# bytes inih keeps of a section name (its tail was cut without a word, so
+# that the declaration guarded nothing and remount went ahead), 4,000
 # bytes on one line, or bytes a line cannot hold raw (a tab, a newline,
 # ']', a backslash, not UTF-8) in the escaped form of atimed.conf(5). The
 # daemon lists each declaration with its file:line; atimectl remount below

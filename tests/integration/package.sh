@@ -45,7 +45,7 @@ deb=$(ls "$B"/atimed_*.deb)
 keep_deb "$(git -C "$src" rev-parse HEAD)" "$B" || diag "could not keep the package in $(deb_cache)"
 
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libjson-c5 libmount1 libsystemd0; do
+for lib in libinih1 libjson-c5 libmount1 libsystemd0; do
         like "Depends names $lib (from shlibs)" "$depends" "(^|, )$lib( |,|$)"
 done
 is "/etc/atimed/atimed.conf is a conffile" "$(dpkg-deb -I "$deb" conffiles)" "/etc/atimed/atimed.conf"

@@ -569,6 +569,55 @@ static void test_long_lines(void) {
         expect_error("a cost likewise", "[advisor]\ncosts = ext4:1:1,#x:1:1\n", "test.conf:2:", "fstype:usec:KiB");
 }
 
+/* inih reads the file behind a reader that hands it, by reference, what
+ * it would cut or misread: section names past its 49 bytes, lines past its
+ * buffer, a ';' after a blank in a section name. Each side of each limit
+ * reads the same; inih's own rules (continued lines, comments) are not
+ * the file's. */
+static void test_inih_limits(void) {
+        _cleanup_strv_free_ char **errors = NULL;
+
+        /* Sections of 47 to 52 bytes ("mount:" and a path), values on
+         * lines of 194 to 199 characters: inih holds 49 and 197. */
+        for (size_t n = 47; n <= 52; n++) {
+                _cleanup_(config_freep) struct config *c = NULL;
+                _cleanup_strv_free_ char **e = NULL;
+                _cleanup_free_ char *path = long_path(n - 6), *text = NULL, *v = long_path(n + 131);
+                size_t line = strlen("exclude_paths = ") + n + 131;
+
+                if (!path || !v || asprintf(&text, "[mount:%s]\nignore = yes\n[mounts]\nexclude_paths = %s\n", path, v) < 0)
+                        abort();
+                ok(load(text, &c, &e) == 0 && c->n_mounts == 1 && streq(c->mounts[0].target, path) &&
+                           c->mounts[0].ignore && strv_length(c->exclude_paths) == 1 && streq(c->exclude_paths[0], v),
+                   "a section name of %zu bytes and a line of %zu characters: whole", n, line);
+        }
+        {
+                _cleanup_(config_freep) struct config *c = NULL;
+                _cleanup_free_ char *v = long_path(300), *text = NULL;
+
+                if (!v || asprintf(&text, "[mount:/srv/a ;b]\nneeds_atime = relatime\n"
+                                          "[control]\nmax_clients: 9\n  idle_timeout = 90s\n"
+                                          "[export]\ntextfile =; a comment\n"
+                                          "[probe]\ndir = \001""0\n"
+                                          "[mounts]\nexclude_paths = %s ; a comment\n", v) < 0)
+                        abort();
+                ok(load(text, &c, &errors) == 0, "the file's own rules, where inih has others, parse");
+                ok(c && config_find_mount(c, "/srv/a ;b"), "a ';' after a blank in a section name is part of it");
+                ok(c && c->max_clients == 9 && c->idle_timeout_usec == 90 * USEC_PER_SEC,
+                   "'key: value', and an indented line is a key, not the value before it continued");
+                ok(c && !c->textfile, "a ';' at the start of a value starts a comment");
+                ok(c && streq_ptr(c->probe_dir, "\001""0"), "a value starting with a control character is itself");
+                ok(c && strv_length(c->exclude_paths) == 1 && streq(c->exclude_paths[0], v),
+                   "a comment after a long value is no part of it");
+        }
+        expect_error("a section named with a control character", "[\001""0]\nx = 1\n", "test.conf:1:", "unknown section [?0]");
+        expect_error("a key of 300 bytes, with a value", "[daemon]\nlog_level_and_then_some_more_words_for_width_"
+                     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa = info\n",
+                     "test.conf:2: [daemon] log_level_and_then", "unknown key");
+}
+
 int main(void) {
         test_defaults();
         test_good();
@@ -581,5 +630,6 @@ int main(void) {
         test_odd_paths();
         test_path_errors();
         test_long_lines();
+        test_inih_limits();
         return tap_done();
 }
