@@ -28,6 +28,21 @@ int name_escape(const char *raw, char **ret);
  * still finds names without backslashes. 0 or -ENOMEM. */
 int name_unescape(const char *s, char **ret);
 
+/* A name as text a person reads and types back (a path in atimed.conf): the
+ * protocol form, and besides every byte of a character escape_controls()
+ * would touch, of a character in 'extra' (ASCII) and of a blank ending the
+ * name, as "\xHH". name_unescape_strict() reads it back to the same bytes.
+ * 0 or -ENOMEM. */
+int name_escape_text(const char *raw, const char *extra, char **ret);
+/* A name written by a person, read strictly: "\\" is a backslash, "\xHH"
+ * (two hex digits) and "\OOO" (three octal digits, as fstab and
+ * /proc/self/mountinfo write them) a byte; any other backslash, and an
+ * escape of the NUL byte, is -EINVAL with *ret_offset at that backslash,
+ * so that nothing is ever taken for what it was not meant to be. The
+ * decoding of name_escape_text()'s form and of the protocol's (but for its
+ * leniency). 0, -EINVAL or -ENOMEM. */
+int name_unescape_strict(const char *s, char **ret, size_t *ret_offset);
+
 /* For a terminal or a log line: every C0 control, DEL, C1 control
  * (U+0080-U+009F), bidi control (U+202A-U+202E, U+2066-U+2069) and byte
  * that is not valid UTF-8 is written as "\xHH" (a byte) or "\uHHHH" (a

@@ -117,7 +117,9 @@ int main(int argc, char *argv[]) {
         if (manager_read_config(args.config_path, args.socket_path, args.state_dir, &config, NULL) < 0)
                 return 1;
         if (args.check_config) {
-                config_print(config, stdout);
+                r = config_print(config, stdout);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to print the configuration: %m"), 1;
                 return fflush(stdout) == 0 ? 0 : 1;
         }
 
