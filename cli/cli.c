@@ -20,6 +20,7 @@
 #include "chart.h"
 #include "escape.h"
 #include "metrics.h"
+#include "path-util.h"
 #include "protocol.h"
 #include "varlink.h"
 
@@ -78,16 +79,8 @@ int fail_remote(const char *error, json_object *params) {
 /* "/srv//www/" -> "/srv/www", without touching the filesystem: a stat()
  * on a hung NFS or stopped FUSE mount would hang atimectl itself. */
 void normalize_path(const char *in, char *out, size_t len) {
-        size_t o = 0;
-
-        for (const char *p = in; *p && o + 1 < len; p++) {
-                if (*p == '/' && o > 0 && out[o - 1] == '/')
-                        continue;
-                out[o++] = *p;
-        }
-        while (o > 1 && out[o - 1] == '/')
-                o--;
-        out[o] = 0;
+        snprintf(out, len, "%s", in);
+        path_simplify(out);
 }
 
 static const char *socket_path(void) {
