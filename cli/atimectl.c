@@ -58,7 +58,7 @@ static int fail_resolution(const char *target, uint64_t res_usec) {
 
         format_duration(want, sizeof want, res_usec);
         if (params)
-                json_object_object_add(params, F_TARGET, json_object_new_string(target));
+                json_object_object_add(params, F_TARGET, varlink_name_new(target));
         if (!params || call(METHOD_GET_HISTORY, TAKE_PTR(params), &reply) != EXIT_OK ||
             report_from_history(reply, &rep) < 0 || rep->history.n_resolutions == 0)
                 return fail("--resolution %s: atimed keeps no such resolution.", want);

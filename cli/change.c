@@ -126,96 +126,6 @@ static int get_advice(const char *path, Report **ret, char *target, size_t len) 
 
 static bool has_opt(const char *optstr, const char *name);
 
-/* ---------------------------------------------------------------- atime readers */
-
-static int atime_rank(const char *atime) {
-        return streq(atime, "strictatime") ? 2 : streq(atime, "relatime") ? 1 : 0;
-}
-
-static int need_rank(const char *need) {
-        return streq_ptr(need, "strict") ? 2 : streq_ptr(need, "relatime") ? 1 : 0;
-}
-
-/* The readers of atime on the one mount of rep that atime breaks, each
- * named on stderr; their number. */
-static unsigned breaking_readers(const Report *rep, const char *target, const char *atime) {
-        unsigned bad = 0;
-
-        for (size_t i = 0; rep->n_mounts > 0 && i < rep->mounts[0].advice.n_consumers; i++) {
-                const ReportConsumer *c = &rep->mounts[0].advice.consumers[i];
-
-                if (need_rank(c->need) <= atime_rank(atime))
-                        continue;
-                fprintf(stderr, "atimectl: %s on %s breaks a reader of atime that needs %s: %s [%s]\n", atime, target,
-                        streq_ptr(c->need, "strict") ? "strictatime" : "relatime", escape_tmp(c->why),
-                        escape_tmp(c->source));
-                bad++;
-        }
-        return bad;
-}
-
-/* Manual changes respect atime readers: an atime policy below what a known
- * consumer on the mount at target needs is refused (EXIT_FAIL), naming the
- * consumer and where it was found, unless --force. The consumers are the
- * daemon's: those its scan finds and each [mount:PATH] needs_atime of its
- * configuration (source FILE:LINE), one list for every Varlink caller.
- * Without atimed, or for a mount it does not track, there is nothing to
- * check against: said so. atimectl does not read atimed.conf itself: the
- * daemon may run with another file (atimed --config), and one parser of it
- * is enough. */
-static int check_atime_readers(const char *target, const char *atime) {
-        _cleanup_json_ json_object *reply = NULL;
-        _cleanup_(report_freep) Report *rep = NULL, *e = NULL;
-        _cleanup_free_ char *error = NULL;
-        json_object *params;
-        const char *reason;
-        unsigned bad = 0;
-        int r;
-
-        if (!atime)
-                return EXIT_OK;
-        params = json_object_new_object();
-        if (!params)
-                return fail("out of memory");
-        json_object_object_add(params, F_TARGET, json_object_new_string(target));
-        r = call_if_running(METHOD_GET_RECOMMENDATIONS, params, &reply, &error);
-        if (r == -ENOENT || r == -ECONNREFUSED) {
-                fprintf(stderr,
-                        "atimectl: atimed is not running: who reads atime on %s is not checked, "
-                        "nor any needs_atime its configuration declares.\n",
-                        escape_name_tmp(target));
-                return EXIT_OK;
-        }
-        if (r < 0) {
-                fprintf(stderr, "atimectl: cannot reach atimed (%s): who reads atime on %s is not checked.\n",
-                        strerror(-r), escape_name_tmp(target));
-                return EXIT_OK;
-        }
-        if (r != EXIT_OK && error && streq(error, ERROR_NO_SUCH_MOUNT)) {
-                e = error_params(reply);
-                reason = e ? e->error.reason : NULL;
-                fprintf(stderr, "atimectl: atimed does not track a mount at %s%s%s%s; who reads atime there is not checked.\n",
-                        escape_name_tmp(target), reason ? " (" : "", reason ? escape_tmp(reason) : "", reason ? ")" : "");
-                return EXIT_OK;
-        }
-        if (r != EXIT_OK && error)
-                return fail_remote(error, reply);
-        if (r != EXIT_OK) {
-                /* The call failed, and said why: going ahead, as without atimed. */
-                fprintf(stderr, "atimectl: who reads atime on %s is not checked.\n", escape_name_tmp(target));
-                return EXIT_OK;
-        }
-        r = report_from_recommendations(reply, &rep);
-        if (r < 0)
-                return fail_parse(METHOD_GET_RECOMMENDATIONS, r);
-        bad = breaking_readers(rep, target, atime);
-        if (bad && !arg_force)
-                return fail("refused; nothing changed. --force sets %s anyway.", atime);
-        if (bad)
-                fprintf(stderr, "atimectl: going ahead with %s on %s (--force).\n", atime, target);
-        return EXIT_OK;
-}
-
 /* ---------------------------------------------------------------- recommend */
 
 int cmd_recommend(int argc, char **argv) {
@@ -765,7 +675,7 @@ int cmd_fstab(int argc, char **argv) {
         }
         r = job_plan(&job);
         for (size_t i = 0; r == EXIT_OK && !job.advised && i < job.n_sets; i++)
-                r = check_atime_readers(job.sets[i].target, job.sets[i].policy.atime);
+                r = guard_atime_readers(job.sets[i].target, job.sets[i].policy.atime);
         if (r == EXIT_OK)
                 r = job_edit(&job);
         if (r == EXIT_OK)
@@ -953,7 +863,7 @@ static int remount_policy_given(const char *path, const char *words, struct poli
         r = resolve_mount(path, target, len);
         if (r < 0)
                 return fail("cannot find the mount that holds %s: %s", path, strerror(-r));
-        return check_atime_readers(target, p->atime);
+        return guard_atime_readers(target, p->atime);
 }
 
 /* atimed's advice for the mount that holds path. When it advises keeping,

@@ -97,7 +97,7 @@ int call(const char *method, json_object *params, json_object **ret) {
 }
 
 /* Calls 'method'; on failure prints one line and returns EXIT_FAIL. */
-static int call_full(const char *method, json_object *params, json_object **ret, char **ret_error, bool quiet) {
+static int call_full(const char *method, json_object *params, json_object **ret, char **ret_error) {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *error = NULL;
         _cleanup_json_ json_object *reply = NULL;
@@ -105,21 +105,17 @@ static int call_full(const char *method, json_object *params, json_object **ret,
         int r;
 
         r = varlink_connect(path, &fd);
-        if (r < 0 && quiet) {
-                json_object_put(params);
-                return r;
-        }
         if (r == -ENOENT || r == -ECONNREFUSED) {
                 json_object_put(params);
-                return fail("atimed is not running (nothing listens on %s).", path);
+                return fail("atimed is not running (nothing listens on %s).", escape_name_tmp(path));
         }
         if (r == -EACCES) {
                 json_object_put(params);
-                return fail("permission denied connecting to %s.", path);
+                return fail("permission denied connecting to %s.", escape_name_tmp(path));
         }
         if (r < 0) {
                 json_object_put(params);
-                return fail("cannot connect to %s: %s", path, strerror(-r));
+                return fail("cannot connect to %s: %s", escape_name_tmp(path), strerror(-r));
         }
 
         r = varlink_call(fd, method, params, CALL_TIMEOUT_USEC, MAX_REPLY, &reply, &error);
@@ -147,12 +143,9 @@ static int call_full(const char *method, json_object *params, json_object **ret,
 }
 
 int call_error(const char *method, json_object *params, json_object **ret, char **ret_error) {
-        return call_full(method, params, ret, ret_error, false);
+        return call_full(method, params, ret, ret_error);
 }
 
-int call_if_running(const char *method, json_object *params, json_object **ret, char **ret_error) {
-        return call_full(method, params, ret, ret_error, true);
-}
 
 int print_json(json_object *o) {
         /* C1 and bidi controls as \uHHHH: the same JSON, harmless on a terminal. */
