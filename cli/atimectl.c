@@ -152,6 +152,9 @@ static int cmd_reload(int argc, char **argv) {
         RenderContext c = cli_render_context();
         int r, q;
 
+        /* Whoever else serves the socket, root's configuration is not
+         * what it puts in force: say so, rather than "reloaded". */
+        require_root_server();
         r = call_error(METHOD_RELOAD, NULL, &reply, &error);
         if (r != EXIT_OK && !streq_ptr(error, ERROR_INVALID_CONFIGURATION))
                 return error ? fail_remote(error, reply) : r;

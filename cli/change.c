@@ -673,6 +673,9 @@ int cmd_fstab(int argc, char **argv) {
                 fprintf(stderr, "atimectl: fstab: --check and --write exclude each other.\n");
                 return EXIT_USAGE;
         }
+        /* --write acts on the advice, --set on the list of readers. */
+        if (arg_write || arg_set)
+                require_root_server();
         r = job_plan(&job);
         for (size_t i = 0; r == EXIT_OK && !job.advised && i < job.n_sets; i++)
                 r = guard_atime_readers(job.sets[i].target, job.sets[i].policy.atime);
@@ -934,6 +937,7 @@ int cmd_remount(int argc, char **argv) {
         bool changed, done = false;
         int r, id = 0;
 
+        require_root_server();
         if (argc > 2)
                 r = remount_policy_given(argv[1], argv[2], &p, target, sizeof target);
         else

@@ -7,8 +7,10 @@
 #include <libmount/libmount.h>
 #include <limits.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -96,6 +98,44 @@ int call(const char *method, json_object *params, json_object **ret) {
         return call_error(method, params, ret, NULL);
 }
 
+static bool root_server_required = false;
+
+void require_root_server(void) {
+        root_server_required = true;
+}
+
+/* Who serves the socket at path, connected on fd: SO_PEERCRED gives the
+ * credentials of the process that listened on it (PID 1, root, under
+ * socket activation; atimed itself runs as root). A change to the system
+ * rests on a server run by root alone: another user's (a socket named by
+ * ATIMED_SOCKET or --socket in an environment root inherited) could advise
+ * anything and list no reader of atime. A command that changes nothing
+ * may ask any server, and says whose it is. */
+static int check_server(int fd, const char *path) {
+        static bool said = false;
+        struct ucred uc = {};
+        socklen_t l = sizeof uc;
+        const struct passwd *pw;
+
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &l) < 0) {
+                if (!root_server_required)
+                        return EXIT_OK;
+                return fail("cannot tell who serves %s (%s); atimectl changes nothing on the word of an unknown "
+                            "server.", escape_name_tmp(path), strerror(errno));
+        }
+        if (uc.uid == 0)
+                return EXIT_OK;
+        pw = getpwuid(uc.uid);
+        if (root_server_required)
+                return fail("%s is served by uid %u (%s), not by root: atimectl changes nothing on its word.",
+                            escape_name_tmp(path), (unsigned) uc.uid, pw ? escape_tmp(pw->pw_name) : "no such user");
+        if (!said)
+                fprintf(stderr, "atimectl: %s is served by uid %u (%s), not by root.\n", escape_name_tmp(path),
+                        (unsigned) uc.uid, pw ? escape_tmp(pw->pw_name) : "no such user");
+        said = true;
+        return EXIT_OK;
+}
+
 /* Calls 'method'; on failure prints one line and returns EXIT_FAIL. */
 static int call_full(const char *method, json_object *params, json_object **ret, char **ret_error) {
         _cleanup_close_ int fd = -1;
@@ -116,6 +156,11 @@ static int call_full(const char *method, json_object *params, json_object **ret,
         if (r < 0) {
                 json_object_put(params);
                 return fail("cannot connect to %s: %s", escape_name_tmp(path), strerror(-r));
+        }
+        r = check_server(fd, path);
+        if (r != EXIT_OK) {
+                json_object_put(params);
+                return r;
         }
 
         r = varlink_call(fd, method, params, CALL_TIMEOUT_USEC, MAX_REPLY, &reply, &error);

@@ -43,6 +43,13 @@ int call(const char *method, json_object *params, json_object **ret);
 /* The same, but an error reply is not printed: its name in *ret_error, its
  * parameters in *ret, and EXIT_FAIL. */
 int call_error(const char *method, json_object *params, json_object **ret, char **ret_error);
+/* From now on, every call is answered only by a server run by root:
+ * before a command changes the system on what atimed says (remount,
+ * fstab --set or --write, reload), it calls this, and a call to a socket
+ * that another user serves (SO_PEERCRED) fails, naming the socket and its
+ * owner. Without it, a call to such a server goes ahead, and says once on
+ * stderr whose server it is. */
+void require_root_server(void);
 /* Prints an error reply as call() does; returns EXIT_FAIL. */
 int fail_remote(const char *error, json_object *params);
 int print_json(json_object *o);
