@@ -369,41 +369,37 @@ static int print_fstab_json(const char *path, const struct fstab_result *res, co
         json_object *changes = json_object_new_array(), *nf = json_object_new_array(), *notes = json_object_new_array();
         json_object *dr = json_object_new_array();
 
-        if (!dr) {
+        if (!o || !changes || !nf || !notes || !dr) {
                 json_object_put(changes);
                 json_object_put(nf);
                 json_object_put(notes);
+                json_object_put(dr);
                 return fail("out of memory");
         }
+        /* Names (mount points, options, notes that quote them) in the
+         * protocol's form, as atimed's replies have them (escape.h). */
         STRV_FOREACH(d, drifts)
-                json_object_array_add(dr, json_object_new_string(*d));
+                json_object_array_add(dr, varlink_name_new(*d));
         json_object_object_add(o, "drift", dr);
-
-        if (!o || !changes || !nf || !notes) {
-                json_object_put(changes);
-                json_object_put(nf);
-                json_object_put(notes);
-                return fail("out of memory");
-        }
-        json_object_object_add(o, "file", json_object_new_string(path));
+        json_object_object_add(o, "file", varlink_name_new(path));
         json_object_object_add(o, "changed", json_object_new_boolean(res->n_changes > 0));
         json_object_object_add(o, "written", json_object_new_boolean(written));
-        json_object_object_add(o, "backup", backup ? json_object_new_string(backup) : NULL);
+        json_object_object_add(o, "backup", backup ? varlink_name_new(backup) : NULL);
         for (size_t i = 0; i < res->n_changes; i++) {
                 json_object *c = json_object_new_object();
 
-                json_object_object_add(c, F_TARGET, json_object_new_string(res->changes[i].target));
+                json_object_object_add(c, F_TARGET, varlink_name_new(res->changes[i].target));
                 json_object_object_add(c, "line", json_object_new_int((int) res->changes[i].line));
-                json_object_object_add(c, "old_options", json_object_new_string(res->changes[i].old_options));
-                json_object_object_add(c, "new_options", json_object_new_string(res->changes[i].new_options));
+                json_object_object_add(c, "old_options", varlink_name_new(res->changes[i].old_options));
+                json_object_object_add(c, "new_options", varlink_name_new(res->changes[i].new_options));
                 json_object_array_add(changes, c);
         }
         json_object_object_add(o, "changes", changes);
         STRV_FOREACH(t, res->not_found)
-                json_object_array_add(nf, json_object_new_string(*t));
+                json_object_array_add(nf, varlink_name_new(*t));
         json_object_object_add(o, "not_found", nf);
         STRV_FOREACH(t, res->skipped)
-                json_object_array_add(notes, json_object_new_string(*t));
+                json_object_array_add(notes, varlink_name_new(*t));
         json_object_object_add(o, "notes", notes);
         json_object_object_add(o, "diff", json_object_new_string(diff));
         return print_json(o);
@@ -829,8 +825,8 @@ static json_object *options_json(const char *vfs, const char *fs) {
         json_object *o = json_object_new_object();
 
         if (o) {
-                json_object_object_add(o, "vfs_options", json_object_new_string(vfs));
-                json_object_object_add(o, "fs_options", json_object_new_string(fs));
+                json_object_object_add(o, "vfs_options", varlink_name_new(vfs));
+                json_object_object_add(o, "fs_options", varlink_name_new(fs));
         }
         return o;
 }
@@ -842,7 +838,7 @@ static int print_remount_json(const char *target, bool changed, const char *vfs,
 
         if (!o)
                 return fail("out of memory");
-        json_object_object_add(o, F_TARGET, json_object_new_string(target));
+        json_object_object_add(o, F_TARGET, varlink_name_new(target));
         json_object_object_add(o, "changed", json_object_new_boolean(changed));
         if (vfs)
                 json_object_object_add(o, "before", options_json(vfs, fs));
