@@ -661,6 +661,23 @@ static int job_write(struct fstab_job *job) {
         return EXIT_OK;
 }
 
+/* Advice about to be written: each set that changes the file passes the
+ * guard too. The advice weighs the readers of the mounts atimed tracks;
+ * the guard's list (GetConsumers) holds every declaration wherever it
+ * lies, and the advice may come from a server that answers both. */
+static int job_guard_advice(struct fstab_job *job) {
+        for (size_t i = 0; i < job->n_sets; i++) {
+                bool changes = false;
+                int r;
+
+                for (size_t k = 0; k < job->res.n_changes; k++)
+                        changes = changes || streq(job->res.changes[k].target, job->sets[i].target);
+                if (changes && (r = guard_atime_readers(job->sets[i].target, job->sets[i].policy.atime)) != EXIT_OK)
+                        return r;
+        }
+        return EXIT_OK;
+}
+
 int cmd_fstab(int argc, char **argv) {
         _cleanup_(fstab_job_done) struct fstab_job job = { .path = arg_file ? arg_file : FSTAB_DEFAULT };
         int r;
@@ -677,6 +694,8 @@ int cmd_fstab(int argc, char **argv) {
                 r = guard_atime_readers(job.sets[i].target, job.sets[i].policy.atime);
         if (r == EXIT_OK)
                 r = job_edit(&job);
+        if (r == EXIT_OK && job.advised && arg_write)
+                r = job_guard_advice(&job);
         if (r == EXIT_OK)
                 r = job_report_notes(&job);
         for (size_t i = 0; r == EXIT_OK && i < job.n_sets; i++)
@@ -879,7 +898,7 @@ static int remount_policy_advised(const char *path, struct policy_spec *p, char 
                 return r;
         a = rep->n_mounts > 0 ? &rep->mounts[0].advice : NULL;
         if (a && spec_of(a, p))
-                return EXIT_OK;
+                return guard_atime_readers(target, p->atime); /* as for a POLICY given */
         *ret_done = true;
         why = a && a->n_reasons > 0 ? a->reasons[0] : NULL;
         if (arg_json)

@@ -19,7 +19,7 @@ M=$T/mnt
 # that is not UTF-8.
 ESC="$M/esc\\x41"
 FF="$M/ff"$'\xff'
-mkdir -p $M/said $M/both $M/free $M/skip $M/scan $M/ign $M/gone "$ESC" "$FF" $T/tmpfiles.d
+mkdir -p $M/said $M/both $M/free $M/skip $M/scan $M/ign $M/gone $M/adv "$ESC" "$FF" $T/tmpfiles.d
 make_ext4 said 32 || bail mkfs
 mount -o loop,relatime $T/said.img $M/said &&
 mount -t tmpfs -o strictatime,size=8m tmpfs $M/both &&
@@ -27,6 +27,7 @@ mount -t tmpfs -o relatime,size=8m tmpfs $M/free &&
 mount -t tmpfs -o relatime,size=8m tmpfs $M/skip &&
 mount -t tmpfs -o relatime,size=8m tmpfs $M/scan &&
 mount -t tmpfs -o relatime,size=8m tmpfs $M/ign &&
+mount -t tmpfs -o strictatime,size=8m tmpfs $M/adv &&
 mount -t tmpfs -o relatime,size=8m tmpfs "$ESC" &&
 mount -t tmpfs -o relatime,size=8m tmpfs "$FF" || bail mount
 # A reader the scan finds on 'both': systemd-tmpfiles ages its cache, for
@@ -47,7 +48,7 @@ write_config "[mounts] exclude_paths += $HOST_EXCLUDE [/]${M#/}/skip [/]${M#/}/s
         "[mount:$M/said] needs_atime = relatime" "[mount:$M/both] needs_atime = strict" \
         "[mount:$M/free] needs_atime = none" "[mount:$M/skip] needs_atime = relatime" \
         "[mount:$M/ign] needs_atime = relatime" "[mount:$M/ign] ignore = yes" \
-        "[mount:$M/gone] needs_atime = strict"
+        "[mount:$M/gone] needs_atime = strict" "[mount:$M/adv/dir] needs_atime = strict"
 # The line of each declaration, as the file has it.
 line_of() { awk -v s="[mount:$1]" '$0 == s { in_s = 1; next } /^\[/ { in_s = 0 } in_s && /^needs_atime/ { print NR }' $T/atimed.conf; }
 SAID="$T/atimed.conf:$(line_of $M/said)"
@@ -55,7 +56,8 @@ BOTH="$T/atimed.conf:$(line_of $M/both)"
 SKIP="$T/atimed.conf:$(line_of $M/skip)"
 IGN="$T/atimed.conf:$(line_of $M/ign)"
 GONE="$T/atimed.conf:$(line_of $M/gone)"
-for d in "$SAID" "$BOTH" "$SKIP" "$IGN" "$GONE"; do
+ADV="$T/atimed.conf:$(line_of $M/adv/dir)"
+for d in "$SAID" "$BOTH" "$SKIP" "$IGN" "$GONE" "$ADV"; do
         [ "$d" != "$T/atimed.conf:" ] || bail "a needs_atime line is missing in $T/atimed.conf"
 done
 start_daemon
@@ -154,6 +156,25 @@ ctl remount "$FF" noatime >/dev/null 2>$T/err
 is "a mount point with a byte that is not UTF-8: noatime refused" "$?" "1"
 like "naming the reader" "$(cat $T/err)" "^atimectl: noatime on $M/ff\\\\xff breaks .* \\[$T/tmpfiles.d/cache.conf:4\\]\$"
 is "its options are unchanged" "$(opts "$FF")" "$before"
+
+# --- 4b. advice is guarded too: 'adv' is strictatime, and advised relatime
+# by rule; the advice weighs only a declaration at the mount point itself,
+# the guard one at a directory on it too ([mount:PATH/dir]).
+check "'adv' is advised relatime" wait_until 20 sh -c \
+        "$ATIMECTL --socket $T/sock --json recommend $M/adv | jq -e '.recommendations[0].recommended.atime == \"relatime\"'"
+before=$(opts $M/adv)
+ctl remount $M/adv >/dev/null 2>$T/err
+is "remount as advised, below a declaration on the mount: exit 1" "$?" "1"
+like "naming it" "$(cat $T/err)" "^atimectl: relatime on $M/adv breaks a reader of atime that needs strictatime: .* \\[$ADV\\]\$"
+is "the mount's options are unchanged" "$(opts $M/adv)" "$before"
+printf 'tmpfs %s tmpfs strictatime,size=8m 0 0\n' $M/adv >$T/fstab-adv
+cp $T/fstab-adv $T/fstab-adv.orig
+ctl fstab --file $T/fstab-adv --write >/dev/null 2>$T/err
+is "fstab --write of that advice: exit 1" "$?" "1"
+like "naming it" "$(cat $T/err)" "\\[$ADV\\]"
+is "nothing written" "$(cmp $T/fstab-adv $T/fstab-adv.orig && echo same)" "same"
+ctl fstab --file $T/fstab-adv >$T/out 2>$T/err
+is "the diff alone, written nowhere, is shown as before" "$?|$(grep -c "^+tmpfs $M/adv tmpfs relatime" $T/out)" "0|1"
 
 # --- 5. fstab --set on a scratch fstab: the same guard
 DEV=$(findmnt -no SOURCE $M/said)
