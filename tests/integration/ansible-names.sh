@@ -21,7 +21,10 @@ for n in "${NAMES[@]}"; do
         mkdir -p "$M/$n" && mount -t tmpfs -o strictatime,size=1m tmpfs "$M/$n" || bail "mount $n"
 done
 printf '%s\0' "${NAMES[@]/#/$M/}" >$T/names
-write_config "${TMPFS_ONLY[@]}" "[mounts] exclude_paths += [/]${T#/}/state"
+# A reader of atime on "sp ace" (relatime is enough for it), for --force.
+mkdir -p $T/tmpfiles.d
+echo "D \"$M/sp ace/cache\" 0755 root root 10d" >$T/tmpfiles.d/cache.conf
+write_config "${TMPFS_ONLY[@]}" "[mounts] exclude_paths += [/]${T#/}/state" "[consumers] tmpfiles_dirs = $T/tmpfiles.d"
 start_daemon
 check "atimed tracks the ${#NAMES[@]} mounts" wait_until 20 sh -c \
         "[ \$($ATIMECTL --socket $T/sock --json status | jq --arg m $M/ '[.mounts[] | select(.target | startswith(\$m))] | length') = ${#NAMES[@]} ]"
@@ -75,8 +78,8 @@ is "every check of the decodings ran" "$(grep -c '^\(not \)\?ok - ' $T/names.out
 # --- The module, as Ansible runs it: policies for www and we\ird, the
 # advice (relatime for strictatime, by rule, at high confidence) for the
 # others, which the scratch fstab does not hold.
-printf 'tmpfs %s tmpfs strictatime,size=1m 0 0\ntmpfs %s tmpfs strictatime,size=1m 0 0\n' \
-        "$M/www" "$M/we\\134ird" >$T/fstab
+printf 'tmpfs %s tmpfs strictatime,size=1m 0 0\ntmpfs %s tmpfs strictatime,size=1m 0 0\ntmpfs %s tmpfs strictatime,size=1m 0 0\n' \
+        "$M/www" "$M/we\\134ird" "$M/sp\\040ace" >$T/fstab
 check "atimed advises the odd names" wait_until 20 sh -c \
         "[ \$($ATIMECTL --socket $T/sock --json recommend | jq --arg m $M/ '[.recommendations[] | select(.target | startswith(\$m)) | select(.change and .confidence == \"high\")] | length') = ${#NAMES[@]} ]"
 jq -n --arg www "$M/www" --arg weird "$M/we\\ird" --arg fstab $T/fstab --arg ctl "$ATIMECTL" \
@@ -90,14 +93,32 @@ is "changed, no problem" "$(result '[.changed, .failed // false, (.problems | le
 opts() { findmnt -no VFS-OPTIONS --mountpoint "$1" | tail -n 1; }
 like "www is noatime" "$(opts "$M/www")" "(^|,)noatime(,|\$)"
 like "we\\ird is noatime" "$(opts "$M/we\\ird")" "(^|,)noatime(,|\$)"
-is "and both fstab lines say so" "$(cat $T/fstab)" \
+like "sp ace, in fstab, followed the advice: relatime" "$(opts "$M/sp ace")" "(^|,)relatime(,|\$)"
+is "and the three fstab lines say so" "$(cat $T/fstab)" \
         "tmpfs $M/www tmpfs noatime,size=1m 0 0
-tmpfs $M/we\\134ird tmpfs noatime,size=1m 0 0"
+tmpfs $M/we\\134ird tmpfs noatime,size=1m 0 0
+tmpfs $M/sp\\040ace tmpfs relatime,size=1m 0 0"
 is "we\\ird is reported in atimed's form" "$(result '.mounts[] | select(.source == "policies") | .target' | sort | tr '\n' ' ')" \
         "$M/we\\\\ird $M/www "
 is "the advice for the names fstab lacks: skipped, each" \
-        "$(result '[.mounts[] | select(.source == "advice") | select(.skipped) | .target] | length')" "$((${#NAMES[@]} - 2))"
+        "$(result '[.mounts[] | select(.source == "advice") | select(.skipped) | .target] | length')" "$((${#NAMES[@]} - 3))"
 is "the byte that is not UTF-8 among them, as \\xff" "$(result '.mounts[] | select(.target | endswith("ff\\xff")) | .why')" \
         "skipped: not in $T/fstab, so the advice would not outlast the mount"
 is "their mounts are as they were (strictatime)" "$(opts "$M/ff"$'\xff')|$(opts "$M/\$HOME")" "rw|rw"
+
+# --- noatime on "sp ace", where a reader needs relatime: refused, then
+# forced (the reader named on the way is overridden, not a refusal).
+module() { # POLICIES_JSON FORCE_JSON
+        jq -n --argjson p "$1" --argjson f "$2" --arg fstab $T/fstab --arg ctl "$ATIMECTL" \
+                '{ANSIBLE_MODULE_ARGS: {policies: $p, force: $f, min_history_points: 0, fstab: $fstab, atimectl: $ctl}}' >$T/args.json
+        ATIMED_SOCKET=$T/sock $PY "$MODULE" $T/args.json >$T/module.json 2>$T/module.err
+}
+SP=$(jq -n --arg m "$M/sp ace" '{($m): "noatime"}')
+module "$SP" '[]'
+is "noatime on sp ace: the host fails" "$?|$(result '.mounts[0].refused')" "1|true"
+like "naming the reader" "$(result '.mounts[0].why')" "^refused: noatime on $M/sp ace breaks a reader of atime that needs relatime"
+like "sp ace is still relatime" "$(opts "$M/sp ace")" "(^|,)relatime(,|\$)"
+module "$SP" "$(jq -n --arg m "$M/sp ace" '[$m]')"
+is "with force for it: exit 0, changed" "$?|$(result .changed)" "0|true"
+like "sp ace is noatime" "$(opts "$M/sp ace")" "(^|,)noatime(,|\$)"
 done_testing

@@ -254,8 +254,10 @@ class Apply:
         """The guard, and the fstab entry, of one mount: with or without
         --write, a policy below a reader's need is refused."""
         rc, reply, err = self.fstab([(raw, policy)], raw in self.force, False)
+        # Readers named on a refusal; with --force they are named too, and
+        # overridden.
         readers = [line.replace("atimectl: ", "", 1).strip() for line in err.splitlines()
-                   if "breaks a reader of atime" in line]
+                   if "breaks a reader of atime" in line] if rc != 0 else []
         not_found = set(name_decode(t) for t in (reply or {}).get("not_found", []))
         if readers:
             entry["refused"] = True
