@@ -6,8 +6,11 @@
  * backslash in the name is written as two ("\\" in the decoded string,
  * "\\\\" in the JSON text) and each byte that is not part of valid UTF-8 as
  * "\xHH" (a backslash, 'x', two lower-case hex digits). Everything else is
- * the name itself (varlink_name_new() builds such a string). The mapping is one to one: name_unescape() undoes
- * name_escape() exactly. See docs/io.atimed.varlink. */
+ * the name itself (varlink_name_new() builds such a string). The mapping is
+ * one to one: name_unescape() undoes name_escape() exactly. The one
+ * definition is the text of docs/io.atimed.varlink ("Names are bytes"),
+ * which the Ansible module (contrib/ansible, atimed_apply.py) follows too:
+ * a change here is a change there. */
 #pragma once
 
 #include <stdbool.h>

@@ -486,6 +486,23 @@ int report_from_recommendations(json_object *reply, Report **ret) {
         return report_end(&r, q, ret);
 }
 
+int report_from_consumers(json_object *reply, Report **ret) {
+        _cleanup_(report_freep) Report *r = NULL;
+        json_object *list = member(reply, F_CONSUMERS, json_type_array);
+        ReportMount *m;
+        int q;
+
+        q = report_begin(list && member(reply, F_TARGET, json_type_string), 1, &r);
+        if (q < 0)
+                return q;
+        m = report_add_mount(r);
+        m->id = -1;
+        m->target = str(r, reply, F_TARGET);
+        m->advice.have = true;
+        q = consumers_from_json(r, list, &m->advice);
+        return report_end(&r, q, ret);
+}
+
 static int points_from_json(Report *r, json_object *arr, ReportHistory *h) {
         size_t n = json_object_array_length(arr);
 
