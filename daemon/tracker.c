@@ -72,7 +72,6 @@ struct Filesystem {
         double count_prev;     /* the kernel's count over the last interval, per minute (its lower bound); <0: none */
         double count_ratio;    /* its transactions per update the sample sees (KcountVerdict.ratio); 0: none */
         unsigned count_ratio_age; /* intervals since that ratio was learnt (KcountVerdict.ratio_age) */
-        bool walk_queued;
         bool orphaned;         /* no longer in the table; freed when its job returns */
         struct sweep_result last;
         DeviceInfo device;
