@@ -1106,7 +1106,7 @@ static void fs_apply_btrfs(Filesystem *fs, struct fs_job *j, const struct sweep_
                 .target = j->target,
                 .pure = prev && j->res.valid && fs_only_atime_but_space(fs, prev, &j->res),
                 .commit_s = j->commit_s,
-                .now = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC),
+                .now = (int64_t) (tracker_now(fs->tracker, CLOCK_REALTIME) / USEC_PER_SEC),
                 .prior = { atime_cost_unshare_bytes("btrfs", fs->tracker->config->costs.v, fs->tracker->config->costs.n),
                            atime_cost_unshare_dir_bytes("btrfs", fs->tracker->config->costs.v, fs->tracker->config->costs.n) },
         };

@@ -22,7 +22,8 @@
  *  - a btrfs look: a btrfs mounted noatime alone (a loop device of the
  *    test's; skipped without mkfs.btrfs) is looked at in a job of its own
  *    at the timed sweep, one that hangs marks it stalled and is tried
- *    again after its back-off, and then its facts are there.
+ *    again after its back-off, and then its facts are there;
+ *  - a btrfs look's time: the tracker's clock's, not the system's.
  * Every wait for something the tracker does returns as soon as it is done;
  * its bound (seconds) only ends a test that would otherwise hang. */
 #include <errno.h>
@@ -739,6 +740,52 @@ static void test_btrfs_look(void) {
         rig_stop(&r);
 }
 
+/* A btrfs look's time is the tracker's (tracker_set_clock()), as a
+ * sweep's is: the status says when the look was taken on the clock the
+ * schedule runs on, here the test's, its wall clock a day behind the
+ * system's. A mount of the btrfs that writes atime (a bind mount,
+ * strictatime) is sampled: its first walk's baseline sweep brings a look
+ * with it. */
+static bool looked_once(const Tracker *t, const MountTable *table, const void *arg) {
+        const TrackedMount *m = mount_at(t, table, arg);
+        struct btrfs_status b;
+
+        return m && tracker_mount_btrfs(m, &b) && b.at != 0;
+}
+
+static void test_btrfs_clock(void) {
+        _cleanup_(config_freep) struct config *c = test_config();
+        const TrackedMount *m;
+        struct btrfs_status b = {};
+        char cmd[4096];
+        int64_t want;
+        Rig r;
+
+        snprintf(cmd, sizeof cmd,
+                 "mkdir -p %1$s/btrfsclock && mount --bind %1$s/btrfs %1$s/btrfsclock && "
+                 "mount -o remount,bind,strictatime %1$s/btrfsclock",
+                 base);
+        if (system(cmd) != 0) {
+                printf("ok %u # SKIP no bind mount of the btrfs here\n", ++tap_n);
+                return;
+        }
+        c->walk_rate = c->idle_walk_rate = 100000;
+        ok(rig_start(&r, c, "btrfsclock") == 0 && r.table->n == 1, "btrfs clock: one mount tracked");
+        clock_start[1] -= 86400 * USEC_PER_SEC;
+        advance(r.tracker, 0);
+        want = (int64_t) ((clock_start[1] + clock_moved) / USEC_PER_SEC);
+        ok(run_until(r.event, r.tracker, r.table, looked_once, "btrfsclock", 60000), "btrfs clock: looked at with a sweep");
+        m = mount_at(r.tracker, r.table, "btrfsclock");
+        if (!m || !tracker_mount_btrfs(m, &b))
+                b = (struct btrfs_status) {};
+        ok(b.at >= want - 2 && b.at <= want + 2,
+           "btrfs clock: the look's time, %lld, is the tracker's clock's (%lld), not the system's (%lld)",
+           (long long) b.at, (long long) want, (long long) (want + 86400));
+        rig_stop(&r);
+        snprintf(cmd, sizeof cmd, "umount %1$s/btrfsclock; rmdir %1$s/btrfsclock; rm -f %1$s/mountinfo-btrfsclock", base);
+        (void) system(cmd);
+}
+
 int main(void) {
         static const char *const mounts[] = { "kick1", "kick2", "kick3", "kick4" };
         char path[512];
@@ -765,8 +812,10 @@ int main(void) {
                 test_device_walk();
                 test_fine_turns();
         }
-        if (make_btrfs())
+        if (make_btrfs()) {
                 test_btrfs_look();
+                test_btrfs_clock();
+        }
         else
                 printf("# no btrfs here (mkfs.btrfs, a loop device): the btrfs look not tested\n");
         drop_btrfs();
