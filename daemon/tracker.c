@@ -76,12 +76,9 @@ struct Filesystem {
         struct sweep_result last;
         DeviceInfo device;
         DeviceMeter disk;      /* its device's writes (device.h) */
-        struct {               /* the sampler as its last job left it, for progress */
-                bool walking, sampled;
-                bool whole;        /* a sample of the whole filesystem (sampler_whole()) */
-                uint64_t walked, inodes;
-                uint64_t baseline_at; /* on the tracker's clock, usec; 0: no baseline */
-        } seen;
+        /* The sampler as it was made or its last job left it: all the loop
+         * reads of it, lent or not (sampler_lend()). */
+        SamplerView seen;
         struct {               /* the kernel's count of its transactions (fscounter.h) */
                 bool looked;       /* where it is kept was looked for */
                 FsCounterKind kind;
@@ -94,7 +91,7 @@ struct Filesystem {
         BtrfsMeter btrfs;      /* btrfs only: its snapshots and the bytes atime un-shares */
         bool probed;           /* a probe ran on one of its mounts since the last sweep */
         bool figured;          /* a sweep of this sampler measured an interval: the first figure came */
-        uint64_t first_asked;  /* the baseline (seen.baseline_at) whose first figure's sweep was asked for */
+        uint64_t first_asked;  /* the baseline (fs_baseline_at()) whose first figure's sweep was asked for */
         bool skip_said;        /* directories a walk had to skip were logged */
         bool identified;       /* the UUID lookup is done (whatever it found) */
         char *uuid;            /* the filesystem's UUID, if it has one */
@@ -169,6 +166,7 @@ typedef enum FsJobKind {
 struct fs_job {
         Filesystem *fs;
         FsJobKind kind;
+        Sampler *sampler; /* walks and sweeps: lent to the job (sampler_lend()), its thread's until it is back */
         bool bounded;  /* submitted in the pool's bounded class */
         char *target;
         char *fs_root;
@@ -197,6 +195,22 @@ struct fs_job {
         char *uuid;    /* and what it found */
         BtrfsLook btrfs; /* FS_JOB_SWEEP on btrfs, and FS_JOB_LOOK: look at its subvolume and bytes */
 };
+
+/* What the sampler's view says of the walk and the baseline, for the
+ * progress report and the first figure: the entries walked (or sampled,
+ * once walked), whether there is a sample at all, and when its baseline
+ * was taken (on the tracker's clock: fs_work(); 0: none). */
+static uint64_t fs_walked(const Filesystem *fs) {
+        return fs->seen.walking ? fs->seen.walk_seen : fs->seen.current ? fs->seen.current_population : 0;
+}
+
+static bool fs_sampled(const Filesystem *fs) {
+        return fs->seen.current || fs->seen.next;
+}
+
+static uint64_t fs_baseline_at(const Filesystem *fs) {
+        return fs->seen.current ? fs->seen.last_sweep : 0;
+}
 
 /* The tracker's time (tracker_set_clock()). */
 static uint64_t tracker_now(const Tracker *t, clockid_t clock) {
@@ -792,7 +806,7 @@ static uint64_t walk_budget(Tracker *t) {
 
                 /* The sampler is its job's while one is out: what the
                  * last job left is read instead. */
-                first = fs->sampler && !(fs->busy ? fs->seen.whole : sampler_whole(fs->sampler)) &&
+                first = fs->sampler && !fs->seen.whole &&
                         fs_needs_sampling(fs);
         }
         if (!first) {
@@ -951,9 +965,9 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
         else if (j->kind == FS_JOB_LOOK)
                 btrfs_look_run(&j->btrfs, j->target, j->devname); /* its failure is the meter's to say */
         else if (j->kind == FS_JOB_WALK)
-                j->r = sampler_walk_step(j->fs->sampler, &pl, &j->budget, cancel);
+                j->r = sampler_walk_step(j->sampler, &pl, &j->budget, cancel);
         else if (j->kind == FS_JOB_FINE)
-                j->r = sampler_fine_sweep(j->fs->sampler, &pl, cancel);
+                j->r = sampler_fine_sweep(j->sampler, &pl, cancel);
         else {
                 /* The count is read where the interval's time is taken:
                  * both measure the same stretch. */
@@ -973,9 +987,9 @@ static void fs_work(void *arg, const atomic_bool *cancel) {
                  * for it: a test's clock says how long the interval was. */
                 uint64_t now = j->clock ? j->clock(CLOCK_MONOTONIC, j->clock_userdata) : now_usec(CLOCK_MONOTONIC);
 
-                j->r = sampler_sweep(j->fs->sampler, &pl, j->writers, j->n_writers, now, j->min_usec, cancel, &j->res);
+                j->r = sampler_sweep(j->sampler, &pl, j->writers, j->n_writers, now, j->min_usec, cancel, &j->res);
                 if (j->btrfs.on)
-                        btrfs_look_since(&j->btrfs, j->fs->sampler);
+                        btrfs_look_since(&j->btrfs, j->sampler);
                 j->at = j->clock ? j->clock(CLOCK_REALTIME, j->clock_userdata) : now_usec(CLOCK_REALTIME);
         }
 }
@@ -1152,7 +1166,7 @@ static void fs_log_sweep(const Filesystem *fs, const struct fs_job *j, const str
  * the sweep that measures an interval of the finished sample. */
 static uint64_t fs_walk_end(const Filesystem *fs, uint64_t used, uint64_t now) {
         const Tracker *t = fs->tracker;
-        uint64_t walked = fs->seen.walked, took = now > fs->walk_started ? now - fs->walk_started : 0;
+        uint64_t walked = fs_walked(fs), took = now > fs->walk_started ? now - fs->walk_started : 0;
 
         if (used <= walked)
                 return now;
@@ -1240,8 +1254,8 @@ static void fs_rewalk_soon(Filesystem *fs, const struct sweep_result *res, uint6
                                                 20 * USEC_PER_SEC);
         uint64_t soonest = fs->walk_started + MAX(wait, 3 * fs->walk_took);
 
-        if ((res->woke_hot == 0 && !fs->unexplained && !fs->count_jumped) || !fs->sampler || fs->sampler->walk ||
-            fs->sampler->next || fs->next_walk == 0)
+        if ((res->woke_hot == 0 && !fs->unexplained && !fs->count_jumped) || !fs->sampler || fs->seen.walking ||
+            fs->seen.next || fs->next_walk == 0)
                 return;
         soonest = MAX(soonest, now);
         if (soonest < fs->next_walk) {
@@ -1250,21 +1264,12 @@ static void fs_rewalk_soon(Filesystem *fs, const struct sweep_result *res, uint6
         }
 }
 
-/* What the progress report needs of the sampler, copied when its job is
- * back: while a job is out the sampler is the worker's. */
+/* A walk or sweep back may have taken a new baseline: its first figure
+ * is planned. */
 static void fs_note_progress(Filesystem *fs) {
-        const Sampler *s = fs->sampler;
+        uint64_t at = fs_baseline_at(fs);
 
-        if (!s)
-                return;
-        fs->seen.walking = s->walk != NULL;
-        fs->seen.walked = s->walk ? sampler_walk_seen(s) : s->current ? s->current->population : 0;
-        fs->seen.inodes = sampler_walk_inodes_hint(s);
-        fs->seen.sampled = s->current || s->next;
-        fs->seen.whole = sampler_whole(s);
-        /* Sweeps are timed on the tracker's clock (fs_work()). */
-        fs->seen.baseline_at = s->current ? s->last_sweep : 0;
-        if (!fs->figured && fs->seen.baseline_at > 0 && fs->first_asked != fs->seen.baseline_at)
+        if (fs->sampler && !fs->figured && at > 0 && fs->first_asked != at)
                 fs->tracker->firsts_changed = true;
 }
 
@@ -1366,8 +1371,8 @@ static void fs_walk_done(Filesystem *fs, const struct fs_job *j, uint64_t now) {
         bool first;
         uint64_t soonest;
 
-        assert(fs->sampler && fs->sampler->next);
-        first = !fs->sampler->current || fs->sampler->current->partial;
+        assert(fs->sampler && fs->seen.next);
+        first = !fs->seen.current || fs->seen.current_partial;
         soonest = first ? MIN(t->config->sampler_interval_usec / 2, (uint64_t) WALK_REFRESH_MIN_USEC)
                         : (uint64_t) WALK_REFRESH_MIN_USEC;
         fs->walk_took = now - fs->walk_started;
@@ -1379,16 +1384,16 @@ static void fs_walk_done(Filesystem *fs, const struct fs_job *j, uint64_t now) {
         if (first)
                 t->maybe_sweeps = fs->sweep_pending = true;
         log_mount_debug(j->target, "%s: sample walk done: %llu inodes, %zu sampled", j->target,
-                  (unsigned long long) fs->sampler->next->population, fs->sampler->next->n);
+                  (unsigned long long) fs->seen.next_population, fs->seen.next_sample);
         /* Said once per filesystem: in a user namespace, or on a network
          * filesystem that squashes root, most of it may be out of reach. */
-        if (fs->sampler->next->skipped > 0 && !fs->skip_said) {
+        if (fs->seen.next_skipped > 0 && !fs->skip_said) {
                 fs->skip_said = true;
-                bool one = fs->sampler->next->skipped == 1;
+                bool one = fs->seen.next_skipped == 1;
 
                 log_mount_info(j->target, "%s: the walk skipped %llu director%s it cannot open without changing %s "
                                "atime (owned by a user root cannot act for here): the figure leaves %s out",
-                               j->target, (unsigned long long) fs->sampler->next->skipped, one ? "y" : "ies",
+                               j->target, (unsigned long long) fs->seen.next_skipped, one ? "y" : "ies",
                                one ? "its" : "their", one ? "it" : "them");
         }
 }
@@ -1401,7 +1406,7 @@ static void fs_apply_job(Filesystem *fs, struct fs_job *j, uint64_t now) {
                 fs_note_outcome(fs, j, now);
         if (j->kind == FS_JOB_WALK && j->r == 1)
                 fs_walk_done(fs, j, now);
-        else if (j->kind == FS_JOB_WALK && j->r == 0 && !fs->sampler->current)
+        else if (j->kind == FS_JOB_WALK && j->r == 0 && !fs->seen.current)
                 /* The first walk's first step: the part walked is swept for
                  * a baseline at once, so that the next sweep measures it
                  * (sampler_sweep()). */
@@ -1446,6 +1451,8 @@ static void fs_done(void *arg, WorkerStatus status) {
         }
 
         fs->busy = false;
+        if (j->sampler)
+                sampler_return(j->sampler, &fs->seen);
         if (t->walking == fs) {
                 t->walking = NULL;
                 /* A step that ended under budget (its walk done, or failed)
@@ -1560,13 +1567,13 @@ static int fs_job_make(Filesystem *fs, FsJobKind kind, const TrackedMount *place
                 .fs_root = strdup(place->entry->root),
                 /* Only a first walk gets more than walk_rate. */
                 .budget = kind != FS_JOB_WALK ? 0
-                          : fs->sampler && sampler_whole(fs->sampler) ? MIN(t->tick_budget, (uint64_t) t->config->walk_rate)
+                          : fs->sampler && fs->seen.whole ? MIN(t->tick_budget, (uint64_t) t->config->walk_rate)
                                                                       : t->tick_budget,
                 /* Timer slack and a late job must not skip an interval.
                  * While the first walk runs, and for the first figure,
                  * half an interval is enough (and six of ext4's journal
                  * commits at the default minute: its count can stand). */
-                .min_usec = fs->sampler && (!sampler_whole(fs->sampler) || !fs->figured)
+                .min_usec = fs->sampler && (!fs->seen.whole || !fs->figured)
                                     ? t->config->sampler_interval_usec / 2
                                     : t->config->sampler_interval_usec / 10 * 9,
                 .commit_s = mount_commit_seconds(place->entry->fstype, place->entry->super_options),
@@ -1614,8 +1621,16 @@ static int fs_submit(Filesystem *fs, FsJobKind kind) {
         if (r < 0)
                 return r;
         j->bounded = fs_bounded(fs);
+        /* Lent before the job may run; its thread's until fs_done(). */
+        if (kind == FS_JOB_WALK || kind == FS_JOB_SWEEP || kind == FS_JOB_FINE) {
+                assert(fs->sampler); /* made first (fs_ensure_sampler()) */
+                j->sampler = fs->sampler;
+                sampler_lend(j->sampler);
+        }
         r = submit_job(t, j->bounded, fs_owner(fs), fs_work, fs_done, j, t->config->sampler_timeout_usec);
         if (r < 0) {
+                if (j->sampler)
+                        sampler_return(j->sampler, &fs->seen);
                 fs_job_free(j);
                 return r;
         }
@@ -1634,20 +1649,21 @@ static int fs_ensure_sampler(Filesystem *fs) {
         struct btrfs_place rank;
         const TrackedMount *place = fs_place_ranked(fs, &rank);
         uint64_t seed;
+        int r;
 
         if (!place)
                 return -ENOENT;
         if (streq(place->entry->fstype, "btrfs"))
                 fs_say_place(fs, place, &rank);
         if (fs->sampler && fs->place_root && streq(fs->place_root, place->entry->root) &&
-            fs->sampler->k == fs->tracker->config->sample_size)
+            fs->seen.k == fs->tracker->config->sample_size)
                 return 0;
         if (fs->busy)
                 return -EBUSY; /* retried when its job is back */
         if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != sizeof seed)
                 seed = now_usec(CLOCK_MONOTONIC) ^ (uint64_t) fs->devno;
-        sampler_free(fs->sampler);
-        fs->sampler = NULL;
+        fs->sampler = sampler_free(fs->sampler);
+        fs->seen = (SamplerView) {};
         free(fs->place_root);
         fs->place_root = strdup(place->entry->root);
         if (!fs->place_root)
@@ -1656,19 +1672,25 @@ static int fs_ensure_sampler(Filesystem *fs) {
         fs->figured = false;
         fs->first_asked = 0;
         fs->tracker->walks_changed = true;
-        return sampler_new(fs->tracker->config->sample_size, seed, &fs->sampler);
+        r = sampler_new(fs->tracker->config->sample_size, seed, &fs->sampler);
+        if (r < 0)
+                return r;
+        sampler_view(fs->sampler, &fs->seen);
+        return 0;
 }
 
+/* By the view, not the sampler: plan_walks() asks while a sweep may hold
+ * it (a sweep moves 'next' into 'current'). */
 static bool fs_walk_due(const Filesystem *fs, uint64_t now) {
-        const Sampler *s = fs->sampler;
+        const SamplerView *v = &fs->seen;
 
-        if (!s)
+        if (!fs->sampler)
                 return false;
-        if (s->walk)
+        if (v->walking)
                 return true; /* resume */
-        if (!s->current && !s->next)
+        if (!v->current && !v->next)
                 return true; /* never walked */
-        return !s->next && fs->next_walk > 0 && fs->next_walk <= now;
+        return !v->next && fs->next_walk > 0 && fs->next_walk <= now;
 }
 
 static bool fs_can_run(const Filesystem *fs, uint64_t now) {
@@ -1724,7 +1746,7 @@ static void kick_sweeps(Tracker *t, uint64_t now) {
                                 fs->sweep_pending = false; /* tried again at the next tick */
                         continue;
                 }
-                if (fs_ensure_sampler(fs) < 0 || !sampler_can_sweep(fs->sampler)) {
+                if (fs_ensure_sampler(fs) < 0 || !fs->seen.can_sweep) {
                         fs->sweep_pending = false;
                         continue;
                 }
@@ -1766,10 +1788,10 @@ static void plan_walks(Tracker *t, uint64_t now) {
  * interval to it measures nothing), and a first walk that ends takes a
  * new baseline. Asked for once per baseline; 0: none due. */
 static uint64_t fs_first_due(const Filesystem *fs) {
-        if (fs->figured || fs->orphaned || fs->seen.baseline_at == 0 || fs->first_asked == fs->seen.baseline_at ||
+        if (fs->figured || fs->orphaned || fs_baseline_at(fs) == 0 || fs->first_asked == fs_baseline_at(fs) ||
             !fs_needs_sampling(fs))
                 return 0;
-        return fs->seen.baseline_at + fs->tracker->config->sampler_interval_usec / 2;
+        return fs_baseline_at(fs) + fs->tracker->config->sampler_interval_usec / 2;
 }
 
 /* The first figures' timer armed for the earliest due, or off. When that
@@ -1808,7 +1830,7 @@ static int on_first_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                 uint64_t due = fs_first_due(fs);
 
                 if (due > 0 && due <= now) {
-                        fs->first_asked = fs->seen.baseline_at;
+                        fs->first_asked = fs_baseline_at(fs);
                         t->maybe_sweeps = fs->sweep_pending = true;
                 }
         }
@@ -1871,7 +1893,7 @@ static void walk_next(Tracker *t, uint64_t now) {
                 if (!fs_needs_sampling(fs) || !fs_can_run(fs, now) || fs_ensure_sampler(fs) < 0 ||
                     !fs_walk_due(fs, now))
                         continue;
-                if (!fs->sampler->walk)
+                if (!fs->seen.walking)
                         fs->walk_started = now; /* a new walk: its first step */
                 if (fs_submit(fs, FS_JOB_WALK) >= 0) {
                         t->walking = fs;
@@ -1952,7 +1974,7 @@ void tracker_fine_pass(Tracker *t) {
                 size_t i = (start + k) % n;
                 Filesystem *fs = t->fss[i];
 
-                if (!fs_can_run(fs, now) || fs->stalled || fs->sweep_pending || !sampler_has_hot(fs->sampler) ||
+                if (!fs_can_run(fs, now) || fs->stalled || fs->sweep_pending || !fs->sampler || !fs->seen.has_hot ||
                     !fs_needs_sampling(fs))
                         continue;
                 if (t->fs_jobs >= max_jobs(t)) {
@@ -2051,28 +2073,28 @@ bool tracker_mount_progress(const TrackedMount *m, struct progress *ret) {
                 ret->stage = STAGE_STALLED;
         else if (fs->seen.walking) {
                 ret->stage = STAGE_WALKING;
-                ret->walked = fs->seen.walked;
-                ret->inodes = fs->seen.inodes;
+                ret->walked = fs_walked(fs);
+                ret->inodes = fs->seen.walk_inodes_hint;
                 /* The first figure needs a part walked, not all: the
                  * sweep half an interval after the baseline the walk's
                  * first step brings (fs_first_due()); unknown until that
                  * step is back. */
-                if (fs->seen.baseline_at > 0) {
-                        uint64_t at = fs->seen.baseline_at + t->config->sampler_interval_usec / 2;
+                if (fs_baseline_at(fs) > 0) {
+                        uint64_t at = fs_baseline_at(fs) + t->config->sampler_interval_usec / 2;
 
                         ret->eta_s = at > now ? (int64_t) ((at - now) / USEC_PER_SEC) : 0;
                 }
-        } else if (fs->seen.sampled && fs->seen.baseline_at == 0) {
+        } else if (fs_sampled(fs) && fs_baseline_at(fs) == 0) {
                 ret->stage = STAGE_BASELINE;
                 ret->eta_s = (int64_t) (t->config->sampler_interval_usec / 2 / USEC_PER_SEC);
-        } else if (fs->seen.sampled) {
+        } else if (fs_sampled(fs)) {
                 /* The first figure half an interval after the baseline;
                  * later ones at timed sweeps. */
-                uint64_t at = fs->figured ? first_measuring_sweep(t, fs->seen.baseline_at)
-                                          : fs->seen.baseline_at + t->config->sampler_interval_usec / 2;
+                uint64_t at = fs->figured ? first_measuring_sweep(t, fs_baseline_at(fs))
+                                          : fs_baseline_at(fs) + t->config->sampler_interval_usec / 2;
 
                 ret->stage = STAGE_MEASURING;
-                ret->walked = fs->seen.walked;
+                ret->walked = fs_walked(fs);
                 ret->eta_s = at > now ? (int64_t) ((at - now) / USEC_PER_SEC) : 0;
         }
         return true;
