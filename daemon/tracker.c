@@ -493,9 +493,11 @@ static void probe_work(void *arg, const atomic_bool *cancel) {
 
 static void rearm_probe_timer(Tracker *t);
 
-static void probe_notify(struct probe_job *j, const TrackedMount *m) {
+/* The waiters told r: the job's result, or what the loop says in its
+ * place when the job is not back (its thread may still write the job's). */
+static void probe_notify(struct probe_job *j, const TrackedMount *m, const struct probe_result *r) {
         for (struct probe_waiter *w = j->waiters; w; w = w->next)
-                w->cb(m, &j->result, w->userdata);
+                w->cb(m, r, w->userdata);
         while (j->waiters) {
                 struct probe_waiter *w = j->waiters;
                 j->waiters = w->next;
@@ -504,10 +506,11 @@ static void probe_notify(struct probe_job *j, const TrackedMount *m) {
 }
 
 /* A probe missed its deadline: the mount is stalled, probed again after
- * its back-off; the waiters hear so now. */
-static void probe_timed_out(Tracker *t, TrackedMount *m, struct probe_job *j, uint64_t now) {
-        j->result = (struct probe_result) { .at = tracker_now(t, CLOCK_REALTIME) };
-        snprintf(j->result.reason, sizeof j->result.reason, "timed out after %.1fs: the filesystem does not answer",
+ * its back-off; the waiters hear so now, in *ret (the job's own result is
+ * its thread's until it comes back). */
+static void probe_timed_out(Tracker *t, TrackedMount *m, struct probe_result *ret, uint64_t now) {
+        *ret = (struct probe_result) { .at = tracker_now(t, CLOCK_REALTIME) };
+        snprintf(ret->reason, sizeof ret->reason, "timed out after %.1fs: the filesystem does not answer",
                  (double) t->config->probe_timeout_usec / 1e6);
         if (!m)
                 return;
@@ -620,11 +623,14 @@ static void probe_done(void *arg, WorkerStatus status) {
                 m->probe.job = NULL;
 
         switch (status) {
-        case WORKER_TIMED_OUT:
-                probe_timed_out(t, m, j, now);
-                probe_notify(j, m);
+        case WORKER_TIMED_OUT: {
+                struct probe_result timed_out;
+
+                probe_timed_out(t, m, &timed_out, now);
+                probe_notify(j, m, &timed_out);
                 rearm_probe_timer(t);
                 return; /* the thread still holds j: freed when it comes back */
+        }
         case WORKER_LATE:
                 /* The hung filesystem answered at last; probe again soon. */
                 if (m) {
@@ -642,13 +648,13 @@ static void probe_done(void *arg, WorkerStatus status) {
                         m->probe.next_due = MIN(m->probe.next_due, now + BACKOFF_MIN_USEC);
                 }
                 snprintf(j->result.reason, sizeof j->result.reason, "not probed: no worker thread was free in time");
-                probe_notify(j, m);
+                probe_notify(j, m, &j->result);
                 probe_job_free(j);
                 rearm_probe_timer(t);
                 return;
         case WORKER_CANCELLED:
                 snprintf(j->result.reason, sizeof j->result.reason, "atimed is shutting down");
-                probe_notify(j, m);
+                probe_notify(j, m, &j->result);
                 probe_job_free(j);
                 return;
         case WORKER_DONE:
@@ -656,7 +662,7 @@ static void probe_done(void *arg, WorkerStatus status) {
         }
         if (m)
                 probe_apply(t, m, &j->result, now);
-        probe_notify(j, m);
+        probe_notify(j, m, &j->result);
         probe_job_free(j);
         rearm_probe_timer(t);
 }
