@@ -48,6 +48,21 @@ DEFINE_STRING_TABLE_LOOKUP_TO_STRING(activity_source, ActivitySource);
  * one at a time, so one out never waits there behind another. */
 #define BOUNDED_JOBS_MAX 1
 
+/* What the scheduler looks at again at its next turn (kick()). Whatever
+ * changes what is due says so through tracker_plan() (or fs_want_sweep()),
+ * which also schedules that turn: no writer can set a flag and forget the
+ * turn, or schedule a turn that looks at nothing. With thousands of
+ * filesystems a turn scans them only for what it was asked to look at: a
+ * full scan after every job made a sample cycle quadratic. */
+typedef enum PlanWhat {
+        PLAN_IDENTIFY = 1 << 0, /* filesystems whose UUID is not known yet */
+        PLAN_SWEEPS = 1 << 1,   /* sweeps asked for (Filesystem.sweep_pending) */
+        PLAN_WALKS = 1 << 2,    /* when the next walk is due */
+        PLAN_FIRSTS = 1 << 3,   /* when the next first figure is due */
+        PLAN_PROBES = 1 << 4,   /* when the next probe is due */
+        PLAN_ALL = PLAN_IDENTIFY | PLAN_SWEEPS | PLAN_WALKS | PLAN_FIRSTS | PLAN_PROBES,
+} PlanWhat;
+
 /* A filesystem the tracked mounts are on, by device number: the tracker's
  * alone (others ask through the tracker_mount_*() accessors). */
 struct Filesystem {
@@ -127,8 +142,11 @@ struct Tracker {
         uint64_t last_walk_step; /* CLOCK_MONOTONIC usec: when the current tick began */
         uint64_t tick_budget;    /* walk entries left to this tick */
         size_t sweep_cursor;     /* round robin: where the next sweep is looked for */
-        /* What kick() may find to do; cleared when it found nothing more. */
-        bool maybe_unidentified, maybe_sweeps, walks_changed, firsts_changed;
+        /* What the next kick() looks at again (tracker_plan()); what it
+         * leaves (jobs' slots full, a walk step out) stays for the one
+         * after. */
+        PlanWhat plan;
+        sd_event_source *replan; /* kick(), deferred: armed by tracker_plan() alone */
         TrackerHooks hooks;
         bool disk_warned;
         bool shutting_down;  /* no new jobs: the pool is being torn down */
@@ -138,6 +156,7 @@ struct Tracker {
         void *job_hook_userdata;
         HostLoad load;       /* the host's CPU time at the last look, for idle_walk_rate */
 };
+
 
 struct probe_waiter {
         tracker_probe_cb cb;
@@ -458,6 +477,23 @@ static void tracker_changed(Tracker *t) {
                 t->hooks.changed(t->hooks.userdata);
 }
 
+/* The one way to make the scheduler look again: what to look at is
+ * noted, and a turn of it (kick()) is due at the loop's next iteration,
+ * once, however many ask before it comes. 0 asks for a turn that looks
+ * only at what it always does (the walk step that may take what is left
+ * of the tick) and at what the last turn left. */
+static void tracker_plan(Tracker *t, PlanWhat what) {
+        t->plan |= what;
+        if (t->replan && !t->shutting_down)
+                (void) sd_event_source_set_enabled(t->replan, SD_EVENT_ONESHOT);
+}
+
+/* A sweep of fs is due as soon as it may run. */
+static void fs_want_sweep(Filesystem *fs) {
+        fs->sweep_pending = true;
+        tracker_plan(fs->tracker, PLAN_SWEEPS);
+}
+
 unsigned tracker_stuck_threads(const Tracker *t) {
         return t ? worker_pool_stuck(t->pool) : 0;
 }
@@ -553,7 +589,7 @@ static void mount_mark_not_dir(Tracker *t, TrackedMount *m) {
         m->probe.failures = m->probe.fail_count = 0;
         m->probe.result = (struct probe_result) { .at = tracker_now(t, CLOCK_REALTIME), .not_directory = true };
         snprintf(m->probe.result.reason, sizeof m->probe.result.reason, "%s", PROBE_REASON_NOT_DIRECTORY);
-        t->walks_changed = true;
+        tracker_plan(t, PLAN_WALKS);
         tracker_changed(t);
         log_mount_info(m->entry->target, "%s: %s", m->entry->target, PROBE_REASON_NOT_DIRECTORY);
 }
@@ -628,7 +664,7 @@ static void probe_done(void *arg, WorkerStatus status) {
 
                 probe_timed_out(t, m, &timed_out, now);
                 probe_notify(j, m, &timed_out);
-                rearm_probe_timer(t);
+                tracker_plan(t, PLAN_PROBES);
                 return; /* the thread still holds j: freed when it comes back */
         }
         case WORKER_LATE:
@@ -638,7 +674,7 @@ static void probe_done(void *arg, WorkerStatus status) {
                         m->probe.next_due = MIN(m->probe.next_due, now + BACKOFF_MIN_USEC);
                 }
                 probe_job_free(j);
-                rearm_probe_timer(t);
+                tracker_plan(t, PLAN_PROBES);
                 return;
         case WORKER_EXPIRED:
                 /* Every thread was busy (stuck on other filesystems, or a
@@ -650,7 +686,7 @@ static void probe_done(void *arg, WorkerStatus status) {
                 snprintf(j->result.reason, sizeof j->result.reason, "not probed: no worker thread was free in time");
                 probe_notify(j, m, &j->result);
                 probe_job_free(j);
-                rearm_probe_timer(t);
+                tracker_plan(t, PLAN_PROBES);
                 return;
         case WORKER_CANCELLED:
                 snprintf(j->result.reason, sizeof j->result.reason, "atimed is shutting down");
@@ -664,7 +700,7 @@ static void probe_done(void *arg, WorkerStatus status) {
                 probe_apply(t, m, &j->result, now);
         probe_notify(j, m, &j->result);
         probe_job_free(j);
-        rearm_probe_timer(t);
+        tracker_plan(t, PLAN_PROBES);
 }
 
 static int probe_submit(Tracker *t, TrackedMount *m, struct probe_waiter *waiter) {
@@ -1266,7 +1302,7 @@ static void fs_rewalk_soon(Filesystem *fs, const struct sweep_result *res, uint6
         soonest = MAX(soonest, now);
         if (soonest < fs->next_walk) {
                 fs->next_walk = soonest;
-                fs->tracker->walks_changed = true;
+                tracker_plan(fs->tracker, PLAN_WALKS);
         }
 }
 
@@ -1276,7 +1312,7 @@ static void fs_note_progress(Filesystem *fs) {
         uint64_t at = fs_baseline_at(fs);
 
         if (fs->sampler && !fs->figured && at > 0 && fs->first_asked != at)
-                fs->tracker->firsts_changed = true;
+                tracker_plan(fs->tracker, PLAN_FIRSTS);
 }
 
 /* A job missed its deadline: the filesystem is stalled and retried after
@@ -1388,7 +1424,7 @@ static void fs_walk_done(Filesystem *fs, const struct fs_job *j, uint64_t now) {
          * (sampler_sweep() measures the partial one's interval first if it
          * is long enough). */
         if (first)
-                t->maybe_sweeps = fs->sweep_pending = true;
+                fs_want_sweep(fs);
         log_mount_debug(j->target, "%s: sample walk done: %llu inodes, %zu sampled", j->target,
                   (unsigned long long) fs->seen.next_population, fs->seen.next_sample);
         /* Said once per filesystem: in a user namespace, or on a network
@@ -1416,7 +1452,7 @@ static void fs_apply_job(Filesystem *fs, struct fs_job *j, uint64_t now) {
                 /* The first walk's first step: the part walked is swept for
                  * a baseline at once, so that the next sweep measures it
                  * (sampler_sweep()). */
-                fs->tracker->maybe_sweeps = fs->sweep_pending = true;
+                fs_want_sweep(fs);
         else if (j->kind == FS_JOB_SWEEP && j->r >= 0) {
                 fs_apply_sweep(fs, j);
                 fs_rewalk_soon(fs, &j->res, now);
@@ -1431,6 +1467,7 @@ static void fs_done(void *arg, WorkerStatus status) {
         Filesystem *fs = j->fs;
         Tracker *t = fs->tracker;
         uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
+        PlanWhat what;
 
         assert(fs->busy);
         if (j->kind != FS_JOB_FINE || status != WORKER_DONE)
@@ -1441,18 +1478,17 @@ static void fs_done(void *arg, WorkerStatus status) {
                 else
                         t->fs_jobs--;
         }
-        /* A walk step back plans the next; so does any job of a
-         * filesystem without a sampler yet: plan_walks() could not make
-         * one while the job was out (fs_ensure_sampler()), and nothing
-         * else would ask again before the next timed sweep (the first
-         * walk of a filesystem with a device, whose UUID is looked up
-         * first, waited up to an interval for it). */
-        if (j->kind == FS_JOB_WALK || !fs->sampler)
-                t->walks_changed = true;
-
+        /* Any job back asks for a turn (a walk step may take what is left
+         * of the tick). A walk step back plans the next walk; so does any
+         * job of a filesystem without a sampler yet: plan_walks() could
+         * not make one while the job was out (fs_ensure_sampler()), and
+         * nothing else would ask again before the next timed sweep (the
+         * first walk of a filesystem with a device, whose UUID is looked
+         * up first, waited up to an interval for it). */
+        what = j->kind == FS_JOB_WALK || !fs->sampler ? PLAN_WALKS : 0;
         if (status == WORKER_TIMED_OUT) {
                 fs_timed_out(fs, j, now);
-                kick(t);
+                tracker_plan(t, what);
                 return; /* the thread still holds j */
         }
 
@@ -1472,9 +1508,9 @@ static void fs_done(void *arg, WorkerStatus status) {
         }
         if (status == WORKER_DONE)
                 fs_apply_job(fs, j, now);
-        fs_job_free(j);
         if (status != WORKER_CANCELLED)
-                kick(t);
+                tracker_plan(t, what);
+        fs_job_free(j);
 }
 
 /* The mounts of fs that let atime be written, whose updates a sweep tells
@@ -1677,7 +1713,7 @@ static int fs_ensure_sampler(Filesystem *fs) {
         fs->next_walk = 0;
         fs->figured = false;
         fs->first_asked = 0;
-        fs->tracker->walks_changed = true;
+        tracker_plan(fs->tracker, PLAN_WALKS);
         r = sampler_new(fs->tracker->config->sample_size, seed, &fs->sampler);
         if (r < 0)
                 return r;
@@ -1716,7 +1752,8 @@ static void kick_identify(Tracker *t, uint64_t now) {
                 if (t->fs_jobs < max_jobs(t) && fs_can_run(fs, now))
                         (void) fs_submit(fs, FS_JOB_IDENTIFY);
         }
-        t->maybe_unidentified = left;
+        if (left)
+                t->plan |= PLAN_IDENTIFY; /* for the turn a job back asks for */
 }
 
 /* Sweeps, round robin from where the last kick stopped. */
@@ -1759,7 +1796,8 @@ static void kick_sweeps(Tracker *t, uint64_t now) {
                 if (fs_submit(fs, FS_JOB_SWEEP) < 0)
                         left = true;
         }
-        t->maybe_sweeps = left;
+        if (left)
+                t->plan |= PLAN_SWEEPS; /* for the turn a job back asks for */
 }
 
 /* The walk timer armed for the next walk due (or off if none is). When
@@ -1768,8 +1806,10 @@ static void kick_sweeps(Tracker *t, uint64_t now) {
 static void plan_walks(Tracker *t, uint64_t now) {
         uint64_t next_walk = UINT64_MAX;
 
-        if (!t->walks_changed || t->walking)
+        if (t->walking) {
+                t->plan |= PLAN_WALKS; /* the step's return asks again */
                 return;
+        }
         for (size_t i = 0; i < t->n_fss; i++) {
                 Filesystem *fs = t->fss[i];
 
@@ -1780,7 +1820,6 @@ static void plan_walks(Tracker *t, uint64_t now) {
                 else if (fs->next_walk > 0)
                         next_walk = MIN(next_walk, fs->next_walk);
         }
-        t->walks_changed = false;
         if (next_walk == UINT64_MAX)
                 (void) sd_event_source_set_enabled(t->walk_timer, SD_EVENT_OFF);
         else
@@ -1805,9 +1844,6 @@ static uint64_t fs_first_due(const Filesystem *fs) {
 static void plan_firsts(Tracker *t) {
         uint64_t next = UINT64_MAX;
 
-        if (!t->firsts_changed)
-                return;
-        t->firsts_changed = false;
         for (size_t i = 0; i < t->n_fss; i++) {
                 uint64_t due = fs_first_due(t->fss[i]);
 
@@ -1837,33 +1873,43 @@ static int on_first_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 
                 if (due > 0 && due <= now) {
                         fs->first_asked = fs_baseline_at(fs);
-                        t->maybe_sweeps = fs->sweep_pending = true;
+                        fs_want_sweep(fs);
                 }
         }
-        t->firsts_changed = true;
-        kick(t);
+        tracker_plan(t, PLAN_FIRSTS);
         return 0;
 }
 
-/* Submits what is due, within the in-flight limit. Called after every job,
- * so each part looks at every filesystem only while it may find something
- * to do: with thousands of filesystems, scanning them all after each job
- * made a sample cycle quadratic. */
+/* A turn of the scheduler (tracker_plan()): submits what is due, within
+ * the in-flight limit, and arms the timers for what comes due later. Each
+ * part looks at every filesystem only where it was asked to. */
 static void kick(Tracker *t) {
         uint64_t now = tracker_now(t, CLOCK_MONOTONIC);
+        PlanWhat what = t->plan;
 
         if (t->shutting_down)
                 return;
-        if (t->maybe_unidentified)
+        t->plan = 0;
+        if (what & PLAN_IDENTIFY)
                 kick_identify(t, now);
-        if (t->maybe_sweeps)
+        if (what & PLAN_SWEEPS)
                 kick_sweeps(t, now);
         /* Walks share walk_rate, the host's budget per tick: one step at a
          * time, to each filesystem in turn, so a huge one does not hold up
          * the rest; what a step leaves of the tick goes to the next one. */
         walk_next(t, now);
-        plan_walks(t, now);
-        plan_firsts(t);
+        if (what & PLAN_WALKS)
+                plan_walks(t, now);
+        if (what & PLAN_FIRSTS)
+                plan_firsts(t);
+        if (what & PLAN_PROBES)
+                rearm_probe_timer(t);
+}
+
+static int on_replan(sd_event_source *s, void *userdata) {
+        (void) s;
+        kick(userdata);
+        return 0;
 }
 
 /* Arms the walk tick for 'when' (0: due now), never sooner than one tick
@@ -1917,12 +1963,11 @@ static int on_walk_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         (void) s;
         (void) usec;
         tracker_changed(t);
-        t->walks_changed = true; /* the timer is spent: kick() arms it again */
         if (!t->walking && (t->tick_budget == 0 || now >= t->last_walk_step + WALK_TICK_USEC)) {
                 t->tick_budget = walk_budget(t);
                 t->last_walk_step = now;
         }
-        kick(t); /* which walks */
+        tracker_plan(t, PLAN_WALKS); /* which walks; the timer is spent: armed again */
         return 0;
 }
 
@@ -2117,9 +2162,8 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                 t->hooks.tick(now_s, t->hooks.userdata);
         for (size_t i = 0; i < t->n_fss; i++)
                 if (fs_needs_sampling(t->fss[i]) || fs_looks_only(t->fss[i]))
-                        t->maybe_sweeps = t->fss[i]->sweep_pending = true;
-        kick(t);
-        arm_edge_timer(t); /* the next sweep's: this one's sweeps took theirs in kick() */
+                        fs_want_sweep(t->fss[i]);
+        arm_edge_timer(t); /* the next sweep's: this one's sweeps take theirs as they are made (fs_job_make()) */
         return 0;
 }
 
@@ -2313,11 +2357,8 @@ int tracker_update(Tracker *t, const MountTable *table) {
                 return r;
         if (new_fs)
                 update_devices(t, true);
-        t->maybe_unidentified = t->maybe_sweeps = t->walks_changed = true;
         t->sweep_cursor = 0;
-
-        rearm_probe_timer(t);
-        kick(t);
+        tracker_plan(t, PLAN_ALL & ~PLAN_FIRSTS);
         return 0;
 }
 
@@ -2326,9 +2367,7 @@ int tracker_update(Tracker *t, const MountTable *table) {
 static void replan(Tracker *t) {
         (void) sd_event_source_set_time(t->sweep_timer, timer_time(t, next_sweep(t)));
         arm_edge_timer(t);
-        rearm_probe_timer(t);
-        t->walks_changed = t->firsts_changed = true;
-        kick(t);
+        tracker_plan(t, PLAN_ALL);
 }
 
 void tracker_set_config(Tracker *t, const struct config *config) {
@@ -2408,6 +2447,11 @@ int tracker_new(sd_event *e, WorkerPool *pool, const struct config *config, Trac
                 return r;
         (void) sd_event_source_set_enabled(t->fine_timer, SD_EVENT_ON);
         (void) sd_event_source_set_description(t->fine_timer, "sampler-fine");
+        r = sd_event_add_defer(e, &t->replan, on_replan, t);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(t->replan, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(t->replan, "tracker-replan");
         *ret = TAKE_PTR(t);
         return 0;
 }
@@ -2427,6 +2471,7 @@ Tracker *tracker_free(Tracker *t) {
         sd_event_source_disable_unref(t->fine_timer);
         sd_event_source_disable_unref(t->first_timer);
         sd_event_source_disable_unref(t->edge_timer);
+        sd_event_source_disable_unref(t->replan);
         for (size_t i = 0; i < t->n_fss; i++)
                 if (!t->fss[i]->busy)
                         fs_free(t->fss[i]);
