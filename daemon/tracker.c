@@ -21,6 +21,7 @@
 #include "hostload.h"
 #include "kcount.h"
 #include "log.h"
+#include "schedule.h"
 #include "store.h"
 #include "string-table.h"
 #include "time-util.h"
@@ -32,15 +33,11 @@ static const char *const activity_source_table[_SOURCE_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(activity_source, ActivitySource);
 
-#define BACKOFF_MIN_USEC (10 * USEC_PER_SEC)
-#define BACKOFF_MAX_USEC (3600 * USEC_PER_SEC)
 #define WALK_TICK_USEC USEC_PER_SEC
 /* What a walk step costs the tick's budget besides its entries (opening
  * the mount, a worker round trip): a thousand one-inode filesystems are
  * walked in a few ticks, not in a thousand. */
 #define WALK_STEP_COST 16
-/* The shortest time between two walks of a filesystem. */
-#define WALK_REFRESH_MIN_USEC (60 * USEC_PER_SEC)
 /* How often inodes that moved lately are looked at again (sampler.h). */
 #define FINE_SWEEP_USEC USEC_PER_SEC
 /* Jobs on untrusted filesystems (mount_is_users(), stalled ones) out at
@@ -242,17 +239,7 @@ static uint64_t tracker_now(const Tracker *t, clockid_t clock) {
  * is not never fires by itself (USEC_INFINITY: sd-event leaves it unarmed)
  * and is re-armed by the replan of the next move. */
 static uint64_t timer_time(const Tracker *t, uint64_t when) {
-        if (!t->clock)
-                return MAX(when, (uint64_t) 1);
-        return when <= tracker_now(t, CLOCK_MONOTONIC) ? 1 : USEC_INFINITY;
-}
-
-static uint64_t backoff(unsigned failures) {
-        uint64_t b = BACKOFF_MIN_USEC;
-
-        for (unsigned i = 1; i < failures && b < BACKOFF_MAX_USEC; i++)
-                b *= 2;
-        return MIN(b, BACKOFF_MAX_USEC);
+        return schedule_timer_time(t->clock, t->clock ? tracker_now(t, CLOCK_MONOTONIC) : 0, when);
 }
 
 static unsigned max_jobs(const Tracker *t) {
@@ -552,7 +539,7 @@ static void probe_timed_out(Tracker *t, TrackedMount *m, struct probe_result *re
                 return;
         m->probe.stalled = true;
         m->probe.failures++;
-        m->probe.next_due = now + backoff(m->probe.failures);
+        m->probe.next_due = now + schedule_backoff(m->probe.failures);
         /* Said when it starts; probe_apply() says when it ends, with the
          * count: not at every attempt. */
         if (m->probe.failures == 1 && log_ratelimit_test(&t->fail_log, LOG_WARNING))
@@ -671,7 +658,7 @@ static void probe_done(void *arg, WorkerStatus status) {
                 /* The hung filesystem answered at last; probe again soon. */
                 if (m) {
                         m->probe.running = false;
-                        m->probe.next_due = MIN(m->probe.next_due, now + BACKOFF_MIN_USEC);
+                        m->probe.next_due = MIN(m->probe.next_due, now + SCHEDULE_BACKOFF_MIN_USEC);
                 }
                 probe_job_free(j);
                 tracker_plan(t, PLAN_PROBES);
@@ -681,7 +668,7 @@ static void probe_done(void *arg, WorkerStatus status) {
                  * loaded host) until its deadline: it never ran. */
                 if (m) {
                         m->probe.running = false;
-                        m->probe.next_due = MIN(m->probe.next_due, now + BACKOFF_MIN_USEC);
+                        m->probe.next_due = MIN(m->probe.next_due, now + SCHEDULE_BACKOFF_MIN_USEC);
                 }
                 snprintf(j->result.reason, sizeof j->result.reason, "not probed: no worker thread was free in time");
                 probe_notify(j, m, &j->result);
@@ -762,7 +749,7 @@ static void run_due_probes(Tracker *t) {
                         continue;
                 }
                 if (probe_submit(t, m, NULL) < 0)
-                        m->probe.next_due = now + BACKOFF_MIN_USEC;
+                        m->probe.next_due = now + SCHEDULE_BACKOFF_MIN_USEC;
         }
 }
 
@@ -1132,7 +1119,7 @@ static void fs_apply_count(Filesystem *fs, const struct fs_job *j, const struct 
                 in.edge_lag = (double) (j->edge.lag + before_edge->lag) / 1e6;
         } else if (j->counter_kind == FS_COUNTER_JBD2 && (j->edge.count.valid || before_edge->count.valid) &&
                    before_mono > 0 && j->count_mono > before_mono)
-                /* One end at an edge (up to EDGE_WINDOW_USEC before its
+                /* One end at an edge (up to SCHEDULE_EDGE_WINDOW_USEC before its
                  * sweep), the other read at its sweep: the count spans the
                  * stretch between the two readings, not the sweeps'
                  * interval (a quarter shorter or longer at 30 s). */
@@ -1207,14 +1194,8 @@ static void fs_log_sweep(const Filesystem *fs, const struct fs_job *j, const str
  * the first walk runs: the inodes left at the pace it has kept so far, then
  * the sweep that measures an interval of the finished sample. */
 static uint64_t fs_walk_end(const Filesystem *fs, uint64_t used, uint64_t now) {
-        const Tracker *t = fs->tracker;
-        uint64_t walked = fs_walked(fs), took = now > fs->walk_started ? now - fs->walk_started : 0;
-
-        if (used <= walked)
-                return now;
-        if (walked > 0 && took > 0)
-                return now + (uint64_t) ((double) (used - walked) * (double) took / (double) walked);
-        return now + (used - walked) * USEC_PER_SEC / MAX(t->config->walk_rate, 1u);
+        return schedule_walk_end(fs_walked(fs), used, now > fs->walk_started ? now - fs->walk_started : 0,
+                                 fs->tracker->config->walk_rate, now);
 }
 
 static int64_t fs_ready_at(const Filesystem *fs, const struct fs_job *j) {
@@ -1291,17 +1272,14 @@ done:
  * twice the last walk's length has passed since it ended (a third of the
  * time at most), and walks stay within walk_rate all the same. */
 static void fs_rewalk_soon(Filesystem *fs, const struct sweep_result *res, uint64_t now) {
-        uint64_t wait = res->woke_hot > 0 ? 0
-                                          : MAX(fs->count_jumped ? 0 : 2 * fs->tracker->config->sampler_interval_usec,
-                                                20 * USEC_PER_SEC);
-        uint64_t soonest = fs->walk_started + MAX(wait, 3 * fs->walk_took);
+        uint64_t at;
 
-        if ((res->woke_hot == 0 && !fs->unexplained && !fs->count_jumped) || !fs->sampler || fs->seen.walking ||
-            fs->seen.next || fs->next_walk == 0)
+        if (!fs->sampler || fs->seen.walking || fs->seen.next || fs->next_walk == 0)
                 return;
-        soonest = MAX(soonest, now);
-        if (soonest < fs->next_walk) {
-                fs->next_walk = soonest;
+        at = schedule_rewalk(fs->next_walk, res->woke_hot > 0, fs->unexplained, fs->count_jumped, fs->walk_started,
+                             fs->walk_took, fs->tracker->config->sampler_interval_usec, now);
+        if (at < fs->next_walk) {
+                fs->next_walk = at;
                 tracker_plan(fs->tracker, PLAN_WALKS);
         }
 }
@@ -1322,7 +1300,7 @@ static void fs_timed_out(Filesystem *fs, const struct fs_job *j, uint64_t now) {
 
         fs->stalled = true;
         fs->failures++;
-        fs->retry_at = now + backoff(fs->failures);
+        fs->retry_at = now + schedule_backoff(fs->failures);
         /* Said when it starts; fs_note_outcome() says when it ends. */
         if (!fs->orphaned && fs->failures == 1 && log_ratelimit_test(&t->fail_log, LOG_WARNING)) {
                 const char *target = fs->n_mounts ? fs->mounts[0]->entry->target : "?";
@@ -1358,7 +1336,7 @@ static void fs_failed(Filesystem *fs, const struct fs_job *j, uint64_t now) {
         int level = j->r == -ESTALE || j->r == -ENOENT ? LOG_DEBUG : LOG_WARNING;
 
         fs->failures++;
-        fs->retry_at = now + backoff(fs->failures);
+        fs->retry_at = now + schedule_backoff(fs->failures);
         if (fs->fail_count++ > 0)
                 return;
         fs->failing = true;
@@ -1366,7 +1344,7 @@ static void fs_failed(Filesystem *fs, const struct fs_job *j, uint64_t now) {
          * update will say; until then it backs off like any other. */
         if (level <= log_get_max_level() && log_ratelimit_test(&t->fail_log, level))
                 log_mount_full(level, j->r, j->target, "%s: sampling failed: %m; retrying in %llus, backing off to an hour",
-                               j->target, (unsigned long long) (backoff(fs->failures) / USEC_PER_SEC));
+                               j->target, (unsigned long long) (schedule_backoff(fs->failures) / USEC_PER_SEC));
 }
 
 /* What a walk or sweep's outcome says of the filesystem's health. */
@@ -1409,17 +1387,13 @@ static void fs_note_outcome(Filesystem *fs, const struct fs_job *j, uint64_t now
  * that workload reads: one drawn among hundreds the walk saw alike weighs
  * for all of them, one not drawn for none. */
 static void fs_walk_done(Filesystem *fs, const struct fs_job *j, uint64_t now) {
-        Tracker *t = fs->tracker;
+        const struct config *c = fs->tracker->config;
         bool first;
-        uint64_t soonest;
 
         assert(fs->sampler && fs->seen.next);
         first = !fs->seen.current || fs->seen.current_partial;
-        soonest = first ? MIN(t->config->sampler_interval_usec / 2, (uint64_t) WALK_REFRESH_MIN_USEC)
-                        : (uint64_t) WALK_REFRESH_MIN_USEC;
         fs->walk_took = now - fs->walk_started;
-        fs->next_walk = now + CLAMP(10 * (now - fs->walk_started), soonest,
-                                    MAX(t->config->walk_refresh_usec, (uint64_t) WALK_REFRESH_MIN_USEC));
+        fs->next_walk = schedule_walk_refresh(first, fs->walk_took, c->sampler_interval_usec, c->walk_refresh_usec, now);
         /* A first walk's: its sample replaces the partial one at once
          * (sampler_sweep() measures the partial one's interval first if it
          * is long enough). */
@@ -1724,15 +1698,7 @@ static int fs_ensure_sampler(Filesystem *fs) {
 /* By the view, not the sampler: plan_walks() asks while a sweep may hold
  * it (a sweep moves 'next' into 'current'). */
 static bool fs_walk_due(const Filesystem *fs, uint64_t now) {
-        const SamplerView *v = &fs->seen;
-
-        if (!fs->sampler)
-                return false;
-        if (v->walking)
-                return true; /* resume */
-        if (!v->current && !v->next)
-                return true; /* never walked */
-        return !v->next && fs->next_walk > 0 && fs->next_walk <= now;
+        return fs->sampler && schedule_walk_due(&fs->seen, fs->next_walk, now);
 }
 
 static bool fs_can_run(const Filesystem *fs, uint64_t now) {
@@ -1833,10 +1799,9 @@ static void plan_walks(Tracker *t, uint64_t now) {
  * interval to it measures nothing), and a first walk that ends takes a
  * new baseline. Asked for once per baseline; 0: none due. */
 static uint64_t fs_first_due(const Filesystem *fs) {
-        if (fs->figured || fs->orphaned || fs_baseline_at(fs) == 0 || fs->first_asked == fs_baseline_at(fs) ||
-            !fs_needs_sampling(fs))
+        if (fs->figured || fs->orphaned || !fs_needs_sampling(fs))
                 return 0;
-        return fs_baseline_at(fs) + fs->tracker->config->sampler_interval_usec / 2;
+        return schedule_first_due(fs_baseline_at(fs), fs->first_asked, fs->tracker->config->sampler_interval_usec);
 }
 
 /* The first figures' timer armed for the earliest due, or off. When that
@@ -2002,12 +1967,8 @@ static void update_devices(Tracker *t, bool only_new) {
  * land two in one bucket and none in the next. Re-aligned every time, so
  * clock adjustments never accumulate. */
 static uint64_t next_sweep(const Tracker *t) {
-        uint64_t real = tracker_now(t, CLOCK_REALTIME), iv = t->config->sampler_interval_usec;
-        uint64_t target = (real / iv + 1) * iv + iv / 2;
-
-        if (target - real > iv)
-                target -= iv; /* still in the first half of this bucket */
-        return tracker_now(t, CLOCK_MONOTONIC) + (target - real);
+        return schedule_next_sweep(tracker_now(t, CLOCK_REALTIME), tracker_now(t, CLOCK_MONOTONIC),
+                                   t->config->sampler_interval_usec);
 }
 
 /* About every second: the inodes that moved lately are looked at again, on
@@ -2046,15 +2007,10 @@ static int on_fine_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* How long before a sweep journals' counts are read for their edges: a
- * commit period and its slack at ext4's default commit=5, so that a
- * stretch with no commit shows one (kcount_edge()); at most half an
- * interval, so that the figure's interval, which ends at its edge, stays
- * in the sweep's bucket of history. */
-#define EDGE_WINDOW_USEC (7 * USEC_PER_SEC)
-
+/* Journals' counts read for their edges in the seconds before the next
+ * sweep (schedule_edges_from()). */
 static void arm_edge_timer(Tracker *t) {
-        uint64_t next = next_sweep(t), w = MIN(EDGE_WINDOW_USEC, t->config->sampler_interval_usec / 2);
+        uint64_t next = next_sweep(t);
 
         /* A first figure's sweep as well: the interval after it begins
          * there. */
@@ -2062,7 +2018,8 @@ static void arm_edge_timer(Tracker *t) {
                 next = MIN(next, t->first_next);
 
         t->edge_until = next;
-        (void) sd_event_source_set_time(t->edge_timer, timer_time(t, next > w ? next - w : 1));
+        (void) sd_event_source_set_time(t->edge_timer,
+                                        timer_time(t, schedule_edges_from(next, t->config->sampler_interval_usec)));
         (void) sd_event_source_set_enabled(t->edge_timer, SD_EVENT_ONESHOT);
 }
 
@@ -2091,18 +2048,11 @@ static int on_edge_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 /* The monotonic time of the first timed sweep at 'when' or after. */
-static uint64_t first_sweep_after(const Tracker *t, uint64_t when) {
-        uint64_t iv = t->config->sampler_interval_usec, next = next_sweep(t);
-
-        while (next < when)
-                next += iv;
-        return next;
-}
 
 /* The monotonic time of the first sweep that measures an interval begun
  * at 'since' (a sweep closer than 9/10 of an interval is skipped). */
 static uint64_t first_measuring_sweep(const Tracker *t, uint64_t since) {
-        return first_sweep_after(t, since + t->config->sampler_interval_usec / 10 * 9);
+        return schedule_first_measuring_sweep(next_sweep(t), t->config->sampler_interval_usec, since);
 }
 
 bool tracker_mount_progress(const TrackedMount *m, struct progress *ret) {
