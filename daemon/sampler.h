@@ -37,6 +37,8 @@ enum {
         STRATUM_HOT,   /* atime written in the tenth of a second before: up to k / 4 */
         _STRATUM_MAX,
 };
+/* The estimator's strata are these (estimate_strata()). */
+_Static_assert(_STRATUM_MAX == ESTIMATE_STRATA && STRATUM_REST == 0, "the sampler's strata are the estimator's");
 
 /* Where the filesystem is reached: a mount of it. */
 struct sampler_place {

@@ -1030,50 +1030,33 @@ static void rearm_walk_timer(Tracker *t, uint64_t when);
 static void walk_next(Tracker *t, uint64_t now);
 static uint64_t first_measuring_sweep(const Tracker *t, uint64_t since);
 
-static void estimate_add(struct estimate *sum, const struct estimate *e) {
-        sum->per_min += e->per_min;
-        sum->lo += e->lo;
-        sum->hi += e->hi;
-        sum->exact = sum->exact && e->exact;
-}
-
-/* A writer's figures: each stratum of the sample estimated apart, then
- * added up (their bounds too: conservative). */
+/* A writer's figures, from each stratum of the sample (estimate_strata()). */
 static int stratified_estimates(const struct sweep_result *res, const struct sampler_writer *w, struct activity *a) {
-        /* A first walk's sample so far: the inodes it has not seen yet are
-         * taken as like the rest stratum for the figure, and as anything
-         * from none to all hot for its interval (estimate_unseen()); the
-         * fresh and hot strata are what the walk found read, not scaled. */
-        double unseen = res->partial && res->used_inodes > res->population
-                                ? (double) (res->used_inodes - res->population) : 0;
-        double tick_s = res->tick_ns > 0 ? (double) res->tick_ns / 1e9 : 0.004;
-        bool any = false;
+        struct strata_input in = {
+                .updates = w->updates,
+                .seconds = res->seconds,
+                .tick_ns = res->tick_ns,
+                /* A first walk's sample so far: the inodes it has not seen yet. */
+                .unseen = res->partial && res->used_inodes > res->population
+                                  ? (double) (res->used_inodes - res->population) : 0,
+        };
+        struct strata_estimate e;
 
-        a->est = a->updates = (struct estimate) { .exact = true };
-        a->coverage = unseen > 0 ? (double) res->population / (double) res->used_inodes : 1;
         for (unsigned k = 0; k < _STRATUM_MAX; k++) {
-                uint64_t n = res->stratum_sample[k], pop = MAX(res->stratum_population[k], n);
-                double scale = k == STRATUM_REST && unseen > 0 ? (pop + unseen) / (double) pop : 1;
-                struct estimate e;
-
-                if (n == 0)
-                        continue;
-                if (estimate_activity(fmin(w->changed[k], (double) n), n, pop, res->seconds, &e) < 0)
-                        return -EINVAL;
-                if (k == STRATUM_REST)
-                        estimate_unseen(&e, (double) pop, unseen, 60.0 / res->seconds);
-                estimate_add(&a->est, &e);
-                if (estimate_updates(&w->updates[k], n, pop, res->seconds, &e) < 0)
-                        return -EINVAL;
-                if (k == STRATUM_REST)
-                        estimate_unseen(&e, (double) pop, unseen, 60.0 / tick_s);
-                estimate_add(&a->updates, &e);
-                a->writebacks_per_min += scale * estimate_per_min(w->updates[k].writebacks, n, pop, res->seconds);
-                a->sets_per_min += scale * estimate_per_min(res->sets[k], n, pop, res->seconds);
-                any = true;
+                in.sample[k] = res->stratum_sample[k];
+                in.population[k] = res->stratum_population[k];
+                in.changed[k] = w->changed[k];
+                in.sets[k] = res->sets[k];
         }
+        a->coverage = in.unseen > 0 ? (double) res->population / (double) res->used_inodes : 1;
         a->tick_ns = res->tick_ns;
-        return any ? 0 : -EINVAL;
+        if (estimate_strata(&in, &e) < 0)
+                return -EINVAL;
+        a->est = e.inodes;
+        a->updates = e.updates;
+        a->writebacks_per_min = e.writebacks_per_min;
+        a->sets_per_min = e.sets_per_min;
+        return 0;
 }
 
 /* Whether the filesystem did nothing but atime updates over the interval
