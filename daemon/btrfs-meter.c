@@ -428,6 +428,14 @@ void btrfs_meter_apply(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s) {
         m->since = l->since;
 }
 
+const struct btrfs_facts *btrfs_meter_facts(const BtrfsMeter *m) {
+        return m->status.have ? &m->status.facts : NULL;
+}
+
+void btrfs_meter_model(const BtrfsMeter *m, BtrfsModel *ret) {
+        *ret = m->model;
+}
+
 void btrfs_meter_status(const BtrfsMeter *m, const char *super_options, struct btrfs_status *ret) {
         _cleanup_free_ char *path = NULL;
         uint64_t id = 0;

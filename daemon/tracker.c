@@ -375,7 +375,7 @@ static bool on_btrfs(const TrackedMount *m) {
 bool tracker_mount_btrfs_model(const TrackedMount *m, BtrfsModel *ret) {
         if (!on_btrfs(m))
                 return false;
-        *ret = m->fs->btrfs.model;
+        btrfs_meter_model(&m->fs->btrfs, ret);
         return true;
 }
 
@@ -917,11 +917,11 @@ static const TrackedMount *fs_place_ranked(const Filesystem *fs, struct btrfs_pl
  * look leaves the choice where it was, rather than moving the place back
  * and forth. */
 static void fs_choose_btrfs_place(Filesystem *fs) {
-        const struct btrfs_facts *f = &fs->btrfs.status.facts;
+        const struct btrfs_facts *f = btrfs_meter_facts(&fs->btrfs);
         struct btrfs_place best = {}, r;
         uint64_t best_id = 0;
 
-        if (!fs->btrfs.status.have)
+        if (!f)
                 return;
         for (size_t i = 0; i < fs->n_mounts && f->sight == BTRFS_SIGHT_ALL; i++) {
                 const TrackedMount *m = fs->mounts[i];
@@ -958,10 +958,10 @@ static bool fs_looks_only(const Filesystem *fs) {
 /* On btrfs, once the first look is back and whenever the choice changes:
  * which subvolume is sampled, and why (atimed(8), BTRFS). */
 static void fs_say_place(Filesystem *fs, const TrackedMount *place, const struct btrfs_place *r) {
-        const struct btrfs_facts *f = &fs->btrfs.status.facts;
+        const struct btrfs_facts *f = btrfs_meter_facts(&fs->btrfs);
         const char *target = place->entry->target;
         uint64_t id = mount_subvol(place);
-        int why = !fs->btrfs.status.have ? 0 : r->shares ? 1 : f->sight == BTRFS_SIGHT_ALL ? 2 : 3;
+        int why = !f ? 0 : r->shares ? 1 : f->sight == BTRFS_SIGHT_ALL ? 2 : 3;
 
         if (why == 0 || (fs->place_said == why && fs->place_said_subvol == id))
                 return;
