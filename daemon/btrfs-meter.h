@@ -94,7 +94,7 @@ struct btrfs_status {
         bool looked;     /* this mount's subvolume was seen: self and snapshots are its */
         uint64_t subvol; /* the mount's subvolid= (0: unknown) */
         /* This mount's subvolume is the one sampled (the place the look
-         * went through, tracker.c): the model counts its inodes. Where it
+         * went through, place.c): the model counts its inodes. Where it
          * is not, its reads un-share bytes only measured intervals see. */
         bool sampled;
         struct btrfs_subvol self;

@@ -1,7 +1,7 @@
-/* sampler-internal.h: what sampler.c (the sweeps) and sampler-walk.c
- * (the walk) share, and what test-sampler looks into: the reservoirs and
- * the walk. No other file includes it: the Sampler is opaque to all
- * others (sampler.h). */
+/* sampler-internal.h: what sampler.c (the sampler's life, the walk) and
+ * sampler-sweep.c (the sweeps) share, and what test-sampler looks into:
+ * the reservoirs and the walk. No other file includes it: the Sampler is
+ * opaque to all others (sampler.h). */
 #pragma once
 
 #include <stdbool.h>
@@ -80,7 +80,7 @@ bool sampler_can_sweep(const Sampler *s);
  * first walk runs). */
 bool sampler_whole(const Sampler *s);
 
-/* sampler-walk.c, for the sweeps. */
+/* sampler.c, for the sweeps. */
 void entries_free(SampleEntry *v, size_t n);
 Reservoir *reservoir_free(Reservoir *r);
 Walk *walk_free(Walk *w);

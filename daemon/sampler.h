@@ -27,7 +27,7 @@
 #include "macro.h"
 
 /* The sampler is opaque: its reservoirs and walk are sampler.c's and
- * sampler-walk.c's (sampler-internal.h). */
+ * sampler-sweep.c's (sampler-internal.h). */
 typedef struct Sampler Sampler;
 
 /* The strata of the sample. */
