@@ -64,22 +64,26 @@ static void probe_notify(struct probe_job *j, const TrackedMount *m, const struc
 }
 
 /* A probe missed its deadline: the mount is stalled, probed again after
- * its back-off; the waiters hear so now, in *ret (the job's own result is
- * its thread's until it comes back). */
-static void probe_timed_out(Tracker *t, TrackedMount *m, struct probe_result *ret, uint64_t now) {
-        *ret = (struct probe_result) { .at = tracker_now(t, CLOCK_REALTIME) };
-        snprintf(ret->reason, sizeof ret->reason, "timed out after %.1fs: the filesystem does not answer",
+ * its back-off; the waiters hear so now, from a result of the loop's own
+ * (the job's is its thread's until it comes back). */
+static void probe_timed_out(Tracker *t, TrackedMount *m, struct probe_job *j, uint64_t now) {
+        struct probe_result r = { .at = tracker_now(t, CLOCK_REALTIME) };
+
+        snprintf(r.reason, sizeof r.reason, "timed out after %.1fs: the filesystem does not answer",
                  (double) t->config->probe_timeout_usec / 1e6);
-        if (!m)
-                return;
-        m->probe.stalled = true;
-        m->probe.failures++;
-        m->probe.next_due = now + schedule_backoff(m->probe.failures);
-        /* Said when it starts; probe_apply() says when it ends, with the
-         * count: not at every attempt. */
-        if (m->probe.failures == 1 && log_ratelimit_test(&t->fail_log, LOG_WARNING))
-                log_mount_warning(m->entry->target, "%s: probe timed out; marked stalled, retrying with back-off up to an hour",
-                                  m->entry->target);
+        if (m) {
+                m->probe.stalled = true;
+                m->probe.failures++;
+                m->probe.next_due = now + schedule_backoff(m->probe.failures);
+                /* Said when it starts; probe_apply() says when it ends,
+                 * with the count: not at every attempt. */
+                if (m->probe.failures == 1 && log_ratelimit_test(&t->fail_log, LOG_WARNING))
+                        log_mount_warning(m->entry->target,
+                                          "%s: probe timed out; marked stalled, retrying with back-off up to an hour",
+                                          m->entry->target);
+        }
+        probe_notify(j, m, &r);
+        tracker_plan(t, PLAN_PROBES);
 }
 
 /* Why the mount is not probed, in *r (false: it is). */
@@ -164,14 +168,9 @@ static void probe_done(void *arg, WorkerStatus status) {
                 m->probe.job = NULL;
 
         switch (status) {
-        case WORKER_TIMED_OUT: {
-                struct probe_result timed_out;
-
-                probe_timed_out(t, m, &timed_out, now);
-                probe_notify(j, m, &timed_out);
-                tracker_plan(t, PLAN_PROBES);
+        case WORKER_TIMED_OUT:
+                probe_timed_out(t, m, j, now);
                 return; /* the thread still holds j: freed when it comes back */
-        }
         case WORKER_LATE:
                 /* The hung filesystem answered at last; probe again soon. */
                 if (m) {

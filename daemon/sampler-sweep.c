@@ -515,6 +515,19 @@ static void mark_walk_hot(Reservoir *res) {
         }
 }
 
+/* The filesystem's free blocks and inodes at the sweep: nothing was
+ * allocated or freed while they stay; and its inodes in use. */
+static void sweep_statfs(int fd, struct sweep_result *res) {
+        struct statfs sfs;
+
+        if (fstatfs(fd, &sfs) < 0)
+                return;
+        res->have_statfs = true;
+        res->free_blocks = (uint64_t) sfs.f_bfree;
+        res->free_inodes = (uint64_t) sfs.f_ffree;
+        res->used_inodes = sfs.f_files > sfs.f_ffree ? (uint64_t) (sfs.f_files - sfs.f_ffree) : 0;
+}
+
 int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_writer *writers, size_t n_writers,
                   uint64_t now_usec, uint64_t min_usec, const atomic_bool *cancel, struct sweep_result *ret) {
         struct sweep_result res = {};
@@ -539,17 +552,7 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
         fd = open_place(pl, O_PATH);
         if (fd < 0)
                 return fd;
-        {
-                struct statfs sfs;
-
-                if (fstatfs(fd, &sfs) == 0)
-                        res = (struct sweep_result) { .have_statfs = true, .free_blocks = (uint64_t) sfs.f_bfree,
-                                                      .free_inodes = (uint64_t) sfs.f_ffree,
-                                                      .used_inodes = sfs.f_files > sfs.f_ffree
-                                                                             ? (uint64_t) (sfs.f_files - sfs.f_ffree)
-                                                                             : 0 };
-        }
-
+        sweep_statfs(fd, &res);
         for (size_t w = 0; w < n_writers; w++)
                 for (unsigned k = 0; k < _STRATUM_MAX; k++) {
                         writers[w].changed[k] = 0;
