@@ -1,7 +1,8 @@
 #!/bin/bash
 # tests/run.sh: the whole test suite, as CI runs it. A fresh build with
 # AddressSanitizer, UndefinedBehaviorSanitizer and -Werror in build-test/,
-# then every suite; ends with one line "N passed, N failed".
+# then every suite, and a ThreadSanitizer build in build-tsan/ for the
+# tests that use worker threads; ends with one line "N passed, N failed".
 #
 # Needs root (the integration tests mount filesystems in private mount
 # namespaces) and the packages of `./quickstart.sh --deps-only`.
@@ -158,6 +159,27 @@ alone "under a real systemd (systemd-nspawn)" tests/integration/nspawn.sh
 # same container root with the package nspawn.sh built.
 alone "the Ansible roles, against a container" tests/integration/ansible.sh
 
+# ThreadSanitizer: the unit tests and the integration tests whose jobs
+# time out, come back late or are lent the sampler (Makefile.am's
+# tsan_tests), in a build of its own (it cannot run beside ASan). In the
+# background, beside the steps below, which measure nothing and spend much
+# of their time waiting (a package build's dpkg, a container booting, the
+# fuzzers' fixed time): the measuring tests above are done by now. Its
+# result is taken after distcheck.
+tsan() {
+        rm -rf "$SRC/build-tsan" && mkdir "$SRC/build-tsan" && cd "$SRC/build-tsan" &&
+                ../configure -q --enable-tsan --enable-werror \
+                        --prefix=/usr --sysconfdir=/etc --localstatedir=/var >/dev/null &&
+                make -s -j"$JOBS" >/dev/null 2>&1 || { echo "the ThreadSanitizer build failed"; return 2; }
+        make -s -j"$JOBS" check >/dev/null 2>&1
+}
+tsan_log=$(mktemp)
+trap 'rm -f "$times" "$tsan_log"' EXIT
+tsan_since=$SECONDS
+tsan >"$tsan_log" 2>&1 &
+tsan_pid=$!
+cd "$SRC/build-test" || exit 1
+
 # libFuzzer: each target for a bounded time from its seed corpus (the
 # corpora themselves were replayed by make check).
 fuzz() {
@@ -183,8 +205,30 @@ distcheck() {
 }
 step "make distcheck (the tarball: its build, install, unit tests and corpora)" distcheck
 
+echo "== ThreadSanitizer (the tests that use worker threads)"
+wait "$tsan_pid"
+tsan_status=$?
+took "ThreadSanitizer build and tests, in the background" "$tsan_since"
+count_trs "$SRC/build-tsan"
+if [ $tsan_status -ne 0 ]; then
+        cat "$tsan_log"
+        grep -l '^:test-result: \(FAIL\|ERROR\)' $(find "$SRC/build-tsan" -name '*.trs') 2>/dev/null | while read -r trs; do
+                log=${trs%.trs}.log
+                echo "---- ${log#"$SRC"/build-tsan/}"
+                grep -E '^(not ok|Bail out|#)' "$log" | head -40
+        done
+        # The races themselves, of the tests and of the daemons they ran.
+        for report in "$SRC"/build-tsan/tsan-report.*; do
+                [ -f "$report" ] || continue
+                echo "---- ${report#"$SRC"/}"
+                head -60 "$report"
+        done
+        [ "$failed" -gt 0 ] || failed=$((failed + 1))
+fi
+
 script_times "$SRC/build-test"
 script_times "$SRC/build-release"
+script_times "$SRC/build-tsan"
 echo "== the ten slowest scripts and steps (seconds; the whole suite: $(((SECONDS - suite_start) / 60)) min $(((SECONDS - suite_start) % 60)) s)"
 sort -t"$(printf '\t')" -k1,1 -g -r "$times" | head -10 | sed 's/^/   /'
 [ "$skipped" -eq 0 ] || echo "($skipped skipped)"
