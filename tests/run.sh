@@ -149,23 +149,13 @@ alone "atime updates on a busy host, judged by the kernel" tests/integration/bus
 # Files read once, in bursts, on ext4: the journal's count judged where it
 # is the figure (issue 35). Alone for the same reason.
 alone "reads in bursts on ext4, judged by the kernel" tests/integration/bursts.sh
-# The Debian package: built from a clean clone, linted, installed, run,
-# purged. The package build is long and would load the timing of others.
-alone "Debian package" tests/integration/package.sh
-# Under a real systemd: Debian 12 booted in systemd-nspawn (its root and the
-# packages cached in build/systemd/), the previous release upgraded in place.
-alone "under a real systemd (systemd-nspawn)" tests/integration/nspawn.sh
-# The Ansible roles (contrib/ansible): linted, then run over ssh against the
-# same container root with the package nspawn.sh built.
-alone "the Ansible roles, against a container" tests/integration/ansible.sh
-
-# ThreadSanitizer: the unit tests and the integration tests whose jobs
-# time out, come back late or are lent the sampler (Makefile.am's
-# tsan_tests), in a build of its own (it cannot run beside ASan). In the
-# background, beside the steps below, which measure nothing and spend much
-# of their time waiting (a package build's dpkg, a container booting, the
-# fuzzers' fixed time): the measuring tests above are done by now. Its
-# result is taken after distcheck.
+# ThreadSanitizer: the unit tests that start threads and the integration
+# tests whose jobs time out, come back late or are asked for again while
+# out (Makefile.am's tsan_tests), in a build of its own (it cannot run
+# beside ASan). In the background, beside the steps below, which measure
+# nothing and spend much of their time waiting (apt and dpkg, containers
+# booting, ssh, the fuzzers' fixed time): the measuring tests above, which
+# must run alone, are done by now. Its result is taken after distcheck.
 tsan() {
         rm -rf "$SRC/build-tsan" && mkdir "$SRC/build-tsan" && cd "$SRC/build-tsan" &&
                 ../configure -q --enable-tsan --enable-werror \
@@ -180,6 +170,16 @@ tsan >"$tsan_log" 2>&1 &
 tsan_pid=$!
 cd "$SRC/build-test" || exit 1
 
+# The Debian package: built from a clean clone, linted, installed, run,
+# purged. The package build is long and would load the timing of others.
+alone "Debian package" tests/integration/package.sh
+# Under a real systemd: Debian 12 booted in systemd-nspawn (its root and the
+# packages cached in build/systemd/), the previous release upgraded in place.
+alone "under a real systemd (systemd-nspawn)" tests/integration/nspawn.sh
+# The Ansible roles (contrib/ansible): linted, then run over ssh against the
+# same container root with the package nspawn.sh built.
+alone "the Ansible roles, against a container" tests/integration/ansible.sh
+
 # libFuzzer: each target for a bounded time from its seed corpus (the
 # corpora themselves were replayed by make check).
 fuzz() {
@@ -191,19 +191,22 @@ fuzz() {
 step "fuzzing (libFuzzer, ${FUZZ_SECONDS:-20} s per target)" fuzz
 cd "$SRC/build-test" || exit 1
 
-# The release tarball: it builds, installs and uninstalls cleanly, and its
-# own unit tests and fuzz corpora pass, so nothing the tests need is left
-# out of it. The integration suite, which make check above ran whole, is
-# not run a second time on the tarball's build: it took a quarter of the
-# suite's time for nothing new (the optimised binary is run for real by the
-# release build's tests, package.sh and nspawn.sh).
+# The release tarball: it builds, installs and uninstalls cleanly, every
+# test program builds from it, and the tests that read files from the
+# source tree (fixtures, the corpora, docs/architecture.md) pass, so
+# nothing the tests need is left out of it (Makefile.am's dist_tests). The
+# rest, which make check above ran whole, is not run a second time on the
+# tarball's build: the integration suite took a quarter of the suite's
+# time for nothing new (the optimised binary is run for real by the
+# release build's tests, package.sh and nspawn.sh), and a unit test that
+# reads no file can fail there only as it fails here.
 distcheck() {
-        make -s -j"$JOBS" distcheck TESTS='$(unit_tests) tests/fuzz/replay.sh' >distcheck.log 2>&1 ||
+        make -s -j"$JOBS" distcheck TESTS='$(dist_tests)' >distcheck.log 2>&1 ||
                 { tail -40 distcheck.log; return 1; }
         # It ran them: a tarball whose tests did not run proves nothing.
         grep -Eq '^# PASS: +[1-9]' distcheck.log || { echo "distcheck ran no test"; return 1; }
 }
-step "make distcheck (the tarball: its build, install, unit tests and corpora)" distcheck
+step "make distcheck (the tarball: its build, install, and the tests that read its files)" distcheck
 
 echo "== ThreadSanitizer (the tests that use worker threads)"
 wait "$tsan_pid"
