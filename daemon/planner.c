@@ -98,8 +98,8 @@ static void arm_edge_timer(Tracker *t) {
                 next = MIN(next, t->first_next);
 
         t->edge_until = next;
-        (void) sd_event_source_set_time(t->edge_timer,
-                                        tracker_timer_time(t, schedule_edges_from(next, t->config->sampler_interval_usec)));
+        next = schedule_edges_from(next, t->config->sampler_interval_usec);
+        (void) sd_event_source_set_time(t->edge_timer, tracker_timer_time(t, next));
         (void) sd_event_source_set_enabled(t->edge_timer, SD_EVENT_ONESHOT);
 }
 
@@ -437,12 +437,18 @@ int planner_start(Tracker *t) {
         uint64_t iv = t->config->sampler_interval_usec;
         int r;
 
-        if ((r = add_timer(t, &t->sweep_timer, tracker_next_sweep(t), MIN(iv / 100, USEC_PER_SEC / 10), on_sweep_timer,
-                           SD_EVENT_ON, "sampler-sweep")) < 0 ||
-            (r = add_timer(t, &t->probe_timer, 1, USEC_PER_SEC / 10, on_probe_timer, SD_EVENT_OFF, "probe")) < 0 ||
-            (r = add_timer(t, &t->walk_timer, 1, USEC_PER_SEC / 20, on_walk_timer, SD_EVENT_OFF, "sampler-walk")) < 0 ||
-            (r = add_timer(t, &t->first_timer, 1, USEC_PER_SEC / 10, on_first_timer, SD_EVENT_OFF, "sampler-first")) < 0 ||
-            (r = add_timer(t, &t->edge_timer, 1, USEC_PER_SEC / 100, on_edge_timer, SD_EVENT_ONESHOT, "journal-edges")) < 0)
+        r = add_timer(t, &t->sweep_timer, tracker_next_sweep(t), MIN(iv / 100, USEC_PER_SEC / 10), on_sweep_timer,
+                      SD_EVENT_ON, "sampler-sweep");
+        if (r >= 0)
+                r = add_timer(t, &t->probe_timer, 1, USEC_PER_SEC / 10, on_probe_timer, SD_EVENT_OFF, "probe");
+        if (r >= 0)
+                r = add_timer(t, &t->walk_timer, 1, USEC_PER_SEC / 20, on_walk_timer, SD_EVENT_OFF, "sampler-walk");
+        if (r >= 0)
+                r = add_timer(t, &t->first_timer, 1, USEC_PER_SEC / 10, on_first_timer, SD_EVENT_OFF, "sampler-first");
+        if (r >= 0)
+                r = add_timer(t, &t->edge_timer, 1, USEC_PER_SEC / 100, on_edge_timer, SD_EVENT_ONESHOT,
+                              "journal-edges");
+        if (r < 0)
                 return r;
         arm_edge_timer(t);
         /* To the microsecond: with any slack, sd-event wakes at the place
@@ -472,7 +478,8 @@ void planner_stop(Tracker *t) {
         sd_event_source_disable_unref(t->first_timer);
         sd_event_source_disable_unref(t->edge_timer);
         sd_event_source_disable_unref(t->replan);
-        t->sweep_timer = t->probe_timer = t->walk_timer = t->fine_timer = t->first_timer = t->edge_timer = t->replan = NULL;
+        t->sweep_timer = t->probe_timer = t->walk_timer = t->fine_timer = NULL;
+        t->first_timer = t->edge_timer = t->replan = NULL;
 }
 
 void planner_set_clock(Tracker *t) {
