@@ -6,23 +6,10 @@
 # with a directory of the project's is looked for there; a bare name in
 # daemon/, common/, cli/ and tests/; a path elsewhere (the kernel's
 # fs/inode.c) is not the project's and is left alone.
-set -u
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+. "$top_srcdir/tests/integration/lib.sh" # its TAP alone: no namespace, no daemon
 DOC=$top_srcdir/docs/architecture.md
-n=0
-failed=0
 
-result() { # STATUS DESCRIPTION
-        n=$((n + 1))
-        if [ "$1" -eq 0 ]; then
-                echo "ok $n - $2"
-        else
-                echo "not ok $n - $2"
-                failed=$((failed + 1))
-        fi
-}
-
-[ -r "$DOC" ] || { echo "Bail out! cannot read $DOC"; exit 1; }
+[ -r "$DOC" ] || bail "cannot read $DOC"
 
 # The names in backticks that end as a source file does.
 names=$(grep -o '`[^`]*`' "$DOC" | tr -d '`' | grep -E '^[A-Za-z0-9_./-]+\.(c|h|sh)$' | sort -u)
@@ -45,9 +32,9 @@ found() {
 for name in $names; do
         found "$name"
         case $? in
-        0) result 0 "named in the document, and there: $name" ;;
+        0) tap_result 0 "named in the document, and there: $name" ;;
         2) ;;
-        *) result 1 "named in the document, and there: $name (no such file)" ;;
+        *) tap_result 1 "named in the document, and there: $name (no such file)" ;;
         esac
 done
 
@@ -63,11 +50,10 @@ named() {
 
 for f in "$top_srcdir"/daemon/*.c "$top_srcdir"/daemon/*.h; do
         if named "$f"; then
-                result 0 "the document names daemon/${f##*/}"
+                tap_result 0 "the document names daemon/${f##*/}"
         else
-                result 1 "the document names daemon/${f##*/} (it does not: say what it owns in section 3)"
+                tap_result 1 "the document names daemon/${f##*/} (it does not: say what it owns in section 3)"
         fi
 done
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing
