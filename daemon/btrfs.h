@@ -136,7 +136,7 @@ int btrfs_subvol_from_options(const char *super_options, uint64_t *ret_id, char 
 
 /* What an interval says of the bytes atime un-shares: the metadata's
  * growth is atime's cost only where nothing else happened (the sample's
- * purity: tracker.c, as for the kernel's transaction counts, kcount.h),
+ * purity: figures.c, as for the kernel's transaction counts, kcount.h),
  * the data did not move, and the snapshots stayed what they were. */
 typedef enum BtrfsBytesSource {
         BTRFS_BYTES_WAITING,          /* no interval measured yet */
