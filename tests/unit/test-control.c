@@ -440,7 +440,7 @@ static void test_users_without_caps(void) {
         };
         char path[96], subuid[96], caps[128] = "", got[9];
         const uid_t block = 0x6F000000; /* a container's block of 65,536 uids, as systemd-nspawn picks */
-        int ready, fd;
+        int ready = -1, fd;
         ssize_t n;
         pid_t server;
 
