@@ -45,7 +45,10 @@ wait $floods
 sent=$(cat $T/flood.* | awk '{ s += $1 } END { print s }')
 diag "requests sent by nobody in 10 s, each on a connection closed unread: $sent"
 attack_judge "connect, send, close: GetStatus with history_s, and of missing mounts"
-check "nobody's requests went out ($sent)" test "$sent" -gt 100
+# In a cgroup of their own (attack-lib.sh) nobody's loops get a task's
+# share of the CPUs, and the ASan build's clients start slowly: some tens
+# of requests there, hundreds in a release build.
+check "nobody's requests went out ($sent)" test "$sent" -ge 20
 check "still serving" ctl status $T/many/m0
 stop_daemon
 is "clean exit" "$STOP_STATUS" "0"
