@@ -9,21 +9,18 @@
 #include "control.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/nsfs.h>
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "fileio.h"
 #include "log.h"
+#include "peer.h"
 #include "protocol.h"
+#include "share.h"
 #include "time-util.h"
 #include "varlink.h"
 
@@ -35,19 +32,18 @@
 
 typedef struct Client Client;
 
-/* A user's share of the loop's time: refilled at limits.user_usec_per_s up
- * to a second's worth, spent by the time each of their requests takes. */
-typedef struct UserBudget {
-        uid_t user;
-        int64_t usec;
-        uint64_t at; /* CLOCK_MONOTONIC of the last refill */
-} UserBudget;
-/* The budgets kept: one per user that spent some lately (a full one is the
- * same as none, and is dropped first). */
-#define USER_BUDGETS_MAX 1024
 /* The least a request costs, however quick: a flood of trivial ones still
  * spends the budget. */
 #define REQUEST_MIN_USEC 50
+
+/* A message serialized, shared by the connections it goes to: a reply
+ * that answers many calls at once (a build in slices that several were
+ * waiting for) is serialized once, not once per caller. */
+typedef struct Text {
+        unsigned refs;
+        size_t len;
+        char data[];
+} Text;
 
 struct ControlServer {
         sd_event *event;
@@ -61,10 +57,17 @@ struct ControlServer {
         unsigned n_clients;
         unsigned n_unprivileged;
         LogRatelimit refused_log;
-        UserBudget *budgets;
-        size_t n_budgets;
+        UserShares shares;
         LogRatelimit throttled_log;
         LogRatelimit budget_log;
+        PeerUsers *peers;
+        /* The last message serialized and its text, kept until the turn
+         * of the loop is over ('text_drop'). */
+        json_object *text_msg;
+        Text *text;
+        sd_event_source *text_drop;
+        /* Root's and the privileged group's requests, since start. */
+        uint64_t privileged_usec, privileged_requests;
 };
 
 struct ControlCall {
@@ -88,8 +91,8 @@ struct Client {
         sd_event_source *throttle; /* its user's budget spent: resumes then */
         char *in;
         size_t in_len, in_cap;
-        char *out;
-        size_t out_len, out_off;
+        Text *out;
+        size_t out_off;
         size_t refused_len; /* the last reply refused for the reply budget, until one is sent */
         bool eof;          /* the peer will send nothing more */
         bool close_after;  /* close once the output is flushed */
@@ -141,6 +144,12 @@ bool control_peer_in_group(const ControlPeer *p, gid_t gid) {
         return false;
 }
 
+static Text *text_unref(Text *t) {
+        if (t && --t->refs == 0)
+                free(t);
+        return NULL;
+}
+
 static void client_free(Client *c) {
         ControlServer *s;
 
@@ -165,7 +174,7 @@ static void client_free(Client *c) {
         sd_event_source_disable_unref(c->throttle);
         safe_close(c->fd);
         free(c->in);
-        free(c->out);
+        text_unref(c->out);
         free(c);
 }
 
@@ -184,7 +193,7 @@ static size_t reply_bytes_held(const ControlServer *srv, uid_t user, const Clien
 
         for (const Client *c = srv->clients; c; c = c->next)
                 if (c != except && !c->privileged && c->out && (user == (uid_t) -1 || c->peer.user == user))
-                        n += c->out_len;
+                        n += c->out->len;
         return n;
 }
 
@@ -222,30 +231,90 @@ static int client_queue_budget_error(Client *c, size_t limit, const char *why) {
         return m ? client_queue(c, m) : -ENOMEM;
 }
 
+/* Who 'p' is, for a log line: "uid U (pid P)", and whom it counts
+ * against if another. */
+static const char *peer_name(const ControlPeer *p, char buf[static 128]) {
+        if (p->user_from == PEER_USER_SUBUID)
+                snprintf(buf, 128, "uid %u (pid " PID_FMT ", a subordinate uid of uid %u)", (unsigned) p->uid, p->pid,
+                         (unsigned) p->user);
+        else if (p->user_from == PEER_USER_RANGE)
+                snprintf(buf, 128, "uid %u (pid " PID_FMT ", of the namespace's block of uids %u-%u)", (unsigned) p->uid,
+                         p->pid, (unsigned) p->user, (unsigned) (p->user + PEER_RANGE - 1));
+        else
+                snprintf(buf, 128, "uid %u (pid " PID_FMT ")", (unsigned) p->uid, p->pid);
+        return buf;
+}
+
+static int on_text_drop(sd_event_source *s, void *userdata) {
+        ControlServer *srv = userdata;
+
+        srv->text = text_unref(srv->text);
+        json_object_put(TAKE_PTR(srv->text_msg));
+        return 0;
+}
+
+/* 'msg' serialized, shared with whoever was sent the same message in this
+ * turn of the loop. */
+static int server_text(ControlServer *srv, json_object *msg, Text **ret) {
+        const char *s;
+        size_t len;
+        Text *t;
+
+        if (srv->text && srv->text_msg == msg) {
+                srv->text->refs++;
+                *ret = srv->text;
+                return 0;
+        }
+        s = json_object_to_json_string_length(msg, VARLINK_JSON_FLAGS, &len);
+        if (!s || !(t = malloc(sizeof *t + len + 1)))
+                return -ENOMEM;
+        *t = (Text) { .refs = 2, .len = len + 1 };
+        memcpy(t->data, s, len + 1); /* with its NUL, Varlink's end of message */
+        on_text_drop(NULL, srv);
+        srv->text = t;
+        srv->text_msg = json_object_get(msg);
+        (void) sd_event_source_set_enabled(srv->text_drop, SD_EVENT_ONESHOT);
+        *ret = t;
+        return 0;
+}
+
+/* Whether the peer has closed its end: no one would read a reply. */
+static bool client_hung_up(const Client *c) {
+        struct pollfd p = { .fd = c->fd, .events = POLLIN };
+
+        return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
+}
+
 /* Queues a reply; the client owns at most one at a time. A reply past
- * the reply budget (reply_budget_refusal) is replaced by an error. */
+ * the reply budget (reply_budget_refusal) is replaced by an error; one to
+ * a peer that hung up is not made (the connection closes). */
 static int client_queue(Client *c, json_object *msg) {
+        bool error = json_object_object_get_ex(msg, VL_ERROR, NULL);
         const char *why;
-        size_t len, limit;
-        char *buf;
+        size_t limit;
+        char who[128];
+        Text *t;
         int r;
 
-        r = varlink_serialize(msg, &buf, &len);
+        if (client_hung_up(c)) {
+                c->close_after = true;
+                return 0;
+        }
+        r = server_text(c->server, msg, &t);
         if (r < 0)
                 return r;
-        if (!json_object_object_get_ex(msg, VL_ERROR, NULL) && (why = reply_budget_refusal(c, len, &limit))) {
-                free(buf);
-                c->refused_len = len;
+        if (!error && (why = reply_budget_refusal(c, t->len, &limit))) {
+                c->refused_len = t->len;
                 log_ratelimit_full(&c->server->budget_log, LOG_INFO,
-                                   "Refusing a reply of %zu bytes to uid %u (pid " PID_FMT "): %s (%zu bytes)", len,
-                                   (unsigned) c->peer.user, c->peer.pid, why, limit);
+                                   "Refusing a reply of %zu bytes to %s: %s (%zu bytes)", t->len,
+                                   peer_name(&c->peer, who), why, limit);
+                text_unref(t);
                 return client_queue_budget_error(c, limit, why);
         }
-        if (!json_object_object_get_ex(msg, VL_ERROR, NULL))
+        if (!error)
                 c->refused_len = 0;
-        free(c->out);
-        c->out = buf;
-        c->out_len = len;
+        text_unref(c->out);
+        c->out = t;
         c->out_off = 0;
         return 0;
 }
@@ -381,7 +450,7 @@ static int client_process(Client *c, bool handle) {
 
 static int client_flush(Client *c) {
         while (c->out) {
-                ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+                ssize_t n = send(c->fd, c->out->data + c->out_off, c->out->len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
 
                 if (n < 0 && errno == EINTR)
                         continue;
@@ -390,10 +459,9 @@ static int client_flush(Client *c) {
                 if (n < 0)
                         return -errno;
                 c->out_off += (size_t) n;
-                if (c->out_off == c->out_len) {
-                        free(c->out);
-                        c->out = NULL;
-                        c->out_len = c->out_off = 0;
+                if (c->out_off == c->out->len) {
+                        c->out = text_unref(c->out);
+                        c->out_off = 0;
                         client_touch(c); /* a whole reply taken */
                 }
         }
@@ -431,53 +499,12 @@ static bool client_has_request(const Client *c) {
         return !c->pending && c->in_len > 0 && memchr(c->in, 0, c->in_len);
 }
 
-int64_t control_budget_refill(int64_t usec, uint64_t elapsed, uint64_t rate) {
-        /* An hour's refill covers any debt (a charge leaves ten seconds'
-         * at most); past 2^64 / rate (213 days at a 1 s share) elapsed *
-         * rate wraps, and a gap just past a multiple of it refilled
-         * nothing. */
-        if (elapsed >= 3600 * USEC_PER_SEC || rate > USEC_PER_SEC)
-                return (int64_t) MIN(rate, (uint64_t) INT64_MAX);
-        return MIN((int64_t) rate, usec + (int64_t) (elapsed * rate / USEC_PER_SEC));
-}
-
-/* The budget of 'user', refilled to 'now'; NULL without a limit (or
+/* The share of 'user', refilled to 'now'; NULL without a limit (or
  * memory: then the user is not limited rather than refused). */
-static UserBudget *user_budget(ControlServer *srv, uid_t user, uint64_t now) {
-        const uint64_t rate = srv->limits.user_usec_per_s;
-        UserBudget *b = NULL;
+static UserShare *user_share(ControlServer *srv, uid_t user, uint64_t now) {
+        uint64_t rate = srv->limits.user_usec_per_s;
 
-        if (rate == 0)
-                return NULL;
-        for (size_t i = 0; i < srv->n_budgets && !b; i++)
-                if (srv->budgets[i].user == user)
-                        b = &srv->budgets[i];
-        if (!b) {
-                if (srv->n_budgets == USER_BUDGETS_MAX) {
-                        /* Forget those that have refilled: they hold nothing. */
-                        size_t k = 0;
-
-                        for (size_t i = 0; i < srv->n_budgets; i++) {
-                                UserBudget *x = &srv->budgets[i];
-
-                                if (control_budget_refill(x->usec, now - x->at, rate) < (int64_t) rate)
-                                        srv->budgets[k++] = *x;
-                        }
-                        srv->n_budgets = k;
-                        if (k == USER_BUDGETS_MAX)
-                                return NULL;
-                }
-                if (!srv->budgets) {
-                        srv->budgets = calloc(USER_BUDGETS_MAX, sizeof *srv->budgets);
-                        if (!srv->budgets)
-                                return NULL;
-                }
-                b = &srv->budgets[srv->n_budgets++];
-                *b = (UserBudget) { .user = user, .usec = (int64_t) rate, .at = now };
-        }
-        b->usec = control_budget_refill(b->usec, now - b->at, rate);
-        b->at = now;
-        return b;
+        return rate ? user_shares_get(&srv->shares, user, now, rate) : NULL;
 }
 
 static void client_update_events(Client *c);
@@ -496,9 +523,10 @@ static int on_client_throttle(sd_event_source *s, uint64_t usec, void *userdata)
 static bool client_throttled(Client *c) {
         ControlServer *srv = c->server;
         uint64_t now = now_usec(CLOCK_MONOTONIC), wait;
-        UserBudget *b;
+        UserShare *b;
+        char who[128];
 
-        if (c->privileged || !(b = user_budget(srv, c->peer.user, now)) || b->usec >= 0)
+        if (c->privileged || !(b = user_share(srv, c->peer.user, now)) || b->usec >= 0)
                 return false;
         wait = (uint64_t) -b->usec * USEC_PER_SEC / srv->limits.user_usec_per_s + 1;
         if (!c->throttle) {
@@ -508,18 +536,25 @@ static bool client_throttled(Client *c) {
                 (void) sd_event_source_set_time(c->throttle, now + wait);
                 (void) sd_event_source_set_enabled(c->throttle, SD_EVENT_ONESHOT);
         }
+        b->held++;
         log_ratelimit_full(&srv->throttled_log, LOG_INFO,
-                           "Holding requests of uid %u (pid " PID_FMT ") for %" PRIu64 " ms: its share of the loop's time is spent",
-                           (unsigned) c->peer.user, c->peer.pid, wait / USEC_PER_MSEC);
+                           "Holding requests of %s for %" PRIu64 " ms: its user's share of the loop's time is spent",
+                           peer_name(&c->peer, who), wait / USEC_PER_MSEC);
         return true;
 }
 
 /* Charges a request's time to its user. */
 static void client_spend(Client *c, uint64_t usec) {
-        UserBudget *b;
+        UserShare *b;
 
-        if (!c->privileged && (b = user_budget(c->server, c->peer.user, now_usec(CLOCK_MONOTONIC))))
+        if (c->privileged) {
+                c->server->privileged_usec += usec;
+                c->server->privileged_requests++;
+        } else if ((b = user_share(c->server, c->peer.user, now_usec(CLOCK_MONOTONIC)))) {
                 b->usec -= (int64_t) MAX(usec, (uint64_t) REQUEST_MIN_USEC);
+                b->spent_usec += usec;
+                b->requests++;
+        }
 }
 
 static bool client_throttle_pending(const Client *c) {
@@ -610,7 +645,7 @@ void control_call_reply(ControlCall *call, json_object *reply) {
         client_touch(c);
         /* Resume: flush the reply and handle what was waiting behind it. */
         client_update_events(c);
-        if (!c->out && (c->eof && c->in_len == 0))
+        if (!c->out && (c->close_after || (c->eof && c->in_len == 0)))
                 client_free(c);
 }
 
@@ -686,60 +721,49 @@ static int accept_failed(ControlServer *srv, int error) {
         return 0;
 }
 
-/* The uid that owns the outermost user namespace below ours on the way to
- * pid's, or uid itself for a peer in ours (or where it cannot be told: a
- * peer gone, a kernel without NS_GET_OWNER_UID, before 4.11). A user with
- * subordinate uids connects as any of them from a namespace of their own:
- * counted as its owner, they share one user's limits. */
-static uid_t peer_user(pid_t pid, uid_t uid) {
-        struct stat self, st;
-        char path[64];
-        uid_t owner = uid;
-        int fd;
-
-        if (pid <= 0 || stat("/proc/self/ns/user", &self) < 0)
-                return uid;
-        snprintf(path, sizeof path, "/proc/%d/ns/user", (int) pid);
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        for (unsigned depth = 0; fd >= 0 && depth < 33; depth++) {
-                int parent;
-
-                if (fstat(fd, &st) < 0 || (st.st_dev == self.st_dev && st.st_ino == self.st_ino))
-                        break; /* ours: the owner found so far stands */
-                if (ioctl(fd, NS_GET_OWNER_UID, &owner) < 0) {
-                        owner = uid;
-                        break;
-                }
-                parent = ioctl(fd, NS_GET_PARENT);
-                safe_close(fd);
-                fd = parent; /* EPERM past ours: the owner found stands */
-        }
-        safe_close(fd);
-        return owner;
-}
-
 /* Root, or a member of the privileged group: never limited. */
 static bool peer_privileged(const ControlServer *srv, const ControlPeer *peer) {
         return peer->uid == 0 ||
                (srv->limits.privileged_gid != (gid_t) -1 && control_peer_in_group(peer, srv->limits.privileged_gid));
 }
 
+/* The subordinate uids read again if their file changed; what went wrong
+ * said once for each change of the file. */
+static void peers_refresh(ControlServer *srv) {
+        const char *why = NULL;
+        unsigned skipped = 0;
+        int r = peer_users_refresh(srv->peers, now_usec(CLOCK_MONOTONIC), &skipped, &why);
+
+        if (r < 0)
+                log_warning_errno(r, "%s: %s; subordinate uids count as users of their own namespace's uids",
+                                  peer_users_subuid_path(srv->peers), why);
+        else if (r > 0 && skipped > 0)
+                log_warning("%s: %u line(s) skipped (not owner:start:count, or an unknown owner)",
+                            peer_users_subuid_path(srv->peers), skipped);
+}
+
 /* Who is on the other end of 'fd', from the kernel (SO_PEERCRED,
  * SO_PEERGROUPS), and whether that peer is privileged. */
-static int identify_peer(const ControlServer *srv, int fd, ControlPeer *ret, bool *ret_privileged) {
+static int identify_peer(ControlServer *srv, int fd, ControlPeer *ret, bool *ret_privileged) {
         struct ucred cred;
         socklen_t clen = sizeof cred, glen;
         ControlPeer peer;
 
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0)
                 return -errno;
-        peer = (ControlPeer) { .pid = cred.pid, .uid = cred.uid, .user = peer_user(cred.pid, cred.uid), .gid = cred.gid };
+        peer = (ControlPeer) { .pid = cred.pid, .uid = cred.uid, .user = cred.uid, .gid = cred.gid };
         glen = sizeof peer.groups;
         /* A peer in more than CONTROL_PEER_GROUPS_MAX groups is judged by
          * its primary one. */
         if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, peer.groups, &glen) >= 0)
                 peer.n_groups = glen / sizeof(gid_t);
         *ret_privileged = peer_privileged(srv, &peer);
+        if (!*ret_privileged) {
+                /* Whom its limits count against (peer.h): never root's
+                 * reserve, which goes by the peer's own uid. */
+                peers_refresh(srv);
+                peer.user = peer_users_key(srv->peers, fd, cred.pid, cred.uid, &peer.user_from);
+        }
         *ret = peer;
         return 0;
 }
@@ -786,6 +810,7 @@ static int accept_one(ControlServer *srv, int lfd) {
         ControlPeer peer = {};
         const char *refusal;
         bool privileged = false;
+        char who[128];
         int fd, r;
 
         fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -800,8 +825,8 @@ static int accept_one(ControlServer *srv, int lfd) {
         refusal = admission_refusal(srv, &peer, privileged);
         if (refusal) {
                 log_ratelimit_full(&srv->refused_log, LOG_WARNING,
-                                   "Refusing control connection from uid %u (pid " PID_FMT "): %s; %u clients already connected",
-                                   (unsigned) peer.uid, peer.pid, refusal, srv->n_clients);
+                                   "Refusing control connection from %s: %s; %u clients already connected",
+                                   peer_name(&peer, who), refusal, srv->n_clients);
                 reject_client(fd, ERROR_TOO_MANY_CLIENTS, refusal);
                 return 1;
         }
@@ -865,13 +890,29 @@ int control_server_new(sd_event *e, int listen_fd, const struct control_limits *
         if (r < 0)
                 return r;
         (void) sd_event_source_set_enabled(s->accept_retry, SD_EVENT_OFF);
+        r = sd_event_add_post(e, &s->text_drop, on_text_drop, s);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(s->text_drop, SD_EVENT_OFF);
+        r = peer_users_new(limits->subuid_path, &s->peers);
+        if (r < 0)
+                return r;
+        s->limits.subuid_path = NULL; /* the copy is the peers' */
         s->listen_fd = listen_fd;
         *ret = TAKE_PTR(s);
         return 0;
 }
 
 void control_server_set_limits(ControlServer *s, const struct control_limits *limits) {
+        PeerUsers *u;
+
+        if (!streq(peer_users_subuid_path(s->peers), limits->subuid_path ? limits->subuid_path : "/etc/subuid") &&
+            peer_users_new(limits->subuid_path, &u) >= 0) {
+                peer_users_free(s->peers);
+                s->peers = u;
+        }
         s->limits = *limits;
+        s->limits.subuid_path = NULL;
         raise_nofile(limits->max_clients);
 }
 
@@ -884,101 +925,44 @@ size_t control_server_reply_bytes(const ControlServer *s, uid_t user) {
 }
 
 void control_server_charge(ControlServer *s, const ControlPeer *peer, uint64_t usec) {
-        UserBudget *b;
+        UserShare *b;
 
         /* A debt of ten seconds' share at most: one long build does not
          * lock its user out for good. */
-        if (s && !peer_privileged(s, peer) && (b = user_budget(s, peer->user, now_usec(CLOCK_MONOTONIC))))
+        if (s && !peer_privileged(s, peer) && (b = user_share(s, peer->user, now_usec(CLOCK_MONOTONIC)))) {
                 b->usec = MAX(b->usec - (int64_t) MIN(usec, (uint64_t) INT32_MAX),
                               -10 * (int64_t) s->limits.user_usec_per_s);
+                b->spent_usec += usec;
+        }
+}
+
+/* The loop's time the requests took, said at exit: root's and the
+ * privileged group's, and the users' that took most (of those still
+ * counted: a user who spent nothing for a while is forgotten). */
+static void log_usage(ControlServer *s) {
+        char users[1024];
+
+        if (s->privileged_requests == 0 && s->shares.n == 0)
+                return;
+        user_shares_summary(&s->shares, 8, users, sizeof users);
+        log_info("The loop's time spent on requests since start: privileged: %.3f s, requests %" PRIu64 "%s%s",
+                 (double) s->privileged_usec / USEC_PER_SEC, s->privileged_requests, users[0] ? "; " : "", users);
 }
 
 ControlServer *control_server_free(ControlServer *s) {
         if (!s)
                 return NULL;
+        log_usage(s);
         while (s->clients)
                 client_free(s->clients);
+        on_text_drop(NULL, s);
+        sd_event_source_disable_unref(s->text_drop);
+        peer_users_free(s->peers);
         sd_event_source_disable_unref(s->listen_source);
         sd_event_source_disable_unref(s->accept_retry);
         safe_close(s->listen_fd);
         sd_event_unref(s->event);
-        free(s->budgets);
+        user_shares_done(&s->shares);
         free(s);
         return NULL;
-}
-
-int control_socket_from_activation(int *ret_fd) {
-        int n = sd_listen_fds(1), r;
-
-        if (n < 0)
-                return n;
-        if (n == 0)
-                return 0;
-        if (n > 1)
-                return -E2BIG;
-        r = sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_STREAM, 1, NULL, 0);
-        if (r < 0)
-                return r;
-        if (r == 0)
-                return -ENOTSOCK;
-        if (fcntl(SD_LISTEN_FDS_START, F_SETFL, fcntl(SD_LISTEN_FDS_START, F_GETFL) | O_NONBLOCK) < 0 ||
-            fcntl(SD_LISTEN_FDS_START, F_SETFD, FD_CLOEXEC) < 0)
-                return -errno;
-        *ret_fd = SD_LISTEN_FDS_START;
-        return 1;
-}
-
-int control_socket_bind(const char *path, mode_t mode, gid_t gid, int *ret_fd) {
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        _cleanup_close_ int fd = -1;
-        struct stat st;
-        int r;
-
-        if (strlen(path) >= sizeof sa.sun_path)
-                return -ENAMETOOLONG;
-        strcpy(sa.sun_path, path);
-
-        r = mkdir_parents(path, 0755);
-        if (r < 0)
-                return r;
-
-        if (lstat(path, &st) == 0) {
-                int probe;
-
-                if (!S_ISSOCK(st.st_mode))
-                        return -EEXIST; /* never unlink something that is not ours */
-                r = varlink_connect(path, &probe);
-                if (r >= 0) {
-                        safe_close(probe);
-                        return -EADDRINUSE; /* a live server answers there */
-                }
-                if (unlink(path) < 0 && errno != ENOENT)
-                        return -errno;
-        }
-
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return -errno;
-        /* Create the inode with its final mode: no window in which a wider
-         * mode lets someone connect. */
-        {
-                mode_t old = umask(~mode & 0777);
-
-                r = bind(fd, (struct sockaddr *) &sa, sizeof sa) < 0 ? -errno : 0;
-                umask(old);
-                if (r < 0)
-                        return r;
-        }
-        if (chmod(path, mode) < 0 || (gid != (gid_t) -1 && chown(path, (uid_t) -1, gid) < 0)) {
-                r = -errno;
-                (void) unlink(path);
-                return r;
-        }
-        if (listen(fd, SOMAXCONN) < 0) {
-                r = -errno;
-                (void) unlink(path);
-                return r;
-        }
-        *ret_fd = TAKE_FD(fd);
-        return 0;
 }

@@ -9,17 +9,20 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include "control-socket.h" /* the listening socket the server is given */
 #include "macro.h"
+#include "peer.h"
 
 #define CONTROL_PEER_GROUPS_MAX 64
 
 typedef struct ControlPeer {
         pid_t pid;
         uid_t uid;
-        /* Whom the per-user limits count it against: uid, or for a peer in
-         * a user namespace, the uid that owns the outermost one below
-         * ours (so the uids of /etc/subuid count as their owner's). */
+        /* Whom the per-user limits count it against (peer.h): uid, the
+         * owner of its subordinate range, or its namespace's block of
+         * uids; set for unprivileged peers. */
         uid_t user;
+        PeerUserFrom user_from;
         gid_t gid;
         gid_t groups[CONTROL_PEER_GROUPS_MAX]; /* supplementary groups (SO_PEERGROUPS) */
         unsigned n_groups;
@@ -56,6 +59,9 @@ struct control_limits {
          * refused. 0: no limit. */
         size_t user_reply_bytes;
         size_t reply_bytes;
+        /* Who owns which subordinate uids (peer.h); NULL: /etc/subuid.
+         * Copied. */
+        const char *subuid_path;
 };
 
 /* One request being answered. The dispatcher either answers at once or
@@ -84,12 +90,6 @@ json_object *control_call_steal_reply(ControlCall *c);
 typedef int (*control_dispatch_t)(void *userdata, ControlCall *call, const char *method, json_object *params,
                                   json_object **ret_reply);
 
-/* The socket passed by systemd, if any: 1 and *ret_fd; 0 if none; -errno if
- * what was passed is not one listening Unix stream socket. */
-int control_socket_from_activation(int *ret_fd);
-/* Binds 'path' (creating its directory, replacing a stale socket, refusing
- * to take over one that answers) with 'mode' and, unless (gid_t) -1, 'gid'. */
-int control_socket_bind(const char *path, mode_t mode, gid_t gid, int *ret_fd);
 
 typedef struct ControlServer ControlServer;
 
@@ -106,10 +106,8 @@ size_t control_server_reply_bytes(const ControlServer *s, uid_t user);
  * their next requests wait as their own would. Root and privileged_group
  * are never charged. */
 void control_server_charge(ControlServer *s, const ControlPeer *peer, uint64_t usec);
-/* A user's share of the loop, 'usec' (negative: a debt), after 'elapsed'
- * microseconds of refill at 'rate' a second, full at 'rate' (at most a
- * second a second): the refill saturates for any gap, months included. */
-int64_t control_budget_refill(int64_t usec, uint64_t elapsed, uint64_t rate);
-/* Closes every client and the listening socket. */
+/* Closes every client and the listening socket, saying first how much of
+ * the loop's time the requests took: root's and the privileged group's,
+ * and each of the users' that took most. */
 ControlServer *control_server_free(ControlServer *s);
 DEFINE_FREE_FUNC(ControlServer, control_server_free);

@@ -918,7 +918,7 @@ static json_object *history_verdict(const View *v, const MountHistory *h, int64_
         struct verdict vd;
 
         if (h->change.t == 0 ||
-            verdict_judge(h, &h->change, now, VERDICT_SETTLE_INTERVALS * (int64_t) (v->config->sampler_interval_usec / USEC_PER_SEC), &vd) < 0)
+            verdict_judge_kept(h, now, VERDICT_SETTLE_INTERVALS * (int64_t) (v->config->sampler_interval_usec / USEC_PER_SEC), &vd) < 0)
                 return NULL;
         return verdict_to_json(&h->change, &vd);
 }

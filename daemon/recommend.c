@@ -195,7 +195,7 @@ static void add_verdict(const View *v, const TrackedMount *tm, int64_t now, stru
         const MountHistory *h = key && v->store ? store_find(v->store, key) : NULL;
 
         if (!h || h->change.t == 0 ||
-            verdict_judge(h, &h->change, now, VERDICT_SETTLE_INTERVALS * (int64_t) (v->config->sampler_interval_usec / USEC_PER_SEC), &r->verdict) < 0)
+            verdict_judge_kept(h, now, VERDICT_SETTLE_INTERVALS * (int64_t) (v->config->sampler_interval_usec / USEC_PER_SEC), &r->verdict) < 0)
                 return;
         r->change = h->change;
 }

@@ -72,7 +72,10 @@ int history_new(const char *key, const struct stats_ring_spec *specs, unsigned n
         if (!h)
                 return -ENOMEM;
         h->key = strdup(key);
-        if (!h->key) {
+        h->verdict_memo = calloc(1, STATS_VERDICT_MEMO_SIZE);
+        if (!h->key || !h->verdict_memo) {
+                free(h->key);
+                free(h->verdict_memo);
                 free(h);
                 return -ENOMEM;
         }
@@ -89,6 +92,7 @@ MountHistory *history_free(MountHistory *h) {
         for (unsigned i = 0; i < h->n_rings; i++)
                 free(h->rings[i].v);
         free(h->key);
+        free(h->verdict_memo);
         free(h);
         return NULL;
 }
@@ -300,7 +304,7 @@ uint32_t history_ring_points(const MountHistory *h, unsigned r, struct stats_poi
 }
 
 size_t history_memory(const MountHistory *h) {
-        size_t m = sizeof *h + strlen(h->key) + 1;
+        size_t m = sizeof *h + strlen(h->key) + 1 + STATS_VERDICT_MEMO_SIZE;
 
         for (unsigned r = 0; r < h->n_rings; r++)
                 m += (size_t) h->rings[r].alloc * sizeof(struct stats_point);

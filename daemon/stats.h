@@ -125,7 +125,14 @@ typedef struct MountHistory {
         struct stats_promise promise; /* the store's: kept in history.changes */
         struct stats_change change;
         struct stats_unshare_model unshare_model; /* the store's: kept in history.changes */
+        /* Room for verdict.c to keep its judgement of 'change' in
+         * (verdict_judge_kept()), in memory only: allocated with the
+         * history, so that a reader holding the history const (the request
+         * side, the tick pass) keeps what it judged. Its layout is
+         * verdict.c's, STATS_VERDICT_MEMO_SIZE bytes at most. */
+        struct verdict_memo *verdict_memo;
 } MountHistory;
+#define STATS_VERDICT_MEMO_SIZE 128
 
 /* Parses "1min:6h, 10min:7d, 1h:90d" (resolution:retention, finest first). */
 int stats_parse_rings(const char *s, struct stats_ring_spec *ret, unsigned *ret_n);

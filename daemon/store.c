@@ -244,35 +244,62 @@ static bool key_escapes(unsigned char c) {
         return c <= ' ' || c == '\\' || c == 0x7f;
 }
 
-static void key_put_field(FILE *f, const char *name, const char *value) {
-        fprintf(f, "%s%s=", ftell(f) > 0 ? " " : "", name);
-        for (const unsigned char *p = (const unsigned char *) value; *p; p++)
-                if (key_escapes(*p))
-                        fprintf(f, "\\x%02x", *p);
-                else
-                        fputc(*p, f);
+/* Writes " name=value" (no space first at 'at' 0) at buf + at, escaped,
+ * or, with buf NULL, only counts it; returns the length. */
+static size_t key_put_field(char *buf, size_t at, const char *name, const char *value) {
+        size_t n = (at > 0) + strlen(name) + 1;
+
+        if (buf) {
+                char *o = buf + at;
+
+                if (at > 0)
+                        *o++ = ' ';
+                o = stpcpy(o, name);
+                *o = '=';
+        }
+        for (const unsigned char *p = (const unsigned char *) value; *p; p++) {
+                if (!key_escapes(*p)) {
+                        if (buf)
+                                buf[at + n] = (char) *p;
+                        n++;
+                        continue;
+                }
+                if (buf)
+                        snprintf(buf + at + n, 5, "\\x%02x", *p);
+                n += 4;
+        }
+        return n;
 }
 
-int store_key_format(const char *uuid, const char *source, const char *fstype, const char *root, const char *target,
-                     char **ret) {
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
+/* The key's fields, into buf (NULL: counted): its length. */
+static size_t key_put(char *buf, const char *uuid, const char *source, const char *fstype, const char *root,
+                      const char *target) {
+        size_t n = 0;
 
-        if (!f)
-                return -ENOMEM;
         if (uuid)
-                key_put_field(f, "uuid", uuid);
+                n += key_put_field(buf, n, "uuid", uuid);
         else {
-                key_put_field(f, "source", source ? source : "");
-                key_put_field(f, "fstype", fstype ? fstype : "");
+                n += key_put_field(buf, n, "source", source ? source : "");
+                n += key_put_field(buf, n, "fstype", fstype ? fstype : "");
         }
         if (root && !streq(root, "/"))
-                key_put_field(f, "root", root);
-        key_put_field(f, "target", target);
-        if (fclose(f) != 0 || !buf)
+                n += key_put_field(buf, n, "root", root);
+        return n + key_put_field(buf, n, "target", target);
+}
+
+/* Two passes over the fields (count, then fill), no stdio stream: every
+ * mount's key is made again at each change of the mount table
+ * (tracker.c), and a stream a mount cost that change most of its time on
+ * the loop at 2,000 mounts. */
+int store_key_format(const char *uuid, const char *source, const char *fstype, const char *root, const char *target,
+                     char **ret) {
+        size_t n = key_put(NULL, uuid, source, fstype, root, target);
+        char *buf = malloc(n + 1);
+
+        if (!buf)
                 return -ENOMEM;
-        *ret = TAKE_PTR(buf);
+        buf[key_put(buf, uuid, source, fstype, root, target)] = 0;
+        *ret = buf;
         return 0;
 }
 

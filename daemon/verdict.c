@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "mounts.h"
 #include "protocol.h"
@@ -83,9 +84,16 @@ static int64_t floor_to(int64_t t, uint32_t res) {
         return q * (int64_t) res;
 }
 
-/* The first bucket of ring r that lies wholly after the change has settled. */
-static int64_t first_after(const struct stats_change *c, int64_t settle_s, uint32_t res) {
-        return ceil_to(c->t + settle_s, res);
+/* The first bucket of ring r that lies wholly after the change has
+ * settled and that the ring still holds: a scan from the change itself
+ * would run through every bucket since, however long ago it was. */
+static int64_t first_after(const MountHistory *h, unsigned r, const struct stats_change *c, int64_t settle_s) {
+        return MAX(ceil_to(c->t + settle_s, h->rings[r].spec.resolution), history_oldest(h, r));
+}
+
+/* Whether ring r still holds a bucket from before the change. */
+static bool holds_before(const MountHistory *h, unsigned r, const struct stats_change *c) {
+        return history_oldest(h, r) <= c->last_old;
 }
 
 /* Ring r's buckets after the change, each paired with the same time of day
@@ -95,7 +103,10 @@ static void judge_same_hours(const MountHistory *h, unsigned r, const struct sta
         const StatsRing *g = &h->rings[r];
         uint32_t res = g->spec.resolution;
 
-        for (int64_t b = first_after(c, settle_s, res); g->count && b <= g->head_t && b + res <= now; b += res) {
+        /* Each pair's bucket before lies in the last day before the change. */
+        if (!holds_before(h, r, c))
+                return;
+        for (int64_t b = first_after(h, r, c, settle_s); g->count && b <= g->head_t && b + res <= now; b += res) {
                 const struct stats_point *pa = history_point(h, r, b), *pb;
                 double blo, bhi, alo, ahi;
                 int64_t k;
@@ -121,7 +132,12 @@ static void judge_adjacent(const MountHistory *h, unsigned r, const struct stats
         uint32_t res = g->spec.resolution;
         int64_t oldest = history_oldest(h, r);
 
-        for (int64_t b = first_after(c, settle_s, res); g->count && b <= g->head_t && b + res <= now; b += res) {
+        /* Nothing before the change held: no pair, and the buckets after
+         * are counted in the finest ring only (the verdict's "too little
+         * before" says how many). */
+        if (!holds_before(h, r, c) && r > 0)
+                return;
+        for (int64_t b = first_after(h, r, c, settle_s); g->count && b <= g->head_t && b + res <= now; b += res) {
                 const struct stats_point *p = history_point(h, r, b);
                 double lo, hi;
 
@@ -208,6 +224,52 @@ int verdict_judge(const MountHistory *h, const struct stats_change *c, int64_t n
         ret->n_before = before0.n;
         ret->n_after = after0.n;
         ret->state = after0.n < VERDICT_MIN_POINTS ? VERDICT_TOO_EARLY : VERDICT_TOO_LITTLE_BEFORE;
+        return 0;
+}
+
+/* A change's verdict kept with its history (verdict_judge_kept()), in the
+ * room the history was allocated with. */
+struct verdict_memo {
+        int64_t change_t; /* the change it is of; 0: none */
+        bool have;        /* 'v' holds a verdict */
+        bool final;       /* no ring holds a bucket from before the change: 'v' stands */
+        struct verdict v; /* the last measured verdict, else the last one judged */
+};
+_Static_assert(sizeof(struct verdict_memo) <= STATS_VERDICT_MEMO_SIZE, "the history's room for a verdict");
+
+/* Whether no ring holds a bucket from before the change: no verdict to
+ * come can pair a bucket after it with one before. */
+static bool beyond_rings(const MountHistory *h, const struct stats_change *c) {
+        for (unsigned r = 0; r < h->n_rings; r++)
+                if (holds_before(h, r, c))
+                        return false;
+        return true;
+}
+
+int verdict_judge_kept(const MountHistory *h, int64_t now, int64_t settle_s, struct verdict *ret) {
+        struct verdict_memo *m;
+        int r;
+
+        if (!h || h->change.t <= 0)
+                return -ENODATA;
+        m = h->verdict_memo;
+        if (m->change_t == h->change.t && m->final) {
+                *ret = m->v;
+                return 0;
+        }
+        r = verdict_judge(h, &h->change, now, settle_s, ret);
+        if (r < 0)
+                return r;
+        if (m->change_t != h->change.t)
+                *m = (struct verdict_memo) { .change_t = h->change.t };
+        if (!m->have || ret->state == VERDICT_MEASURED || m->v.state != VERDICT_MEASURED) {
+                m->v = *ret;
+                m->have = true;
+        }
+        if (beyond_rings(h, &h->change)) {
+                m->final = true;
+                *ret = m->v;
+        }
         return 0;
 }
 

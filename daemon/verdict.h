@@ -56,6 +56,17 @@ struct verdict {
 int verdict_judge(const MountHistory *h, const struct stats_change *c, int64_t now, int64_t settle_s,
                   struct verdict *ret);
 
+/* The verdict on h's last change (h->change), judged so that its cost
+ * does not grow with the change's age: the scans of verdict_judge() are
+ * bounded by what the rings hold, and once no ring holds a bucket from
+ * before the change (it is older than the longest ring reaches), nothing
+ * more can be learnt: the last measured verdict is kept (or, if there was
+ * none, the one judged then), and given at once from then on. The kept
+ * verdict lives with h, in memory (a restart judges such a change once
+ * again, from what the rings hold then). -ENODATA if h records no
+ * change. */
+int verdict_judge_kept(const MountHistory *h, int64_t now, int64_t settle_s, struct verdict *ret);
+
 const char *verdict_state_to_string(VerdictState s);
 const char *verdict_comparison_to_string(VerdictComparison c);
 

@@ -4,6 +4,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -45,7 +46,15 @@ typedef struct WorkerThread {
 struct WorkerPool {
         sd_event *event;
         pthread_mutex_t lock;
-        pthread_cond_t wake;
+        /* Posted once for each change that may let a waiting thread take a
+         * job: a job queued, a bounded job done or written off, shutdown.
+         * The loop never signals a condition variable: glibc's
+         * pthread_cond_signal() may wait until threads it woke before have
+         * run (__condvar_quiesce_and_switch_g1), which on a CPU-starved
+         * host held the loop for up to 80 ms a time (BENCHMARKS.md); a post
+         * never waits. */
+        sem_t work;
+        pthread_cond_t gone; /* a thread left: worker_pool_free() waits on it */
         WorkerJob *queue_head, *queue_tail;
         WorkerJob *finished;   /* completion list, LIFO */
         int efd;
@@ -72,10 +81,13 @@ static void job_free(WorkerJob *j) {
 
 static int spawn_thread_locked(WorkerPool *p);
 
-/* Waits for the threads that said they are leaving: an exit is complete,
- * stack and thread-local storage freed, only once joined. */
-static void join_exited(WorkerPool *p) {
-        WorkerThread *list;
+/* Joins the threads that said they are leaving: an exit is complete,
+ * stack and thread-local storage freed, only once joined. On the loop
+ * ('wait' false) a thread not quite gone yet is not waited for (it may not
+ * get a CPU for a while on a busy host): it is joined at a later
+ * completion. */
+static void join_exited(WorkerPool *p, bool wait) {
+        WorkerThread *list, *later = NULL;
 
         pthread_mutex_lock(&p->lock);
         list = p->exited;
@@ -85,9 +97,24 @@ static void join_exited(WorkerPool *p) {
                 WorkerThread *t = list;
 
                 list = t->next;
-                (void) pthread_join(t->id, NULL);
+                if (!wait && pthread_tryjoin_np(t->id, NULL) == EBUSY) {
+                        t->next = later;
+                        later = t;
+                        continue;
+                }
+                if (wait)
+                        (void) pthread_join(t->id, NULL);
                 free(t);
         }
+        if (!later)
+                return;
+        pthread_mutex_lock(&p->lock);
+        for (WorkerThread *t = later, *next; t; t = next) {
+                next = t->next;
+                t->next = p->exited;
+                p->exited = t;
+        }
+        pthread_mutex_unlock(&p->lock);
 }
 
 /* Threads stuck on bounded jobs of 'owner'. */
@@ -141,6 +168,32 @@ static WorkerJob *take_job_locked(WorkerPool *p) {
         return NULL;
 }
 
+/* Waits, unlocked, for a post of p->work. */
+static void wait_for_work_locked(WorkerPool *p) {
+        pthread_mutex_unlock(&p->lock);
+        while (sem_wait(&p->work) < 0 && errno == EINTR)
+                ;
+        pthread_mutex_lock(&p->lock);
+}
+
+/* A job done: counted, and handed to the loop. Whether the loop is to be
+ * woken (the first job on its list) in *ret_wake. */
+static void job_done_locked(WorkerPool *p, WorkerJob *j, bool *ret_wake) {
+        p->running--;
+        if (j->bounded && !j->timed_out) {
+                p->bounded_running--;
+                if (p->queue_head)
+                        (void) sem_post(&p->work); /* a bounded job may wait for this one */
+        }
+        j->state = JOB_FINISHED;
+        /* The loop takes the whole list at each wakeup: only the first job
+         * of a list needs to wake it (a syscall and an epoll wakeup per job
+         * cost the loop at thousands a second). */
+        *ret_wake = !p->finished;
+        j->next = p->finished;
+        p->finished = j;
+}
+
 static void *thread_main(void *userdata) {
         WorkerThread *self = userdata;
         WorkerPool *p = self->pool;
@@ -149,9 +202,10 @@ static void *thread_main(void *userdata) {
         pthread_mutex_lock(&p->lock);
         for (;;) {
                 WorkerJob *j;
+                bool wake;
 
                 while (!(j = take_job_locked(p)) && !p->shutdown)
-                        pthread_cond_wait(&p->wake, &p->lock);
+                        wait_for_work_locked(p);
                 if (!j)
                         break; /* shutting down, nothing left to run */
                 j->state = JOB_RUNNING;
@@ -162,20 +216,9 @@ static void *thread_main(void *userdata) {
                 j->fn(j->arg, &j->cancel);
 
                 pthread_mutex_lock(&p->lock);
-                p->running--;
-                if (j->bounded && !j->timed_out) {
-                        p->bounded_running--;
-                        if (p->queue_head)
-                                pthread_cond_signal(&p->wake); /* a bounded job may wait for this one */
-                }
-                j->state = JOB_FINISHED;
-                /* The loop takes the whole list at each wakeup: only the
-                 * first job of a list needs to wake it (a syscall and an
-                 * epoll wakeup per job cost the loop at thousands a second). */
-                if (!p->finished)
+                job_done_locked(p, j, &wake);
+                if (wake)
                         (void) write(p->efd, &one, sizeof one);
-                j->next = p->finished;
-                p->finished = j;
                 if (j->timed_out) {
                         p->stuck--;
                         if (j->bounded) {
@@ -191,7 +234,7 @@ static void *thread_main(void *userdata) {
         self->next = p->exited;
         p->exited = self;
         (void) write(p->efd, &one, sizeof one); /* to be joined */
-        pthread_cond_broadcast(&p->wake);
+        pthread_cond_broadcast(&p->gone);
         pthread_mutex_unlock(&p->lock);
         return NULL;
 }
@@ -242,7 +285,7 @@ static int on_completion(sd_event_source *s, int fd, uint32_t revents, void *use
                 j->done(j->arg, j->timed_out ? WORKER_LATE : WORKER_DONE);
                 job_free(j);
         }
-        join_exited(p);
+        join_exited(p, false);
         return 0;
 }
 
@@ -283,7 +326,7 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
                 p->bounded_stuck++;
                 owner_count_locked(p, j->owner, 1);
                 if (p->queue_head)
-                        pthread_cond_signal(&p->wake);
+                        (void) sem_post(&p->work);
         }
         if (p->threads - p->stuck < p->target && p->stuck <= WORKER_MAX_STUCK) {
                 int r = spawn_thread_locked(p);
@@ -332,9 +375,7 @@ static int submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, u
                 p->queue_head = j;
         p->queue_tail = j;
         pthread_mutex_unlock(&p->lock);
-        /* After the unlock: a thread woken with the lock still held would
-         * only wait for it again. */
-        pthread_cond_signal(&p->wake);
+        (void) sem_post(&p->work);
         return 0;
 }
 
@@ -378,7 +419,14 @@ int worker_pool_new(sd_event *e, unsigned n_threads, WorkerPool **ret) {
         if (!p)
                 return -ENOMEM;
         pthread_mutex_init(&p->lock, NULL);
-        pthread_cond_init(&p->wake, NULL);
+        pthread_cond_init(&p->gone, NULL);
+        if (sem_init(&p->work, 0, 0) < 0) {
+                r = -errno;
+                pthread_mutex_destroy(&p->lock);
+                pthread_cond_destroy(&p->gone);
+                free(p);
+                return r;
+        }
         p->event = sd_event_ref(e);
         p->target = MAX(n_threads, 1u);
         p->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -414,14 +462,15 @@ WorkerPool *worker_pool_free(WorkerPool *p) {
         p->shutdown = true;
         queued = p->queue_head;
         p->queue_head = p->queue_tail = NULL;
-        pthread_cond_broadcast(&p->wake);
+        for (unsigned i = 0; i < p->threads; i++)
+                (void) sem_post(&p->work); /* each waiting thread sees shutdown */
 
         /* Give running jobs a moment to notice; a thread stuck in the kernel
          * is left behind (it holds only its own job). */
         clock_gettime(CLOCK_REALTIME, &deadline);
         deadline.tv_sec += 2;
         while (p->threads > p->stuck) {
-                if (pthread_cond_timedwait(&p->wake, &p->lock, &deadline) == ETIMEDOUT)
+                if (pthread_cond_timedwait(&p->gone, &p->lock, &deadline) == ETIMEDOUT)
                         break;
         }
         finished = p->finished;
@@ -441,7 +490,7 @@ WorkerPool *worker_pool_free(WorkerPool *p) {
                 job_free(j);
         }
 
-        join_exited(p);
+        join_exited(p, true);
         sd_event_source_disable_unref(p->efd_source);
         /* With threads still alive (stuck) the pool's memory stays theirs. */
         if (p->threads > 0)
@@ -449,7 +498,8 @@ WorkerPool *worker_pool_free(WorkerPool *p) {
         safe_close(p->efd);
         sd_event_unref(p->event);
         pthread_mutex_destroy(&p->lock);
-        pthread_cond_destroy(&p->wake);
+        pthread_cond_destroy(&p->gone);
+        sem_destroy(&p->work);
         free(p);
         return NULL;
 }

@@ -103,8 +103,9 @@ if [ $check_status -ne 0 ]; then
         [ "$failed" -gt 0 ] || failed=1 # a crash that left no TAP result
 fi
 
-# What only means something without ASan: valgrind and memory baselines.
-echo "== make check (release build: valgrind, memory)"
+# What only means something without ASan: valgrind and memory baselines,
+# and the timing of root's status under the hostile tests' attacks.
+echo "== make check (release build: valgrind, memory, the attacks' timing)"
 release_tests=$(sed -n '/^release_tests = /,/^[^\t]/p' "$SRC/Makefile.am" | grep -o 'tests/[^ ]*\.sh' | tr '\n' ' ')
 if [ -f "$SRC/build-release/atimed" ]; then
         since=$SECONDS

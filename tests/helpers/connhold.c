@@ -4,7 +4,7 @@
  * the server closes or refuses.
  *
  *   connhold [-n N] [-t SECONDS] [-i MSEC] PATH
- *   connhold -m [-t SECONDS] [-r REQUEST] PATH
+ *   connhold -m|-f [-t SECONDS] [-r REQUEST] PATH
  *
  * Prints one line of figures:
  *   attempts A refused R idle_closed C max_held H max_idle_life_ms L
@@ -13,6 +13,9 @@
  * 500 ms without a reply (the server accepted them); max_idle_life_ms: the
  * longest an idle-closed connection lived. Raises its own RLIMIT_NOFILE to
  * fit N.
+ *
+ * With -f it floods: the same calls as -m, one after another without a
+ * pause (the figures are the flood's own).
  *
  * With -m it is the victim instead: every 100 ms it connects, asks
  * io.atimed.GetStatus and reads the whole reply, timing each call (from
@@ -80,6 +83,8 @@ static void conn_closed(struct conn *c, uint64_t now) {
 }
 
 static const char *request = "{\"method\":\"io.atimed.GetStatus\"}";
+/* The pause between calls: -m's 100 ms, none with -f. */
+static unsigned pause_us = 100000;
 
 /* One call of 'request' on a new connection: its duration in µs, or -1. */
 static int64_t timed_call(void) {
@@ -123,7 +128,7 @@ static int cmp_i64(const void *a, const void *b) {
 }
 
 static int measure(unsigned seconds) {
-        size_t cap = (size_t) seconds * 10 + 16, n = 0, failures = 0;
+        size_t cap = (size_t) seconds * (pause_us ? 10 : 20000) + 16, n = 0, failures = 0;
         int64_t *us = calloc(cap, sizeof *us);
         uint64_t end = now_ms() + (uint64_t) seconds * 1000;
 
@@ -136,7 +141,8 @@ static int measure(unsigned seconds) {
                         failures++;
                 else
                         us[n++] = d;
-                usleep(100000);
+                if (pause_us)
+                        usleep(pause_us);
         }
         qsort(us, n, sizeof *us, cmp_i64);
         printf("calls %zu failures %zu p50_ms %.1f max_ms %.1f\n", n + failures, failures,
@@ -154,9 +160,10 @@ int main(int argc, char *argv[]) {
         uint64_t end;
         int opt;
 
-        while ((opt = getopt(argc, argv, "n:t:i:mr:")) >= 0)
+        while ((opt = getopt(argc, argv, "n:t:i:mfr:")) >= 0)
                 switch (opt) {
                 case 'm': victim = true; break;
+                case 'f': victim = true; pause_us = 0; break;
                 case 'r': request = optarg; break;
                 case 'n': n = (unsigned) atoi(optarg); break;
                 case 't': seconds = (unsigned) atoi(optarg); break;

@@ -8,9 +8,10 @@
 # default 4M) a request is answered io.atimed.ReplyBudgetExceeded, and
 # asking again on the refused connections, in a loop, gets the same; so
 # does nobody's own `atimectl status` on the eighth connection a user may
-# hold, saying why, while root's succeeds. Throughout, root's status
-# answers within 100 ms and the watchdog is fed (attack-lib.sh); the
-# daemon's resident memory is printed.
+# hold, saying why, while root's succeeds. Throughout, root's status is
+# answered, within 3x its quiet median in a release build, and the
+# watchdog is fed (attack-lib.sh); the daemon's resident memory is
+# printed.
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
 . "$top_srcdir/tests/hostile/attack-lib.sh"
@@ -120,4 +121,6 @@ is "root's atimectl status of every mount meanwhile succeeds" "$ROOT_RC" "0"
 check "root's status still answers" ctl status $T/many/m0
 stop_daemon
 is "clean exit" "$STOP_STATUS" "0"
+attack_usage
+attack_share_held $(id -u nobody)
 done_testing

@@ -4,9 +4,10 @@
 # in a loop from 8 processes: of every mount with history_s (each a
 # different one), and of mounts that do not exist. Before, each was built
 # afresh on the loop (history for 1,000 mounts, a re-read of mountinfo for
-# a missing one), and root's status waited 4.5 s. Root's status must
-# answer within 100 ms throughout and the watchdog be fed (attack-lib.sh),
-# with 2,000 mounts tracked.
+# a missing one), and root's status waited 4.5 s. Root's status must be
+# answered throughout, within 3x its quiet median in a release build, the
+# watchdog be fed, and nobody held to its share of the loop
+# (attack-lib.sh), with 2,000 mounts tracked.
 . "$top_srcdir/tests/integration/lib.sh"
 enter_namespace
 . "$top_srcdir/tests/hostile/attack-lib.sh"
@@ -44,8 +45,13 @@ wait $floods
 sent=$(cat $T/flood.* | awk '{ s += $1 } END { print s }')
 diag "requests sent by nobody in 10 s, each on a connection closed unread: $sent"
 attack_judge "connect, send, close: GetStatus with history_s, and of missing mounts"
-check "nobody's requests went out ($sent)" test "$sent" -gt 100
+# In a cgroup of their own (attack-lib.sh) nobody's loops get a task's
+# share of the CPUs, and the ASan build's clients start slowly: some tens
+# of requests there, hundreds in a release build.
+check "nobody's requests went out ($sent)" test "$sent" -ge 20
 check "still serving" ctl status $T/many/m0
 stop_daemon
 is "clean exit" "$STOP_STATUS" "0"
+attack_usage
+attack_share_held $(id -u nobody)
 done_testing

@@ -18,7 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "control.h"
+#include "share.h"
 #include "protocol.h"
 #include "../tap.h"
 #include "loop-wait.h"
@@ -348,14 +350,127 @@ static int child_status(pid_t pid) {
 static void test_budget_refill(void) {
         const uint64_t day = 86400 * USEC_PER_SEC;
 
-        is_int(control_budget_refill(-500, 250, USEC_PER_SEC), -250, "a quarter of a millisecond refills as much");
-        is_int(control_budget_refill(-10 * (int64_t) USEC_PER_SEC, 5 * USEC_PER_SEC, USEC_PER_SEC),
+        is_int(user_share_refill(-500, 250, USEC_PER_SEC), -250, "a quarter of a millisecond refills as much");
+        is_int(user_share_refill(-10 * (int64_t) USEC_PER_SEC, 5 * USEC_PER_SEC, USEC_PER_SEC),
                -5 * (int64_t) USEC_PER_SEC, "half of the longest debt in five seconds");
-        is_int(control_budget_refill(0, 2 * USEC_PER_SEC, 100000), 100000, "full at the rate, no further");
-        is_int(control_budget_refill(-5, 108 * day, USEC_PER_SEC), (int64_t) USEC_PER_SEC, "108 days later: full");
-        is_int(control_budget_refill(-5, UINT64_C(18446744073710), USEC_PER_SEC), (int64_t) USEC_PER_SEC,
+        is_int(user_share_refill(0, 2 * USEC_PER_SEC, 100000), 100000, "full at the rate, no further");
+        is_int(user_share_refill(-5, 108 * day, USEC_PER_SEC), (int64_t) USEC_PER_SEC, "108 days later: full");
+        is_int(user_share_refill(-5, UINT64_C(18446744073710), USEC_PER_SEC), (int64_t) USEC_PER_SEC,
                "213.5 days later, where elapsed * rate wraps: full");
-        is_int(control_budget_refill(-5, UINT64_MAX, USEC_PER_SEC), (int64_t) USEC_PER_SEC, "any gap at all: full");
+        is_int(user_share_refill(-5, UINT64_MAX, USEC_PER_SEC), (int64_t) USEC_PER_SEC, "any gap at all: full");
+}
+
+/* A server with only the capabilities the daemon keeps (caps.c), in a
+ * child process of its own (capabilities the test's clients need to
+ * change uid are not the server's): it binds 'path' with 'lim' and runs
+ * until SIGTERM. It says its effective capabilities on *ret_ready (a
+ * line of /proc/self/status), once it listens. */
+static pid_t server_without_caps(const char *path, const struct control_limits *lim, int *ret_ready) {
+        int ready[2];
+        pid_t pid;
+
+        if (pipe(ready) < 0)
+                return -1;
+        pid = fork();
+        if (pid == 0) {
+                _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+                ControlServer *srv = NULL;
+                sigset_t ss;
+                char status[8192], *eff;
+                int lfd = -1, fd;
+                ssize_t n;
+
+                close(ready[0]);
+                sigemptyset(&ss);
+                sigaddset(&ss, SIGTERM);
+                if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0 || caps_drop_to_minimum(false) < 0 || sd_event_new(&e) < 0 ||
+                    sd_event_add_signal(e, NULL, SIGTERM, NULL, NULL) < 0 ||
+                    control_socket_bind(path, 0666, (gid_t) -1, &lfd) < 0 ||
+                    control_server_new(e, lfd, lim, dispatch, NULL, &srv) < 0)
+                        _exit(2);
+                fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+                n = fd >= 0 ? read(fd, status, sizeof status - 1) : -1;
+                status[n > 0 ? n : 0] = 0;
+                eff = strstr(status, "CapEff:");
+                if (!eff || write(ready[1], eff, strcspn(eff, "\n") + 1) < 0)
+                        _exit(3);
+                (void) sd_event_loop(e);
+                control_server_free(srv);
+                _exit(0);
+        }
+        close(ready[1]);
+        *ret_ready = ready[0];
+        return pid;
+}
+
+/* In the server without capabilities on 'path' (2 connections a user):
+ * the connections of 'n' clients, each made by flood_as(uid[i],
+ * mapped[i]) and kept open, served ('y') or refused ('n') in 'got', in
+ * order (each admitted before the next connects). */
+static void connect_each(const char *path, unsigned n, const uid_t *uid, const uid_t *mapped, char *got) {
+        static const char req[] = "{\"method\":\"io.atimed.GetInfo\"}";
+        int hold[8], ready[8];
+        pid_t kids[8];
+
+        snprintf(sock_path, sizeof sock_path, "%s", path);
+        for (unsigned i = 0; i < n && i < 8; i++) {
+                kids[i] = flood_as(uid[i], mapped[i], req, 1, &hold[i], &ready[i]);
+                if (kids[i] <= 0 || read(ready[i], &got[i], 1) != 1)
+                        got[i] = '?';
+        }
+        got[n] = 0;
+        /* All let go first: each later child holds the earlier ones' pipes too. */
+        for (unsigned i = 0; i < n && i < 8; i++) {
+                close(hold[i]);
+                close(ready[i]);
+        }
+        for (unsigned i = 0; i < n && i < 8; i++)
+                if (kids[i] <= 0 || child_status(kids[i]) != 0)
+                        got[i] = '!';
+}
+
+/* Users, however many uids they hold (peer.h), counted by a server that
+ * has no ptrace rights: the daemon's capabilities and no more. A
+ * namespace's owner is out of its reach: what counts is /etc/subuid (a
+ * fixture here) and the peer's /proc/PID/uid_map. */
+static void test_users_without_caps(void) {
+        struct control_limits lim = {
+                .max_clients = 16, .max_clients_per_user = 2, .privileged_gid = (gid_t) -1,
+                .max_message_size = 4096, .idle_timeout_usec = 30 * USEC_PER_SEC,
+        };
+        char path[96], subuid[96], caps[128] = "", got[9];
+        const uid_t block = 0x6F000000; /* a container's block of 65,536 uids, as systemd-nspawn picks */
+        int ready = -1, fd;
+        ssize_t n;
+        pid_t server;
+
+        snprintf(path, sizeof path, "%s/sock-nocaps", dir);
+        snprintf(subuid, sizeof subuid, "%s/subuid", dir);
+        fd = open(subuid, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        ok(fd >= 0 && dprintf(fd, "65531:165531:65536\n") > 0 && close(fd) == 0, "a subuid file: uid 65531 owns 165531-231066");
+        lim.subuid_path = subuid;
+        server = server_without_caps(path, &lim, &ready);
+        n = server > 0 ? read(ready, caps, sizeof caps - 1) : -1;
+        caps[n > 0 ? n : 0] = 0;
+        is_str(caps, "CapEff:\t000000000000000e\n", "a server with the daemon's capabilities alone (DAC_OVERRIDE, DAC_READ_SEARCH, FOWNER)");
+
+        /* The subordinate uid in a namespace of its owner's, as newuidmap
+         * would map it for them. */
+        connect_each(path, 3, (uid_t[]) { 65531, 65531, 65531 }, (uid_t[]) { (uid_t) -1, (uid_t) -1, 165531 + 7 }, got);
+        is_str(got, "yyn", "a user's two connections served, a third from its subordinate uid in its namespace refused");
+        connect_each(path, 3, (uid_t[]) { 65530, 65530, 65531 }, (uid_t[]) { 165531 + 1, 165531 + 2, (uid_t) -1 }, got);
+        is_str(got, "yyn", "two from subordinate uids (two namespaces) served, their owner's own third refused");
+        /* A container's uids, each in a namespace of its own (as the
+         * container's root could nest them): one user. */
+        connect_each(path, 3, (uid_t[]) { 65529, 65528, 65527 }, (uid_t[]) { block + 1, block + 2, block + 3 }, got);
+        is_str(got, "yyn", "a container's block of uids counts once, however its namespaces split it");
+        /* The same uids in the daemon's own namespace: users of their own. */
+        connect_each(path, 3, (uid_t[]) { block + 1, block + 2, block + 3 }, (uid_t[]) { (uid_t) -1, (uid_t) -1, (uid_t) -1 }, got);
+        is_str(got, "yyy", "high uids in the daemon's namespace each count as themselves");
+        ok(server > 0 && kill(server, SIGTERM) == 0 && child_status(server) == 0, "the server exits cleanly");
+        close(ready);
+        (void) unlink(subuid);
+        (void) unlink(path);
 }
 
 int main(void) {
@@ -509,34 +624,6 @@ int main(void) {
         lim.user_usec_per_s = 0;
         control_server_set_limits(srv, &lim);
 
-        /* A user's subordinate uids (a user namespace of theirs, mapping a
-         * uid of /etc/subuid) count as that user's: with two connections of
-         * the user's own, a third from the namespace is refused. */
-        {
-                static const char req[] = "{\"method\":\"io.atimed.GetInfo\"}";
-                int hold[3], ready[3];
-                pid_t kids[3];
-                char got[3] = "";
-
-                RUN_LOOP_UNTIL(e, control_server_n_clients(srv) == 0);
-                for (int i = 0; i < 3; i++) {
-                        kids[i] = flood_as(65531, i < 2 ? (uid_t) -1 : 165531, req, 1, &hold[i], &ready[i]);
-                        /* Each admitted (or refused) before the next connects. */
-                        RUN_LOOP_UNTIL(e, kids[i] <= 0 || readable(ready[i]));
-                        if (kids[i] <= 0 || read(ready[i], &got[i], 1) != 1)
-                                got[i] = '?';
-                }
-                ok(got[0] == 'y' && got[1] == 'y', "a user's two connections are served (%c%c)", got[0], got[1]);
-                ok(got[2] == 'n', "a third, as a subordinate uid of theirs from their namespace, is refused (%c)", got[2]);
-                /* All let go first: each later child holds the earlier ones' pipes too. */
-                for (int i = 0; i < 3; i++) {
-                        close(hold[i]);
-                        close(ready[i]);
-                }
-                for (int i = 0; i < 3; i++)
-                        is_int(kids[i] > 0 ? child_status(kids[i]) : -1, 0, "connection %d's child exits", i + 1);
-        }
-
         /* The reply bytes a user's connections hold unread: past the
          * budget, a request is answered ReplyBudgetExceeded; reading
          * frees it. All users' together, the same; root is never counted. */
@@ -626,6 +713,7 @@ int main(void) {
 
         control_server_free(srv);
         (void) unlink(sock_path);
+        test_users_without_caps();
         (void) rmdir(dir);
         return tap_done();
 }
