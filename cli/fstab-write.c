@@ -11,44 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "macro.h"
 
-/* /etc/fstab is small; anything this big is not an fstab and is not worth reading whole. */
+/* /etc/fstab is small; anything bigger is not an fstab and is not worth reading whole (atimectl reads
+ * it with the same bound). */
 #define FSTAB_SIZE_MAX (16U * 1024U * 1024U)
-
-static int read_fd_full(int fd, char **ret, size_t *ret_len) {
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0, cap = 0;
-
-        for (;;) {
-                ssize_t k;
-
-                if (len == cap) {
-                        char *nb;
-
-                        if (cap >= FSTAB_SIZE_MAX)
-                                return -EFBIG;
-                        cap = cap ? cap * 2 : 4096;
-                        nb = realloc(buf, cap + 1);
-                        if (!nb)
-                                return -ENOMEM;
-                        buf = nb;
-                }
-                k = read(fd, buf + len, cap - len);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (k == 0)
-                        break;
-                len += (size_t) k;
-        }
-        buf[len] = 0;
-        *ret = TAKE_PTR(buf);
-        *ret_len = len;
-        return 0;
-}
 
 /* Reads 'path' (not following a final symlink) and tells whether it still holds 'expected'. */
 static int check_unchanged(const char *path, const char *expected, size_t expected_len, struct stat *ret_st) {
@@ -65,28 +33,13 @@ static int check_unchanged(const char *path, const char *expected, size_t expect
                 return negative_errno();
         if (!S_ISREG(st.st_mode))
                 return -EINVAL;
-        r = read_fd_full(fd, &buf, &len);
+        r = read_full_fd(fd, FSTAB_SIZE_MAX, &buf, &len);
         if (r < 0)
                 return r;
         if (len != expected_len || (len > 0 && memcmp(buf, expected, len) != 0))
                 return -ESTALE;
         if (ret_st)
                 *ret_st = st;
-        return 0;
-}
-
-static int write_all(int fd, const char *p, size_t n) {
-        while (n > 0) {
-                ssize_t k = write(fd, p, n);
-
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                p += k;
-                n -= (size_t) k;
-        }
         return 0;
 }
 
@@ -131,7 +84,7 @@ static int fill_copy(int fd, const struct stat *st, const char *text, size_t len
 
         r = copy_owner_mode(fd, st);
         if (r >= 0)
-                r = write_all(fd, text, len);
+                r = loop_write(fd, text, len);
         if (r >= 0 && fsync(fd) < 0)
                 r = negative_errno();
         return r;
