@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "fstab-drift.h"
 #include "macro.h"
 #include "render.h"
 #include "report.h"
@@ -93,11 +94,6 @@ int call_target(const char *method, const char *path, json_object *extra, json_o
                 size_t len, char **ret_error);
 
 #define FSTAB_DEFAULT "/etc/fstab"
-/* Drift: 1 and a sentence in buf when the live atime policy of the mount
- * at target differs from its fstab entry (either way), 0 when it does not
- * or fstab has no entry for it, -ENOMEM. */
-int fstab_drift(const char *fstab, const char *target, const char *live_atime, bool live_lazytime, char *buf,
-                size_t len);
 
 /* fork() with a pipe from the child to the parent: in the parent the child's
  * pid and the read end in *ret_fd, in the child 0 and the write end. Both
