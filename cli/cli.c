@@ -369,6 +369,10 @@ static int realpath_deadline(const char *path, char *ret, size_t len) {
         return 0;
 }
 
+bool options_have(const char *optstr, const char *name) {
+        return mnt_optstr_get_option(optstr, name, NULL, NULL) == 0;
+}
+
 int mount_table_live(struct libmnt_table **ret) {
         struct libmnt_table *tb = mnt_new_table();
         int r;

@@ -82,6 +82,8 @@ Report *error_params(json_object *params);
  * caller unrefs it. -ENOMEM, or libmount's error. */
 struct libmnt_table;
 int mount_table_live(struct libmnt_table **ret);
+/* Whether a mount's options string (libmount's) holds the option 'name'. */
+bool options_have(const char *optstr, const char *name);
 
 /* The mount point of the mount that holds path (symlinks resolved, the top
  * mount where several are stacked), as findmnt -T finds it. -errno. */
