@@ -1,20 +1,18 @@
-/* change.c: atimectl's commands that advise and change: recommend (what
- * atimed advises, with the evidence), fstab (the change to /etc/fstab that
- * applies it, as a diff, written safely on request) and remount (apply it to
- * the live mount now). Changing things is atimectl's job, run by root: the
- * daemon itself never gets the privilege to remount. */
+/* change.c: atimectl's commands that advise and make the advice last:
+ * recommend (what atimed advises, with the evidence) and fstab (the change
+ * to /etc/fstab that applies it, as a diff, written safely on request).
+ * remount, which applies it to the live mount now, is remount.c's.
+ * Changing things is atimectl's job, run by root: the daemon itself never
+ * gets the privilege to remount. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <libmount/libmount.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,109 +20,13 @@
 #include "escape.h"
 #include "fileio.h"
 #include "fstab.h"
+#include "policy.h"
 #include "protocol.h"
 #include "report.h"
 #include "strv.h"
 #include "varlink.h"
 
 #define FSTAB_MAX (16U * 1024 * 1024)
-
-/* An atime policy as a user writes it: "noatime", "relatime,lazytime",
- * "nolazytime". */
-struct policy_spec {
-        const char *atime; /* "noatime", "relatime", "strictatime", or NULL: leave alone */
-        int lazytime;      /* 1, 0, or -1: leave alone */
-        int nodiratime;    /* 1: add nodiratime, or -1: leave alone */
-};
-
-#define POLICY_HELP                                                                                  \
-        "A POLICY is noatime, relatime or strictatime, optionally with nodiratime, lazytime or nolazytime " \
-        "(such as relatime,lazytime or relatime,nodiratime), or those alone."
-
-static int parse_policy(const char *s, struct policy_spec *ret) {
-        _cleanup_strv_free_ char **l = NULL;
-        struct policy_spec p = { .lazytime = -1, .nodiratime = -1 };
-
-        if (strv_split(s, ",", &l) < 0)
-                return -ENOMEM;
-        if (strv_length(l) == 0)
-                return -EINVAL;
-        STRV_FOREACH(o, l) {
-                if (streq(*o, "noatime") || streq(*o, "relatime") || streq(*o, "strictatime")) {
-                        if (p.atime)
-                                return -EINVAL;
-                        p.atime = streq(*o, "noatime") ? "noatime" : streq(*o, "relatime") ? "relatime" : "strictatime";
-                } else if (streq(*o, "nodiratime"))
-                        p.nodiratime = 1;
-                else if (streq(*o, "lazytime"))
-                        p.lazytime = 1;
-                else if (streq(*o, "nolazytime"))
-                        p.lazytime = 0;
-                else
-                        return -EINVAL;
-        }
-        *ret = p;
-        return 0;
-}
-
-static void format_spec(const struct policy_spec *p, char *buf, size_t len) {
-        const char *lazy = p->lazytime == 1 ? "lazytime" : p->lazytime == 0 ? "nolazytime" : NULL;
-        const char *dir = p->nodiratime == 1 ? "nodiratime" : NULL;
-
-        snprintf(buf, len, "%s%s%s%s%s", p->atime ? p->atime : "", p->atime && dir ? "," : "", dir ? dir : "",
-                 (p->atime || dir) && lazy ? "," : "", lazy ? lazy : "");
-}
-
-/* The options that take mount(8) to the policy from whatever the mount has
- * now: it adds them to the mount's own, and relatime clears no noatime
- * there (the kernel keeps noatime where both are asked), so "atime" comes
- * first. strictatime clears noatime itself. */
-static void format_remount_options(const struct policy_spec *p, char *buf, size_t len) {
-        char spec[64];
-
-        format_spec(p, spec, sizeof spec);
-        snprintf(buf, len, "%s%s", p->atime && streq(p->atime, "relatime") ? "atime," : "", spec);
-}
-
-/* The advice for the mount holding path (its mount point in 'target'), or
- * for all (path NULL), as atimed gives it. */
-static int get_recommendations(const char *path, json_object **ret, char *target, size_t len) {
-        if (path)
-                return call_target(METHOD_GET_RECOMMENDATIONS, path, NULL, ret, target, len, NULL);
-        return call(METHOD_GET_RECOMMENDATIONS, NULL, ret);
-}
-
-/* The change a recommendation stands for; false if it advises keeping. */
-static bool spec_of(const ReportAdvice *a, struct policy_spec *ret) {
-        const char *ca = a->current_atime, *wa = a->recommended_atime;
-
-        if (!a->change || !wa)
-                return false;
-        *ret = (struct policy_spec) {
-                .atime = ca && streq(ca, wa) ? NULL
-                         : streq(wa, "noatime") ? "noatime"
-                         : streq(wa, "relatime") ? "relatime"
-                                                 : "strictatime",
-                .lazytime = a->current_lazytime == a->recommended_lazytime ? -1 : a->recommended_lazytime,
-                .nodiratime = a->recommended_nodiratime && !a->current_nodiratime ? 1 : -1,
-        };
-        return ret->atime || ret->lazytime >= 0 || ret->nodiratime == 1;
-}
-
-/* The advice for the mount holding path (its mount point in 'target'), or
- * for all (path NULL), parsed: one mount each. */
-static int get_advice(const char *path, Report **ret, char *target, size_t len) {
-        _cleanup_json_ json_object *reply = NULL;
-        int r;
-
-        r = get_recommendations(path, &reply, target, len);
-        if (r != EXIT_OK)
-                return r;
-        r = report_from_recommendations(reply, ret);
-        return r < 0 ? fail_parse(METHOD_GET_RECOMMENDATIONS, r) : EXIT_OK;
-}
-
-static bool has_opt(const char *optstr, const char *name);
 
 /* ---------------------------------------------------------------- recommend */
 
@@ -134,7 +36,7 @@ int cmd_recommend(int argc, char **argv) {
         char target[PATH_MAX];
         int r;
 
-        r = get_recommendations(argc > 1 ? argv[1] : NULL, &reply, target, sizeof target);
+        r = policy_advice_reply(argc > 1 ? argv[1] : NULL, &reply, target, sizeof target);
         return show_reply(r, reply, METHOD_GET_RECOMMENDATIONS, report_from_recommendations, render_recommendations, &c);
 }
 
@@ -312,7 +214,9 @@ static bool is_mounted(const char *target) {
 
 /* The atime policy in force on a live mount, from its per-mount options. */
 static const char *live_atime(const char *vfs) {
-        return has_opt(vfs, "noatime") ? "noatime" : has_opt(vfs, "relatime") ? "relatime" : "strictatime";
+        return options_have(vfs, "noatime")    ? "noatime"
+               : options_have(vfs, "relatime") ? "relatime"
+                                               : "strictatime";
 }
 
 /* Adds to *l, once, the drift of fstab entry fs from its live mount in
@@ -326,7 +230,7 @@ static int add_drift(const char *path, struct libmnt_fs *fs, struct libmnt_table
                 return 0;
         vfs = mnt_fs_get_vfs_options(m) ?: "";
         sb = mnt_fs_get_fs_options(m) ?: "";
-        if (fstab_drift(path, t, live_atime(vfs), has_opt(sb, "lazytime"), note, sizeof note) > 0 &&
+        if (fstab_drift(path, t, live_atime(vfs), options_have(sb, "lazytime"), note, sizeof note) > 0 &&
             !strv_contains(*l, note))
                 return strv_extend(l, note);
         return 0;
@@ -470,7 +374,7 @@ static int job_add_set_option(struct fstab_job *job, const char *set) {
                                 "/srv=noatime or /var=relatime,lazytime.\n", set);
                 return EXIT_USAGE;
         }
-        if (parse_policy(eq + 1, &p) < 0) {
+        if (policy_parse(eq + 1, &p) < 0) {
                 fprintf(stderr, "atimectl: --set %s: '%s' is not a policy. %s\n", set, eq + 1, POLICY_HELP);
                 return EXIT_USAGE;
         }
@@ -489,7 +393,7 @@ static int job_add_advice(struct fstab_job *job) {
         _cleanup_(report_freep) Report *rep = NULL;
         int r;
 
-        r = get_advice(NULL, &rep, NULL, 0);
+        r = policy_advice(NULL, &rep, NULL, 0);
         if (r != EXIT_OK)
                 return r;
         job->advised = true;
@@ -498,9 +402,9 @@ static int job_add_advice(struct fstab_job *job) {
                 char *raw = NULL;
                 char s[64];
 
-                if (!spec_of(&rep->mounts[i].advice, &p))
+                if (!policy_of_advice(&rep->mounts[i].advice, &p))
                         continue;
-                format_spec(&p, s, sizeof s);
+                policy_format(&p, s, sizeof s);
                 if (name_unescape(rep->mounts[i].target, &raw) < 0 || job_add_set(job, raw, &p, s) < 0)
                         return fail("out of memory");
         }
@@ -576,7 +480,7 @@ static int job_report_not_found(struct fstab_job *job, const struct fstab_set *s
                 return EXIT_OK;
         }
         mount_unit_name(set->target, unit, sizeof unit);
-        format_remount_options(&set->policy, opts, sizeof opts);
+        policy_format_remount(&set->policy, opts, sizeof opts);
         /* Command lines to be copied: each name one quoted word. */
         qt = shell_quote(set->target);
         qu = shell_quote(unit);
@@ -712,287 +616,4 @@ int cmd_fstab(int argc, char **argv) {
                 fputs(job.diff, stdout);
         r = job_verify(&job);
         return r == EXIT_OK ? job_write(&job) : r;
-}
-
-/* ---------------------------------------------------------------- remount */
-
-/* The options of a mount, from the kernel: the one with id 'id', or with
- * 'id' 0, the top one at target, its id in *id. */
-static int current_options(const char *target, int *id, char **ret_vfs, char **ret_fs) {
-        struct libmnt_table *tb = NULL;
-        struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
-        struct libmnt_fs *fs, *found = NULL;
-        int r;
-
-        r = it ? mount_table_live(&tb) : -ENOMEM;
-        if (r < 0) {
-                mnt_free_iter(it);
-                return r == -ENOMEM ? r : -EIO;
-        }
-        while (mnt_table_next_fs(tb, it, &fs) == 0)
-                if (*id > 0 ? mnt_fs_get_id(fs) == *id : streq_ptr(mnt_fs_get_target(fs), target))
-                        found = fs; /* the last one on that target is on top */
-        r = -ENOENT;
-        if (found) {
-                *id = mnt_fs_get_id(found);
-                *ret_vfs = strdup(mnt_fs_get_vfs_options(found) ?: "");
-                *ret_fs = strdup(mnt_fs_get_fs_options(found) ?: "");
-                r = *ret_vfs && *ret_fs ? 0 : -ENOMEM;
-        }
-        mnt_free_iter(it);
-        mnt_unref_table(tb);
-        return r;
-}
-
-/* The mount id of an open file, from /proc/self/fdinfo (any kernel since
- * 3.15; statx()'s STATX_MNT_ID came in 5.8). */
-static int fd_mount_id(int fd) {
-        _cleanup_free_ char *text = NULL;
-        char path[64];
-        const char *m;
-        size_t len;
-        int r;
-
-        snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
-        r = read_full_file(path, 4096, &text, &len);
-        if (r < 0)
-                return r;
-        m = strstr(text, "\nmnt_id:");
-        return m ? atoi(m + 8) : -ENODATA;
-}
-
-/* The mount at target, opened once: every step of the change acts through
- * this descriptor, not the path, so a symlink swapped in under a directory
- * a user controls between the check and the change cannot redirect it.
- * target was resolved with its symlinks (resolve_mount()): any found on
- * the way now is such a swap, refused. It must be the mount 'id' whose
- * options were read; -ESTALE if it is not. */
-static int open_mount(const char *target, int id) {
-        struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-                                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-        _cleanup_close_ int fd = (int) syscall(SYS_openat2, AT_FDCWD, target, &how, sizeof how);
-        int r;
-
-        if (fd < 0)
-                return -errno;
-        r = fd_mount_id(fd);
-        if (r < 0)
-                return r;
-        if (r != id)
-                return -ESTALE;
-        return TAKE_FD(fd);
-}
-
-/* The object 'path' leads to as root typed it, reached without following
- * any symlink: -ELOOP if the path passes through one. The mount that
- * remount finds from the path (through realpath() and the mount table)
- * must hold this object, or a symlink swapped in between them redirected
- * it. */
-static int open_typed(const char *path) {
-        struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-        int fd = (int) syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-
-        return fd < 0 ? -errno : fd;
-}
-
-/* Whether fds a and b lie on the same mount (a path inside a mount names
- * the mount that holds it). */
-static bool same_mount(int a, int b) {
-        int ma = fd_mount_id(a);
-
-        return ma >= 0 && ma == fd_mount_id(b);
-}
-
-static bool has_opt(const char *optstr, const char *name) {
-        return mnt_optstr_get_option(optstr, name, NULL, NULL) == 0;
-}
-
-/* The atime bits of this mount alone (mount_setattr(), Linux 5.12). On an
- * older kernel it refuses rather than remount by path: mount(2) acts on a
- * path, which a user may redirect. */
-static int set_atime(int fd, const char *atime) {
-        struct mount_attr attr = {
-                .attr_clr = MOUNT_ATTR__ATIME,
-                .attr_set = streq(atime, "noatime")    ? MOUNT_ATTR_NOATIME
-                            : streq(atime, "relatime") ? MOUNT_ATTR_RELATIME
-                                                       : MOUNT_ATTR_STRICTATIME,
-        };
-
-        return mount_setattr(fd, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0 ? -errno : 0;
-}
-
-/* nodiratime, a flag of the mount beside its atime policy. */
-static int set_nodiratime(int fd) {
-        struct mount_attr attr = { .attr_set = MOUNT_ATTR_NODIRATIME };
-
-        return mount_setattr(fd, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0 ? -errno : 0;
-}
-
-/* lazytime belongs to the superblock: reconfigure just that flag. */
-static int set_lazytime(int mfd, bool on) {
-        _cleanup_close_ int fd = fspick(mfd, "", FSPICK_EMPTY_PATH | FSPICK_CLOEXEC);
-
-        if (fd < 0)
-                return -errno;
-        if (fsconfig(fd, FSCONFIG_SET_FLAG, on ? "lazytime" : "nolazytime", NULL, 0) < 0 ||
-            fsconfig(fd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0) < 0)
-                return -errno;
-        return 0;
-}
-
-static json_object *options_json(const char *vfs, const char *fs) {
-        json_object *o = json_object_new_object();
-
-        if (o) {
-                json_object_object_add(o, "vfs_options", varlink_name_new(vfs));
-                json_object_object_add(o, "fs_options", varlink_name_new(fs));
-        }
-        return o;
-}
-
-/* {"target", "changed", "before", "after"} or {"target", "changed": false, "reason"}. */
-static int print_remount_json(const char *target, bool changed, const char *vfs, const char *fs, const char *vfs_after,
-                              const char *fs_after, const char *reason) {
-        _cleanup_json_ json_object *o = json_object_new_object();
-
-        if (!o)
-                return fail("out of memory");
-        json_object_object_add(o, F_TARGET, varlink_name_new(target));
-        json_object_object_add(o, "changed", json_object_new_boolean(changed));
-        if (vfs)
-                json_object_object_add(o, "before", options_json(vfs, fs));
-        if (vfs_after)
-                json_object_object_add(o, "after", options_json(vfs_after, fs_after));
-        if (reason)
-                json_object_object_add(o, F_REASON, json_object_new_string(reason));
-        return print_json(o);
-}
-
-/* The POLICY given on the command line, for the mount that holds path (as
- * findmnt -T finds it), once the atime readers there agree. */
-static int remount_policy_given(const char *path, const char *words, struct policy_spec *p, char *target,
-                                size_t len) {
-        int r;
-
-        if (parse_policy(words, p) < 0) {
-                fprintf(stderr, "atimectl: remount: '%s' is not a policy. %s\n", words, POLICY_HELP);
-                return EXIT_USAGE;
-        }
-        r = resolve_mount(path, target, len);
-        if (r < 0)
-                return fail("cannot find the mount that holds %s: %s", path, strerror(-r));
-        return guard_atime_readers(target, p->atime);
-}
-
-/* atimed's advice for the mount that holds path. When it advises keeping,
- * says so (text or JSON) and sets *ret_done. */
-static int remount_policy_advised(const char *path, struct policy_spec *p, char *target, size_t len, bool *ret_done) {
-        _cleanup_(report_freep) Report *rep = NULL;
-        const ReportAdvice *a;
-        const char *why;
-        int r;
-
-        *ret_done = false;
-        r = get_advice(path, &rep, target, len);
-        if (r != EXIT_OK)
-                return r;
-        a = rep->n_mounts > 0 ? &rep->mounts[0].advice : NULL;
-        if (a && spec_of(a, p))
-                return guard_atime_readers(target, p->atime); /* as for a POLICY given */
-        *ret_done = true;
-        why = a && a->n_reasons > 0 ? a->reasons[0] : NULL;
-        if (arg_json)
-                return print_remount_json(target, false, NULL, NULL, NULL, NULL, why);
-        printf("Nothing to change on %s: %s\n", escape_name_tmp(target), escape_tmp(why));
-        return EXIT_OK;
-}
-
-/* Sets the policy on the live mount, through its descriptor: the atime
- * flag of the mount, lazytime of the superblock when it differs from
- * fsopts. */
-static int remount_apply(int fd, const char *target, const struct policy_spec *p, const char *fsopts) {
-        int r;
-
-        if (p->atime && (r = set_atime(fd, p->atime)) < 0)
-                return fail("cannot set %s on %s: %s", p->atime, escape_name_tmp(target),
-                            r == -ENOSYS ? "this kernel has no mount_setattr() (Linux 5.12), and atimectl does not "
-                                           "remount by path; nothing changed"
-                                         : strerror(-r));
-        if (p->nodiratime == 1 && (r = set_nodiratime(fd)) < 0)
-                return fail("cannot set nodiratime on %s: %s", escape_name_tmp(target), strerror(-r));
-        if (p->lazytime >= 0 && has_opt(fsopts, "lazytime") != (p->lazytime == 1) &&
-            (r = set_lazytime(fd, p->lazytime == 1)) < 0)
-                return fail("cannot set %s on %s: %s", p->lazytime ? "lazytime" : "nolazytime", escape_name_tmp(target),
-                            strerror(-r));
-        return EXIT_OK;
-}
-
-/* The options after the change and, when they changed, how to keep them. */
-static int remount_report(const char *target, const char *spec, bool changed, const char *vfs_after,
-                          const char *fs_after) {
-        _cleanup_free_ char *set = NULL, *q = NULL;
-
-        printf("%s after:  %s (superblock: %s)\n", escape_name_tmp(target), escape_tmp(vfs_after), escape_tmp(fs_after));
-        if (!changed) {
-                printf("%s already had %s: nothing changed.\n", escape_name_tmp(target), spec);
-                return EXIT_OK;
-        }
-        if (asprintf(&set, "%s=%s", target, spec) < 0 || !(q = shell_quote(set)))
-                return fail("out of memory");
-        printf("This lasts until %s is mounted again. To keep it: atimectl fstab --set %s --write\n",
-               escape_name_tmp(target), q);
-        return EXIT_OK;
-}
-
-int cmd_remount(int argc, char **argv) {
-        _cleanup_free_ char *vfs = NULL, *fsopts = NULL, *vfs_after = NULL, *fs_after = NULL;
-        _cleanup_close_ int fd = -EBADF, typed = -EBADF;
-        struct policy_spec p;
-        char target[PATH_MAX], spec[64];
-        bool changed, done = false;
-        int r, id = 0;
-
-        require_root_server();
-        if (argc > 2)
-                r = remount_policy_given(argv[1], argv[2], &p, target, sizeof target);
-        else
-                r = remount_policy_advised(argv[1], &p, target, sizeof target, &done);
-        if (r != EXIT_OK || done)
-                return r;
-        if (geteuid() != 0)
-                return fail("remounting needs root.");
-        typed = open_typed(argv[1]);
-        if (typed == -ELOOP)
-                return fail("%s passes through a symlink, which anyone who may write its directory could swap; "
-                            "name the mount by its own path (%s). Nothing changed.", escape_name_tmp(argv[1]),
-                            escape_name_tmp(target));
-        if (typed < 0)
-                return fail("cannot open %s: %s", escape_name_tmp(argv[1]), strerror(-typed));
-        r = current_options(target, &id, &vfs, &fsopts);
-        if (r == -ENOENT)
-                return fail("nothing is mounted on %s.", escape_name_tmp(target));
-        if (r < 0)
-                return fail("cannot read the mount table: %s", strerror(-r));
-        fd = open_mount(target, id);
-        if (fd == -ELOOP || fd == -ESTALE)
-                return fail("%s is no longer the mount that was checked (a symlink or a mount changed on the way); "
-                            "nothing changed.", escape_name_tmp(target));
-        if (fd < 0)
-                return fail("cannot open %s: %s", escape_name_tmp(target), strerror(-fd));
-        if (!same_mount(typed, fd))
-                return fail("%s is no longer the mount that was checked (a symlink or a mount changed on the way); "
-                            "nothing changed.", escape_name_tmp(target));
-        format_spec(&p, spec, sizeof spec);
-        if (!arg_json)
-                printf("%s before: %s (superblock: %s)\n", escape_name_tmp(target), escape_tmp(vfs), escape_tmp(fsopts));
-        r = remount_apply(fd, target, &p, fsopts);
-        if (r != EXIT_OK)
-                return r;
-        r = current_options(target, &id, &vfs_after, &fs_after);
-        if (r < 0)
-                return fail("cannot read the mount table: %s", strerror(-r));
-        changed = !streq(vfs, vfs_after) || !streq(fsopts, fs_after);
-        if (arg_json)
-                return print_remount_json(target, changed, vfs, fsopts, vfs_after, fs_after, NULL);
-        return remount_report(target, spec, changed, vfs_after, fs_after);
 }

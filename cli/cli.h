@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "fstab-drift.h"
 #include "macro.h"
 #include "render.h"
 #include "report.h"
@@ -81,6 +82,8 @@ Report *error_params(json_object *params);
  * caller unrefs it. -ENOMEM, or libmount's error. */
 struct libmnt_table;
 int mount_table_live(struct libmnt_table **ret);
+/* Whether a mount's options string (libmount's) holds the option 'name'. */
+bool options_have(const char *optstr, const char *name);
 
 /* The mount point of the mount that holds path (symlinks resolved, the top
  * mount where several are stacked), as findmnt -T finds it. -errno. */
@@ -93,11 +96,6 @@ int call_target(const char *method, const char *path, json_object *extra, json_o
                 size_t len, char **ret_error);
 
 #define FSTAB_DEFAULT "/etc/fstab"
-/* Drift: 1 and a sentence in buf when the live atime policy of the mount
- * at target differs from its fstab entry (either way), 0 when it does not
- * or fstab has no entry for it, -ENOMEM. */
-int fstab_drift(const char *fstab, const char *target, const char *live_atime, bool live_lazytime, char *buf,
-                size_t len);
 
 /* fork() with a pipe from the child to the parent: in the parent the child's
  * pid and the read end in *ret_fd, in the child 0 and the write end. Both

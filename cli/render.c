@@ -10,8 +10,8 @@
 #include <time.h>
 
 #include "chart.h"
-#include "cli.h"
 #include "escape.h"
+#include "fstab-drift.h"
 #include "parse-util.h"
 #include "protocol.h"
 #include "strv.h"

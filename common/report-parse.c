@@ -488,18 +488,28 @@ int report_from_recommendations(json_object *reply, Report **ret) {
         return report_end(&r, q, ret);
 }
 
+/* The beginning of a reply about the one mount it names (its target), not
+ * one of the table's (no id); 'required': what it cannot do without is there. */
+static int report_begin_one(json_object *reply, bool required, Report **r, ReportMount **ret) {
+        int q = report_begin(required, 1, r);
+
+        if (q < 0)
+                return q;
+        *ret = report_add_mount(*r);
+        (*ret)->id = -1;
+        (*ret)->target = str(*r, reply, F_TARGET);
+        return 0;
+}
+
 int report_from_consumers(json_object *reply, Report **ret) {
         _cleanup_(report_freep) Report *r = NULL;
         json_object *list = member(reply, F_CONSUMERS, json_type_array);
         ReportMount *m;
         int q;
 
-        q = report_begin(list && member(reply, F_TARGET, json_type_string), 1, &r);
+        q = report_begin_one(reply, list && member(reply, F_TARGET, json_type_string), &r, &m);
         if (q < 0)
                 return q;
-        m = report_add_mount(r);
-        m->id = -1;
-        m->target = str(r, reply, F_TARGET);
         m->advice.have = true;
         q = consumers_from_json(r, list, &m->advice);
         return report_end(&r, q, ret);
@@ -557,12 +567,9 @@ int report_from_probe(json_object *reply, Report **ret) {
         ReportMount *m;
         int q;
 
-        q = report_begin(p, 1, &r);
+        q = report_begin_one(reply, p, &r, &m);
         if (q < 0)
                 return q;
-        m = report_add_mount(r);
-        m->id = -1;
-        m->target = str(r, reply, F_TARGET);
         probe_from_json(r, p, &m->probe);
         return report_end(&r, 0, ret);
 }

@@ -222,22 +222,14 @@ static size_t count_values(const char *buf, size_t len) {
         return n;
 }
 
-int varlink_call(int fd, const char *method, json_object *params, uint64_t timeout_usec,
-                 size_t max_reply, json_object **ret_params, char **ret_error) {
-        _cleanup_json_ json_object *req = NULL, *reply = NULL;
-        _cleanup_free_ char *out = NULL, *in = NULL;
-        size_t out_len, off = 0, in_len = 0, in_alloc = 0;
-        uint64_t deadline = timeout_usec == USEC_INFINITY ? USEC_INFINITY : now_usec(CLOCK_MONOTONIC) + timeout_usec;
-        json_object *p, *e;
-        int r, send_error = 0;
+/* Sends all of 'out' before 'deadline'. A connection the server closed
+ * meanwhile is not a failure yet: 1, and its error in *ret_send_error, so
+ * that the caller reads what the server may have answered first. */
+static int send_request(int fd, const char *out, size_t out_len, uint64_t deadline, int *ret_send_error) {
+        size_t off = 0;
+        int r;
 
-        req = varlink_request_new(method, params);
-        if (!req)
-                return -ENOMEM;
-        r = varlink_serialize(req, &out, &out_len);
-        if (r < 0)
-                return r;
-
+        *ret_send_error = 0;
         while (off < out_len) {
                 ssize_t n = send(fd, out + off, out_len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
                 if (n < 0 && errno == EINTR)
@@ -245,8 +237,8 @@ int varlink_call(int fd, const char *method, json_object *params, uint64_t timeo
                 if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
                         /* The server may have answered before reading (a
                          * refusal, TooManyClients) and closed: read that. */
-                        send_error = -errno;
-                        break;
+                        *ret_send_error = -errno;
+                        return 1;
                 }
                 if (n < 0 && errno == EAGAIN) {
                         r = wait_fd(fd, POLLOUT, deadline);
@@ -258,23 +250,40 @@ int varlink_call(int fd, const char *method, json_object *params, uint64_t timeo
                         return -errno;
                 off += (size_t) n;
         }
+        return 0;
+}
+
+/* Grows the reply's buffer *in (of *in_alloc bytes) while under max_reply. */
+static int grow_reply(char **in, size_t *in_alloc, size_t max_reply) {
+        size_t na = *in_alloc ? *in_alloc * 2 : 65536;
+        char *ni;
+
+        if (*in_alloc >= max_reply)
+                return -EMSGSIZE;
+        na = MIN(na, max_reply);
+        ni = realloc(*in, na);
+        if (!ni)
+                return -ENOMEM;
+        *in = ni;
+        *in_alloc = na;
+        return 0;
+}
+
+/* Reads the reply, up to its NUL, before 'deadline', and parses it. A
+ * connection closed before it: 'send_error' if sending had failed. */
+static int recv_reply(int fd, size_t max_reply, uint64_t deadline, int send_error, json_object **ret) {
+        _cleanup_free_ char *in = NULL;
+        size_t in_len = 0, in_alloc = 0;
+        int r;
 
         for (;;) {
                 ssize_t n;
                 char *nul;
 
                 if (in_len == in_alloc) {
-                        size_t na = in_alloc ? in_alloc * 2 : 65536;
-                        char *ni;
-
-                        if (in_alloc >= max_reply)
-                                return -EMSGSIZE;
-                        na = MIN(na, max_reply);
-                        ni = realloc(in, na);
-                        if (!ni)
-                                return -ENOMEM;
-                        in = ni;
-                        in_alloc = na;
+                        r = grow_reply(&in, &in_alloc, max_reply);
+                        if (r < 0)
+                                return r;
                 }
                 n = recv(fd, in + in_len, in_alloc - in_len, MSG_DONTWAIT);
                 if (n < 0 && errno == EINTR)
@@ -294,12 +303,32 @@ int varlink_call(int fd, const char *method, json_object *params, uint64_t timeo
                 if (nul) {
                         if (count_values(in, (size_t) (nul - in)) > max_reply / VARLINK_REPLY_BYTES_PER_VALUE)
                                 return -E2BIG;
-                        r = varlink_parse(in, (size_t) (nul - in), &reply);
-                        if (r < 0)
-                                return r;
-                        break;
+                        return varlink_parse(in, (size_t) (nul - in), ret);
                 }
         }
+}
+
+int varlink_call(int fd, const char *method, json_object *params, uint64_t timeout_usec,
+                 size_t max_reply, json_object **ret_params, char **ret_error) {
+        _cleanup_json_ json_object *req = NULL, *reply = NULL;
+        _cleanup_free_ char *out = NULL;
+        size_t out_len;
+        uint64_t deadline = timeout_usec == USEC_INFINITY ? USEC_INFINITY : now_usec(CLOCK_MONOTONIC) + timeout_usec;
+        json_object *p, *e;
+        int r, send_error;
+
+        req = varlink_request_new(method, params);
+        if (!req)
+                return -ENOMEM;
+        r = varlink_serialize(req, &out, &out_len);
+        if (r < 0)
+                return r;
+        r = send_request(fd, out, out_len, deadline, &send_error);
+        if (r < 0)
+                return r;
+        r = recv_reply(fd, max_reply, deadline, send_error, &reply);
+        if (r < 0)
+                return r;
 
         p = json_object_object_get(reply, VL_PARAMETERS);
         e = json_object_object_get(reply, VL_ERROR);

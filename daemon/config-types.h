@@ -1,15 +1,36 @@
 /* config-types.h: the kinds of value atimed.conf holds (config.c's table
  * names one for each key): how each is parsed from the file's text, printed
- * back in it, and freed. Private to config.c and config-types.c. */
+ * back in it, and freed. The C types of the two that are structs, and the
+ * setter of a string, are struct config's (config.h includes this); the
+ * table's machinery, struct config_type and struct config_item, is for
+ * config.c and config-types.c alone. Nothing here knows struct config. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "advisor.h"
-#include "config.h"
+#include "stats.h"
+
+/* [advisor] costs: overrides of the advisor's built-in cost table, in file
+ * order (the first whose fstype glob matches wins). */
+struct config_costs {
+        struct atime_cost *v; /* each fstype points into 'names' */
+        char **names;         /* owned: v[i].fstype's storage */
+        size_t n;
+};
+
+/* [store] rings: the rings of history, finest first. */
+struct config_rings {
+        struct stats_ring_spec spec[STATS_MAX_RINGS];
+        unsigned n;
+};
+
+/* Replaces a string setting (command-line overrides). */
+int config_set_string(char **field, const char *value);
 
 struct config_item;
 

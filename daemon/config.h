@@ -12,9 +12,9 @@
 #include <sys/types.h>
 
 #include "advisor.h"
+#include "config-types.h"
 #include "consumers.h"
 #include "macro.h"
-#include "stats.h"
 
 #define ATIMED_CONFIG_DEFAULT SYSCONFDIR "/atimed/atimed.conf"
 #define ATIMED_STATE_DIR_DEFAULT LOCALSTATEDIR "/lib/atimed"
@@ -31,20 +31,6 @@ struct mount_config {
          * for the advice and for any client's guard, as the scan's are; NULL
          * if none is declared. Points into struct config's 'declared'. */
         const struct consumer *declared;
-};
-
-/* [advisor] costs: overrides of the advisor's built-in cost table, in file
- * order (the first whose fstype glob matches wins). */
-struct config_costs {
-        struct atime_cost *v; /* each fstype points into 'names' */
-        char **names;         /* owned: v[i].fstype's storage */
-        size_t n;
-};
-
-/* [store] rings: the rings of history, finest first. */
-struct config_rings {
-        struct stats_ring_spec spec[STATS_MAX_RINGS];
-        unsigned n;
 };
 
 struct config {
@@ -140,9 +126,6 @@ DEFINE_FREE_FUNC(struct config, config_free);
 int config_load(const char *path, struct config **ret, char ***ret_errors);
 /* The same for text in memory; 'name' is used in messages. */
 int config_load_string(const char *name, const char *text, size_t len, struct config **ret, char ***ret_errors);
-
-/* Replaces a string setting (command-line overrides). */
-int config_set_string(char **field, const char *value);
 
 /* Prints the effective configuration in the file's own syntax, which reads
  * back to the same configuration (paths in their escaped form). 0 or

@@ -1,25 +1,25 @@
 /* methods.h: what each control-protocol method does, over the daemon's
  * state as a View shows it (view.h). The transport is control.c's.
- * Methods owns the cached GetStatus reply: whoever changes what a reply
- * shows calls methods_changed(). */
+ * Methods owns the cached replies of every mount (reply-cache.h): whoever
+ * changes what a reply shows calls methods_changed(). */
 #pragma once
 
 #include <json-c/json.h>
 
 #include "control.h"
+#include "reply-cache.h"
 #include "view.h"
 
 typedef struct Methods Methods;
 /* 'view' must outlive the Methods and every call answered later. */
 int methods_new(const View *view, Methods **ret);
 /* Builds the replies of every mount that take the loop long in slices on
- * 'e', between other events (methods.c says when); without it, every
+ * 'e', between other events (reply-cache.c says when); without it, every
  * reply is built at once. */
 int methods_set_event(Methods *m, sd_event *e);
 /* Charges 'usec' of the loop's time spent building, later and in slices,
  * a reply that the call of 'peer' asked for (control_server_charge()). */
-typedef void (*methods_charge_t)(void *userdata, const ControlPeer *peer, uint64_t usec);
-void methods_set_charge(Methods *m, methods_charge_t charge, void *userdata);
+void methods_set_charge(Methods *m, reply_cache_charge_t charge, void *userdata);
 Methods *methods_free(Methods *m);
 DEFINE_FREE_FUNC(Methods, methods_free);
 /* Something a reply shows changed (the mount table, the tracker's figures,
