@@ -616,6 +616,21 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
         return 0;
 }
 
+/* An inode that a fine look finds unmoved for longer than an interval
+ * leaves the fine sweep. A file read once has made its update, which the
+ * sweep that woke it counted; one read every few seconds stays, its
+ * updates seen one by one; one read less often than once an interval
+ * makes one update an interval at most, which the timed sweep sees. Kept
+ * for two intervals after its last move, as before, a file read once cost
+ * two intervals of looks a second (600 statx a second per filesystem in
+ * busy.sh's cases of files read once). */
+static void fine_leave(Reservoir *res, SampleEntry *e, const struct sampler_place *pl) {
+        if (pl->interval_usec == 0 || e->seen_ns - atime_ns(e) <= (int64_t) pl->interval_usec * 1000)
+                return;
+        e->hot = 0;
+        res->n_hot--;
+}
+
 int sampler_fine_sweep(Sampler *s, const struct sampler_place *pl, const atomic_bool *cancel) {
         Reservoir *res = s->current;
         _cleanup_close_ int fd = -1;
@@ -635,7 +650,8 @@ int sampler_fine_sweep(Sampler *s, const struct sampler_place *pl, const atomic_
                         return -ECANCELED;
                 if (e->gone || !e->baseline || e->hot == 0)
                         continue;
-                (void) entry_look(res, e, fd, pl, tick, false, true);
+                if (entry_look(res, e, fd, pl, tick, false, true) == 0)
+                        fine_leave(res, e, pl);
                 looked++;
         }
         return looked;
