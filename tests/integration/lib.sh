@@ -423,7 +423,15 @@ as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 # ext4_mark_inode_dirty, xfs's xfs_update_time. Each event recorded counts,
 # whether it is still in the small buffer or overwritten (entries + overrun
 # over the CPUs), so nothing need read the events.
-declare -A JUDGE_EVENT=([ext4]=events/ext4/ext4_mark_inode_dirty [xfs]=events/xfs/xfs_update_time)
+#
+# tmpfs has no event of its own and no device: __mark_inode_dirty()'s
+# writeback_mark_inode_dirty, which every atime update on any filesystem
+# fires (generic_update_time()), names the backing device, "(unknown)" for
+# tmpfs (and pipes, sockets, procfs), and the inode: judge_tmpfs_filter
+# picks the inodes of one tree, and judge_pids the processes that read it
+# (other tmpfs mounts number their inodes from 1 too).
+declare -A JUDGE_EVENT=([ext4]=events/ext4/ext4_mark_inode_dirty [xfs]=events/xfs/xfs_update_time
+        [tmpfs]=events/writeback/writeback_mark_inode_dirty)
 declare -A JUDGE_OF=() # NAME: the event its instance counts
 JUDGE_INSTANCES=""
 JUDGE_PIDS=""
@@ -464,6 +472,23 @@ judge_new() {
         echo "${4:-4}" >"$i/buffer_size_kb"
         echo "$3" >"$i/${JUDGE_EVENT[$2]}/filter" || bail "the filter '$3' was refused"
         JUDGE_OF[$1]=${JUDGE_EVENT[$2]}
+}
+
+# judge_tmpfs_filter DIR: judge_new's filter for the inodes of the tmpfs
+# mounted on DIR (made before, none added after): their numbers' range.
+judge_tmpfs_filter() {
+        find "$1" -xdev -mindepth 1 -printf '%i\n' | sort -n | sed -n '1p;$p' | xargs |
+                awk '{ printf "name == \"(unknown)\" && ino >= %d && ino <= %d\n", $1, $2 }'
+}
+
+# judge_pids NAME PID...: the instance counts only what these processes,
+# and the children they fork from now on, do (a reader's atime updates,
+# not a writer's mtime updates of the same inode, nor the writeback's).
+judge_pids() {
+        local i
+        i=$(judge_dir "$1")
+        shift
+        echo 1 >"$i/options/event-fork" && echo "$*" >"$i/set_event_pid" || bail "cannot filter $i by pid"
 }
 
 # judge_windows COUNTS [COLUMN]: each line of stdin, whose COLUMN-th field
