@@ -5,6 +5,8 @@
 #pragma once
 
 #define ATIMED_SOCKET_DEFAULT RUNDIR "/atimed/io.atimed"
+/* atimed-helper.socket's (helper-proto.h): root's alone. */
+#define ATIMED_HELPER_SOCKET_DEFAULT RUNDIR "/atimed/helper"
 #define ATIMED_SOCKET_ENV "ATIMED_SOCKET"
 
 /* Version of the JSON documents (status, history, ...); bumped on any
