@@ -165,6 +165,11 @@
 #define F_EXCLUSIVE "exclusive"
 #define F_SNAPSHOTS_EXCLUSIVE "snapshots_exclusive"
 #define F_INCONSISTENT "inconsistent"
+#define F_UNSEEN "unseen"
+#define F_SUBVOLUMES "subvolumes"
+#define F_TREE_BYTES "tree_bytes"
+#define F_WIDENED "widened"
+#define F_PENDING "pending"
 
 /* GetStatus: what a mount waits for until its first figure */
 #define F_PROGRESS "progress"

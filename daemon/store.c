@@ -461,7 +461,7 @@ void store_set_unshare_model(Store *s, const char *key, const struct stats_unsha
         if (m->intervals != cur->intervals &&
             (cur->intervals < 16 || fabs(per_inode(m) - per_inode(cur)) > 0.01 * per_inode(cur)))
                 s->changes_dirty = true;
-        if (cur->intervals == 0)
+        if (cur->intervals == 0 || cur->agreed != m->agreed)
                 s->changes_dirty = true;
         *cur = *m;
 }
@@ -1255,7 +1255,8 @@ static json_object *model_to_json(const struct stats_unshare_model *m) {
         if (o && (json_object_object_add(o, "bytes", json_object_new_double(m->bytes)) < 0 ||
                   json_object_object_add(o, "inodes", json_object_new_double(m->inodes)) < 0 ||
                   json_object_object_add(o, "hits", json_object_new_double(m->hits)) < 0 ||
-                  json_object_object_add(o, "intervals", json_object_new_int64(m->intervals)) < 0)) {
+                  json_object_object_add(o, "intervals", json_object_new_int64(m->intervals)) < 0 ||
+                  (m->agreed && json_object_object_add(o, "agreed", json_object_new_boolean(true)) < 0))) {
                 json_object_put(o);
                 return NULL;
         }
@@ -1275,6 +1276,7 @@ static bool json_number(json_object *o, const char *key, double *ret) {
 static bool json_int(json_object *o, const char *key, int64_t lo, int64_t hi, int64_t *ret);
 
 static bool model_from_json(json_object *o, struct stats_unshare_model *ret) {
+        json_object *v;
         int64_t intervals;
 
         if (!json_object_is_type(o, json_type_object) || !json_number(o, "bytes", &ret->bytes) ||
@@ -1282,6 +1284,10 @@ static bool model_from_json(json_object *o, struct stats_unshare_model *ret) {
             !json_int(o, "intervals", 1, UINT32_MAX, &intervals))
                 return false;
         ret->intervals = (uint32_t) intervals;
+        /* Optional: a model saved before atimed bounded it has none, and
+         * is judged against the cost table again (btrfs-model.h). */
+        ret->agreed = json_object_object_get_ex(o, "agreed", &v) && json_object_is_type(v, json_type_boolean) &&
+                      json_object_get_boolean(v);
         return true;
 }
 

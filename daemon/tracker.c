@@ -1587,6 +1587,9 @@ static int fs_job_make(Filesystem *fs, FsJobKind kind, const TrackedMount *place
             (btrfs_look_prepare(&fs->btrfs, place->entry->super_options, t->config->sysfs_path, &j->btrfs) < 0 ||
              (fs->device.kind != DEVICE_NONE && !(j->devname = strdup(fs->device.name)))))
                 goto fail;
+        /* btrfs: every mount's subvolume, looked up in the same pass (btrfs_look_want()). */
+        for (size_t i = 0; i < fs->n_mounts && j->btrfs.on; i++)
+                btrfs_look_want(&j->btrfs, mount_subvol(fs->mounts[i]), mount_measured(fs->mounts[i]));
         if (!j->target || !j->fs_root || fs_job_add_writers(j, fs) < 0 ||
             (kind == FS_JOB_IDENTIFY && !(j->devname = strdup(fs->device.name))))
                 goto fail;

@@ -399,7 +399,8 @@ as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 # ext4_mark_inode_dirty, xfs's xfs_update_time. Each event recorded counts,
 # whether it is still in the small buffer or overwritten (entries + overrun
 # over the CPUs), so nothing need read the events.
-declare -A JUDGE_EVENT=([ext4]=events/ext4/ext4_mark_inode_dirty [xfs]=events/xfs/xfs_update_time)
+declare -A JUDGE_EVENT=([ext4]=events/ext4/ext4_mark_inode_dirty [xfs]=events/xfs/xfs_update_time
+        [btrfs]=events/btrfs/btrfs_cow_block)
 declare -A JUDGE_OF=() # NAME: the event its instance counts
 JUDGE_INSTANCES=""
 JUDGE_PIDS=""
@@ -484,6 +485,30 @@ judge_cleanup() {
                 rmdir "$p" 2>/dev/null
         done
         JUDGE_INSTANCES=""
+}
+
+# btrfs: the metadata an atime update un-shares from a snapshot, judged by
+# the tree blocks it copies away from. btrfs_cow_start NAME ROOT: an
+# instance recording btrfs:btrfs_cow_block for subvolume tree ROOT (its
+# id), or 1 where the kernel lacks it. btrfs_cow_bytes NAME NODESIZE: the
+# bytes of the blocks copied away from, each
+# counted once (a block copied again later in the pass was itself a copy
+# of it), times the node size, so far (it goes on recording); it fails,
+# saying so, where the buffer (some 150,000 events a CPU) overran.
+btrfs_cow_start() {
+        judge_init --try btrfs || return 1
+        judge_new "$1" btrfs "root_objectid == $2" 16384
+        judge_on "$1"
+}
+btrfs_cow_bytes() {
+        if awk '/^overrun:/ && $2 > 0 { lost = 1 } END { exit !lost }' "$(judge_dir "$1")"/per_cpu/cpu*/stats; then
+                echo "btrfs_cow_bytes: $1: the trace buffer overran, events were lost" >&2
+                return 1
+        fi
+        awk -v node="$2" '
+                { for (i = 1; i <= NF; i++) { if ($i ~ /^orig_buf=/) o = substr($i, 10); if ($i ~ /^cow_buf=/) c = substr($i, 9) }
+                  orig[o] = 1; copy[c] = 1 }
+                END { n = 0; for (b in orig) if (!(b in copy)) n++; print n * node }' "$(judge_dir "$1")/trace"
 }
 
 # judged_config INTERVAL SAMPLE_SIZE [EDIT...]: config's output for a
