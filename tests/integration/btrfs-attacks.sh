@@ -73,7 +73,7 @@ btrfs_of() { ctl --json status | jq -c --arg t "$1" '.mounts[] | select(.target 
 # judged: the bytes the kernel says reads un-shared from vol's snapshot
 # since the test began. counted: atimed's bytes, measured or modelled,
 # since it started, with their interval ("bytes lo hi").
-judged() { btrfs_cow_bytes vol $NODESIZE || kill -TERM $$; }
+judged() { btrfs_cow_bytes vol $NODESIZE $FSID || kill -TERM $$; }
 counted() {
         ctl --json history $M/vol | jq -r '.btrfs // {} | (.observed_s // 0) as $s |
                 [(.unshared_bytes_per_day // 0), (.unshared_bytes_per_day_lo // 0), (.unshared_bytes_per_day_hi // 0)] |

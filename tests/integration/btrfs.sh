@@ -155,7 +155,7 @@ btrfs_cow_start pass 256 && cow=1 || { cow=0; diag "no tracefs event btrfs:btrfs
 # written once, and every leaf the snapshot shares is copied.
 grep -r zzz $M/vol/a >/dev/null
 btrfs filesystem sync $M/vol
-[ $cow = 1 ] && judge_off pass && cowbytes=$(btrfs_cow_bytes pass $NODESIZE)
+[ $cow = 1 ] && judge_off pass && cowbytes=$(btrfs_cow_bytes pass $NODESIZE $FSID)
 settle
 j2=$(cat $META) a2=$(measured_total)
 judge=$((j2 - j1))

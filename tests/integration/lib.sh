@@ -490,8 +490,9 @@ judge_cleanup() {
 # btrfs: the metadata an atime update un-shares from a snapshot, judged by
 # the tree blocks it copies away from. btrfs_cow_start NAME ROOT: an
 # instance recording btrfs:btrfs_cow_block for subvolume tree ROOT (its
-# id), or 1 where the kernel lacks it. btrfs_cow_bytes NAME NODESIZE: the
-# bytes of the blocks copied away from, each
+# id), or 1 where the kernel lacks it. btrfs_cow_bytes NAME NODESIZE FSID:
+# the bytes of the blocks of filesystem FSID (its uuid: another btrfs's
+# tree of the same id matches the filter too) copied away from, each
 # counted once (a block copied again later in the pass was itself a copy
 # of it), times the node size, so far (it goes on recording); it fails,
 # saying so, where the buffer (some 150,000 events a CPU) overran.
@@ -505,7 +506,8 @@ btrfs_cow_bytes() {
                 echo "btrfs_cow_bytes: $1: the trace buffer overran, events were lost" >&2
                 return 1
         fi
-        awk -v node="$2" '
+        awk -v node="$2" -v fs="$3:" '
+                index($0, " " fs " ") == 0 { next }
                 { for (i = 1; i <= NF; i++) { if ($i ~ /^orig_buf=/) o = substr($i, 10); if ($i ~ /^cow_buf=/) c = substr($i, 9) }
                   orig[o] = 1; copy[c] = 1 }
                 END { n = 0; for (b in orig) if (!(b in copy)) n++; print n * node }' "$(judge_dir "$1")/trace"
