@@ -130,13 +130,15 @@ int main(int argc, char *argv[]) {
                         if (t % rewalk == 0 && fi == 0)
                                 for (size_t ki = 0; ki < NK; ki++) {
                                         struct sweep_result res;
+                                        SamplerView v;
                                         int r = walk(&s[ki], sizes[ki], seed * 1000003 + (uint64_t) t * 31 + ki + 1, &pl);
 
                                         if (r < 0 || sampler_sweep(s[ki], &pl, NULL, 0, now, 0, &no_cancel, &res) < 0) {
                                                 fprintf(stderr, "accuracy: walk of %s failed: %s\n", dir, strerror(r < 0 ? -r : EIO));
                                                 return 1;
                                         }
-                                        population = s[ki]->current->population;
+                                        sampler_view(s[ki], &v);
+                                        population = v.current_population;
                                 }
                         /* m distinct files, uniformly: a partial Fisher-Yates shuffle. */
                         for (int i = 0; i < m; i++) {

@@ -58,7 +58,7 @@ static int fail_resolution(const char *target, uint64_t res_usec) {
 
         format_duration(want, sizeof want, res_usec);
         if (params)
-                json_object_object_add(params, F_TARGET, json_object_new_string(target));
+                json_object_object_add(params, F_TARGET, varlink_name_new(target));
         if (!params || call(METHOD_GET_HISTORY, TAKE_PTR(params), &reply) != EXIT_OK ||
             report_from_history(reply, &rep) < 0 || rep->history.n_resolutions == 0)
                 return fail("--resolution %s: atimed keeps no such resolution.", want);
@@ -152,6 +152,9 @@ static int cmd_reload(int argc, char **argv) {
         RenderContext c = cli_render_context();
         int r, q;
 
+        /* Whoever else serves the socket, root's configuration is not
+         * what it puts in force: say so, rather than "reloaded". */
+        require_root_server();
         r = call_error(METHOD_RELOAD, NULL, &reply, &error);
         if (r != EXIT_OK && !streq_ptr(error, ERROR_INVALID_CONFIGURATION))
                 return error ? fail_remote(error, reply) : r;

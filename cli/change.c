@@ -126,96 +126,6 @@ static int get_advice(const char *path, Report **ret, char *target, size_t len) 
 
 static bool has_opt(const char *optstr, const char *name);
 
-/* ---------------------------------------------------------------- atime readers */
-
-static int atime_rank(const char *atime) {
-        return streq(atime, "strictatime") ? 2 : streq(atime, "relatime") ? 1 : 0;
-}
-
-static int need_rank(const char *need) {
-        return streq_ptr(need, "strict") ? 2 : streq_ptr(need, "relatime") ? 1 : 0;
-}
-
-/* The readers of atime on the one mount of rep that atime breaks, each
- * named on stderr; their number. */
-static unsigned breaking_readers(const Report *rep, const char *target, const char *atime) {
-        unsigned bad = 0;
-
-        for (size_t i = 0; rep->n_mounts > 0 && i < rep->mounts[0].advice.n_consumers; i++) {
-                const ReportConsumer *c = &rep->mounts[0].advice.consumers[i];
-
-                if (need_rank(c->need) <= atime_rank(atime))
-                        continue;
-                fprintf(stderr, "atimectl: %s on %s breaks a reader of atime that needs %s: %s [%s]\n", atime, target,
-                        streq_ptr(c->need, "strict") ? "strictatime" : "relatime", escape_tmp(c->why),
-                        escape_tmp(c->source));
-                bad++;
-        }
-        return bad;
-}
-
-/* Manual changes respect atime readers: an atime policy below what a known
- * consumer on the mount at target needs is refused (EXIT_FAIL), naming the
- * consumer and where it was found, unless --force. The consumers are the
- * daemon's: those its scan finds and each [mount:PATH] needs_atime of its
- * configuration (source FILE:LINE), one list for every Varlink caller.
- * Without atimed, or for a mount it does not track, there is nothing to
- * check against: said so. atimectl does not read atimed.conf itself: the
- * daemon may run with another file (atimed --config), and one parser of it
- * is enough. */
-static int check_atime_readers(const char *target, const char *atime) {
-        _cleanup_json_ json_object *reply = NULL;
-        _cleanup_(report_freep) Report *rep = NULL, *e = NULL;
-        _cleanup_free_ char *error = NULL;
-        json_object *params;
-        const char *reason;
-        unsigned bad = 0;
-        int r;
-
-        if (!atime)
-                return EXIT_OK;
-        params = json_object_new_object();
-        if (!params)
-                return fail("out of memory");
-        json_object_object_add(params, F_TARGET, json_object_new_string(target));
-        r = call_if_running(METHOD_GET_RECOMMENDATIONS, params, &reply, &error);
-        if (r == -ENOENT || r == -ECONNREFUSED) {
-                fprintf(stderr,
-                        "atimectl: atimed is not running: who reads atime on %s is not checked, "
-                        "nor any needs_atime its configuration declares.\n",
-                        escape_name_tmp(target));
-                return EXIT_OK;
-        }
-        if (r < 0) {
-                fprintf(stderr, "atimectl: cannot reach atimed (%s): who reads atime on %s is not checked.\n",
-                        strerror(-r), escape_name_tmp(target));
-                return EXIT_OK;
-        }
-        if (r != EXIT_OK && error && streq(error, ERROR_NO_SUCH_MOUNT)) {
-                e = error_params(reply);
-                reason = e ? e->error.reason : NULL;
-                fprintf(stderr, "atimectl: atimed does not track a mount at %s%s%s%s; who reads atime there is not checked.\n",
-                        escape_name_tmp(target), reason ? " (" : "", reason ? escape_tmp(reason) : "", reason ? ")" : "");
-                return EXIT_OK;
-        }
-        if (r != EXIT_OK && error)
-                return fail_remote(error, reply);
-        if (r != EXIT_OK) {
-                /* The call failed, and said why: going ahead, as without atimed. */
-                fprintf(stderr, "atimectl: who reads atime on %s is not checked.\n", escape_name_tmp(target));
-                return EXIT_OK;
-        }
-        r = report_from_recommendations(reply, &rep);
-        if (r < 0)
-                return fail_parse(METHOD_GET_RECOMMENDATIONS, r);
-        bad = breaking_readers(rep, target, atime);
-        if (bad && !arg_force)
-                return fail("refused; nothing changed. --force sets %s anyway.", atime);
-        if (bad)
-                fprintf(stderr, "atimectl: going ahead with %s on %s (--force).\n", atime, target);
-        return EXIT_OK;
-}
-
 /* ---------------------------------------------------------------- recommend */
 
 int cmd_recommend(int argc, char **argv) {
@@ -459,41 +369,37 @@ static int print_fstab_json(const char *path, const struct fstab_result *res, co
         json_object *changes = json_object_new_array(), *nf = json_object_new_array(), *notes = json_object_new_array();
         json_object *dr = json_object_new_array();
 
-        if (!dr) {
+        if (!o || !changes || !nf || !notes || !dr) {
                 json_object_put(changes);
                 json_object_put(nf);
                 json_object_put(notes);
+                json_object_put(dr);
                 return fail("out of memory");
         }
+        /* Names (mount points, options, notes that quote them) in the
+         * protocol's form, as atimed's replies have them (escape.h). */
         STRV_FOREACH(d, drifts)
-                json_object_array_add(dr, json_object_new_string(*d));
+                json_object_array_add(dr, varlink_name_new(*d));
         json_object_object_add(o, "drift", dr);
-
-        if (!o || !changes || !nf || !notes) {
-                json_object_put(changes);
-                json_object_put(nf);
-                json_object_put(notes);
-                return fail("out of memory");
-        }
-        json_object_object_add(o, "file", json_object_new_string(path));
+        json_object_object_add(o, "file", varlink_name_new(path));
         json_object_object_add(o, "changed", json_object_new_boolean(res->n_changes > 0));
         json_object_object_add(o, "written", json_object_new_boolean(written));
-        json_object_object_add(o, "backup", backup ? json_object_new_string(backup) : NULL);
+        json_object_object_add(o, "backup", backup ? varlink_name_new(backup) : NULL);
         for (size_t i = 0; i < res->n_changes; i++) {
                 json_object *c = json_object_new_object();
 
-                json_object_object_add(c, F_TARGET, json_object_new_string(res->changes[i].target));
+                json_object_object_add(c, F_TARGET, varlink_name_new(res->changes[i].target));
                 json_object_object_add(c, "line", json_object_new_int((int) res->changes[i].line));
-                json_object_object_add(c, "old_options", json_object_new_string(res->changes[i].old_options));
-                json_object_object_add(c, "new_options", json_object_new_string(res->changes[i].new_options));
+                json_object_object_add(c, "old_options", varlink_name_new(res->changes[i].old_options));
+                json_object_object_add(c, "new_options", varlink_name_new(res->changes[i].new_options));
                 json_object_array_add(changes, c);
         }
         json_object_object_add(o, "changes", changes);
         STRV_FOREACH(t, res->not_found)
-                json_object_array_add(nf, json_object_new_string(*t));
+                json_object_array_add(nf, varlink_name_new(*t));
         json_object_object_add(o, "not_found", nf);
         STRV_FOREACH(t, res->skipped)
-                json_object_array_add(notes, json_object_new_string(*t));
+                json_object_array_add(notes, varlink_name_new(*t));
         json_object_object_add(o, "notes", notes);
         json_object_object_add(o, "diff", json_object_new_string(diff));
         return print_json(o);
@@ -755,6 +661,23 @@ static int job_write(struct fstab_job *job) {
         return EXIT_OK;
 }
 
+/* Advice about to be written: each set that changes the file passes the
+ * guard too. The advice weighs the readers of the mounts atimed tracks;
+ * the guard's list (GetConsumers) holds every declaration wherever it
+ * lies, and the advice may come from a server that answers both. */
+static int job_guard_advice(struct fstab_job *job) {
+        for (size_t i = 0; i < job->n_sets; i++) {
+                bool changes = false;
+                int r;
+
+                for (size_t k = 0; k < job->res.n_changes; k++)
+                        changes = changes || streq(job->res.changes[k].target, job->sets[i].target);
+                if (changes && (r = guard_atime_readers(job->sets[i].target, job->sets[i].policy.atime)) != EXIT_OK)
+                        return r;
+        }
+        return EXIT_OK;
+}
+
 int cmd_fstab(int argc, char **argv) {
         _cleanup_(fstab_job_done) struct fstab_job job = { .path = arg_file ? arg_file : FSTAB_DEFAULT };
         int r;
@@ -763,11 +686,16 @@ int cmd_fstab(int argc, char **argv) {
                 fprintf(stderr, "atimectl: fstab: --check and --write exclude each other.\n");
                 return EXIT_USAGE;
         }
+        /* --write acts on the advice, --set on the list of readers. */
+        if (arg_write || arg_set)
+                require_root_server();
         r = job_plan(&job);
         for (size_t i = 0; r == EXIT_OK && !job.advised && i < job.n_sets; i++)
-                r = check_atime_readers(job.sets[i].target, job.sets[i].policy.atime);
+                r = guard_atime_readers(job.sets[i].target, job.sets[i].policy.atime);
         if (r == EXIT_OK)
                 r = job_edit(&job);
+        if (r == EXIT_OK && job.advised && arg_write)
+                r = job_guard_advice(&job);
         if (r == EXIT_OK)
                 r = job_report_notes(&job);
         for (size_t i = 0; r == EXIT_OK && i < job.n_sets; i++)
@@ -916,8 +844,8 @@ static json_object *options_json(const char *vfs, const char *fs) {
         json_object *o = json_object_new_object();
 
         if (o) {
-                json_object_object_add(o, "vfs_options", json_object_new_string(vfs));
-                json_object_object_add(o, "fs_options", json_object_new_string(fs));
+                json_object_object_add(o, "vfs_options", varlink_name_new(vfs));
+                json_object_object_add(o, "fs_options", varlink_name_new(fs));
         }
         return o;
 }
@@ -929,7 +857,7 @@ static int print_remount_json(const char *target, bool changed, const char *vfs,
 
         if (!o)
                 return fail("out of memory");
-        json_object_object_add(o, F_TARGET, json_object_new_string(target));
+        json_object_object_add(o, F_TARGET, varlink_name_new(target));
         json_object_object_add(o, "changed", json_object_new_boolean(changed));
         if (vfs)
                 json_object_object_add(o, "before", options_json(vfs, fs));
@@ -953,7 +881,7 @@ static int remount_policy_given(const char *path, const char *words, struct poli
         r = resolve_mount(path, target, len);
         if (r < 0)
                 return fail("cannot find the mount that holds %s: %s", path, strerror(-r));
-        return check_atime_readers(target, p->atime);
+        return guard_atime_readers(target, p->atime);
 }
 
 /* atimed's advice for the mount that holds path. When it advises keeping,
@@ -970,7 +898,7 @@ static int remount_policy_advised(const char *path, struct policy_spec *p, char 
                 return r;
         a = rep->n_mounts > 0 ? &rep->mounts[0].advice : NULL;
         if (a && spec_of(a, p))
-                return EXIT_OK;
+                return guard_atime_readers(target, p->atime); /* as for a POLICY given */
         *ret_done = true;
         why = a && a->n_reasons > 0 ? a->reasons[0] : NULL;
         if (arg_json)
@@ -1024,6 +952,7 @@ int cmd_remount(int argc, char **argv) {
         bool changed, done = false;
         int r, id = 0;
 
+        require_root_server();
         if (argc > 2)
                 r = remount_policy_given(argv[1], argv[2], &p, target, sizeof target);
         else

@@ -7,8 +7,10 @@
 #include <libmount/libmount.h>
 #include <limits.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -20,6 +22,7 @@
 #include "chart.h"
 #include "escape.h"
 #include "metrics.h"
+#include "path-util.h"
 #include "protocol.h"
 #include "varlink.h"
 
@@ -78,16 +81,8 @@ int fail_remote(const char *error, json_object *params) {
 /* "/srv//www/" -> "/srv/www", without touching the filesystem: a stat()
  * on a hung NFS or stopped FUSE mount would hang atimectl itself. */
 void normalize_path(const char *in, char *out, size_t len) {
-        size_t o = 0;
-
-        for (const char *p = in; *p && o + 1 < len; p++) {
-                if (*p == '/' && o > 0 && out[o - 1] == '/')
-                        continue;
-                out[o++] = *p;
-        }
-        while (o > 1 && out[o - 1] == '/')
-                o--;
-        out[o] = 0;
+        snprintf(out, len, "%s", in);
+        path_simplify(out);
 }
 
 static const char *socket_path(void) {
@@ -103,8 +98,46 @@ int call(const char *method, json_object *params, json_object **ret) {
         return call_error(method, params, ret, NULL);
 }
 
+static bool root_server_required = false;
+
+void require_root_server(void) {
+        root_server_required = true;
+}
+
+/* Who serves the socket at path, connected on fd: SO_PEERCRED gives the
+ * credentials of the process that listened on it (PID 1, root, under
+ * socket activation; atimed itself runs as root). A change to the system
+ * rests on a server run by root alone: another user's (a socket named by
+ * ATIMED_SOCKET or --socket in an environment root inherited) could advise
+ * anything and list no reader of atime. A command that changes nothing
+ * may ask any server, and says whose it is. */
+static int check_server(int fd, const char *path) {
+        static bool said = false;
+        struct ucred uc = {};
+        socklen_t l = sizeof uc;
+        const struct passwd *pw;
+
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &l) < 0) {
+                if (!root_server_required)
+                        return EXIT_OK;
+                return fail("cannot tell who serves %s (%s); atimectl changes nothing on the word of an unknown "
+                            "server.", escape_name_tmp(path), strerror(errno));
+        }
+        if (uc.uid == 0)
+                return EXIT_OK;
+        pw = getpwuid(uc.uid);
+        if (root_server_required)
+                return fail("%s is served by uid %u (%s), not by root: atimectl changes nothing on its word.",
+                            escape_name_tmp(path), (unsigned) uc.uid, pw ? escape_tmp(pw->pw_name) : "no such user");
+        if (!said)
+                fprintf(stderr, "atimectl: %s is served by uid %u (%s), not by root.\n", escape_name_tmp(path),
+                        (unsigned) uc.uid, pw ? escape_tmp(pw->pw_name) : "no such user");
+        said = true;
+        return EXIT_OK;
+}
+
 /* Calls 'method'; on failure prints one line and returns EXIT_FAIL. */
-static int call_full(const char *method, json_object *params, json_object **ret, char **ret_error, bool quiet) {
+static int call_full(const char *method, json_object *params, json_object **ret, char **ret_error) {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *error = NULL;
         _cleanup_json_ json_object *reply = NULL;
@@ -112,21 +145,22 @@ static int call_full(const char *method, json_object *params, json_object **ret,
         int r;
 
         r = varlink_connect(path, &fd);
-        if (r < 0 && quiet) {
-                json_object_put(params);
-                return r;
-        }
         if (r == -ENOENT || r == -ECONNREFUSED) {
                 json_object_put(params);
-                return fail("atimed is not running (nothing listens on %s).", path);
+                return fail("atimed is not running (nothing listens on %s).", escape_name_tmp(path));
         }
         if (r == -EACCES) {
                 json_object_put(params);
-                return fail("permission denied connecting to %s.", path);
+                return fail("permission denied connecting to %s.", escape_name_tmp(path));
         }
         if (r < 0) {
                 json_object_put(params);
-                return fail("cannot connect to %s: %s", path, strerror(-r));
+                return fail("cannot connect to %s: %s", escape_name_tmp(path), strerror(-r));
+        }
+        r = check_server(fd, path);
+        if (r != EXIT_OK) {
+                json_object_put(params);
+                return r;
         }
 
         r = varlink_call(fd, method, params, CALL_TIMEOUT_USEC, MAX_REPLY, &reply, &error);
@@ -154,12 +188,9 @@ static int call_full(const char *method, json_object *params, json_object **ret,
 }
 
 int call_error(const char *method, json_object *params, json_object **ret, char **ret_error) {
-        return call_full(method, params, ret, ret_error, false);
+        return call_full(method, params, ret, ret_error);
 }
 
-int call_if_running(const char *method, json_object *params, json_object **ret, char **ret_error) {
-        return call_full(method, params, ret, ret_error, true);
-}
 
 int print_json(json_object *o) {
         /* C1 and bidi controls as \uHHHH: the same JSON, harmless on a terminal. */

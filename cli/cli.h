@@ -43,8 +43,13 @@ int call(const char *method, json_object *params, json_object **ret);
 /* The same, but an error reply is not printed: its name in *ret_error, its
  * parameters in *ret, and EXIT_FAIL. */
 int call_error(const char *method, json_object *params, json_object **ret, char **ret_error);
-/* The same, but when atimed cannot be reached, -errno and nothing printed. */
-int call_if_running(const char *method, json_object *params, json_object **ret, char **ret_error);
+/* From now on, every call is answered only by a server run by root:
+ * before a command changes the system on what atimed says (remount,
+ * fstab --set or --write, reload), it calls this, and a call to a socket
+ * that another user serves (SO_PEERCRED) fails, naming the socket and its
+ * owner. Without it, a call to such a server goes ahead, and says once on
+ * stderr whose server it is. */
+void require_root_server(void);
 /* Prints an error reply as call() does; returns EXIT_FAIL. */
 int fail_remote(const char *error, json_object *params);
 int print_json(json_object *o);
@@ -101,6 +106,14 @@ pid_t fork_with_pipe(int *ret_fd);
 
 /* "/srv//www/" -> "/srv/www" without touching the filesystem. */
 void normalize_path(const char *in, char *out, size_t len);
+
+/* The guard of a change of the atime policy of the mount at target (raw
+ * bytes) to 'atime' (NULL: the atime policy stays, nothing to check):
+ * EXIT_OK to go ahead; EXIT_FAIL, said why, when a reader of atime there
+ * needs more, or when who reads atime there cannot be asked of atimed or
+ * its answer cannot be read. --force goes ahead in both cases, saying what
+ * it overrides or did not check (guard.c). */
+int guard_atime_readers(const char *target, const char *atime);
 
 /* The commands that advise and change (change.c). */
 int cmd_recommend(int argc, char **argv);

@@ -49,6 +49,14 @@ bool utf8_is_valid(const char *s) {
 
 static const char hex[] = "0123456789abcdef";
 
+/* "\xHH" for the byte b at o; returns the end. */
+static char *put_hex(char *o, char b) {
+        unsigned char u = (unsigned char) b;
+
+        *o++ = '\\', *o++ = 'x', *o++ = hex[u >> 4], *o++ = hex[u & 15];
+        return o;
+}
+
 int name_escape(const char *raw, char **ret) {
         char *out = malloc(strlen(raw) * 4 + 1), *o = out;
         uint32_t cp;
@@ -58,11 +66,9 @@ int name_escape(const char *raw, char **ret) {
         for (const char *s = raw; *s;) {
                 size_t n = utf8_char(s, &cp);
 
-                if (n == 0) {
-                        unsigned char b = (unsigned char) *s++;
-
-                        *o++ = '\\', *o++ = 'x', *o++ = hex[b >> 4], *o++ = hex[b & 15];
-                } else if (*s == '\\') {
+                if (n == 0)
+                        o = put_hex(o, *s++);
+                else if (*s == '\\') {
                         *o++ = '\\', *o++ = '\\';
                         s++;
                 } else {
@@ -111,6 +117,79 @@ static bool unsafe_code_point(uint32_t cp) {
                (cp >= 0x2066 && cp <= 0x2069);
 }
 
+int name_escape_text(const char *raw, const char *extra, char **ret) {
+        char *out = malloc(strlen(raw) * 4 + 1), *o = out;
+
+        if (!out)
+                return -ENOMEM;
+        for (const char *s = raw; *s;) {
+                uint32_t cp;
+                size_t n = utf8_char(s, &cp);
+
+                /* A blank at the end would be taken for layout and dropped. */
+                if (n > 0 && !unsafe_code_point(cp) && !strchr(extra, *s) && !(*s == ' ' && !s[1])) {
+                        if (*s == '\\')
+                                *o++ = '\\';
+                        memcpy(o, s, n);
+                        o += n, s += n;
+                        continue;
+                }
+                /* Every byte of it, so that a bidi control or a C1 control
+                 * is kept as the bytes it was. */
+                for (size_t i = 0; i < (n ? n : 1); i++)
+                        o = put_hex(o, *s++);
+        }
+        *o = 0;
+        *ret = out;
+        return 0;
+}
+
+static bool is_octal(char c) {
+        return c >= '0' && c <= '7';
+}
+
+/* The byte the escape at s (a backslash) stands for, its length in *ret_n;
+ * -1 if it is none. */
+static int escape_byte(const char *s, size_t *ret_n) {
+        *ret_n = 4;
+        if (s[1] == '\\') {
+                *ret_n = 2;
+                return '\\';
+        }
+        if (s[1] == 'x' && unhex(s[2]) >= 0 && unhex(s[3]) >= 0)
+                return unhex(s[2]) << 4 | unhex(s[3]);
+        if (s[1] >= '0' && s[1] <= '3' && is_octal(s[2]) && is_octal(s[3]))
+                return (s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0');
+        return -1;
+}
+
+int name_unescape_strict(const char *s, char **ret, size_t *ret_offset) {
+        _cleanup_free_ char *out = malloc(strlen(s) + 1);
+        char *o = out;
+
+        if (!out)
+                return -ENOMEM;
+        for (const char *p = s; *p;) {
+                size_t n;
+                int b;
+
+                if (*p != '\\') {
+                        *o++ = *p++;
+                        continue;
+                }
+                b = escape_byte(p, &n);
+                if (b <= 0) {
+                        *ret_offset = (size_t) (p - s);
+                        return -EINVAL;
+                }
+                *o++ = (char) b;
+                p += n;
+        }
+        *o = 0;
+        *ret = TAKE_PTR(out);
+        return 0;
+}
+
 size_t escape_controls_buf(const char *s, char *out, size_t size) {
         size_t len = 0;
         uint32_t cp;
@@ -122,12 +201,10 @@ size_t escape_controls_buf(const char *s, char *out, size_t size) {
                 size_t plen = n;
 
                 if (n == 0) {
-                        unsigned char b = (unsigned char) *s;
-
-                        e[0] = '\\', e[1] = 'x', e[2] = hex[b >> 4], e[3] = hex[b & 15];
+                        put_hex(e, *s);
                         piece = e, plen = 4, n = 1;
                 } else if (unsafe_code_point(cp) && cp < 0x80) {
-                        e[0] = '\\', e[1] = 'x', e[2] = hex[cp >> 4], e[3] = hex[cp & 15];
+                        put_hex(e, (char) cp);
                         piece = e, plen = 4;
                 } else if (unsafe_code_point(cp)) {
                         e[0] = '\\', e[1] = 'u';
@@ -239,11 +316,8 @@ char *shell_quote(const char *s) {
                         }
                         /* Every byte of what is unsafe, so that a bidi
                          * control stays what it was once decoded. */
-                        for (size_t i = 0; i < (n ? n : 1); i++, s++) {
-                                unsigned char b = (unsigned char) *s;
-
-                                *o++ = '\\', *o++ = 'x', *o++ = hex[b >> 4], *o++ = hex[b & 15];
-                        }
+                        for (size_t i = 0; i < (n ? n : 1); i++)
+                                o = put_hex(o, *s++);
                 }
                 *o++ = '\'';
         }

@@ -6,8 +6,11 @@
  * backslash in the name is written as two ("\\" in the decoded string,
  * "\\\\" in the JSON text) and each byte that is not part of valid UTF-8 as
  * "\xHH" (a backslash, 'x', two lower-case hex digits). Everything else is
- * the name itself (varlink_name_new() builds such a string). The mapping is one to one: name_unescape() undoes
- * name_escape() exactly. See docs/io.atimed.varlink. */
+ * the name itself (varlink_name_new() builds such a string). The mapping is
+ * one to one: name_unescape() undoes name_escape() exactly. The one
+ * definition is the text of docs/io.atimed.varlink ("Names are bytes"),
+ * which the Ansible module (contrib/ansible, atimed_apply.py) follows too:
+ * a change here is a change there. */
 #pragma once
 
 #include <stdbool.h>
@@ -27,6 +30,21 @@ int name_escape(const char *raw, char **ret);
  * "\\" nor "\xHH" is taken as itself, so that a client unaware of the scheme
  * still finds names without backslashes. 0 or -ENOMEM. */
 int name_unescape(const char *s, char **ret);
+
+/* A name as text a person reads and types back (a path in atimed.conf): the
+ * protocol form, and besides every byte of a character escape_controls()
+ * would touch, of a character in 'extra' (ASCII) and of a blank ending the
+ * name, as "\xHH". name_unescape_strict() reads it back to the same bytes.
+ * 0 or -ENOMEM. */
+int name_escape_text(const char *raw, const char *extra, char **ret);
+/* A name written by a person, read strictly: "\\" is a backslash, "\xHH"
+ * (two hex digits) and "\OOO" (three octal digits, as fstab and
+ * /proc/self/mountinfo write them) a byte; any other backslash, and an
+ * escape of the NUL byte, is -EINVAL with *ret_offset at that backslash,
+ * so that nothing is ever taken for what it was not meant to be. The
+ * decoding of name_escape_text()'s form and of the protocol's (but for its
+ * leniency). 0, -EINVAL or -ENOMEM. */
+int name_unescape_strict(const char *s, char **ret, size_t *ret_offset);
 
 /* For a terminal or a log line: every C0 control, DEL, C1 control
  * (U+0080-U+009F), bidi control (U+202A-U+202E, U+2066-U+2069) and byte

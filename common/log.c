@@ -77,16 +77,6 @@ done:
         return -error;
 }
 
-int log_internal(int level, int error, const char *fmt, ...) {
-        va_list ap;
-        int r;
-
-        va_start(ap, fmt);
-        r = log_emit(level, error, NULL, NULL, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
 int log_object_internal(int level, int error, const char *field, const char *value, const char *fmt, ...) {
         va_list ap;
         int r;

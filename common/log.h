@@ -19,7 +19,7 @@ void log_set_program(const char *name);
 
 /* Logs at 'level' with errno 'error' available to %m; returns -|error|
  * (or 0 when error is 0) so callers can "return log_error_errno(r, ...)". */
-int log_internal(int level, int error, const char *fmt, ...) _printf_(3, 4);
+#define log_internal(level, error, ...) log_object_internal((level), (error), NULL, NULL, __VA_ARGS__)
 
 /* Where structured entries go (the daemon's journal): called with the
  * message as the text line shows it (controls escaped) and one field of

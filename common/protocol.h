@@ -32,6 +32,9 @@
 #define METHOD_PROBE "io.atimed.Probe"
 #define METHOD_GET_HISTORY "io.atimed.GetHistory"
 #define METHOD_GET_RECOMMENDATIONS "io.atimed.GetRecommendations"
+/* Who reads atime at a path, whatever atimed makes of the mount there: what
+ * atimectl's guards check a policy against. */
+#define METHOD_GET_CONSUMERS "io.atimed.GetConsumers"
 #define METHOD_RELOAD "io.atimed.Reload"
 
 /* Errors: Varlink's own, then ours */

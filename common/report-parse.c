@@ -276,6 +276,16 @@ static int mount_add(Report *r, json_object *o, ReportMount **ret) {
         return m->target ? 0 : -ENOMEM;
 }
 
+/* A policy as a reply gives it: its mount options, its atime mode and
+ * its two flags (a mount's, and an advice's current and recommended). */
+static void policy_from_json(Report *r, json_object *o, const char **options, const char **atime, bool *lazytime,
+                             bool *nodiratime) {
+        *options = str(r, o, F_OPTIONS);
+        *atime = str(r, o, F_ATIME);
+        *lazytime = boolean(o, F_LAZYTIME);
+        *nodiratime = boolean(o, F_NODIRATIME);
+}
+
 static int mount_from_json(Report *r, json_object *o) {
         json_object *h = member(o, F_HISTORY, json_type_array);
         ReportMount *m;
@@ -285,11 +295,8 @@ static int mount_from_json(Report *r, json_object *o) {
                 return q;
         m->source = str(r, o, F_SOURCE);
         m->root = str(r, o, F_ROOT);
-        m->options = str(r, o, F_OPTIONS);
         m->super_options = str(r, o, F_SUPER_OPTIONS);
-        m->atime = str(r, o, F_ATIME);
-        m->nodiratime = boolean(o, F_NODIRATIME);
-        m->lazytime = boolean(o, F_LAZYTIME);
+        policy_from_json(r, o, &m->options, &m->atime, &m->lazytime, &m->nodiratime);
         m->read_only = boolean(o, F_READ_ONLY);
         m->stalled = boolean(o, F_STALLED);
         m->reachable = !member(o, F_REACHABLE, json_type_boolean) || boolean(o, F_REACHABLE);
@@ -355,14 +362,9 @@ static int advice_from_json(Report *r, json_object *o, ReportAdvice *a) {
         a->have = true;
         a->action = str(r, o, F_ACTION);
         a->change = boolean(o, F_CHANGE);
-        a->current = str(r, cur, F_OPTIONS);
-        a->recommended = str(r, want, F_OPTIONS);
-        a->current_atime = str(r, cur, F_ATIME);
-        a->recommended_atime = str(r, want, F_ATIME);
-        a->current_lazytime = boolean(cur, F_LAZYTIME);
-        a->recommended_lazytime = boolean(want, F_LAZYTIME);
-        a->current_nodiratime = boolean(cur, F_NODIRATIME);
-        a->recommended_nodiratime = boolean(want, F_NODIRATIME);
+        policy_from_json(r, cur, &a->current, &a->current_atime, &a->current_lazytime, &a->current_nodiratime);
+        policy_from_json(r, want, &a->recommended, &a->recommended_atime, &a->recommended_lazytime,
+                         &a->recommended_nodiratime);
         a->confidence = str(r, o, F_CONFIDENCE);
         a->basis = str(r, o, F_BASIS);
         (void) number(member(o, F_EVIDENCE, json_type_object), F_OBSERVED_S, &a->observed_s);
@@ -490,6 +492,23 @@ int report_from_recommendations(json_object *reply, Report **ret) {
         }
         if (q >= 0)
                 r->have_advice = true;
+        return report_end(&r, q, ret);
+}
+
+int report_from_consumers(json_object *reply, Report **ret) {
+        _cleanup_(report_freep) Report *r = NULL;
+        json_object *list = member(reply, F_CONSUMERS, json_type_array);
+        ReportMount *m;
+        int q;
+
+        q = report_begin(list && member(reply, F_TARGET, json_type_string), 1, &r);
+        if (q < 0)
+                return q;
+        m = report_add_mount(r);
+        m->id = -1;
+        m->target = str(r, reply, F_TARGET);
+        m->advice.have = true;
+        q = consumers_from_json(r, list, &m->advice);
         return report_end(&r, q, ret);
 }
 

@@ -268,6 +268,10 @@ int report_from_status(json_object *status, Report **ret);
 /* A GetRecommendations reply alone: one mount for each recommendation, in
  * its order, with its target, fstype and advice. */
 int report_from_recommendations(json_object *recommendations, Report **ret);
+/* A GetConsumers reply: one mount, its target and its readers of atime
+ * (advice.consumers, the rest of the advice unknown); -EBADMSG without a
+ * target or a list of them. */
+int report_from_consumers(json_object *consumers, Report **ret);
 /* A GetHistory reply into r->history. */
 int report_from_history(json_object *history, Report **ret);
 /* A Probe reply: one mount, its target and probe. */

@@ -473,6 +473,49 @@ static void advise_nodiratime(struct advice *a, const struct advisor_input *in, 
         reason(a, "%s: nodiratime keeps it on files", why);
 }
 
+/* strictatime, below the threshold for noatime or not measured: relatime,
+ * the kernel's default, which nothing here needs more than. */
+static void advise_relatime(struct advice *a, const struct advisor_input *in, const struct advisor_params *p) {
+        char n1[32];
+
+        set(a, in, ATIME_RELATIME, in->policy.lazytime);
+        if (in->have_activity && saved_updates(a, in, in->per_min) >= p->min_saving) {
+                reason(a, "strictatime: %s atime updates/min; nothing needs every read recorded",
+                       num(n1, sizeof n1, in->per_min));
+                a->basis = BASIS_MEASUREMENT;
+                straddles(a, in, p->noatime_threshold);
+                return;
+        }
+        /* Whatever the rate: relatime, the kernel's default, costs
+         * nothing where nothing needs every read. */
+        if (in->have_activity)
+                reason(a, "strictatime: %s atime updates/min; nothing needs every read recorded, and relatime "
+                          "costs nothing",
+                       num(n1, sizeof n1, in->per_min));
+        else
+                reason(a, "strictatime: nothing here needs every read recorded");
+        by_rule(a, BASIS_RULE);
+}
+
+/* relatime or lazytime below the threshold for noatime, or not measured:
+ * kept, saying why. */
+static void advise_keep(struct advice *a, const struct advisor_input *in, const struct advisor_params *p) {
+        const char *now = atime_mode_to_string(in->policy.atime);
+        char n1[32], n2[32];
+
+        set(a, in, in->policy.atime, in->policy.lazytime);
+        if (in->have_activity) {
+                reason(a, "%s: %s atime updates/min, not worth noatime (threshold %s/min)", now,
+                       num(n1, sizeof n1, in->per_min), num(n2, sizeof n2, p->noatime_threshold));
+                a->basis = BASIS_MEASUREMENT;
+                straddles(a, in, p->noatime_threshold);
+        } else {
+                reason(a, "%s: not measured yet", now);
+                a->basis = BASIS_NONE;
+                a->confidence = CONFIDENCE_LOW;
+        }
+}
+
 static void advise_without_consumers(struct advice *a, const struct advisor_input *in, const struct advisor_params *p,
                                      double dshare) {
         const char *now = atime_mode_to_string(in->policy.atime);
@@ -506,37 +549,10 @@ static void advise_without_consumers(struct advice *a, const struct advisor_inpu
                 reason(a, "%s: %s atime updates/min; nothing here reads atime", now, num(n1, sizeof n1, in->per_min));
                 a->basis = BASIS_MEASUREMENT;
                 straddles(a, in, p->noatime_threshold);
-        } else if (in->policy.atime == ATIME_STRICT) {
-                set(a, in, ATIME_RELATIME, in->policy.lazytime);
-                if (in->have_activity && saved_updates(a, in, in->per_min) >= p->min_saving) {
-                        reason(a, "strictatime: %s atime updates/min; nothing needs every read recorded",
-                               num(n1, sizeof n1, in->per_min));
-                        a->basis = BASIS_MEASUREMENT;
-                        straddles(a, in, p->noatime_threshold);
-                } else {
-                        /* Whatever the rate: relatime, the kernel's default, costs
-                         * nothing where nothing needs every read. */
-                        if (in->have_activity)
-                                reason(a, "strictatime: %s atime updates/min; nothing needs every read recorded, and relatime "
-                                          "costs nothing",
-                                       num(n1, sizeof n1, in->per_min));
-                        else
-                                reason(a, "strictatime: nothing here needs every read recorded");
-                        by_rule(a, BASIS_RULE);
-                }
-        } else {
-                set(a, in, in->policy.atime, in->policy.lazytime);
-                if (in->have_activity) {
-                        reason(a, "%s: %s atime updates/min, not worth noatime (threshold %s/min)", now,
-                               num(n1, sizeof n1, in->per_min), num(n2, sizeof n2, p->noatime_threshold));
-                        a->basis = BASIS_MEASUREMENT;
-                        straddles(a, in, p->noatime_threshold);
-                } else {
-                        reason(a, "%s: not measured yet", now);
-                        a->basis = BASIS_NONE;
-                        a->confidence = CONFIDENCE_LOW;
-                }
-        }
+        } else if (in->policy.atime == ATIME_STRICT)
+                advise_relatime(a, in, p);
+        else
+                advise_keep(a, in, p);
 }
 
 /* Advice measured from a figure the kernel's own count contradicts is
@@ -567,6 +583,20 @@ static void apply_min_saving(struct advice *a, const struct advisor_input *in, c
                 a->confidence = CONFIDENCE_LOW;
 }
 
+/* A figure from part of the filesystem, while its first walk runs: no
+ * advice yet. Whatever it said now could turn round once the walk has
+ * seen the rest: a hot corner may be there. */
+static void advise_too_early(struct advice *a, const struct advisor_input *in) {
+        char d[32];
+
+        set(a, in, in->policy.atime, in->policy.lazytime);
+        reason(a, "too early: the figure so far rests on %.0f%% of the filesystem; advice in about %s",
+               fmin(99, floor(100 * in->coverage)),
+               format_duration(d, sizeof d, (uint64_t) MAX(in->ready_in_s, (int64_t) 1) * 1000000));
+        a->basis = BASIS_NONE;
+        a->confidence = CONFIDENCE_LOW;
+}
+
 void advisor_advise(const struct advisor_input *in, const struct advisor_params *p, struct advice *ret) {
         const struct atime_cost *cost = atime_cost_for(in->fstype, p->costs, p->n_costs);
         double dshare = dirs_bytes_share(in, cost);
@@ -589,18 +619,9 @@ void advisor_advise(const struct advisor_input *in, const struct advisor_params 
                 set(&a, in, in->policy.atime, in->policy.lazytime);
                 reason(&a, "read-only: no atime is ever written here");
                 by_rule(&a, BASIS_RULE);
-        } else if (in->too_early && in->need == NEED_NONE && in->policy.atime != ATIME_NOATIME) {
-                /* Whatever it said now could turn round once the walk has
-                 * seen the rest: a hot corner may be there. */
-                char d[32];
-
-                set(&a, in, in->policy.atime, in->policy.lazytime);
-                reason(&a, "too early: the figure so far rests on %.0f%% of the filesystem; advice in about %s",
-                       fmin(99, floor(100 * in->coverage)),
-                       format_duration(d, sizeof d, (uint64_t) MAX(in->ready_in_s, (int64_t) 1) * 1000000));
-                a.basis = BASIS_NONE;
-                a.confidence = CONFIDENCE_LOW;
-        } else {
+        } else if (in->too_early && in->need == NEED_NONE && in->policy.atime != ATIME_NOATIME)
+                advise_too_early(&a, in);
+        else {
                 if (in->need != NEED_NONE)
                         advise_for_consumers(&a, in, lazy_pays);
                 /* A reader of files' atime keeps it; the directories' need not

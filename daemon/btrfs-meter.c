@@ -558,7 +558,7 @@ void btrfs_meter_look(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s) {
         st->have = true;
 }
 
-/* The place moved (tracker.c's fs_place()): the sample counts another
+/* The place moved (place.c's place_of()): the sample counts another
  * subvolume's inodes now, from its own newest snapshot, so the count
  * since it starts anew; the bytes an inode, learned of the filesystem,
  * stay. */
@@ -643,6 +643,14 @@ void btrfs_meter_apply(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s) {
         st->have = true;
         m->at = l->at;
         m->since = l->since;
+}
+
+const struct btrfs_facts *btrfs_meter_facts(const BtrfsMeter *m) {
+        return m->status.have ? &m->status.facts : NULL;
+}
+
+void btrfs_meter_model(const BtrfsMeter *m, BtrfsModel *ret) {
+        *ret = m->model;
 }
 
 void btrfs_meter_status(const BtrfsMeter *m, const char *super_options, struct btrfs_status *ret) {

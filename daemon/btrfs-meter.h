@@ -12,7 +12,9 @@
  *  - btrfs_meter_apply() on the event loop when the job is back, with the
  *    sweep's purity: it says once what it cannot see, keeps the last look,
  *    and turns the interval into bytes, measured or modelled;
- *  - btrfs_meter_status() for a mount of the filesystem, at any time.
+ *  - btrfs_meter_status() for a mount of the filesystem, at any time, and
+ *    btrfs_meter_facts() and btrfs_meter_model(), for where it samples
+ *    and what it keeps across a restart: nothing else of the meter.
  * A filesystem nothing samples (no mount of it writes atime) is looked at
  * all the same, in a job of its own with no sweep: btrfs_look_prepare()
  * and btrfs_look_run() as above, then btrfs_meter_look() on the event
@@ -65,7 +67,7 @@ struct btrfs_status {
         bool looked;     /* this mount's subvolume was seen: self and snapshots are its */
         uint64_t subvol; /* the mount's subvolid= (0: unknown) */
         /* This mount's subvolume is the one sampled (the place the look
-         * went through, tracker.c): the model counts its inodes. Where it
+         * went through, place.c): the model counts its inodes. Where it
          * is not, its reads un-share bytes only measured intervals see. */
         bool sampled;
         struct btrfs_subvol self;
@@ -225,6 +227,13 @@ void btrfs_meter_apply(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s);
 void btrfs_meter_look(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s);
 /* The status as a mount with 'super_options' sees it. */
 void btrfs_meter_status(const BtrfsMeter *m, const char *super_options, struct btrfs_status *ret);
+/* The facts of the last look that came back (the subvolumes it saw, for
+ * the place the filesystem is sampled through: btrfs_place_rank()); NULL
+ * before one has. */
+const struct btrfs_facts *btrfs_meter_facts(const BtrfsMeter *m);
+/* The model as the measured intervals taught it (or the seed gave it),
+ * to keep across a restart. */
+void btrfs_meter_model(const BtrfsMeter *m, BtrfsModel *ret);
 /* The status of a mount of a filesystem no mount writes atime through,
  * looked at or not: a rate of exactly 0 bytes a day, as the atime updates
  * through noatime are exactly 0 (a figure, source BTRFS_BYTES_NO_ATIME,

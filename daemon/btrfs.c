@@ -651,7 +651,7 @@ static int list_util(int fd, const BtrfsLookArgs *a, BtrfsRoots *roots, _unused_
         /* The iterator lists what lies beneath the top level, not the top
          * level itself: it is listed too, for a mount of it to find its
          * own facts while the filesystem is looked at through another
-         * (tracker.c's place). Where it cannot be read, it is left out. */
+         * (place.c's place). Where it cannot be read, it is left out. */
         if (root) {
                 struct btrfs_util_subvolume_info info;
 

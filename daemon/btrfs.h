@@ -128,7 +128,7 @@ int btrfs_subvol_from_options(const char *super_options, uint64_t *ret_id, char 
 
 /* What an interval says of the bytes atime un-shares. Its metadata's
  * growth is atime's cost only where nothing else happened: the sample
- * saw no other change (tracker.c, as for the kernel's transaction
+ * saw no other change (figures.c, as for the kernel's transaction
  * counts, kcount.h), the data did not move, the metadata did not shrink,
  * the tracked subvolumes' snapshots stayed what they were, and the
  * filesystem's own evidence (btrfs_evidence: no tree grew or shrank by a

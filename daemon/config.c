@@ -1,440 +1,51 @@
 /* config.c: the ini file into struct config. Keys are described once, in
  * config_items[]: one row a key, with its section, its type, the field of
  * struct config its typed value goes to, its default and its bounds. A type
- * (struct config_type) is a parser, a printer and a destructor; parsing,
- * defaults, printing and freeing all walk the table, so adding a key is one
- * row. Values are parsed once, here: the rest of atimed reads durations in
- * usec, the cost table and the rings as structs, and never the text.
+ * (struct config_type, config-types.c) is a parser, a printer and a
+ * destructor; parsing, defaults, printing and freeing all walk the table,
+ * so adding a key is one row. Values are parsed once, here: the rest of
+ * atimed reads durations in usec, the cost table and the rings as structs,
+ * and never the text.
  *
- * inih splits lines; our reader in front of it counts lines and rejects what
- * inih would silently get wrong (overlong lines it would truncate, '#' it
- * would keep inside a value). Every error names file:line and the key. */
+ * inih parses the file, behind a reader of ours that checks each line
+ * first and hands inih what it would cut by reference ("reading the file"
+ * below): lines, section names and values of any length are read whole;
+ * what the file says is taken exactly or refused, never cut or guessed.
+ * Paths of [mount:PATH] sections are written in an escaped form
+ * (atimed.conf(5), "Paths of mounts") that holds any bytes a mount point
+ * can; --check-config prints them in it, so that its output reads back to
+ * the same configuration.
+ * Every error names file:line and the key. */
 #include "config.h"
 
 #include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
-#include <grp.h>
 #include <ini.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <syslog.h>
 #include <unistd.h>
 
+#include "config-types.h"
+#include "escape.h"
 #include "fileio.h"
-#include "log.h"
 #include "parse-util.h"
 #include "protocol.h"
 #include "strv.h"
 
 #define CONFIG_FILE_MAX (1024 * 1024)
 
-struct config_item;
-
-/* A kind of value: how it is parsed, printed and freed. */
-struct config_type {
-        /* Parses 'value' into 'dest', the item's field, replacing what was
-         * there. A bad value: -EINVAL, *ret_why says what was expected; a
-         * number outside it->min..it->max: -ERANGE. Else 0 or -ENOMEM. */
-        int (*parse)(const struct config_item *it, const char *value, void *dest, const char **ret_why);
-        /* The value at 'src' in the file's syntax, accepted back by parse. */
-        void (*format)(const void *src, char *buf, size_t len);
-        /* For numbers: a bound in the file's syntax, for the message of a
-         * value out of range. NULL for the rest. */
-        void (*format_bound)(uint64_t v, char *buf, size_t len);
-        /* Frees what parse allocated in 'dest'; NULL: nothing to free. */
-        void (*done)(void *dest);
-};
-
-struct config_item {
-        const char *section;
-        const char *key;
-        const struct config_type *type;
-        size_t offset;     /* of the field in struct config (struct mount_config for mount_items[]) */
-        const char *def;   /* the default, in the file's syntax */
-        uint64_t min, max; /* for numbers: the allowed range, max > 0 */
-};
-
-/* The C type of each config_type's field: a row whose field has another type
- * does not compile. */
-#define CTYPE_path char *
-#define CTYPE_path_opt char *
-#define CTYPE_relpath char *
-#define CTYPE_group char *
-#define CTYPE_words char **
-#define CTYPE_paths char **
-#define CTYPE_duration uint64_t
-#define CTYPE_size uint64_t
-#define CTYPE_uint unsigned
-#define CTYPE_mode mode_t
-#define CTYPE_log_level int
-#define CTYPE_boolean bool
-#define CTYPE_need AtimeNeed
-#define CTYPE_costs struct config_costs
-#define CTYPE_rings struct config_rings
-
 #define FIELD_OFFSET(st, f, t) \
         (offsetof(st, f) + 0 * sizeof(char[__builtin_types_compatible_p(__typeof__(((st *) 0)->f), CTYPE_##t) ? 1 : -1]))
 #define ITEM(s, k, t, f, d, lo, hi) { s, k, &config_type_##t, FIELD_OFFSET(struct config, f, t), d, lo, hi }
 #define MITEM(k, t, f) { "mount:", k, &config_type_##t, FIELD_OFFSET(struct mount_config, f, t), "", 0, 0 }
 #define SEC (1000000ULL)
-
-/* ---------------------------------------------------------------- the types */
-
-/* Refuses a value, saying what a good one looks like. */
-static int bad(const char **ret_why, const char *why) {
-        *ret_why = why;
-        return -EINVAL;
-}
-
-static int check_range(const struct config_item *it, uint64_t u, const char **ret_why) {
-        assert(it->max > 0); /* every number has its bounds in the table */
-        if (u < it->min || u > it->max) {
-                *ret_why = "out of range";
-                return -ERANGE;
-        }
-        return 0;
-}
-
-int config_set_string(char **f, const char *value) {
-        char *s = NULL;
-
-        assert(f);
-        if (value && !(s = strdup(value)))
-                return -ENOMEM;
-        free(*f);
-        *f = s;
-        return 0;
-}
-
-static bool is_absolute_path(const char *s) {
-        return s[0] == '/' && !strpbrk(s, " \t");
-}
-
-static int parse_path(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
-        if (!is_absolute_path(value))
-                return bad(ret_why, "expected an absolute path");
-        return config_set_string(dest, value);
-}
-
-static int parse_path_opt(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
-        if (value[0] != 0 && !is_absolute_path(value))
-                return bad(ret_why, "expected an absolute path, or nothing");
-        return config_set_string(dest, value[0] ? value : NULL);
-}
-
-static bool has_dotdot(const char *s) {
-        size_t l = strlen(s);
-
-        return streq(s, "..") || startswith(s, "../") || strstr(s, "/../") || (l >= 3 && streq(s + l - 3, "/.."));
-}
-
-static int parse_relpath(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
-        if (value[0] == '/' || strpbrk(value, " \t") || has_dotdot(value))
-                return bad(ret_why, "expected a path relative to the mount point, without ..");
-        return config_set_string(dest, value[0] ? value : NULL);
-}
-
-static int parse_group(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
-        struct group grbuf, *gr = NULL;
-        char buf[4096];
-
-        if (value[0] != 0 && (getgrnam_r(value, &grbuf, buf, sizeof buf, &gr) != 0 || !gr))
-                return bad(ret_why, "no such group");
-        return config_set_string(dest, value[0] ? value : NULL);
-}
-
-static void format_string(const void *src, char *buf, size_t len) {
-        const char *s = *(char *const *) src;
-
-        snprintf(buf, len, "%s", s ? s : "");
-}
-
-static void done_string(void *dest) {
-        free(*(char **) dest);
-}
-
-static bool valid_word(const char *s) {
-        for (; *s; s++)
-                if (!isgraph((unsigned char) *s))
-                        return false;
-        return true;
-}
-
-/* Words separated by spaces or commas; with 'paths', each an absolute path or
- * a glob over whole paths ("[/]" is / alone). */
-static int parse_list(const char *value, bool paths, char ***dest, const char **ret_why) {
-        _cleanup_strv_free_ char **l = NULL;
-        int r;
-
-        r = strv_split(value, " \t,", &l);
-        if (r < 0)
-                return r;
-        STRV_FOREACH(s, l) {
-                if (paths && (*s)[0] != '/' && !strchr("[*?", (*s)[0]))
-                        return bad(ret_why, "expected absolute paths or globs, separated by spaces or commas");
-                if (!valid_word(*s))
-                        return bad(ret_why, "expected printable words, separated by spaces or commas");
-        }
-        strv_free(*dest);
-        *dest = TAKE_PTR(l);
-        return 0;
-}
-
-static int parse_words(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
-        return parse_list(value, false, dest, ret_why);
-}
-
-static int parse_paths(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
-        return parse_list(value, true, dest, ret_why);
-}
-
-static void format_strv(const void *src, char *buf, size_t len) {
-        _cleanup_free_ char *j = strv_join(*(char **const *) src, " ");
-
-        snprintf(buf, len, "%s", j ? j : "");
-}
-
-static void done_strv(void *dest) {
-        strv_free(*(char ***) dest);
-}
-
-static int parse_duration_item(const struct config_item *it, const char *value, void *dest, const char **ret_why) {
-        uint64_t u;
-        int r;
-
-        if (parse_duration(value, &u) < 0)
-                return bad(ret_why, "expected a duration such as 10s, 5min or 1h");
-        r = check_range(it, u, ret_why);
-        if (r < 0)
-                return r;
-        *(uint64_t *) dest = u;
-        return 0;
-}
-
-static void format_duration_value(const void *src, char *buf, size_t len) {
-        format_duration(buf, len, *(const uint64_t *) src);
-}
-
-static void format_duration_bound(uint64_t v, char *buf, size_t len) {
-        format_duration(buf, len, v);
-}
-
-static int parse_size_item(const struct config_item *it, const char *value, void *dest, const char **ret_why) {
-        uint64_t u;
-        int r;
-
-        if (parse_size(value, &u) < 0)
-                return bad(ret_why, "expected a size such as 65536, 64K or 1M");
-        r = check_range(it, u, ret_why);
-        if (r < 0)
-                return r;
-        *(uint64_t *) dest = u;
-        return 0;
-}
-
-static void format_size_value(const void *src, char *buf, size_t len) {
-        format_size(buf, len, *(const uint64_t *) src);
-}
-
-static void format_size_bound(uint64_t v, char *buf, size_t len) {
-        format_size(buf, len, v);
-}
-
-static int parse_uint(const struct config_item *it, const char *value, void *dest, const char **ret_why) {
-        uint64_t u;
-        int r;
-
-        assert(it->max <= UINT_MAX);
-        if (parse_uint64(value, &u) < 0)
-                return bad(ret_why, "expected a non-negative integer");
-        r = check_range(it, u, ret_why);
-        if (r < 0)
-                return r;
-        *(unsigned *) dest = (unsigned) u;
-        return 0;
-}
-
-static void format_uint(const void *src, char *buf, size_t len) {
-        snprintf(buf, len, "%u", *(const unsigned *) src);
-}
-
-static void format_uint_bound(uint64_t v, char *buf, size_t len) {
-        snprintf(buf, len, "%llu", (unsigned long long) v);
-}
-
-static int parse_mode_item(const struct config_item *it, const char *value, void *dest, const char **ret_why) {
-        mode_t m;
-        int r;
-
-        if (parse_mode(value, &m) < 0)
-                return bad(ret_why, "expected an octal file mode such as 0660");
-        r = check_range(it, m, ret_why);
-        if (r < 0)
-                return r;
-        *(mode_t *) dest = m;
-        return 0;
-}
-
-static void format_mode(const void *src, char *buf, size_t len) {
-        snprintf(buf, len, "%04o", (unsigned) *(const mode_t *) src);
-}
-
-static void format_mode_bound(uint64_t v, char *buf, size_t len) {
-        snprintf(buf, len, "%04llo", (unsigned long long) v);
-}
-
-static int parse_log_level(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
-        int r = log_level_from_string(value);
-
-        if (r < 0)
-                return bad(ret_why, "expected one of err, warning, notice, info, debug");
-        *(int *) dest = r;
-        return 0;
-}
-
-static void format_log_level(const void *src, char *buf, size_t len) {
-        snprintf(buf, len, "%s", log_level_to_string(*(const int *) src));
-}
-
-static int parse_bool(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
-        int r = parse_boolean(value);
-
-        if (r < 0)
-                return bad(ret_why, "expected yes or no");
-        *(bool *) dest = r;
-        return 0;
-}
-
-static void format_bool(const void *src, char *buf, size_t len) {
-        snprintf(buf, len, "%s", *(const bool *) src ? "yes" : "no");
-}
-
-static int parse_need(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
-        int r = atime_need_from_string(value);
-
-        if (r < 0)
-                return bad(ret_why, "expected none, relatime or strict");
-        *(AtimeNeed *) dest = (AtimeNeed) r;
-        return 0;
-}
-
-static void format_need(const void *src, char *buf, size_t len) {
-        snprintf(buf, len, "%s", atime_need_to_string(*(const AtimeNeed *) src));
-}
-
-static void done_costs(void *dest) {
-        struct config_costs *c = dest;
-
-        free(c->v);
-        strv_free(c->names);
-        *c = (struct config_costs) {};
-}
-
-/* fstype:usec:KiB[:lazy usec[:again usec]], space or comma separated, into
- * the advisor's own struct, each fstype a string of its own. */
-static int parse_costs(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
-        _cleanup_strv_free_ char **l = NULL;
-        struct config_costs costs = {};
-        size_t n;
-        int r;
-
-        r = strv_split(value, " \t,", &l);
-        if (r < 0)
-                return r;
-        n = strv_length(l);
-        costs.v = calloc(n ? n : 1, sizeof *costs.v);
-        costs.names = calloc(n + 1, sizeof *costs.names);
-        if (!costs.v || !costs.names) {
-                done_costs(&costs);
-                return -ENOMEM;
-        }
-        for (; costs.n < n; costs.n++) {
-                struct atime_cost *c = &costs.v[costs.n];
-                char buf[256];
-
-                if (atime_cost_parse(l[costs.n], c, buf, sizeof buf) < 0) {
-                        done_costs(&costs);
-                        return bad(ret_why, "expected fstype:usec:KiB[:lazytime usec[:again usec[:unshare bytes[:unshare dir bytes]]]] per filesystem type, such as "
-                                            "ext4:1.46:0.5");
-                }
-                costs.names[costs.n] = strdup(c->fstype);
-                if (!costs.names[costs.n]) {
-                        done_costs(&costs);
-                        return -ENOMEM;
-                }
-                c->fstype = costs.names[costs.n];
-        }
-        done_costs(dest);
-        *(struct config_costs *) dest = costs;
-        return 0;
-}
-
-static void format_costs(const void *src, char *buf, size_t len) {
-        const struct config_costs *c = src;
-        size_t used = 0;
-
-        buf[0] = 0;
-        for (size_t i = 0; i < c->n && used < len; i++) {
-                char e[256];
-
-                used += (size_t) snprintf(buf + used, len - used, "%s%s", i ? " " : "",
-                                          atime_cost_format(&c->v[i], e, sizeof e));
-        }
-}
-
-static int parse_rings(_unused_ const struct config_item *it, const char *value, void *dest, const char **ret_why) {
-        struct config_rings rings = {};
-        int r;
-
-        r = stats_parse_rings(value, rings.spec, &rings.n);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
-                return bad(ret_why, "expected up to 4 resolution:retention pairs, finest first, each resolution a "
-                                    "multiple of the one before, such as \"1min:6h, 10min:7d, 1h:90d\"");
-        *(struct config_rings *) dest = rings;
-        return 0;
-}
-
-static void format_rings(const void *src, char *buf, size_t len) {
-        const struct config_rings *g = src;
-        size_t used = 0;
-
-        buf[0] = 0;
-        for (unsigned i = 0; i < g->n && used < len; i++) {
-                char a[FORMAT_DURATION_MAX], b[FORMAT_DURATION_MAX];
-                uint64_t res = (uint64_t) g->spec[i].resolution * USEC_PER_SEC;
-
-                used += (size_t) snprintf(buf + used, len - used, "%s%s:%s", i ? ", " : "",
-                                          format_duration(a, sizeof a, res),
-                                          format_duration(b, sizeof b, res * g->spec[i].capacity));
-        }
-}
-
-#define TYPE(name, ...) static const struct config_type config_type_##name = { __VA_ARGS__ }
-TYPE(path, .parse = parse_path, .format = format_string, .done = done_string);
-TYPE(path_opt, .parse = parse_path_opt, .format = format_string, .done = done_string);
-TYPE(relpath, .parse = parse_relpath, .format = format_string, .done = done_string);
-TYPE(group, .parse = parse_group, .format = format_string, .done = done_string);
-TYPE(words, .parse = parse_words, .format = format_strv, .done = done_strv);
-TYPE(paths, .parse = parse_paths, .format = format_strv, .done = done_strv);
-TYPE(duration, .parse = parse_duration_item, .format = format_duration_value, .format_bound = format_duration_bound);
-TYPE(size, .parse = parse_size_item, .format = format_size_value, .format_bound = format_size_bound);
-TYPE(uint, .parse = parse_uint, .format = format_uint, .format_bound = format_uint_bound);
-TYPE(mode, .parse = parse_mode_item, .format = format_mode, .format_bound = format_mode_bound);
-TYPE(log_level, .parse = parse_log_level, .format = format_log_level);
-TYPE(boolean, .parse = parse_bool, .format = format_bool);
-TYPE(need, .parse = parse_need, .format = format_need);
-TYPE(costs, .parse = parse_costs, .format = format_costs, .done = done_costs);
-TYPE(rings, .parse = parse_rings, .format = format_rings);
 
 /* ---------------------------------------------------------------- the keys */
 
@@ -504,7 +115,7 @@ static const struct config_item config_items[] = {
 /* Keys of a [mount:PATH] section, as offsets into struct mount_config; not
  * set, they are zero: no path, none, no. */
 static const struct config_item mount_items[] = {
-        MITEM("probe_dir", path, probe_dir),
+        MITEM("probe_dir", epath, probe_dir),
         MITEM("needs_atime", need, needs_atime),
         MITEM("ignore", boolean, ignore),
 };
@@ -516,10 +127,6 @@ static const char *const config_sections[] = { "daemon",    "control", "mounts",
                                                "consumers", "advisor", "device", "btrfs", "export", "store" };
 
 static bool section_known(const char *name) {
-        const char *path = startswith(name, MOUNT_SECTION_PREFIX);
-
-        if (path)
-                return path[0] == '/';
         for (size_t i = 0; i < ELEMENTSOF(config_sections); i++)
                 if (streq(config_sections[i], name))
                         return true;
@@ -527,8 +134,8 @@ static bool section_known(const char *name) {
 }
 
 /* The row for section/key (any [mount:PATH] section the same), or NULL. */
-static const struct config_item *item_find(const char *section, const char *key) {
-        if (startswith(section, MOUNT_SECTION_PREFIX)) {
+static const struct config_item *item_find(bool mount, const char *section, const char *key) {
+        if (mount) {
                 for (size_t i = 0; i < ELEMENTSOF(mount_items); i++)
                         if (streq(mount_items[i].key, key))
                                 return &mount_items[i];
@@ -555,9 +162,31 @@ static int item_parse(void *base, const struct config_item *it, const char *valu
         return it->type->parse(it, value, field(base, it), ret_why);
 }
 
-static void item_format(const void *base, const struct config_item *it, char *buf, size_t len) {
-        assert(len > 0);
-        it->type->format(cfield(base, it), buf, len);
+/* What print() writes of 'what', as a string; NULL if out of memory. */
+static char *print_string(int (*print)(const void *what, const void *how, FILE *f), const void *what,
+                          const void *how) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        int r;
+
+        if (!f)
+                return NULL;
+        r = print(what, how, f);
+        if (fclose(f) != 0 || r < 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+static int print_item(const void *base, const void *it, FILE *f) {
+        return ((const struct config_item *) it)->type->format(cfield(base, it), f);
+}
+
+/* The value of 'it' in the file's syntax, whole; NULL if out of memory. */
+static char *item_format(const void *base, const struct config_item *it) {
+        return print_string(print_item, base, it);
 }
 
 /* " (allowed: 1 to 4096)", for a number out of range. */
@@ -599,25 +228,27 @@ const struct mount_config *config_find_mount(const struct config *c, const char 
         return NULL;
 }
 
-/* The [mount:PATH] entry for a section, created on first use. */
-static struct mount_config *mount_section(struct config *c, const char *target) {
+/* The index of the [mount:PATH] entry for 'target' (taken), created on
+ * first use: sections for one mount, however written, are one entry.
+ * -E2BIG past MAX_MOUNT_SECTIONS. */
+static int mount_section(struct config *c, char *target, size_t *ret) {
+        _cleanup_free_ char *t = target;
         struct mount_config *n;
 
         for (size_t i = 0; i < c->n_mounts; i++)
-                if (streq(c->mounts[i].target, target))
-                        return &c->mounts[i];
+                if (streq(c->mounts[i].target, t)) {
+                        *ret = i;
+                        return 0;
+                }
         if (c->n_mounts >= MAX_MOUNT_SECTIONS)
-                return NULL;
+                return -E2BIG;
         n = realloc(c->mounts, (c->n_mounts + 1) * sizeof *n);
         if (!n)
-                return NULL;
+                return -ENOMEM;
         c->mounts = n;
-        n = &c->mounts[c->n_mounts];
-        *n = (struct mount_config) { .target = strdup(target) };
-        if (!n->target)
-                return NULL;
-        c->n_mounts++;
-        return n;
+        c->mounts[c->n_mounts] = (struct mount_config) { .target = TAKE_PTR(t) };
+        *ret = c->n_mounts++;
+        return 0;
 }
 
 int config_new(struct config **ret) {
@@ -638,14 +269,49 @@ int config_new(struct config **ret) {
         return 0;
 }
 
+/* ------------------------------------------------------- reading the file
+ *
+ * inih (ini_parse_stream()) parses the file, through reader(), which sees
+ * each line first. reader() is the one lexer of atimed.conf(5): it counts
+ * lines, drops a byte order mark and a carriage return, refuses NUL bytes,
+ * lines that are none of the forms and a '#' that looks like a comment,
+ * starts each section (its errors at its line, keys or none), and hands
+ * inih the line in a form inih reads as the manual says: no leading blanks
+ * (inih would take the line for the continuation of the value before it),
+ * no comment after a value (for inih a ';' right after the '=' is part of
+ * the value). inih splits the key from the value, keeps track of the
+ * section and calls handler() for each key.
+ *
+ * inih cuts without a word: a section name at 49 bytes (INIH_SECTION_MAX)
+ * and a line at its buffer's size ('num', 200 bytes in Debian's build; the
+ * reader hands it at most num - 3 characters and the newline). A section
+ * name or a value that inih would not read back whole and the same (too
+ * long, a ';' after a space, a space at either end) is kept in p->refs,
+ * and inih is handed a reference in its place: REF_MARK and the index. A
+ * real name or value that starts with REF_MARK goes by reference too, so
+ * that every one that does is a reference. handler() resolves them before
+ * anything else sees the text, and checks that the section inih names is
+ * the one the reader started: a cut is an error, whatever inih's build. A
+ * key inih would not hold is an unknown key: no key is that long. */
+#define INIH_SECTION_MAX 49 /* inih's MAX_SECTION, 50, less the NUL */
+#define INIH_LINE_MIN 64    /* a smaller buffer than any build of inih has */
+#define REF_MARK '\x01'
+#define REF_MAX 24          /* REF_MARK, an index, the NUL */
+#define BOM "\xEF\xBB\xBF"
+
 struct parse_ctx {
         const char *name;
-        const char *text;
+        const char *text;    /* the file, and the reader's place in it */
         size_t len, pos;
         unsigned line;
-        char section[256];
-        bool skip_section;
-        char **seen_keys; /* "section\nkey" of every key set so far */
+        char *section;       /* as written; NULL before the first */
+        char shown[100];     /* the same, shortened, for messages */
+        char *section_id;    /* what a key set twice is told by: the section, "mount:#N" for the Nth mount */
+        size_t mount;        /* in a [mount:PATH] section: its entry; else SIZE_MAX */
+        bool skip_section;   /* its keys are not read (an error said why) */
+        char **refs;         /* section names and values inih is handed by reference */
+        size_t n_refs, size_refs;
+        char **seen_keys;    /* "section_id\nkey" of every key set so far */
         unsigned *seen_lines;
         struct config *config;
         char **errors;
@@ -665,7 +331,8 @@ static void add_error(struct parse_ctx *p, const char *fmt, ...) {
                 p->oom = true;
 }
 
-/* Shows a value in an error message without flooding or mangling the log. */
+/* Shows a name or value in an error message without flooding or mangling
+ * the log: the file:line says where the whole of it is. */
 static const char *shorten(const char *s, char *buf, size_t len) {
         size_t i;
 
@@ -677,120 +344,80 @@ static const char *shorten(const char *s, char *buf, size_t len) {
         return buf;
 }
 
-/* A "[section]" line: records the section, and whether its keys are read. */
-static void lex_section(struct parse_ctx *p, const char *s, size_t l) {
-        const char *close = memchr(s, ']', l);
-        size_t nlen;
-        char b[64];
+/* The same for key[0..kl), a key on the line being read. */
+static const char *shorten_key(const char *key, size_t kl, char kb[static 64]) {
+        char k[65];
+        size_t n = MIN(kl, sizeof k - 1);
 
-        if (!close) {
-                add_error(p, "section header without closing ']'");
-                p->skip_section = true;
+        memcpy(k, key, n);
+        k[n] = 0;
+        return shorten(k, kb, 64);
+}
+
+/* The start of a [mount:PATH] section: its entry, created or found. */
+static void mount_section_start(struct parse_ctx *p, const char *written) {
+        char *target = NULL, id[32];
+        const char *why = NULL;
+        int r;
+
+        r = config_path_unescape(written, true, &target, &why);
+        if (r == -ENOMEM) {
+                p->oom = true;
                 return;
         }
-        for (const char *t = close + 1; t < s + l; t++)
-                if (!strchr(" \t", *t)) {
-                        add_error(p, "unexpected text after section header");
-                        break;
-                }
-        nlen = MIN((size_t) (close - s - 1), sizeof p->section - 1);
-        memcpy(p->section, s + 1, nlen);
-        p->section[nlen] = 0;
-        p->skip_section = !section_known(p->section);
-        if (!p->skip_section)
+        if (r < 0) {
+                add_error(p, "[%s]: %s%s", p->shown, why, written[0] == '/' ? "" : ", as in [mount:/srv]");
                 return;
-        if (startswith(p->section, MOUNT_SECTION_PREFIX))
-                add_error(p, "[%s]: a mount section needs an absolute path, as in [mount:/srv]",
-                          shorten(p->section, b, sizeof b));
+        }
+        r = mount_section(p->config, target, &p->mount);
+        if (r == -E2BIG)
+                add_error(p, "[%s]: more than %d [mount:...] sections", p->shown, MAX_MOUNT_SECTIONS);
+        else if (r < 0)
+                p->oom = true;
+        if (r < 0)
+                return;
+        snprintf(id, sizeof id, "%s#%zu", MOUNT_SECTION_PREFIX, p->mount);
+        if (config_set_string(&p->section_id, id) < 0)
+                p->oom = true;
+        p->skip_section = false;
+}
+
+static void on_section(struct parse_ctx *p, const char *name) {
+        const char *path = startswith(name, MOUNT_SECTION_PREFIX);
+
+        p->skip_section = true;
+        p->mount = SIZE_MAX;
+        shorten(name, p->shown, sizeof p->shown);
+        if (config_set_string(&p->section, name) < 0) {
+                p->oom = true;
+                return;
+        }
+        if (path)
+                mount_section_start(p, path);
+        else if (!section_known(name))
+                add_error(p, "unknown section [%s]", p->shown);
+        else if (config_set_string(&p->section_id, name) < 0)
+                p->oom = true;
         else
-                add_error(p, "unknown section [%s]", shorten(p->section, b, sizeof b));
+                p->skip_section = false;
 }
 
-/* A "key = value" line: false if it is not one, or has a '#' inih would keep. */
-static bool lex_key(struct parse_ctx *p, const char *s, size_t l) {
-        const char *sep = memchr(s, '=', l), *v;
-
-        v = memchr(s, ':', sep ? (size_t) (sep - s) : l);
-        if (v)
-                sep = v;
-        if (!sep) {
-                add_error(p, "expected 'key = value', a [section] or a comment");
-                return false;
-        }
-        /* inih keeps '#' in values; reject what looks like a trailing comment. */
-        for (v = sep + 1; v < s + l; v++)
-                if (*v == '#' && (v == sep + 1 || strchr(" \t", v[-1]))) {
-                        char key[64];
-                        size_t kl = (size_t) (sep - s);
-
-                        while (kl > 0 && strchr(" \t", s[kl - 1]))
-                                kl--;
-                        kl = MIN(kl, sizeof key - 1);
-                        memcpy(key, s, kl);
-                        key[kl] = 0;
-                        add_error(p, "[%s] %s: '#' after a value is not a comment; put comments on a line of their own",
-                                  p->section, key);
-                        return false;
-                }
-        return true;
+/* A section header that cannot be read: its keys belong to no section
+ * anyone could name, and are not read. */
+static void section_unreadable(struct parse_ctx *p) {
+        p->skip_section = true;
+        p->mount = SIZE_MAX;
+        p->shown[0] = 0;
 }
 
-/* Checks one line (leading blanks already removed, no newline) before inih
- * sees it. Returns false if inih must not see it. */
-static bool lex_line(struct parse_ctx *p, const char *s, size_t l) {
-        if (l == 0 || s[0] == ';' || s[0] == '#')
-                return true;
-        if (s[0] == '[') {
-                lex_section(p, s, l);
-                return !p->skip_section;
-        }
-        return lex_key(p, s, l);
-}
-
-static char *reader(char *str, int num, void *stream) {
-        struct parse_ctx *p = stream;
-        const char *s, *nl;
-        size_t raw, l;
-
-        if (p->pos >= p->len)
-                return NULL;
-        s = p->text + p->pos;
-        nl = memchr(s, '\n', p->len - p->pos);
-        raw = nl ? (size_t) (nl - s) : p->len - p->pos;
-        p->pos += raw + (nl ? 1 : 0);
-        p->line++;
-
-        l = raw;
-        if (p->line == 1 && l >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
-                s += 3, l -= 3;
-        if (l > 0 && s[l - 1] == '\r')
-                l--;
-        /* Leading blanks would make inih read the line as a continuation of
-         * the previous value; an indented key is just a key. */
-        while (l > 0 && strchr(" \t", *s))
-                s++, l--;
-
-        /* inih's buffer holds num - 3 characters of text (see ini.h). */
-        if (num < 4 || raw > (size_t) num - 3) {
-                add_error(p, "line is %zu characters long; the limit is %d", raw, num - 3);
-                l = 0;
-        } else if (!lex_line(p, s, l))
-                l = 0;
-
-        memcpy(str, s, l);
-        str[l] = '\n';
-        str[l + 1] = 0;
-        return str;
-}
-
-/* Records that section/key was set on this line; returns the line it was
- * set on before, or 0. */
-static unsigned seen_before(struct parse_ctx *p, const char *section, const char *name) {
+/* Records that the current section's key was set on this line; returns
+ * the line it was set on before, or 0. */
+static unsigned seen_before(struct parse_ctx *p, const char *name) {
         _cleanup_free_ char *k = NULL;
         size_t n = strv_length(p->seen_keys);
         unsigned *nl;
 
-        if (asprintf(&k, "%s\n%s", section, name) < 0) {
+        if (asprintf(&k, "%s\n%s", p->section_id, name) < 0) {
                 p->oom = true;
                 return 0;
         }
@@ -809,44 +436,38 @@ static unsigned seen_before(struct parse_ctx *p, const char *section, const char
         return 0;
 }
 
-static int handler(void *user, const char *section, const char *name, const char *value) {
-        struct parse_ctx *p = user;
+/* A key that no row of the current section has. */
+static void unknown_key(struct parse_ctx *p, const char *kb) {
+        if (!p->section)
+                add_error(p, "%s: key outside of any [section]", kb);
+        else
+                add_error(p, "[%s] %s: unknown key", p->shown, kb);
+}
+
+static void on_key(struct parse_ctx *p, const char *name, const char *value) {
+        bool mount = p->mount != SIZE_MAX;
+        void *base = mount ? (void *) &p->config->mounts[p->mount] : (void *) p->config;
         const struct config_item *it;
-        const char *why = NULL, *mount_target;
-        void *base = p->config;
-        char vb[64];
+        const char *why = NULL;
+        char kb[64], vb[64];
         unsigned prev;
         int r;
 
-        if (p->skip_section)
-                return 1;
-        if (section[0] == 0) {
-                add_error(p, "%s: key outside of any [section]", name);
-                return 1;
-        }
-        it = item_find(section, name);
+        shorten(name, kb, sizeof kb);
+        it = p->section ? item_find(mount, p->section, name) : NULL;
         if (!it) {
-                add_error(p, "[%s] %s: unknown key", section, name);
-                return 1;
+                unknown_key(p, kb);
+                return;
         }
-        prev = seen_before(p, section, name);
+        prev = seen_before(p, name);
         if (prev > 0) {
-                add_error(p, "[%s] %s: already set on line %u", section, name, prev);
-                return 1;
+                add_error(p, "[%s] %s: already set on line %u", p->shown, kb, prev);
+                return;
         }
-        mount_target = startswith(section, MOUNT_SECTION_PREFIX);
-        if (mount_target) {
-                base = mount_section(p->config, mount_target);
-                if (!base) {
-                        add_error(p, "[%s]: too many [mount:...] sections", section);
-                        return 1;
-                }
-        }
-
         r = item_parse(base, it, value, &why);
         if (r == -ENOMEM)
                 p->oom = true;
-        else if (r == 0 && mount_target && streq(name, "needs_atime"))
+        else if (r == 0 && mount && streq(name, "needs_atime"))
                 /* Where the operator said it, for whoever is refused by it. */
                 ((struct mount_config *) base)->needs_atime_line = p->line;
         else if (r < 0) {
@@ -854,10 +475,262 @@ static int handler(void *user, const char *section, const char *name, const char
 
                 if (r == -ERANGE)
                         item_describe_range(it, range, sizeof range);
-                add_error(p, "[%s] %s: invalid value '%s': %s%s", section, name, shorten(value, vb, sizeof vb), why,
+                add_error(p, "[%s] %s: invalid value '%s': %s%s", p->shown, kb, shorten(value, vb, sizeof vb), why,
                           range);
         }
+}
+
+static bool blank(char c) {
+        return c == ' ' || c == '\t';
+}
+
+/* Whether inih reads s[0..l) back whole and the same as a section name, a
+ * key or a value: at most 'max' bytes; no space at either end, which inih
+ * strips (its isspace() is wider than the manual's blanks); no ';' after
+ * a space, where inih sees a comment; no REF_MARK first. */
+static bool inih_holds(const char *s, size_t l, size_t max) {
+        if (l > max)
+                return false;
+        if (l > 0 && (isspace((unsigned char) s[0]) || isspace((unsigned char) s[l - 1]) || s[0] == REF_MARK))
+                return false;
+        for (size_t i = 1; i < l; i++)
+                if (s[i] == ';' && isspace((unsigned char) s[i - 1]))
+                        return false;
+        return true;
+}
+
+/* s[0..l) as inih is to be handed it: itself (*ret points into s) where
+ * inih holds it in 'max' bytes, else a reference to a copy kept in
+ * p->refs, written into 'ref'. 0 or -ENOMEM. */
+static int part_or_ref(struct parse_ctx *p, const char *s, size_t l, size_t max, char ref[static REF_MAX],
+                       const char **ret, size_t *ret_len) {
+        if (inih_holds(s, l, max)) {
+                *ret = s;
+                *ret_len = l;
+                return 0;
+        }
+        if (p->n_refs == p->size_refs) {
+                size_t n = p->size_refs ? 2 * p->size_refs : 16;
+                char **v = reallocarray(p->refs, n, sizeof *v);
+
+                if (!v)
+                        return -ENOMEM;
+                p->refs = v;
+                p->size_refs = n;
+        }
+        p->refs[p->n_refs] = memdup_str(s, l);
+        if (!p->refs[p->n_refs])
+                return -ENOMEM;
+        *ret_len = (size_t) snprintf(ref, REF_MAX, "%c%zu", REF_MARK, p->n_refs++);
+        *ret = ref;
+        return 0;
+}
+
+/* The text a reference that handler() is given stands for; any other text
+ * as it is. NULL for a reference the reader did not make. */
+static const char *resolve(const struct parse_ctx *p, const char *s) {
+        unsigned long long i;
+        char *end;
+
+        if (s[0] != REF_MARK)
+                return s;
+        if (!isdigit((unsigned char) s[1]))
+                return NULL;
+        errno = 0;
+        i = strtoull(s + 1, &end, 10);
+        return errno == 0 && *end == 0 && i < p->n_refs ? p->refs[i] : NULL;
+}
+
+/* What inih is handed of a line, in 'out': at most 'room' characters
+ * (the caller has made sure), and the newline inih expects. */
+static void hand(struct parse_ctx *p, char *out, size_t room, const char *fmt, ...) _printf_(4, 5);
+static void hand(struct parse_ctx *p, char *out, size_t room, const char *fmt, ...) {
+        va_list ap;
+        int n;
+
+        va_start(ap, fmt);
+        n = vsnprintf(out, room + 1, fmt, ap);
+        va_end(ap);
+        if (n < 0 || (size_t) n > room) { /* never so; but never a line cut in silence */
+                add_error(p, "line does not fit the ini parser's buffer");
+                n = 0;
+        }
+        strcpy(out + n, "\n");
+}
+
+/* A "[name]" line, blanks around it gone: starts the section, and hands
+ * inih its name or a reference to it. */
+static void lex_section(struct parse_ctx *p, const char *s, size_t l, char *out, size_t room) {
+        const char *close = memchr(s, ']', l), *part;
+        char ref[REF_MAX];
+        size_t pl;
+
+        if (!close || close != s + l - 1) {
+                add_error(p, close ? "unexpected text after section header" : "section header without closing ']'");
+                section_unreadable(p);
+                return;
+        }
+        {
+                _cleanup_free_ char *name = memdup_str(s + 1, l - 2);
+
+                if (!name) {
+                        p->oom = true;
+                        return;
+                }
+                on_section(p, name);
+        }
+        if (part_or_ref(p, s + 1, l - 2, INIH_SECTION_MAX, ref, &part, &pl) < 0)
+                p->oom = true;
+        else /* at most 1 + INIH_SECTION_MAX + 1 < INIH_LINE_MIN - 3 characters */
+                hand(p, out, room, "[%.*s]", (int) pl, part);
+}
+
+/* A value, from just after its '=' or ':' to the end of the line: blanks
+ * around it and a comment after it gone. A '#' at its start or after a
+ * blank is an error: a comment must have a line of its own. */
+static bool lex_value(struct parse_ctx *p, const char *key, size_t kl, const char **v, size_t *vl) {
+        const char *s = *v, *end = *v + *vl;
+        char kb[64];
+
+        while (s < end && blank(*s))
+                s++;
+        for (const char *c = s; c < end; c++) {
+                if (c != s && !blank(c[-1]))
+                        continue;
+                if (*c == '#') {
+                        add_error(p, "[%s] %s: '#' after a value is not a comment; put comments on a line of their own",
+                                  p->shown, shorten_key(key, kl, kb));
+                        return false;
+                }
+                if (*c == ';') {
+                        end = c;
+                        break;
+                }
+        }
+        while (end > s && blank(end[-1]))
+                end--;
+        *v = s;
+        *vl = (size_t) (end - s);
+        return true;
+}
+
+/* A "key = value" (or "key: value") line, blanks around it gone: hands
+ * inih the key and the value (or a reference to it) without a comment. */
+static void lex_key(struct parse_ctx *p, const char *s, size_t l, char *out, size_t room) {
+        size_t kl = 0, vl, pl;
+        const char *v, *part;
+        char ref[REF_MAX], kb[64];
+
+        while (kl < l && s[kl] != '=' && s[kl] != ':')
+                kl++;
+        if (kl == 0 || kl == l) {
+                add_error(p, "expected 'key = value', a [section] or a comment");
+                return;
+        }
+        v = s + kl + 1;
+        vl = l - kl - 1;
+        while (kl > 0 && blank(s[kl - 1]))
+                kl--;
+        if (!lex_value(p, s, kl, &v, &vl))
+                return;
+        if (part_or_ref(p, v, vl, room > kl + 1 ? room - kl - 1 : 0, ref, &part, &pl) < 0) {
+                p->oom = true;
+                return;
+        }
+        /* inih drops a byte order mark at the start of its first line. */
+        if (inih_holds(s, kl, room) && kl + 1 + pl <= room && !(p->line == 1 && kl >= 3 && memcmp(s, BOM, 3) == 0))
+                hand(p, out, room, "%.*s=%.*s", (int) kl, s, (int) pl, part);
+        else if (!p->skip_section)
+                unknown_key(p, shorten_key(s, kl, kb));
+}
+
+/* The next line of the text, without its newline, a byte order mark
+ * before the first or a carriage return ending it. */
+static const char *next_line(struct parse_ctx *p, size_t *ret_len) {
+        const char *s = p->text + p->pos, *nl = memchr(s, '\n', p->len - p->pos);
+        size_t l = nl ? (size_t) (nl - s) : p->len - p->pos;
+
+        p->pos += l + (nl ? 1 : 0);
+        p->line++;
+        if (p->line == 1 && l >= 3 && memcmp(s, BOM, 3) == 0)
+                s += 3, l -= 3;
+        if (l > 0 && s[l - 1] == '\r')
+                l--;
+        *ret_len = l;
+        return s;
+}
+
+/* inih's reader: the next line, checked, as inih is to read it (see the
+ * comment above). Blank lines, comments and lines in error reach inih
+ * empty. */
+static char *reader(char *str, int num, void *stream) {
+        struct parse_ctx *p = stream;
+        const char *s;
+        size_t l;
+
+        if (p->pos >= p->len || p->oom)
+                return NULL;
+        if (num < INIH_LINE_MIN) {
+                add_error(p, "the ini parser's line buffer of %d bytes is too small", num);
+                return NULL;
+        }
+        s = next_line(p, &l);
+        strcpy(str, "\n");
+        while (l > 0 && blank(*s))
+                s++, l--;
+        while (l > 0 && blank(s[l - 1]))
+                l--;
+        if (memchr(s, 0, l)) {
+                add_error(p, "line contains a NUL byte");
+                if (s[0] == '[')
+                        section_unreadable(p);
+        } else if (l == 0 || s[0] == '#' || s[0] == ';')
+                ; /* a comment */
+        else if (s[0] == '[')
+                lex_section(p, s, l, str, (size_t) num - 3);
+        else
+                lex_key(p, s, l, str, (size_t) num - 3);
+        return str;
+}
+
+/* inih's call for each key: references resolved, and the section inih
+ * names checked against the one the reader started. */
+static int handler(void *user, const char *section, const char *name, const char *value) {
+        struct parse_ctx *p = user;
+        const char *s, *v;
+
+        /* name NULL: a build of inih that announces sections, which the
+         * reader has started already. */
+        if (!name || !value || p->skip_section || p->oom)
+                return 1;
+        s = resolve(p, section);
+        v = resolve(p, value);
+        if (!s || !v || !streq(s, p->section ? p->section : "")) {
+                char kb[64];
+
+                add_error(p, "[%s] %s: the ini parser read this line as something else; nothing is taken from it",
+                          p->shown, shorten(name, kb, sizeof kb));
+                return 1;
+        }
+        on_key(p, name, v);
         return 1;
+}
+
+/* Every line of the text, to the sections and keys it sets. */
+static void parse_text(struct parse_ctx *p) {
+        int r = ini_parse_stream(reader, p, handler, p);
+
+        if (r == -2)
+                p->oom = true;
+        else if (r != 0 && !p->errors) {
+                /* Never so with the lines the reader hands over. */
+                if (r > 0)
+                        p->line = (unsigned) r;
+                add_error(p, "syntax error");
+        }
+        for (size_t i = 0; i < p->n_refs; i++)
+                free(p->refs[i]);
+        free(p->refs);
 }
 
 /* The line a key was set on, or 0. */
@@ -899,14 +772,16 @@ static int declare_consumers(struct config *c) {
 
         for (size_t i = 0; i < c->n_mounts; i++) {
                 const struct mount_config *mc = &c->mounts[i];
-                _cleanup_free_ char *why = NULL, *source = NULL;
+                _cleanup_free_ char *why = NULL, *source = NULL, *path = NULL;
 
                 if (mc->needs_atime == NEED_NONE)
                         continue;
                 if (!d && consumers_new(&d) < 0)
                         return -ENOMEM;
-                if (asprintf(&why, "the configuration says software here reads atime ([mount:%s] needs_atime = %s)",
-                             mc->target, atime_need_to_string(mc->needs_atime)) < 0 ||
+                /* The section as the file has it (in its escaped form). */
+                if (name_escape_text(mc->target, CONFIG_PATH_ESCAPED, &path) < 0 ||
+                    asprintf(&why, "the configuration says software here reads atime ([mount:%s] needs_atime = %s)",
+                             path, atime_need_to_string(mc->needs_atime)) < 0 ||
                     asprintf(&source, "%s:%u", c->path ? c->path : "atimed.conf", mc->needs_atime_line) < 0)
                         return -ENOMEM;
                 r = consumers_add(d, CONSUMER_CONFIG, mc->needs_atime, mc->target, why, source);
@@ -923,7 +798,7 @@ static int declare_consumers(struct config *c) {
 
 int config_load_string(const char *name, const char *text, size_t len, struct config **ret, char ***ret_errors) {
         _cleanup_(config_freep) struct config *c = NULL;
-        _cleanup_free_ struct parse_ctx *p = NULL;
+        struct parse_ctx p;
         int r;
 
         assert(name && text && ret && ret_errors);
@@ -935,36 +810,20 @@ int config_load_string(const char *name, const char *text, size_t len, struct co
         if (r < 0)
                 return r;
 
-        p = calloc(1, sizeof *p);
-        if (!p)
-                return -ENOMEM;
-        *p = (struct parse_ctx) { .name = name, .text = text, .len = len, .config = c };
-
-        if (memchr(text, 0, len)) {
-                p->line = 1;
-                for (const char *t = text; *t; t++)
-                        if (*t == '\n')
-                                p->line++;
-                add_error(p, "file contains a NUL byte");
-        } else {
-                r = ini_parse_stream(reader, p, handler, p);
-                if (r == -2)
-                        p->oom = true;
-                else if (r > 0 && !p->errors) {
-                        p->line = (unsigned) r;
-                        add_error(p, "syntax error");
-                }
-        }
-        if (!p->errors && !p->oom)
-                check_consistency(p);
-        strv_free(p->seen_keys);
-        free(p->seen_lines);
-        if (p->oom) {
-                strv_free(p->errors);
+        p = (struct parse_ctx) { .name = name, .text = text, .len = len, .mount = SIZE_MAX, .config = c };
+        parse_text(&p);
+        if (!p.errors && !p.oom)
+                check_consistency(&p);
+        free(p.section);
+        free(p.section_id);
+        strv_free(p.seen_keys);
+        free(p.seen_lines);
+        if (p.oom) {
+                strv_free(p.errors);
                 return -ENOMEM;
         }
-        if (p->errors) {
-                *ret_errors = p->errors;
+        if (p.errors) {
+                *ret_errors = p.errors;
                 return -EINVAL;
         }
         r = declare_consumers(c);
@@ -998,31 +857,53 @@ int config_load(const char *path, struct config **ret, char ***ret_errors) {
         return config_load_string(path, buf, len, ret, ret_errors);
 }
 
-void config_print(const struct config *c, FILE *f) {
+/* A [mount:PATH] section: its path in the escaped form, and what it sets. */
+static int print_mount(const struct mount_config *mc, FILE *f) {
+        _cleanup_free_ char *path = NULL;
+
+        if (name_escape_text(mc->target, CONFIG_PATH_ESCAPED, &path) < 0)
+                return -ENOMEM;
+        fprintf(f, "\n[%s%s]\n", MOUNT_SECTION_PREFIX, path);
+        for (size_t i = 0; i < ELEMENTSOF(mount_items); i++) {
+                _cleanup_free_ char *v = item_format(mc, &mount_items[i]);
+
+                if (!v)
+                        return -ENOMEM;
+                /* Only what the section sets: its defaults are "no". */
+                if (v[0] && !streq(v, "no") && !streq(v, "none"))
+                        fprintf(f, "%s = %s\n", mount_items[i].key, v);
+        }
+        return 0;
+}
+
+int config_print(const struct config *c, FILE *f) {
         const char *section = NULL;
 
         assert(c && f);
         fprintf(f, "# atimed effective configuration, from %s\n", c->path ? c->path : "built-in defaults");
         for (size_t i = 0; i < ELEMENTSOF(config_items); i++) {
                 const struct config_item *it = &config_items[i];
-                char v[4096];
 
                 if (!section || !streq(section, it->section)) {
                         fprintf(f, "%s[%s]\n", section ? "\n" : "", it->section);
                         section = it->section;
                 }
-                item_format(c, it, v, sizeof v);
-                fprintf(f, "%s = %s\n", it->key, v);
+                fprintf(f, "%s = ", it->key);
+                if (it->type->format(cfield(c, it), f) < 0)
+                        return -ENOMEM;
+                fputc('\n', f);
         }
-        for (size_t m = 0; m < c->n_mounts; m++) {
-                fprintf(f, "\n[%s%s]\n", MOUNT_SECTION_PREFIX, c->mounts[m].target);
-                for (size_t i = 0; i < ELEMENTSOF(mount_items); i++) {
-                        char v[4096];
+        for (size_t m = 0; m < c->n_mounts; m++)
+                if (print_mount(&c->mounts[m], f) < 0)
+                        return -ENOMEM;
+        return 0;
+}
 
-                        item_format(&c->mounts[m], &mount_items[i], v, sizeof v);
-                        /* Only what the section sets: its defaults are "no". */
-                        if (v[0] && !streq(v, "no") && !streq(v, "none"))
-                                fprintf(f, "%s = %s\n", mount_items[i].key, v);
-                }
-        }
+static int print_config(const void *c, _unused_ const void *how, FILE *f) {
+        return config_print(c, f);
+}
+
+char *config_print_string(const struct config *c) {
+        assert(c);
+        return print_string(print_config, c, NULL);
 }

@@ -2,7 +2,8 @@
  * defaults and then the ini file. Every value is parsed once, in config.c,
  * into the type its users need (durations in usec, sizes in bytes, the cost
  * table and the history rings as structs): nothing else parses the file's
- * text again. Nothing outside config.c sees inih. */
+ * text again. The file says exactly what is taken, or it is refused: no
+ * line, name or path is ever cut. Nothing outside config.c sees inih. */
 #pragma once
 
 #include <stdbool.h>
@@ -18,9 +19,10 @@
 #define ATIMED_CONFIG_DEFAULT SYSCONFDIR "/atimed/atimed.conf"
 #define ATIMED_STATE_DIR_DEFAULT LOCALSTATEDIR "/lib/atimed"
 
-/* A [mount:PATH] section: settings for the mount at PATH. */
+/* A [mount:PATH] section: settings for the mount at PATH. Every section
+ * for one mount, however its path is written, is one entry. */
 struct mount_config {
-        char *target;
+        char *target; /* the mount point's bytes (PATH decoded), as mountinfo names it */
         char *probe_dir; /* where to probe instead of the mount point; NULL: default */
         AtimeNeed needs_atime; /* declared for it: software the scan cannot see reads atime */
         bool ignore;           /* never advise a change */
@@ -143,5 +145,9 @@ int config_load_string(const char *name, const char *text, size_t len, struct co
 /* Replaces a string setting (command-line overrides). */
 int config_set_string(char **field, const char *value);
 
-/* Prints the effective configuration in the file's own syntax. */
-void config_print(const struct config *c, FILE *f);
+/* Prints the effective configuration in the file's own syntax, which reads
+ * back to the same configuration (paths in their escaped form). 0 or
+ * -ENOMEM (then the text is incomplete). */
+int config_print(const struct config *c, FILE *f);
+/* The same as a string; NULL if out of memory. */
+char *config_print_string(const struct config *c);

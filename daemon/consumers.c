@@ -19,6 +19,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "parse-util.h"
+#include "path-util.h"
 #include "string-table.h"
 #include "strv.h"
 
@@ -776,12 +777,6 @@ int consumers_scan(const struct consumers_paths *p, Consumers **ret) {
 }
 
 /* Whether 'path' lies at or under mount point 'target'. */
-static bool under(const char *path, const char *target) {
-        const char *rest = startswith(path, target);
-
-        return rest && (*rest == 0 || *rest == '/' || streq(target, "/"));
-}
-
 AtimeNeed consumers_need_for_mount(const Consumers *c, const char *target, char *const *others,
                                    const struct consumer **ret_strongest) {
         AtimeNeed best = NEED_NONE;
@@ -793,7 +788,7 @@ AtimeNeed consumers_need_for_mount(const Consumers *c, const char *target, char 
 
                 /* The mount a path is on: the deepest mount point above it. */
                 STRV_FOREACH(o, others)
-                        if (under(c->v[i].resolved ?: c->v[i].path, *o) && (!owner || strlen(*o) > strlen(owner)))
+                        if (path_under(c->v[i].resolved ?: c->v[i].path, *o) && (!owner || strlen(*o) > strlen(owner)))
                                 owner = *o;
                 if (!owner || !streq(owner, target) || c->v[i].need <= best)
                         continue;
@@ -808,7 +803,7 @@ ssize_t consumers_owner(const Consumers *c, size_t i, char *const *targets, size
         ssize_t owner = -1;
 
         for (size_t k = 0; k < n_targets; k++)
-                if (under(c->v[i].resolved ?: c->v[i].path, targets[k]) &&
+                if (path_under(c->v[i].resolved ?: c->v[i].path, targets[k]) &&
                     (owner < 0 || strlen(targets[k]) > strlen(targets[owner])))
                         owner = (ssize_t) k;
         return owner;

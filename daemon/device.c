@@ -205,6 +205,21 @@ static int devfs_block_device(const char *devfs, const char *name, dev_t *ret) {
         return 0;
 }
 
+/* An attribute, or the entries, of 'rel' in the sysfs directory 'dir'. */
+static char *read_attr_at(const char *dir, const char *rel) {
+        char path[PATH_MAX + 64];
+
+        snprintf(path, sizeof path, "%s/%s", dir, rel);
+        return read_attr(path);
+}
+
+static char *list_dir_at(const char *dir, const char *rel) {
+        char path[PATH_MAX + 64];
+
+        snprintf(path, sizeof path, "%s/%s", dir, rel);
+        return list_dir(path);
+}
+
 /* device_classify: the kind of the block device at sysfs directory real
  * (a partition, loop, dm, md or whole disk), with its label and parents. */
 static void device_classify(char *real, const char *name, DeviceInfo *ret) {
@@ -221,21 +236,16 @@ static void device_classify(char *real, const char *name, DeviceInfo *ret) {
                 }
         } else if (startswith(name, "loop")) {
                 ret->kind = DEVICE_LOOP;
-                snprintf(path, sizeof path, "%s/loop/backing_file", real);
-                ret->label = read_attr(path);
+                ret->label = read_attr_at(real, "loop/backing_file");
         } else if (startswith(name, "dm-")) {
                 ret->kind = DEVICE_DM;
-                snprintf(path, sizeof path, "%s/dm/name", real);
-                ret->label = read_attr(path);
-                snprintf(path, sizeof path, "%s/slaves", real);
-                ret->parents = list_dir(path);
+                ret->label = read_attr_at(real, "dm/name");
+                ret->parents = list_dir_at(real, "slaves");
         } else if (startswith(name, "md")) {
                 ret->kind = DEVICE_MD;
-                snprintf(path, sizeof path, "%s/slaves", real);
-                ret->parents = list_dir(path);
+                ret->parents = list_dir_at(real, "slaves");
         } else
                 ret->kind = DEVICE_DISK;
-
 }
 
 int device_resolve(const char *sysfs, const char *devfs, dev_t devno, const char *source, DeviceInfo *ret) {

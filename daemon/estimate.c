@@ -531,3 +531,39 @@ void estimate_unseen(struct estimate *e, double seen, double unseen, double cap)
         e->hi = fmax(e->hi + unseen * cap, e->per_min);
         e->exact = false;
 }
+
+static void estimate_add(struct estimate *sum, const struct estimate *e) {
+        sum->per_min += e->per_min;
+        sum->lo += e->lo;
+        sum->hi += e->hi;
+        sum->exact = sum->exact && e->exact;
+}
+
+int estimate_strata(const struct strata_input *in, struct strata_estimate *ret) {
+        double tick_s = in->tick_ns > 0 ? (double) in->tick_ns / 1e9 : 0.004;
+        bool any = false;
+
+        *ret = (struct strata_estimate) { .inodes = { .exact = true }, .updates = { .exact = true } };
+        for (unsigned k = 0; k < ESTIMATE_STRATA; k++) {
+                uint64_t n = in->sample[k], pop = MAX(in->population[k], n);
+                double unseen = k == 0 ? in->unseen : 0, scale = unseen > 0 ? (pop + unseen) / (double) pop : 1;
+                struct estimate e;
+
+                if (n == 0)
+                        continue;
+                if (estimate_activity(fmin(in->changed[k], (double) n), n, pop, in->seconds, &e) < 0)
+                        return -EINVAL;
+                if (k == 0)
+                        estimate_unseen(&e, (double) pop, unseen, 60.0 / in->seconds);
+                estimate_add(&ret->inodes, &e);
+                if (estimate_updates(&in->updates[k], n, pop, in->seconds, &e) < 0)
+                        return -EINVAL;
+                if (k == 0)
+                        estimate_unseen(&e, (double) pop, unseen, 60.0 / tick_s);
+                estimate_add(&ret->updates, &e);
+                ret->writebacks_per_min += scale * estimate_per_min(in->updates[k].writebacks, n, pop, in->seconds);
+                ret->sets_per_min += scale * estimate_per_min(in->sets[k], n, pop, in->seconds);
+                any = true;
+        }
+        return any ? 0 : -EINVAL;
+}

@@ -168,3 +168,31 @@ double estimate_per_min(double sum, uint64_t sample, uint64_t population, double
  * interval). So a hot file where the walk has not been is inside the
  * interval, however hot. */
 void estimate_unseen(struct estimate *e, double seen, double unseen, double cap);
+
+/* ---- a stratified sample
+ *
+ * A sample drawn in strata (sampler.h: a uniform one of every inode, and
+ * ones of the inodes the walk found read lately), each stratum estimated
+ * apart, then added up, their bounds too (conservative). Stratum 0 is the
+ * uniform one: while a first walk runs, it speaks for the 'unseen' inodes
+ * the walk has not reached yet too, taken as like it for the figure, and
+ * as anything from none to all hot for its interval (estimate_unseen());
+ * the other strata are what the walk found read, not scaled. */
+#define ESTIMATE_STRATA 3
+struct strata_input {
+        uint64_t sample[ESTIMATE_STRATA];     /* inodes compared */
+        uint64_t population[ESTIMATE_STRATA]; /* the names each stratum was drawn from */
+        double changed[ESTIMATE_STRATA];      /* of its sample, inodes whose atime moved (weighted) */
+        const struct update_totals *updates;  /* ESTIMATE_STRATA of them: the updates credited */
+        double sets[ESTIMATE_STRATA];         /* of its sample, atimes set by utimensat() (weighted) */
+        double seconds;                       /* the interval */
+        int64_t tick_ns;                      /* the timestamp tick; 0: unknown (4 ms taken) */
+        double unseen;                        /* inodes in use that a first walk has not seen; 0: none */
+};
+struct strata_estimate {
+        struct estimate inodes;  /* atime-written inodes per minute */
+        struct estimate updates; /* atime updates per minute */
+        double writebacks_per_min, sets_per_min;
+};
+/* -EINVAL where no stratum has a sample, or one's cannot be estimated. */
+int estimate_strata(const struct strata_input *in, struct strata_estimate *ret);

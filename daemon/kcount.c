@@ -136,39 +136,51 @@ static void scale_by_ratio(struct activity *a, double ratio) {
         a->updates.lo *= fmin(ratio, 1);
 }
 
+/* The writers' figures added up: the point and the bounds. */
+struct sums {
+        double e, elo, ehi;
+};
+
+/* An exact count over a pure interval, of a figure the sample accounts
+ * for (not one of files it does not hold): how many transactions the
+ * filesystem makes per update the sample sees, for the intervals where
+ * the count cannot stand. Halfway from the ratio before, so that one
+ * interval's chance moves it by half. Where the count cannot stand, the
+ * ratio learnt scales the sample's figures, and their sums. */
+static void apply_ratio(const KcountInput *in, bool bound, double lo, double count, struct activity *acts, size_t n,
+                        struct sums *s, KcountVerdict *v) {
+        if (bound && in->pure && s->e >= KCOUNT_RATIO_MIN_PER_MIN && !(lo > 1.5 * s->ehi + 60)) {
+                double r = CLAMP(count / s->e, KCOUNT_RATIO_MIN, KCOUNT_RATIO_MAX);
+
+                v->ratio = in->ratio > 0 ? (in->ratio + r) / 2 : r;
+                v->learnt = true;
+        } else if (bound && !in->pure && in->ratio > 0) {
+                for (size_t w = 0; w < n; w++)
+                        scale_by_ratio(&acts[w], in->ratio);
+                s->e *= in->ratio;
+                s->ehi *= in->ratio;
+                s->elo *= fmin(in->ratio, 1);
+        }
+}
+
 /* kcount_apply() but for the ratio's age. */
 static KcountVerdict apply_count(const KcountInput *in, struct activity *acts, size_t n) {
         KcountVerdict v = { .lo = -1, .ratio = in->ratio };
         /* A journal's count bounds nothing: a burst at the interval's end
          * is counted in the next. */
         bool bound = in->kind != FS_COUNTER_JBD2;
-        double lo, hi, count, e = 0, elo = 0, ehi = 0;
+        struct sums s = {};
+        double lo, hi, count;
 
         if (in->kind == FS_COUNTER_NONE || in->lazytime || n == 0 || !(in->seconds > 0) ||
             !count_range(in, &lo, &hi, &count))
                 return v;
         for (size_t w = 0; w < n; w++) {
-                e += acts[w].updates.per_min;
-                elo += acts[w].updates.lo;
-                ehi += acts[w].updates.hi;
+                s.e += acts[w].updates.per_min;
+                s.elo += acts[w].updates.lo;
+                s.ehi += acts[w].updates.hi;
         }
-        /* An exact count over a pure interval, of a figure the sample
-         * accounts for (not one of files it does not hold): how many
-         * transactions the filesystem makes per update the sample sees,
-         * for the intervals where the count cannot stand. Halfway from the
-         * ratio before, so that one interval's chance moves it by half. */
-        if (bound && in->pure && e >= KCOUNT_RATIO_MIN_PER_MIN && !(lo > 1.5 * ehi + 60)) {
-                double r = CLAMP(count / e, KCOUNT_RATIO_MIN, KCOUNT_RATIO_MAX);
-
-                v.ratio = in->ratio > 0 ? (in->ratio + r) / 2 : r;
-                v.learnt = true;
-        } else if (bound && !in->pure && in->ratio > 0) {
-                for (size_t w = 0; w < n; w++)
-                        scale_by_ratio(&acts[w], in->ratio);
-                e *= in->ratio;
-                ehi *= in->ratio;
-                elo *= fmin(in->ratio, 1);
-        }
+        apply_ratio(in, bound, lo, count, acts, n, &s, &v);
         for (size_t w = 0; w < n; w++) {
                 struct activity *a = &acts[w];
 
@@ -177,15 +189,15 @@ static KcountVerdict apply_count(const KcountInput *in, struct activity *acts, s
                 a->counter_hi = hi;
                 /* Beyond a tenth: a difference that changes no advice is
                  * not worth a doubt. */
-                a->disagrees = (bound && elo > hi * 1.1) || (in->pure && lo > ehi * 1.1);
-                if (in->pure && e > 0)
-                        take_count(a, a->updates.per_min / e, count, lo, hi);
+                a->disagrees = (bound && s.elo > hi * 1.1) || (in->pure && lo > s.ehi * 1.1);
+                if (in->pure && s.e > 0)
+                        take_count(a, a->updates.per_min / s.e, count, lo, hi);
                 else if (in->pure && n == 1)
                         take_count(a, 1, count, lo, hi);
                 else {
                         if (bound)
-                                bound_by_count(a, e > hi ? hi / e : 1, hi);
-                        if (lo > ehi)
+                                bound_by_count(a, s.e > hi ? hi / s.e : 1, hi);
+                        if (lo > s.ehi)
                                 widen_to_count(a, hi);
                 }
         }
@@ -193,8 +205,8 @@ static KcountVerdict apply_count(const KcountInput *in, struct activity *acts, s
         v.lo = lo;
         /* Half again what the sample's interval allows, and more than a
          * read a second: worth a walk soon, whose fresh strata find the
-         * files that turned hot (fs_rewalk_soon()). */
-        v.unexplained = !in->pure && lo > 1.5 * ehi + 60;
+         * files that turned hot (fsjob.c's fs_rewalk_soon()). */
+        v.unexplained = !in->pure && lo > 1.5 * s.ehi + 60;
         /* Far more than the sample's own figure, and more than twice the
          * interval before's: files turned hot that the sample does not
          * hold, whatever its bounds allow (their share of a stratum of
@@ -205,7 +217,7 @@ static KcountVerdict apply_count(const KcountInput *in, struct activity *acts, s
          * intervals where it cannot (a writer appends, and a figure of
          * 48,536 against the kernel's 322,598 in busy.sh's first judged
          * interval came of a jump seen in a pure one and not walked). */
-        v.jumped = lo > 1.5 * e + 60 && in->prev_lo >= 0 && lo > 2 * in->prev_lo;
+        v.jumped = lo > 1.5 * s.e + 60 && in->prev_lo >= 0 && lo > 2 * in->prev_lo;
         return v;
 }
 

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "journal.h"
 #include "manager.h"
+#include "reload.h"
 #include "protocol.h"
 
 static void help(void) {
@@ -114,10 +115,12 @@ int main(int argc, char *argv[]) {
         r = parse_argv(argc, argv, &args);
         if (r <= 0)
                 return r < 0 ? 2 : 0;
-        if (manager_read_config(args.config_path, args.socket_path, args.state_dir, &config, NULL) < 0)
+        if (reload_read_config(args.config_path, args.socket_path, args.state_dir, &config, NULL) < 0)
                 return 1;
         if (args.check_config) {
-                config_print(config, stdout);
+                r = config_print(config, stdout);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to print the configuration: %m"), 1;
                 return fflush(stdout) == 0 ? 0 : 1;
         }
 

@@ -1,9 +1,13 @@
-/* manager.h: the one object that owns atimed's event loop and every event
- * source: lifecycle, signals, reload, the control socket, the watchdog, the
- * mount table and the background jobs that keep it, the history and the
- * consumer list current. The per-tick work is tick.c's, the requests are
- * methods.c's: they read the manager's state through its View. Modules get
- * what they need passed in (see docs/architecture.md). */
+/* manager.h: the one object that owns atimed's event loop and its life:
+ * start-up in order (signals; what needs privileges, privileged.h; the
+ * workers and what submits to them; the history; the tick pass; the mount
+ * table; the socket's server), the signals, the mount table in force, the
+ * consumer list, the history's flushes, and the View the request side and
+ * the tick pass read. The per-tick work is tick.c's, the requests are
+ * methods.c's, reading a reload is reload.c's, the tracker's schedule its
+ * own (tracker.h): each makes its own event sources, from the loop the
+ * manager lends it. Modules get what they need passed in (see
+ * docs/architecture.md). */
 #pragma once
 
 #include <stdbool.h>
@@ -34,8 +38,7 @@ typedef struct Manager {
         char *override_state_dir;
 
         MountTable *mounts;
-        size_t mounts_peak; /* most mounts in the table since memory was last trimmed */
-        sd_event_source *trim_timer; /* armed while a trim is due */
+        struct Trimmer *trimmer;    /* the heap given back when much of it is free (trim.h) */
         MountMonitor *monitor;
         WorkerPool *pool;
         Tracker *tracker;
@@ -47,8 +50,7 @@ typedef struct Manager {
         /* The background jobs of which one at a time is out (worker.h). */
         MountReader *mount_reader;  /* the mount table's reads (mounts.h) */
         StoreFlusher *flusher;     /* the history's writes (store.h) */
-        WorkerSlot *reload;                     /* the configuration's reads (manager_reload_start()) */
-        struct ReloadWaiter *reload_waiters;    /* who waits for the next one */
+        struct Reloader *reloader;              /* the configuration's reads (reload.h) */
         ConsumerScanner *consumer_scanner;      /* the consumer scans (consumers.h) */
         struct consumers_paths consumer_paths; /* where they look: the configuration's, borrowed */
         sd_event_source *flush_timer;
@@ -66,11 +68,6 @@ typedef struct Manager {
         uint64_t started_monotonic;
         bool ready;
 } Manager;
-
-/* Reads the configuration the way the manager will on every reload; its
- * errors are logged and, if ret_errors is not NULL, handed back. */
-int manager_read_config(const char *config_path, const char *override_socket, const char *override_state_dir,
-                        struct config **ret, char ***ret_errors);
 
 /* Takes ownership of 'config'. */
 int manager_new(struct config *config, const char *config_path, const char *override_socket,

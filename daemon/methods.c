@@ -15,7 +15,9 @@
 
 #include "escape.h"
 #include "log.h"
+#include "path-util.h"
 #include "protocol.h"
+#include "readers.h"
 #include "recommend.h"
 #include "report.h"
 #include "status.h"
@@ -1011,12 +1013,38 @@ static json_object *policy_to_json(AtimeMode atime, bool lazytime, bool nodirati
 
 static bool peer_privileged(const View *v, const ControlPeer *peer);
 
-/* A consumer found in a file only root can read shows its path to
+/* A Consumer; one found in a file only root can read shows its path to
  * privileged callers only ('privileged'). */
+static json_object *consumer_to_json(const struct consumer *c, bool privileged) {
+        _cleanup_json_ json_object *x = json_object_new_object();
+
+        if (!x || add(x, F_KIND, json_object_new_string(consumer_kind_to_string(c->kind))) < 0 ||
+            add(x, F_NEED, json_object_new_string(atime_need_to_string(c->need))) < 0 ||
+            add(x, F_PATH, c->private && !privileged ? json_object_new_string("") : varlink_name_new(c->path)) < 0 ||
+            add(x, F_WHY, varlink_name_new(c->why)) < 0 || add(x, F_SOURCE, varlink_name_new(c->source)) < 0)
+                return NULL;
+        return TAKE_PTR(x);
+}
+
+/* An array of the consumers in l; NULL on OOM. */
+static json_object *consumers_to_json(const struct consumer *const *l, size_t n, bool privileged) {
+        _cleanup_json_ json_object *a = json_object_new_array();
+
+        for (size_t i = 0; a && i < n; i++) {
+                json_object *x = consumer_to_json(l[i], privileged);
+
+                if (!x || json_object_array_add(a, x) < 0) {
+                        json_object_put(x);
+                        return NULL;
+                }
+        }
+        return TAKE_PTR(a);
+}
+
 static json_object *recommendation_to_json(const struct recommendation *r, bool privileged) {
         _cleanup_json_ json_object *o = json_object_new_object(), *reasons = json_object_new_array(),
-                                   *consumers = json_object_new_array(), *saving = json_object_new_object(),
-                                   *ev = json_object_new_object();
+                                   *consumers = consumers_to_json(r->consumers, r->n_consumers, privileged),
+                                   *saving = json_object_new_object(), *ev = json_object_new_object();
         const struct advice *a = &r->advice;
 
         if (!o || !reasons || !consumers || !saving || !ev)
@@ -1024,18 +1052,6 @@ static json_object *recommendation_to_json(const struct recommendation *r, bool 
         for (unsigned i = 0; i < a->n_reasons; i++)
                 if (json_object_array_add(reasons, varlink_name_new(a->reasons[i])) < 0)
                         return NULL;
-        for (size_t i = 0; i < r->n_consumers; i++) {
-                const struct consumer *c = r->consumers[i];
-                _cleanup_json_ json_object *x = json_object_new_object();
-
-                if (!x || add(x, F_KIND, json_object_new_string(consumer_kind_to_string(c->kind))) < 0 ||
-                    add(x, F_NEED, json_object_new_string(atime_need_to_string(c->need))) < 0 ||
-                    add(x, F_PATH, c->private && !privileged ? json_object_new_string("") : varlink_name_new(c->path)) < 0 ||
-                    add(x, F_WHY, varlink_name_new(c->why)) < 0 ||
-                    add(x, F_SOURCE, varlink_name_new(c->source)) < 0 || json_object_array_add(consumers, x) < 0)
-                        return NULL;
-                TAKE_PTR(x);
-        }
         if (add(saving, F_ATIME_UPDATES_PER_MIN, rounded(a->saving_updates_per_min, 1)) < 0 ||
             add(saving, F_ATIME_WRITES_PER_MIN, rounded(a->saving_updates_per_min, 1)) < 0 ||
             add(saving, F_CPU_US_PER_S, rounded(a->saving_cpu_us_per_s, 2)) < 0 ||
@@ -1113,6 +1129,31 @@ static int method_get_recommendations(Methods *m, ControlCall *call, json_object
         else
                 return serve_slot(m, call, privileged ? CACHE_ADVICE_PRIVILEGED : CACHE_ADVICE, 0, ret);
         return *ret ? 0 : -ENOMEM;
+}
+
+/* Who reads atime at target, whatever atimed makes of the mount there
+ * (readers.h): what the guards of atimectl remount and fstab --set check a
+ * policy against. */
+static json_object *method_get_consumers(Methods *m, const ControlPeer *peer, json_object *params) {
+        _cleanup_json_ json_object *p = json_object_new_object(), *list = NULL;
+        _cleanup_free_ const struct consumer **l = NULL;
+        _cleanup_free_ char *target = NULL;
+        const char *t;
+        size_t n = 0;
+
+        if (param_string(params, F_TARGET, &t) <= 0 || t[0] != '/')
+                return invalid_parameter(F_TARGET);
+        target = strdup(t);
+        if (!p || !target)
+                return NULL;
+        path_simplify(target);
+        if (readers_at(m->view, target, &l, &n) < 0 ||
+            !(list = consumers_to_json(l, n, peer_privileged(m->view, peer))))
+                return NULL;
+        if (add(p, F_SCHEMA_VERSION, json_object_new_int(ATIMED_SCHEMA_VERSION)) < 0 ||
+            add(p, F_TARGET, varlink_name_new(target)) < 0 || add(p, F_CONSUMERS, TAKE_PTR(list)) < 0)
+                return NULL;
+        return varlink_reply_new(TAKE_PTR(p));
 }
 
 static json_object *probe_to_json(const struct probe_result *r, const MountEntry *e) {
@@ -1260,6 +1301,7 @@ static const char *const status_params[] = { F_TARGET, P_HISTORY_S, NULL };
 static const char *const history_params[] = { F_TARGET, P_SINCE, P_RESOLUTION, NULL };
 static const char *const recommendations_params[] = { F_TARGET, NULL };
 static const char *const probe_params[] = { F_TARGET, NULL };
+static const char *const consumers_params[] = { F_TARGET, NULL };
 
 static const struct method methods[] = {
         { METHOD_GET_INFO, method_get_info, NULL, no_params, false },
@@ -1267,6 +1309,7 @@ static const struct method methods[] = {
         { METHOD_GET_STATUS, NULL, method_get_status, status_params, false },
         { METHOD_GET_HISTORY, method_get_history, NULL, history_params, false },
         { METHOD_GET_RECOMMENDATIONS, NULL, method_get_recommendations, recommendations_params, false },
+        { METHOD_GET_CONSUMERS, method_get_consumers, NULL, consumers_params, false },
         { METHOD_PROBE, NULL, method_probe, probe_params, true },
         { METHOD_RELOAD, NULL, method_reload, no_params, true },
 };

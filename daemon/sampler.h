@@ -20,35 +20,15 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "estimate.h"
 #include "macro.h"
 
-typedef struct SampleEntry {
-        char *path; /* relative to the mount walked */
-        uint64_t ino;
-        uint32_t nlink; /* its inode's names (hard links) at the last look; 0: unknown */
-        int64_t atime_sec;
-        uint32_t atime_nsec;
-        int64_t seen_ns; /* CLOCK_REALTIME_COARSE of the last look */
-        int64_t modified_ns; /* the later of mtime and ctime at the last look */
-        int64_t ctime_ns;    /* the ctime at the last look; 0: unknown */
-        struct inode_rate rate;
-        struct update_credit credit; /* updates credited to this interval */
-        double credit_stale;  /* of credit.n, the updates of a stale atime (see stale_updates()) */
-        uint8_t hot;   /* intervals left to look at it every second */
-        uint16_t looks; /* looks that compared, in this interval */
-        int64_t interval_ns; /* the look that began this interval (CLOCK_REALTIME_COARSE) */
-        bool moved;    /* its atime moved in this interval */
-        bool changed;  /* the interval's sweep found it moved since the look before */
-        bool modified; /* its mtime or ctime moved in this interval */
-        bool set;      /* a look in this interval found its atime set, not read (see sampler_sweep()) */
-        bool dir;      /* a directory (nodiratime mounts never write its atime) */
-        uint8_t stratum; /* STRATUM_* */
-        bool baseline; /* atime recorded by a sweep */
-        bool gone;     /* no longer found: left out of every count */
-} SampleEntry;
+/* The sampler is opaque: its reservoirs and walk are sampler.c's and
+ * sampler-sweep.c's (sampler-internal.h). */
+typedef struct Sampler Sampler;
 
 /* The strata of the sample. */
 enum {
@@ -57,31 +37,8 @@ enum {
         STRATUM_HOT,   /* atime written in the tenth of a second before: up to k / 4 */
         _STRATUM_MAX,
 };
-
-typedef struct Reservoir {
-        SampleEntry *v;
-        size_t n;
-        uint64_t population; /* eligible entries (names) the walk saw */
-        double inodes;       /* of those, inodes: each name weighs 1/nlink (see sampler_entry_weight()) */
-        uint64_t stratum_population[_STRATUM_MAX];
-        uint64_t skipped;    /* directories the walk could not read without O_NOATIME */
-        size_t n_hot;        /* entries with hot > 0 */
-        bool fine_times;     /* some atime had a fraction of a second */
-        int64_t rate_tick;   /* ns: the tick its entries' rates were learnt in; 0: none yet */
-        bool partial;        /* drawn from the part of the filesystem a first walk has seen so far */
-} Reservoir;
-
-typedef struct Walk Walk;
-
-typedef struct Sampler {
-        unsigned k;
-        uint64_t rng;
-        Reservoir *current; /* what sweeps compare */
-        Reservoir *next;    /* a finished walk, swapped in at the next sweep */
-        Walk *walk;         /* a walk in progress */
-        uint64_t last_sweep; /* CLOCK_MONOTONIC usec of the last sweep; 0: none yet */
-        int64_t clock_tick;  /* ns: the resolution of the clock atimes come from */
-} Sampler;
+/* The estimator's strata are these (estimate_strata()). */
+_Static_assert(_STRATUM_MAX == ESTIMATE_STRATA && STRATUM_REST == 0, "the sampler's strata are the estimator's");
 
 /* Where the filesystem is reached: a mount of it. */
 struct sampler_place {
@@ -128,28 +85,52 @@ struct sweep_result {
                               * used_inodes - population, was not sampled (see sampler_sweep()) */
 };
 
-/* A sampled name's share of its inode: 1/nlink for a file with hard links,
- * 1 otherwise. The walk offers every name, so an inode with n names is
- * n times as likely to be drawn; each draw weighs 1/n, and every total of
- * the sample (changes, updates, the population) counts each inode once,
- * with no memory per inode. */
-double sampler_entry_weight(const SampleEntry *e);
-
 int sampler_new(unsigned k, uint64_t seed, Sampler **ret);
+/* Aborts where a job holds it (sampler_lend()): free it once it is back. */
 Sampler *sampler_free(Sampler *s);
 DEFINE_FREE_FUNC(Sampler, sampler_free);
 
+/* The lender's side (the event loop). A sampler belongs to its lender or,
+ * from sampler_lend() to sampler_return(), to the one job it is lent to,
+ * which alone calls what follows (walks, sweeps, counts) in its thread.
+ * While it is lent the lender reads only the view the last return left
+ * it: sampler_view(), a second sampler_lend() and sampler_free() abort
+ * the process on a lent sampler, in every build, as a read then would
+ * race the job's writes (a sweep moves 'next' into 'current'). */
+typedef struct SamplerView {
+        unsigned k;                 /* the sample's size, as made */
+        bool walking;               /* a walk is under way */
+        uint64_t walk_seen;         /* the entries it has offered so far */
+        uint64_t walk_inodes_hint;  /* the inodes in use when it began, by statfs(); 0: unknown */
+        bool current;               /* a reservoir sweeps compare: */
+        bool current_partial;       /* a first walk's part so far */
+        uint64_t current_population;
+        uint64_t last_sweep;        /* CLOCK_MONOTONIC usec of the last sweep (its clock's); 0: none */
+        bool next;                  /* a finished walk's reservoir, swapped in at the next sweep: */
+        uint64_t next_population;
+        size_t next_sample;
+        uint64_t next_skipped;      /* directories the walk could not read without O_NOATIME */
+        bool whole;                 /* every figure rests on a whole walk's sample (not while the first walk runs) */
+        bool can_sweep;             /* a sweep has something to measure or a baseline to take */
+        bool has_hot;               /* a fine sweep has something to look at */
+} SamplerView;
+
+/* What the sampler holds now. */
+void sampler_view(const Sampler *s, SamplerView *ret);
+/* Lends s to a job; its lender reads only *ret meanwhile. */
+void sampler_lend(Sampler *s);
+/* The job is back (its thread is done with s): s is its lender's again,
+ * and *ret what the job left. Aborts where s was not lent. */
+void sampler_return(Sampler *s, SamplerView *ret);
+
 /* Walks at most *budget directory entries, taking what it walks off
- * *budget. Returns 1 when the walk is complete (the new reservoir waits in
- * s->next), 0 when there is more to do, or -errno (-ESTALE: the mount is not
+ * *budget. Returns 1 when the walk is complete (its reservoir waits for the
+ * next sweep: SamplerView.next), 0 when there is more to do, or -errno (-ESTALE: the mount is not
  * the one expected; -ENOTDIR: its root is a file, a file bind mount, and
  * there is nothing to walk). Blocking. */
 int sampler_walk_step(Sampler *s, const struct sampler_place *pl, uint64_t *budget, const atomic_bool *cancel);
 /* Walks as on a kernel without openat2() (before 5.6): for tests. */
 void sampler_disable_openat2(void);
-uint64_t sampler_walk_seen(const Sampler *s);
-/* The inodes in use when the walk began, by statfs(); 0: unknown. */
-uint64_t sampler_walk_inodes_hint(const Sampler *s);
 
 /* Compares the reservoir with the previous sweep, then swaps in a finished
  * walk's reservoir. While the first walk runs (no finished reservoir yet),
@@ -186,11 +167,3 @@ struct sampler_since {
 };
 int sampler_count_since(const Sampler *s, int64_t since, struct sampler_since *ret);
 
-/* Whether a fine sweep has anything to look at. */
-bool sampler_has_hot(const Sampler *s);
-/* Whether a sweep has something to measure or a baseline to take: a
- * reservoir, or a first walk that has drawn some of one. */
-bool sampler_can_sweep(const Sampler *s);
-/* Whether every figure rests on a whole walk's sample (false while the
- * first walk runs). */
-bool sampler_whole(const Sampler *s);

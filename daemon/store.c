@@ -143,20 +143,19 @@ static void put_f32(struct buf *b, float f) {
         put_u32(b, v);
 }
 
+static void put_f32s(struct buf *b, const float *f, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                put_f32(b, f[i]);
+}
+
 static void put_point(struct buf *b, const struct stats_point *p) {
-        put_f32(b, p->per_min);
-        put_f32(b, p->lo);
-        put_f32(b, p->hi);
-        put_f32(b, p->write_iops);
-        put_f32(b, p->write_kib);
+        put_f32s(b, (const float[]) { p->per_min, p->lo, p->hi, p->write_iops, p->write_kib }, 5);
         put_u16(b, p->n);
         put_u16(b, p->n_act);
         put_u16(b, p->n_dev);
         put(b, (uint8_t[]) { p->atime, p->flags, p->probe, p->unshared_modelled ? 1 : 0, 0, 0 }, 6);
         put_u16(b, p->n_unshared);
-        put_f32(b, p->unshared_per_day);
-        put_f32(b, p->unshared_lo);
-        put_f32(b, p->unshared_hi);
+        put_f32s(b, (const float[]) { p->unshared_per_day, p->unshared_lo, p->unshared_hi }, 3);
 }
 
 /* Reading: a cursor that refuses to run past the end. */
@@ -913,14 +912,9 @@ static int encode_block(Store *s, uint64_t seq, struct buf *b) {
                                                 x->has_unshared << 3 | x->unshared_modelled << 4),
                                      x->atime, x->flags, x->probe },
                     4);
-                put_f32(b, x->per_min);
-                put_f32(b, x->lo);
-                put_f32(b, x->hi);
-                put_f32(b, x->write_iops);
-                put_f32(b, x->write_kib);
-                put_f32(b, x->unshared_per_day);
-                put_f32(b, x->unshared_lo);
-                put_f32(b, x->unshared_hi);
+                put_f32s(b, (const float[]) { x->per_min, x->lo, x->hi, x->write_iops, x->write_kib, x->unshared_per_day,
+                                              x->unshared_lo, x->unshared_hi },
+                         8);
         }
         if (b->oom)
                 return -ENOMEM;
@@ -1218,72 +1212,148 @@ static int load_file(int dfd, const char *name, int64_t now, struct store_load_r
 #define CHANGES_VERSION 1
 #define CHANGES_MAX ((size_t) 64 << 20)
 
-static json_object *promise_to_json(const struct stats_promise *p) {
+/* The fields of each record of the file, in the order they are written:
+ * its key, what the struct holds it in, and the range read back (a value
+ * out of it makes the record malformed). Integers must be JSON integers;
+ * reals may be either. */
+typedef enum ChangesFieldType {
+        FIELD_INT64,
+        FIELD_U8,
+        FIELD_U32,
+        FIELD_FLOAT,
+        FIELD_DOUBLE,
+} ChangesFieldType;
+
+struct changes_field {
+        const char *key;
+        ChangesFieldType type;
+        size_t offset;
+        double lo, hi;
+};
+
+#define FIELD(type_, st, member, lo_, hi_) { #member, type_, offsetof(struct st, member), lo_, hi_ }
+static const struct changes_field promise_fields[] = {
+        FIELD(FIELD_INT64, stats_promise, t, 1, (double) STATS_T_MAX),
+        FIELD(FIELD_U8, stats_promise, atime, 0, _ATIME_MAX - 1),
+        FIELD(FIELD_U8, stats_promise, flags, 0, UINT8_MAX),
+        FIELD(FIELD_U8, stats_promise, for_atime, 0, _ATIME_MAX - 1),
+        FIELD(FIELD_U8, stats_promise, for_flags, 0, UINT8_MAX),
+        FIELD(FIELD_FLOAT, stats_promise, saving_per_min, -1e15, 1e15),
+};
+static const struct changes_field change_fields[] = {
+        FIELD(FIELD_INT64, stats_change, t, 1, (double) STATS_T_MAX),
+        FIELD(FIELD_INT64, stats_change, last_old, 0, (double) STATS_T_MAX),
+        FIELD(FIELD_U8, stats_change, from, 0, _ATIME_MAX - 1),
+        FIELD(FIELD_U8, stats_change, to, 0, _ATIME_MAX - 1),
+        FIELD(FIELD_U8, stats_change, from_flags, 0, UINT8_MAX),
+        FIELD(FIELD_U8, stats_change, to_flags, 0, UINT8_MAX),
+};
+static const struct changes_field model_fields[] = {
+        FIELD(FIELD_DOUBLE, stats_unshare_model, bytes, 0, 1e18),
+        FIELD(FIELD_DOUBLE, stats_unshare_model, inodes, 0, 1e18),
+        FIELD(FIELD_DOUBLE, stats_unshare_model, hits, 0, 1e18),
+        FIELD(FIELD_U32, stats_unshare_model, intervals, 1, UINT32_MAX),
+};
+#undef FIELD
+
+static json_object *field_to_json(const void *record, const struct changes_field *f) {
+        const uint8_t *p = (const uint8_t *) record + f->offset;
+
+        switch (f->type) {
+        case FIELD_INT64:
+                return json_object_new_int64(*(const int64_t *) p);
+        case FIELD_U8:
+                return json_object_new_int(*p);
+        case FIELD_U32:
+                return json_object_new_int64(*(const uint32_t *) p);
+        case FIELD_FLOAT:
+                return json_object_new_double(*(const float *) p);
+        case FIELD_DOUBLE:
+                return json_object_new_double(*(const double *) p);
+        }
+        return NULL;
+}
+
+/* A record as a JSON object, its fields in order; NULL without memory. */
+static json_object *record_to_json(const void *record, const struct changes_field *fields, size_t n) {
         json_object *o = json_object_new_object();
 
-        if (o && (json_object_object_add(o, "t", json_object_new_int64(p->t)) < 0 ||
-                  json_object_object_add(o, "atime", json_object_new_int(p->atime)) < 0 ||
-                  json_object_object_add(o, "flags", json_object_new_int(p->flags)) < 0 ||
-                  json_object_object_add(o, "for_atime", json_object_new_int(p->for_atime)) < 0 ||
-                  json_object_object_add(o, "for_flags", json_object_new_int(p->for_flags)) < 0 ||
-                  json_object_object_add(o, "saving_per_min", json_object_new_double(p->saving_per_min)) < 0)) {
-                json_object_put(o);
-                return NULL;
-        }
+        for (size_t i = 0; o && i < n; i++)
+                if (json_object_object_add(o, fields[i].key, field_to_json(record, &fields[i])) < 0)
+                        o = (json_object_put(o), NULL);
         return o;
 }
 
-static json_object *change_to_json(const struct stats_change *c) {
-        json_object *o = json_object_new_object();
+static bool field_from_json(json_object *o, const struct changes_field *f, void *record) {
+        uint8_t *p = (uint8_t *) record + f->offset;
+        json_object *v;
+        double d;
 
-        if (o && (json_object_object_add(o, "t", json_object_new_int64(c->t)) < 0 ||
-                  json_object_object_add(o, "last_old", json_object_new_int64(c->last_old)) < 0 ||
-                  json_object_object_add(o, "from", json_object_new_int(c->from)) < 0 ||
-                  json_object_object_add(o, "to", json_object_new_int(c->to)) < 0 ||
-                  json_object_object_add(o, "from_flags", json_object_new_int(c->from_flags)) < 0 ||
-                  json_object_object_add(o, "to_flags", json_object_new_int(c->to_flags)) < 0 ||
-                  json_object_object_add(o, "promise", promise_to_json(&c->promise)) < 0)) {
-                json_object_put(o);
-                return NULL;
+        if (!json_object_object_get_ex(o, f->key, &v))
+                return false;
+        if (f->type == FIELD_FLOAT || f->type == FIELD_DOUBLE) {
+                if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+                        return false;
+                d = json_object_get_double(v);
+                if (!isfinite(d) || d < f->lo || d > f->hi)
+                        return false;
+                if (f->type == FIELD_FLOAT)
+                        *(float *) p = (float) d;
+                else
+                        *(double *) p = d;
+                return true;
         }
+        if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < (int64_t) f->lo ||
+            json_object_get_int64(v) > (int64_t) f->hi)
+                return false;
+        if (f->type == FIELD_INT64)
+                *(int64_t *) p = json_object_get_int64(v);
+        else if (f->type == FIELD_U8)
+                *p = (uint8_t) json_object_get_int64(v);
+        else
+                *(uint32_t *) p = (uint32_t) json_object_get_int64(v);
+        return true;
+}
+
+/* A record read back from a JSON object: false where a field is missing,
+ * of another type or out of its range (*record is then left half read). */
+static bool record_from_json(json_object *o, const struct changes_field *fields, size_t n, void *record) {
+        if (!json_object_is_type(o, json_type_object))
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!field_from_json(o, &fields[i], record))
+                        return false;
+        return true;
+}
+
+static json_object *promise_to_json(const struct stats_promise *p) {
+        return record_to_json(p, promise_fields, ELEMENTSOF(promise_fields));
+}
+
+static json_object *change_to_json(const struct stats_change *c) {
+        json_object *o = record_to_json(c, change_fields, ELEMENTSOF(change_fields));
+
+        if (o && json_object_object_add(o, "promise", promise_to_json(&c->promise)) < 0)
+                o = (json_object_put(o), NULL);
         return o;
 }
 
 static json_object *model_to_json(const struct stats_unshare_model *m) {
-        json_object *o = json_object_new_object();
+        json_object *o = record_to_json(m, model_fields, ELEMENTSOF(model_fields));
 
-        if (o && (json_object_object_add(o, "bytes", json_object_new_double(m->bytes)) < 0 ||
-                  json_object_object_add(o, "inodes", json_object_new_double(m->inodes)) < 0 ||
-                  json_object_object_add(o, "hits", json_object_new_double(m->hits)) < 0 ||
-                  json_object_object_add(o, "intervals", json_object_new_int64(m->intervals)) < 0 ||
-                  (m->agreed && json_object_object_add(o, "agreed", json_object_new_boolean(true)) < 0))) {
-                json_object_put(o);
-                return NULL;
-        }
+        /* Written only where set: a file read by an older atimed stays valid. */
+        if (o && m->agreed && json_object_object_add(o, "agreed", json_object_new_boolean(true)) < 0)
+                o = (json_object_put(o), NULL);
         return o;
-}
-
-static bool json_number(json_object *o, const char *key, double *ret) {
-        json_object *v;
-
-        if (!json_object_object_get_ex(o, key, &v) ||
-            !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-                return false;
-        *ret = json_object_get_double(v);
-        return isfinite(*ret) && *ret >= 0 && *ret <= 1e18;
 }
 
 static bool json_int(json_object *o, const char *key, int64_t lo, int64_t hi, int64_t *ret);
 
 static bool model_from_json(json_object *o, struct stats_unshare_model *ret) {
         json_object *v;
-        int64_t intervals;
 
-        if (!json_object_is_type(o, json_type_object) || !json_number(o, "bytes", &ret->bytes) ||
-            !json_number(o, "inodes", &ret->inodes) || !json_number(o, "hits", &ret->hits) ||
-            !json_int(o, "intervals", 1, UINT32_MAX, &intervals))
+        if (!record_from_json(o, model_fields, ELEMENTSOF(model_fields), ret))
                 return false;
-        ret->intervals = (uint32_t) intervals;
         /* Optional: a model saved before atimed bounded it has none, and
          * is judged against the cost table again (btrfs-model.h). */
         ret->agreed = json_object_object_get_ex(o, "agreed", &v) && json_object_is_type(v, json_type_boolean) &&
@@ -1334,36 +1404,20 @@ static bool json_int(json_object *o, const char *key, int64_t lo, int64_t hi, in
 }
 
 static bool promise_from_json(json_object *o, struct stats_promise *ret) {
-        json_object *v;
-        int64_t t, atime, flags, for_atime, for_flags;
-        double saving;
+        struct stats_promise p = {};
 
-        if (!json_object_is_type(o, json_type_object) || !json_int(o, "t", 1, STATS_T_MAX, &t) ||
-            !json_int(o, "atime", 0, _ATIME_MAX - 1, &atime) || !json_int(o, "flags", 0, UINT8_MAX, &flags) ||
-            !json_int(o, "for_atime", 0, _ATIME_MAX - 1, &for_atime) || !json_int(o, "for_flags", 0, UINT8_MAX, &for_flags) ||
-            !json_object_object_get_ex(o, "saving_per_min", &v) ||
-            !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+        if (!record_from_json(o, promise_fields, ELEMENTSOF(promise_fields), &p))
                 return false;
-        saving = json_object_get_double(v);
-        if (!isfinite(saving) || fabs(saving) > 1e15)
-                return false;
-        *ret = (struct stats_promise) { .t = t, .atime = (uint8_t) atime, .flags = (uint8_t) flags,
-                                        .for_atime = (uint8_t) for_atime, .for_flags = (uint8_t) for_flags,
-                                        .saving_per_min = (float) saving };
+        *ret = p;
         return true;
 }
 
 static bool change_from_json(json_object *o, struct stats_change *ret) {
         json_object *p;
-        int64_t t, last_old, from, to, from_flags, to_flags;
 
-        if (!json_object_is_type(o, json_type_object) || !json_int(o, "t", 1, STATS_T_MAX, &t) ||
-            !json_int(o, "last_old", 0, STATS_T_MAX, &last_old) || !json_int(o, "from", 0, _ATIME_MAX - 1, &from) ||
-            !json_int(o, "to", 0, _ATIME_MAX - 1, &to) || !json_int(o, "from_flags", 0, UINT8_MAX, &from_flags) ||
-            !json_int(o, "to_flags", 0, UINT8_MAX, &to_flags))
+        *ret = (struct stats_change) {};
+        if (!record_from_json(o, change_fields, ELEMENTSOF(change_fields), ret))
                 return false;
-        *ret = (struct stats_change) { .t = t, .last_old = last_old, .from = (uint8_t) from, .to = (uint8_t) to,
-                                       .from_flags = (uint8_t) from_flags, .to_flags = (uint8_t) to_flags };
         /* A change made with no advice in force has no promise. */
         if (json_object_object_get_ex(o, "promise", &p) && !promise_from_json(p, &ret->promise))
                 ret->promise = (struct stats_promise) {};

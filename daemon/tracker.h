@@ -21,36 +21,10 @@
 #include "probe.h"
 #include "sampler.h"
 #include "stats.h"
+#include "tracker-types.h"
 #include "worker.h"
 
-typedef struct Tracker Tracker;
-typedef struct Filesystem Filesystem;
-struct probe_job;
-
-struct probe_state {
-        struct probe_result result;
-        bool have;       /* result holds a probe's outcome */
-        bool running;    /* a job is out (possibly stuck) */
-        bool stalled;    /* the last attempt missed its deadline */
-        unsigned failures;
-        unsigned fail_count; /* probes in a row that could not verify the policy, for the log */
-        uint64_t next_due; /* CLOCK_MONOTONIC usec */
-        struct probe_job *job; /* the job out, while running */
-};
-
 const char *activity_source_to_string(ActivitySource s);
-
-typedef struct TrackedMount {
-        int id;
-        const MountEntry *entry; /* in the table last given to tracker_update() */
-        Filesystem *fs;          /* opaque: see the tracker_mount_*() accessors */
-        struct probe_state probe;
-        struct activity activity;
-        char *key; /* the tracker's: see tracker_mount_key() */
-        /* Its root is a file (a file bind mount, found by the first probe
-         * or walk to open it): never probed, walked or sampled. */
-        bool root_not_dir;
-} TrackedMount;
 
 /* 'pool' is the caller's and must outlive the tracker's jobs: call
  * tracker_shutdown(), free the pool (its last completions still reach the
@@ -71,7 +45,6 @@ DEFINE_FREE_FUNC(Tracker, tracker_free);
  * system's clocks. The fine passes, about every second of the system's
  * clock by default, come on a clock of the caller's only when it calls
  * tracker_fine_pass(). */
-typedef uint64_t (*tracker_clock_fn)(clockid_t clock, void *userdata);
 void tracker_set_clock(Tracker *t, tracker_clock_fn now, void *userdata);
 /* A fine pass now: each filesystem with inodes that moved lately and
  * nothing else out gets a fine sweep while job slots are free, offered in
@@ -85,7 +58,6 @@ void tracker_fine_pass(Tracker *t);
  * as a stopped FUSE daemon would: how a test makes a job miss its deadline
  * on a machine of any speed. Jobs made after the call get it; NULL: none.
  * The daemon never sets one. */
-typedef void (*tracker_job_hook_fn)(const char *target, void *userdata);
 void tracker_set_job_hook(Tracker *t, tracker_job_hook_fn hook, void *userdata);
 
 /* The configuration changed (reload); 'config' must outlive the tracker. */
@@ -97,13 +69,6 @@ const TrackedMount *tracker_find(const Tracker *t, int mount_id);
 /* A mount's activity as it should be reported: exact zero for mounts that
  * cannot write atime. False if nothing is known yet. */
 bool tracker_mount_activity(const TrackedMount *m, struct activity *ret);
-/* What a mount without a figure yet is waiting for. */
-struct progress {
-        const char *stage; /* STAGE_* of protocol.h */
-        uint64_t walked;   /* inodes the sample walk has seen */
-        uint64_t inodes;   /* inodes in use on the filesystem; 0: unknown */
-        int64_t eta_s;     /* seconds until the first figure, about; -1: unknown */
-};
 /* False when the mount has a figure (or cannot write atime). A mount
  * that is never sampled (a file bind mount, an over-mounted one) says why
  * in its stage, whatever its policy. */
@@ -140,7 +105,6 @@ bool tracker_mount_is_users(const MountEntry *e);
 
 /* Probes the mount now and calls cb with the result (also when it is read
  * only, stalled, or times out). cb may be called before this returns. */
-typedef void (*tracker_probe_cb)(const TrackedMount *m, const struct probe_result *r, void *userdata);
 int tracker_probe_now(Tracker *t, int mount_id, tracker_probe_cb cb, void *userdata);
 
 /* Worker threads stuck on hung filesystems, for the status line. */
@@ -163,10 +127,4 @@ const char *tracker_mount_key(const TrackedMount *m);
  * rates are new then), before that interval's sweeps are submitted;
  * 'activity' for every mount whose filesystem's sweep finished; 'changed'
  * whenever what it shows of a mount may have changed. */
-typedef struct TrackerHooks {
-        void (*tick)(int64_t t, void *userdata);
-        void (*activity)(const TrackedMount *m, const struct activity *a, void *userdata);
-        void (*changed)(void *userdata); /* what it knows may have changed: probes, sweeps, stalls, the table */
-        void *userdata;
-} TrackerHooks;
 void tracker_set_hooks(Tracker *t, const TrackerHooks *hooks);

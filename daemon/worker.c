@@ -347,12 +347,28 @@ int worker_submit_bounded(WorkerPool *p, worker_fn fn, worker_done_fn done, void
         return submit(p, fn, done, arg, timeout_usec, true, owner);
 }
 
-unsigned worker_pool_bounded_stuck(const WorkerPool *p) {
-        return p ? p->bounded_stuck : 0;
+/* The counts are the threads' to change, under the lock: read under it
+ * too (the loop asks for the status line while a thread comes back). */
+unsigned worker_pool_bounded_stuck(WorkerPool *p) {
+        unsigned n;
+
+        if (!p)
+                return 0;
+        pthread_mutex_lock(&p->lock);
+        n = p->bounded_stuck;
+        pthread_mutex_unlock(&p->lock);
+        return n;
 }
 
-unsigned worker_pool_stuck(const WorkerPool *p) {
-        return p ? p->stuck : 0;
+unsigned worker_pool_stuck(WorkerPool *p) {
+        unsigned n;
+
+        if (!p)
+                return 0;
+        pthread_mutex_lock(&p->lock);
+        n = p->stuck;
+        pthread_mutex_unlock(&p->lock);
+        return n;
 }
 
 int worker_pool_new(sd_event *e, unsigned n_threads, WorkerPool **ret) {

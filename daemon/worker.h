@@ -60,10 +60,10 @@ int worker_submit(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, u
 int worker_submit_bounded(WorkerPool *p, worker_fn fn, worker_done_fn done, void *arg, uint64_t timeout_usec,
                           uint32_t owner);
 /* Threads stuck on bounded jobs, of every owner. */
-unsigned worker_pool_bounded_stuck(const WorkerPool *p);
+unsigned worker_pool_bounded_stuck(WorkerPool *p);
 
 /* Threads currently stuck past a deadline. */
-unsigned worker_pool_stuck(const WorkerPool *p);
+unsigned worker_pool_stuck(WorkerPool *p);
 
 /* A background job of which one at a time may be out: the mount table's
  * read (mounts.h), the history flush (store.h), the consumer scan

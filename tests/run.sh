@@ -1,7 +1,8 @@
 #!/bin/bash
 # tests/run.sh: the whole test suite, as CI runs it. A fresh build with
 # AddressSanitizer, UndefinedBehaviorSanitizer and -Werror in build-test/,
-# then every suite; ends with one line "N passed, N failed".
+# then every suite, and a ThreadSanitizer build in build-tsan/ for the
+# tests that use worker threads; ends with one line "N passed, N failed".
 #
 # Needs root (the integration tests mount filesystems in private mount
 # namespaces) and the packages of `./quickstart.sh --deps-only`.
@@ -148,6 +149,27 @@ alone "atime updates on a busy host, judged by the kernel" tests/integration/bus
 # Files read once, in bursts, on ext4: the journal's count judged where it
 # is the figure (issue 35). Alone for the same reason.
 alone "reads in bursts on ext4, judged by the kernel" tests/integration/bursts.sh
+# ThreadSanitizer: the unit tests that start threads and the integration
+# tests whose jobs time out, come back late or are asked for again while
+# out (Makefile.am's tsan_tests), in a build of its own (it cannot run
+# beside ASan). In the background, beside the steps below, which measure
+# nothing and spend much of their time waiting (apt and dpkg, containers
+# booting, ssh, the fuzzers' fixed time): the measuring tests above, which
+# must run alone, are done by now. Its result is taken after distcheck.
+tsan() {
+        rm -rf "$SRC/build-tsan" && mkdir "$SRC/build-tsan" && cd "$SRC/build-tsan" &&
+                ../configure -q --enable-tsan --enable-werror \
+                        --prefix=/usr --sysconfdir=/etc --localstatedir=/var >/dev/null &&
+                make -s -j"$JOBS" >/dev/null 2>&1 || { echo "the ThreadSanitizer build failed"; return 2; }
+        make -s -j"$JOBS" check >/dev/null 2>&1
+}
+tsan_log=$(mktemp)
+trap 'rm -f "$times" "$tsan_log"' EXIT
+tsan_since=$SECONDS
+tsan >"$tsan_log" 2>&1 &
+tsan_pid=$!
+cd "$SRC/build-test" || exit 1
+
 # The Debian package: built from a clean clone, linted, installed, run,
 # purged. The package build is long and would load the timing of others.
 alone "Debian package" tests/integration/package.sh
@@ -169,22 +191,47 @@ fuzz() {
 step "fuzzing (libFuzzer, ${FUZZ_SECONDS:-20} s per target)" fuzz
 cd "$SRC/build-test" || exit 1
 
-# The release tarball: it builds, installs and uninstalls cleanly, and its
-# own unit tests and fuzz corpora pass, so nothing the tests need is left
-# out of it. The integration suite, which make check above ran whole, is
-# not run a second time on the tarball's build: it took a quarter of the
-# suite's time for nothing new (the optimised binary is run for real by the
-# release build's tests, package.sh and nspawn.sh).
+# The release tarball: it builds, installs and uninstalls cleanly, every
+# test program builds from it, and the tests that read files from the
+# source tree (fixtures, the corpora, docs/architecture.md) pass, so
+# nothing the tests need is left out of it (Makefile.am's dist_tests). The
+# rest, which make check above ran whole, is not run a second time on the
+# tarball's build: the integration suite took a quarter of the suite's
+# time for nothing new (the optimised binary is run for real by the
+# release build's tests, package.sh and nspawn.sh), and a unit test that
+# reads no file can fail there only as it fails here.
 distcheck() {
-        make -s -j"$JOBS" distcheck TESTS='$(unit_tests) tests/fuzz/replay.sh' >distcheck.log 2>&1 ||
+        make -s -j"$JOBS" distcheck TESTS='$(dist_tests)' >distcheck.log 2>&1 ||
                 { tail -40 distcheck.log; return 1; }
         # It ran them: a tarball whose tests did not run proves nothing.
         grep -Eq '^# PASS: +[1-9]' distcheck.log || { echo "distcheck ran no test"; return 1; }
 }
-step "make distcheck (the tarball: its build, install, unit tests and corpora)" distcheck
+step "make distcheck (the tarball: its build, install, and the tests that read its files)" distcheck
+
+echo "== ThreadSanitizer (the tests that use worker threads)"
+wait "$tsan_pid"
+tsan_status=$?
+took "ThreadSanitizer build and tests, in the background" "$tsan_since"
+count_trs "$SRC/build-tsan"
+if [ $tsan_status -ne 0 ]; then
+        cat "$tsan_log"
+        grep -l '^:test-result: \(FAIL\|ERROR\)' $(find "$SRC/build-tsan" -name '*.trs') 2>/dev/null | while read -r trs; do
+                log=${trs%.trs}.log
+                echo "---- ${log#"$SRC"/build-tsan/}"
+                grep -E '^(not ok|Bail out|#)' "$log" | head -40
+        done
+        # The races themselves, of the tests and of the daemons they ran.
+        for report in "$SRC"/build-tsan/tsan-report.*; do
+                [ -f "$report" ] || continue
+                echo "---- ${report#"$SRC"/}"
+                head -60 "$report"
+        done
+        [ "$failed" -gt 0 ] || failed=$((failed + 1))
+fi
 
 script_times "$SRC/build-test"
 script_times "$SRC/build-release"
+script_times "$SRC/build-tsan"
 echo "== the ten slowest scripts and steps (seconds; the whole suite: $(((SECONDS - suite_start) / 60)) min $(((SECONDS - suite_start) % 60)) s)"
 sort -t"$(printf '\t')" -k1,1 -g -r "$times" | head -10 | sed 's/^/   /'
 [ "$skipped" -eq 0 ] || echo "($skipped skipped)"

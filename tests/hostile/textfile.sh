@@ -57,7 +57,7 @@ check "promtool accepts what is there" sh -c "command -v promtool >/dev/null || 
 is "no worker stuck" "$(ctl --json status | jq .stuck_threads)" "0"
 is "no mount marked stalled" "$(ctl --json status | jq '[.mounts[] | select(.stalled)] | length')" "0"
 check "no thread pile-up (threads now $(threads), at start $threads0)" test "$(threads)" -le "$threads0"
-is "no temporary left behind" "$(ls -A $D | grep -c '\.[0-9a-f]\{16\}\.tmp$')" "0"
+check "no temporary left behind" no_temporary $D
 
 # --- A directory anyone may write is refused; with the sticky bit it is fine.
 chmod 0777 $D

@@ -38,6 +38,8 @@ wait $load
 
 check "history" ctl history $M/strict
 check "recommendations" ctl recommend
+check "who reads atime at a mount, and below one" ctl call io.atimed.GetConsumers "{\"target\":\"$M/strict\"}"
+check "the guard of a remount asks it" ctl remount $M/rel relatime
 check "metrics" ctl metrics
 check "the interface description" ctl call org.varlink.service.GetInterfaceDescription '{"interface":"io.atimed"}'
 printf '%s\0' '{"method":' '[1]' '{"method":"io.atimed.Nope"}' \

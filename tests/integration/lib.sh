@@ -140,6 +140,30 @@ wait_until() {
 
 ctl() { "$ATIMECTL" --socket "$T/sock" "$@"; }
 
+# A file the daemon rewrites in the background (the textfile, every
+# interval; the history's journal and snapshot) is written to a temporary
+# file beside it, ".NAME.<16 hex digits>.tmp" (common/fileio.c), then
+# renamed over it: a listing taken between the two shows the temporary
+# file of a write that is about to succeed. These wait for that rename;
+# a temporary file that stays was left behind, and the wait gives up
+# after its bound and prints what is there.
+#
+# only_entries DIR NAME...: DIR holds the NAMEs and nothing else.
+only_entries() {
+        local dir=$1 want
+        shift
+        want=$(printf '%s\n' "$@" | sort)
+        wait_until 5 sh -c '[ "$(ls -A "$1" | sort)" = "$2" ]' - "$dir" "$want" && return 0
+        ls -A "$dir"
+        return 1
+}
+# no_temporary DIR: DIR holds no writer's temporary file.
+no_temporary() {
+        wait_until 5 sh -c '! ls -A "$1" | grep -q "\.[0-9a-f]\{16\}\.tmp$"' - "$1" && return 0
+        ls -A "$1"
+        return 1
+}
+
 # connections N: exactly N connections to $T/sock are open (the daemon's
 # ends of them, accepted or in its listen backlog).
 connections() { [ "$(ss -xHn src "$T/sock" | wc -l)" -eq "$1" ]; }

@@ -3,6 +3,7 @@
  * value (parsed, then printed back) and a bad or out-of-range one (refused
  * with file:line, key and reason); a key without a case fails the test. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,18 +100,6 @@ static const struct key_case *find_case(const char *section, const char *key) {
         return NULL;
 }
 
-static char *print_config(const struct config *c) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-
-        if (!f)
-                return NULL;
-        config_print(c, f);
-        fclose(f);
-        return buf;
-}
-
 /* The good value parses, and prints back under its own section. */
 static void check_good(const struct key_case *k) {
         _cleanup_(config_freep) struct config *c = NULL;
@@ -126,7 +115,7 @@ static void check_good(const struct key_case *k) {
         ok(load(text, &c, &errors) == 0, "[%s] %s = %s is good", k->section, k->key, k->good);
         if (!c)
                 return;
-        out = print_config(c);
+        out = config_print_string(c);
         sec = out ? strstr(out, header) : NULL;
         ok(sec && strstr(sec, line) && (!strstr(sec + 1, "\n[") || strstr(sec, line) < strstr(sec + 1, "\n[")),
            "and prints back as %s = %s", k->key, k->printed);
@@ -154,7 +143,7 @@ static void test_every_key_has_a_case(void) {
         unsigned keys = 0, missing = 0;
 
         if (load("[mount:/srv]\nprobe_dir = /srv/p\nneeds_atime = strict\nignore = yes\n", &c, &errors) < 0 ||
-            !(out = print_config(c))) {
+            !(out = config_print_string(c))) {
                 ok(false, "configuration to list the keys from");
                 return;
         }
@@ -358,8 +347,8 @@ static void test_errors(void) {
 
         memset(longline, 'x', sizeof longline);
         memcpy(longline, "[mounts]\nexclude_paths = /", 26);
-        strcpy(longline + 300, "\n");
-        expect_error("an overlong line inih would truncate", longline, "test.conf:2:", "limit");
+        strcpy(longline + 300, " #\n");
+        expect_error("a '#' at the end of a long line", longline, "test.conf:2:", "'#' after a value");
 
         {
                 _cleanup_(config_freep) struct config *c = NULL;
@@ -387,6 +376,249 @@ static void test_errors(void) {
         }
 }
 
+/* A path's bytes, and the text --check-config prints, read back the same. */
+static void check_reads_back(const struct config *c, const char *what) {
+        _cleanup_(config_freep) struct config *c2 = NULL;
+        _cleanup_strv_free_ char **errors = NULL;
+        _cleanup_free_ char *out = config_print_string(c), *out2 = NULL;
+        bool same = out && load(out, &c2, &errors) == 0 && c2->n_mounts == c->n_mounts;
+
+        for (size_t i = 0; same && i < c->n_mounts; i++)
+                same = streq(c->mounts[i].target, c2->mounts[i].target) &&
+                       streq_ptr(c->mounts[i].probe_dir, c2->mounts[i].probe_dir) &&
+                       c->mounts[i].needs_atime == c2->mounts[i].needs_atime && c->mounts[i].ignore == c2->mounts[i].ignore;
+        out2 = c2 ? config_print_string(c2) : NULL;
+        ok(same && streq_ptr(out, out2), "%s: --check-config's text reads back to the same paths and prints the same", what);
+}
+
+/* "/" and then components of 199 bytes (a directory name may have 255), to
+ * 'len' bytes. */
+static char *long_path(size_t len) {
+        char *p = malloc(len + 1);
+
+        for (size_t i = 0; p && i < len; i++)
+                p[i] = i % 200 == 0 ? '/' : 'a' + (char) (i / 200 % 26);
+        if (p)
+                p[len] = 0;
+        return p;
+}
+
+/* Issue 43: a section name past 50 bytes was cut by inih without a word,
+ * and what it declared then guarded another path, or none. Every path is
+ * kept whole, one of 4,000 bytes on one line too. */
+static void test_long_paths(void) {
+        static const char issue[] = "/srv/www/a-rather-long-directory-name-for-width/served-static-content";
+        _cleanup_(config_freep) struct config *c = NULL;
+        _cleanup_strv_free_ char **errors = NULL;
+        _cleanup_free_ char *lp = long_path(4000), *text = NULL, *out = NULL, *want = NULL;
+        const struct mount_config *a, *b;
+
+        if (!lp || asprintf(&text, "[mount:%s]\nneeds_atime = relatime\n\n[mount:%s]\nneeds_atime = strict\nignore = yes\n",
+                            issue, lp) < 0 || asprintf(&want, "\n[mount:%s]\nneeds_atime = strict\nignore = yes\n", lp) < 0)
+                abort();
+        ok(load(text, &c, &errors) == 0, "a 69-byte and a 4,000-byte [mount:PATH] parse");
+        if (!c)
+                return;
+        a = config_find_mount(c, issue);
+        b = config_find_mount(c, lp);
+        ok(a && a->needs_atime == NEED_RELATIME && a->declared && streq(a->declared->path, issue) &&
+                   streq(a->declared->source, "test.conf:2"),
+           "the issue's path: needs_atime declared for it whole, at test.conf:2");
+        ok(!config_find_mount(c, "/srv/www/a-rather-long-directory-name-for-w"), "and not for its first 50 bytes");
+        ok(b && b->needs_atime == NEED_STRICT && b->ignore && b->needs_atime_line == 5 && strlen(b->target) == 4000,
+           "the 4,000-byte path: all of it, with its keys");
+        out = config_print_string(c);
+        ok(out && strstr(out, want), "printed whole");
+        check_reads_back(c, "long paths");
+        {
+                _cleanup_(config_freep) struct config *d = NULL;
+                _cleanup_free_ char *max = long_path(PATH_MAX - 1), *t = NULL, *esc = NULL;
+
+                /* PATH_MAX - 1 bytes, each written as \xHH: a line of 16 K. */
+                esc = malloc(4 * (PATH_MAX - 1) + 1);
+                if (!max || !esc)
+                        abort();
+                for (size_t i = 0; i < PATH_MAX - 1; i++)
+                        sprintf(esc + 4 * i, "\\x%02x", (unsigned char) max[i]);
+                if (asprintf(&t, "[mount:%s]\nignore = yes\n", esc) < 0)
+                        abort();
+                ok(load(t, &d, &errors) == 0 && config_find_mount(d, max), "PATH_MAX - 1 bytes, all escaped: the same path");
+        }
+        free(lp);
+        lp = long_path(PATH_MAX);
+        free(text);
+        if (!lp || asprintf(&text, "[daemon]\n[mount:%s]\nignore = yes\n", lp) < 0)
+                abort();
+        expect_error("a path of PATH_MAX bytes", text, "test.conf:2: [mount:/aaaa", "longer than a path can be");
+}
+
+/* Any bytes a mount point can hold, in the escaped form; printed in it. */
+static void test_odd_paths(void) {
+        static const char raw[] = "/srv/a b\\c]#;=\n\t\xff end\xe2\x80\xae ";
+        _cleanup_(config_freep) struct config *c = NULL;
+        _cleanup_strv_free_ char **errors = NULL;
+        _cleanup_free_ char *out = NULL;
+        const struct mount_config *m, *p;
+
+        ok(load("[mount:/srv/a b\\\\c\\x5d\\x23\\x3b=\\x0a\\x09\\xff\\040end\\xE2\\x80\\xae\\x20]\n"
+                "needs_atime = relatime\n"
+                "[mount:/p]\n"
+                "probe_dir = /p/x\\x20\\x3b ; a comment after a blank\n",
+                &c, &errors) == 0,
+           "backslash, ']', '#', ';', '=', newline, tab, invalid UTF-8, bidi and blanks, escaped");
+        if (!c)
+                return;
+        m = config_find_mount(c, raw);
+        p = config_find_mount(c, "/p");
+        ok(m && m->declared && streq(m->declared->path, raw), "the mount point's bytes, and needs_atime for them");
+        ok(p && streq_ptr(p->probe_dir, "/p/x ;"), "probe_dir in the same form");
+        out = config_print_string(c);
+        ok(out && strstr(out, "\n[mount:/srv/a b\\\\c\\x5d\\x23\\x3b=\\x0a\\x09\\xff end\\xe2\\x80\\xae\\x20]\n"
+                              "needs_atime = relatime\n") &&
+                   strstr(out, "\n[mount:/p]\nprobe_dir = /p/x \\x3b\n"),
+           "printed escaped, one form for each byte");
+        ok(m && m->declared && strstr(m->declared->why, "[mount:/srv/a b\\\\c\\x5d"), "its why names the section as written");
+        check_reads_back(c, "odd paths");
+
+        expect_error("one mount written two ways: one section",
+                     "[mount:/a b]\nneeds_atime = relatime\n[mount:/a\\040b]\nignore = yes\n[mount:/a\\x20b]\n"
+                     "needs_atime = strict\n",
+                     "test.conf:6: [mount:/a\\x20b] needs_atime: already set on line 2", NULL);
+}
+
+static void test_path_errors(void) {
+        static const struct {
+                const char *section, *why;
+        } bad[] = {
+                { "[mount:/srv/a\\qb]", "a backslash starts \\\\, \\xHH or \\OOO" },
+                { "[mount:/srv/a\\x4]", "a backslash starts" },
+                { "[mount:/srv/a\\]", "a backslash starts" },
+                { "[mount:/srv/a\\400]", "a backslash starts" },
+                { "[mount:/srv/a\\x00b]", "a path cannot hold a NUL byte" },
+                { "[mount:/srv/a\\000]", "a path cannot hold a NUL byte" },
+                { "[mount:/srv//a]", "as the kernel names it" },
+                { "[mount:/srv/./a]", "as the kernel names it" },
+                { "[mount:/srv/../a]", "as the kernel names it" },
+                { "[mount:/srv/a/]", "no '/' at the end" },
+                { "[mount:/srv/a\tb]", "a control character in a path is written as \\xHH" },
+                { "[mount:/srv/a ]", "a blank that ends a path is written as \\x20" },
+                { "[mount:/srv/a]b]", "unexpected text after section header" },
+                { "[mount:srv]", "expected an absolute path, as in [mount:/srv]" },
+                { "[mount:]", "expected an absolute path" },
+                { "[mount:\\x2fsrv]", NULL }, /* an escaped '/' is a '/' */
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                _cleanup_free_ char *text = NULL;
+
+                if (asprintf(&text, "[daemon]\n%s\nneeds_atime = relatime\n", bad[i].section) < 0)
+                        abort();
+                if (bad[i].why)
+                        expect_error(bad[i].section, text, "test.conf:2:", bad[i].why);
+                else {
+                        _cleanup_(config_freep) struct config *c = NULL;
+                        _cleanup_strv_free_ char **errors = NULL;
+
+                        ok(load(text, &c, &errors) == 0 && config_find_mount(c, "/srv"), "%s is /srv", bad[i].section);
+                }
+        }
+        expect_error("a bad escape in probe_dir", "[mount:/p]\nprobe_dir = /p/\\z\n", "test.conf:2: [mount:/p] probe_dir:",
+                     "a backslash starts");
+        expect_error("a NUL byte in a path", "[mount:/p]\nprobe_dir = /p/\\000\n", "test.conf:2:", "NUL");
+}
+
+/* Whatever the length of a line, a name or a value, it is read whole or
+ * refused with its line, and a message stays short. */
+static void test_long_lines(void) {
+        _cleanup_(config_freep) struct config *c = NULL;
+        _cleanup_strv_free_ char **errors = NULL;
+        _cleanup_free_ char *v = long_path(20000), *text = NULL;
+
+        if (!v || asprintf(&text, "[mounts]\nexclude_paths = %s /b\n", v) < 0)
+                abort();
+        ok(load(text, &c, &errors) == 0 && c && strv_length(c->exclude_paths) == 2 && streq(c->exclude_paths[0], v),
+           "a 20,000-byte value is read whole");
+        if (c)
+                check_reads_back(c, "a long value");
+        free(text);
+        if (asprintf(&text, "[%s]\nx = 1\n", v) < 0)
+                abort();
+        strv_free(errors);
+        errors = NULL;
+        ok(load(text, &c, &errors) == -EINVAL && strv_length(errors) == 1 && strstr(errors[0], "test.conf:1: unknown section [/aaa") &&
+                   strlen(errors[0]) < 160,
+           "a 20,000-byte section name: refused, in a short message");
+        strv_free(errors);
+        errors = NULL;
+        free(text);
+        if (asprintf(&text, "[daemon]\n%s = 1\n", v) < 0)
+                abort();
+        ok(load(text, &c, &errors) == -EINVAL && strv_length(errors) == 1 && strstr(errors[0], "test.conf:2: [daemon] /aaa") &&
+                   strstr(errors[0], "unknown key") && strlen(errors[0]) < 160,
+           "a 20,000-byte key: refused, in a short message");
+        {
+                _cleanup_(config_freep) struct config *d = NULL;
+                _cleanup_strv_free_ char **e = NULL;
+                static const char nul[] = "[daemon]\n[mount:/a\0b]\nignore = yes\n[mount:/c]\nignore = x\0\n";
+
+                ok(config_load_string("test.conf", nul, sizeof nul - 1, &d, &e) == -EINVAL && strv_length(e) == 2 &&
+                           strstr(e[0], "test.conf:2:") && strstr(e[0], "NUL") && strstr(e[1], "test.conf:5:"),
+                   "a NUL byte in a section name or a value: refused, with its line, each");
+        }
+        expect_error("a word that would start a comment once printed", "[mounts]\nexclude_fstypes = ext4,;xfs\n",
+                     "test.conf:2:", "printable words");
+        expect_error("a cost likewise", "[advisor]\ncosts = ext4:1:1,#x:1:1\n", "test.conf:2:", "fstype:usec:KiB");
+}
+
+/* inih reads the file behind a reader that hands it, by reference, what
+ * it would cut or misread: section names past its 49 bytes, lines past its
+ * buffer, a ';' after a blank in a section name. Each side of each limit
+ * reads the same; inih's own rules (continued lines, comments) are not
+ * the file's. */
+static void test_inih_limits(void) {
+        _cleanup_strv_free_ char **errors = NULL;
+
+        /* Sections of 47 to 52 bytes ("mount:" and a path), values on
+         * lines of 194 to 199 characters: inih holds 49 and 197. */
+        for (size_t n = 47; n <= 52; n++) {
+                _cleanup_(config_freep) struct config *c = NULL;
+                _cleanup_strv_free_ char **e = NULL;
+                _cleanup_free_ char *path = long_path(n - 6), *text = NULL, *v = long_path(n + 131);
+                size_t line = strlen("exclude_paths = ") + n + 131;
+
+                if (!path || !v || asprintf(&text, "[mount:%s]\nignore = yes\n[mounts]\nexclude_paths = %s\n", path, v) < 0)
+                        abort();
+                ok(load(text, &c, &e) == 0 && c->n_mounts == 1 && streq(c->mounts[0].target, path) &&
+                           c->mounts[0].ignore && strv_length(c->exclude_paths) == 1 && streq(c->exclude_paths[0], v),
+                   "a section name of %zu bytes and a line of %zu characters: whole", n, line);
+        }
+        {
+                _cleanup_(config_freep) struct config *c = NULL;
+                _cleanup_free_ char *v = long_path(300), *text = NULL;
+
+                if (!v || asprintf(&text, "[mount:/srv/a ;b]\nneeds_atime = relatime\n"
+                                          "[control]\nmax_clients: 9\n  idle_timeout = 90s\n"
+                                          "[export]\ntextfile =; a comment\n"
+                                          "[probe]\ndir = \001""0\n"
+                                          "[mounts]\nexclude_paths = %s ; a comment\n", v) < 0)
+                        abort();
+                ok(load(text, &c, &errors) == 0, "the file's own rules, where inih has others, parse");
+                ok(c && config_find_mount(c, "/srv/a ;b"), "a ';' after a blank in a section name is part of it");
+                ok(c && c->max_clients == 9 && c->idle_timeout_usec == 90 * USEC_PER_SEC,
+                   "'key: value', and an indented line is a key, not the value before it continued");
+                ok(c && !c->textfile, "a ';' at the start of a value starts a comment");
+                ok(c && streq_ptr(c->probe_dir, "\001""0"), "a value starting with a control character is itself");
+                ok(c && strv_length(c->exclude_paths) == 1 && streq(c->exclude_paths[0], v),
+                   "a comment after a long value is no part of it");
+        }
+        expect_error("a section named with a control character", "[\001""0]\nx = 1\n", "test.conf:1:", "unknown section [?0]");
+        expect_error("a key of 300 bytes, with a value", "[daemon]\nlog_level_and_then_some_more_words_for_width_"
+                     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa = info\n",
+                     "test.conf:2: [daemon] log_level_and_then", "unknown key");
+}
+
 int main(void) {
         test_defaults();
         test_good();
@@ -395,5 +627,10 @@ int main(void) {
         test_typed();
         test_declared();
         test_costs_round_trip();
+        test_long_paths();
+        test_odd_paths();
+        test_path_errors();
+        test_long_lines();
+        test_inih_limits();
         return tap_done();
 }

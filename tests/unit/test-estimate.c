@@ -695,6 +695,39 @@ int main(void) {
         totals_coverage(3000, 300, 20, 300, 1000);
         totals_coverage(100000, 5000, 6, 5000, 1000);
 
+        {
+                /* A writer's figures from three strata: each estimated
+                 * apart and added up; the uniform one (0) alone speaks
+                 * for the inodes a first walk has not seen yet. */
+                struct update_totals u[ESTIMATE_STRATA] = { { .changed = 10, .seen = 10, .n = 10, .lo = 10, .hi = 10 },
+                                                            {},
+                                                            { .changed = 5, .seen = 50, .n = 500, .lo = 400, .hi = 600 } };
+                struct strata_input in = {
+                        .sample = { 100, 0, 5 }, .population = { 1000, 0, 5 }, .changed = { 10, 0, 5 },
+                        .updates = u, .sets = { 2, 0, 0 }, .seconds = 60, .tick_ns = 4000000,
+                };
+                struct strata_estimate st = {}, part = {};
+                struct estimate rest = {}, hot = {};
+                bool done = estimate_activity(10, 100, 1000, 60, &rest) == 0 && estimate_activity(5, 5, 5, 60, &hot) == 0 &&
+                            estimate_strata(&in, &st) == 0;
+
+                ok(done && fabs(st.inodes.per_min - (rest.per_min + hot.per_min)) < 1e-9 &&
+                           fabs(st.inodes.lo - (rest.lo + hot.lo)) < 1e-9 && !st.inodes.exact,
+                   "strata: the inodes of each added up, their bounds too (%g)", st.inodes.per_min);
+                ok(fabs(st.updates.per_min - (100 + 500)) < 1e-9 && fabs(st.sets_per_min - 20) < 1e-9,
+                   "strata: the updates scaled stratum by stratum (%g), the sets too (%g)", st.updates.per_min,
+                   st.sets_per_min);
+                in.unseen = 9000;
+                done = estimate_strata(&in, &part) == 0;
+                ok(done && fabs(part.inodes.per_min - (10 * rest.per_min + hot.per_min)) < 1e-6 &&
+                           fabs(part.inodes.lo - st.inodes.lo) < 1e-9 && part.inodes.hi > st.inodes.hi &&
+                           fabs(part.sets_per_min - 200) < 1e-6,
+                   "strata: 9,000 unseen, the uniform stratum speaks for them, its lower bound stays (%g, %g)",
+                   part.inodes.per_min, part.inodes.lo);
+                in.sample[0] = in.sample[2] = 0;
+                is_int(estimate_strata(&in, &part), -EINVAL, "strata: no sample in any");
+        }
+
         ok(probe_classify(true, true, &m) && m == ATIME_STRICT, "probe: both moved is strictatime");
         ok(probe_classify(true, false, &m) && m == ATIME_RELATIME, "probe: only the old one moved is relatime");
         ok(probe_classify(false, false, &m) && m == ATIME_NOATIME, "probe: none moved is noatime");

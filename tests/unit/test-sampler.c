@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
-#include "sampler.h"
+#include "sampler-internal.h"
 #include "time-util.h"
 
 static char root[256];

@@ -22,13 +22,17 @@
  *  - a btrfs look: a btrfs mounted noatime alone (a loop device of the
  *    test's; skipped without mkfs.btrfs) is looked at in a job of its own
  *    at the timed sweep, one that hangs marks it stalled and is tried
- *    again after its back-off, and then its facts are there.
+ *    again after its back-off, and then its facts are there;
+ *  - a btrfs look's time: the tracker's clock's, not the system's;
+ *  - the borrow: while a sweep holds the sampler, the loop plans walks and
+ *    reports progress from what the last job left, never the sampler.
  * Every wait for something the tracker does returns as soon as it is done;
  * its bound (seconds) only ends a test that would otherwise hang. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -676,6 +680,64 @@ static void test_fine_turns(void) {
         rig_stop(&r);
 }
 
+/* The borrow: a walk or sweep is lent its filesystem's sampler, and the
+ * loop reads only what the last job left (sampler.h) while the job has
+ * it. Here the sweep that takes the first walk's baseline is held in its
+ * thread as the walk comes back, and the loop plans the walks again
+ * (kick(), and once more as the clock moves) and reports progress
+ * meanwhile: it must do so from the view, for the sweep moves the
+ * finished walk's reservoir ('next') into 'current' as it runs. Where the
+ * loop read the sampler, its token aborts the test (sampler_lend()); with
+ * that token gone too, ThreadSanitizer reports the race. The job waits on
+ * a relaxed atomic, so that no lock orders what the loop does meanwhile
+ * before what the sweep does after. */
+static char spin_target[512];
+static atomic_uint spin_jobs; /* jobs begun on spin_target */
+static atomic_bool spin_hold, spin_in;
+
+static void spin_hook(const char *target, void *userdata) {
+        (void) userdata;
+        if (!streq(target, spin_target) || atomic_fetch_add_explicit(&spin_jobs, 1, memory_order_relaxed) != 1)
+                return; /* the walk step passes; the sweep after it waits */
+        atomic_store_explicit(&spin_in, true, memory_order_relaxed);
+        while (atomic_load_explicit(&spin_hold, memory_order_relaxed))
+                sched_yield();
+}
+
+static bool spin_entered(const Tracker *t, const MountTable *table, const void *arg) {
+        (void) t;
+        (void) table;
+        (void) arg;
+        return atomic_load_explicit(&spin_in, memory_order_relaxed);
+}
+
+static void test_borrow(void) {
+        _cleanup_(config_freep) struct config *c = test_config();
+        const char *const measuring[] = { "borrow", STAGE_MEASURING };
+        bool in;
+        Rig r;
+
+        c->walk_rate = c->idle_walk_rate = 100000; /* the walk in one step */
+        snprintf(spin_target, sizeof spin_target, "%s/borrow", base);
+        atomic_store(&spin_hold, true);
+        ok(rig_start(&r, c, "borrow") == 0 && r.table->n == 1, "borrow: one mount tracked");
+        tracker_set_job_hook(r.tracker, spin_hook, NULL);
+        in = run_until(r.event, r.tracker, r.table, spin_entered, NULL, 60000);
+        ok(in, "borrow: the walk back, the sweep for its baseline is out, held in its thread");
+        /* The kick that sent the sweep planned the walks; this move of the
+         * clock plans them again, and the progress is asked for. */
+        advance(r.tracker, USEC_PER_SEC);
+        drain(r.event);
+        ok(streq(stage(mount_at(r.tracker, r.table, "borrow"), NULL), STAGE_BASELINE),
+           "borrow: meanwhile the loop planned and reported from the view: a walk done, its baseline to take (%s)",
+           stage(mount_at(r.tracker, r.table, "borrow"), NULL));
+        atomic_store_explicit(&spin_hold, false, memory_order_relaxed);
+        ok(run_until(r.event, r.tracker, r.table, stage_is, measuring, 60000),
+           "borrow: let go, the sweep back: baselined, measuring");
+        tracker_set_job_hook(r.tracker, gate_hook, NULL);
+        rig_stop(&r);
+}
+
 /* A btrfs at base/btrfs mounted noatime alone, on a loop device of its
  * own (its name in base/btrfs.loop): false where this host cannot. */
 static bool make_btrfs(void) {
@@ -739,6 +801,52 @@ static void test_btrfs_look(void) {
         rig_stop(&r);
 }
 
+/* A btrfs look's time is the tracker's (tracker_set_clock()), as a
+ * sweep's is: the status says when the look was taken on the clock the
+ * schedule runs on, here the test's, its wall clock a day behind the
+ * system's. A mount of the btrfs that writes atime (a bind mount,
+ * strictatime) is sampled: its first walk's baseline sweep brings a look
+ * with it. */
+static bool looked_once(const Tracker *t, const MountTable *table, const void *arg) {
+        const TrackedMount *m = mount_at(t, table, arg);
+        struct btrfs_status b;
+
+        return m && tracker_mount_btrfs(m, &b) && b.at != 0;
+}
+
+static void test_btrfs_clock(void) {
+        _cleanup_(config_freep) struct config *c = test_config();
+        const TrackedMount *m;
+        struct btrfs_status b = {};
+        char cmd[4096];
+        int64_t want;
+        Rig r;
+
+        snprintf(cmd, sizeof cmd,
+                 "mkdir -p %1$s/btrfsclock && mount --bind %1$s/btrfs %1$s/btrfsclock && "
+                 "mount -o remount,bind,strictatime %1$s/btrfsclock",
+                 base);
+        if (system(cmd) != 0) {
+                printf("ok %u # SKIP no bind mount of the btrfs here\n", ++tap_n);
+                return;
+        }
+        c->walk_rate = c->idle_walk_rate = 100000;
+        ok(rig_start(&r, c, "btrfsclock") == 0 && r.table->n == 1, "btrfs clock: one mount tracked");
+        clock_start[1] -= 86400 * USEC_PER_SEC;
+        advance(r.tracker, 0);
+        want = (int64_t) ((clock_start[1] + clock_moved) / USEC_PER_SEC);
+        ok(run_until(r.event, r.tracker, r.table, looked_once, "btrfsclock", 60000), "btrfs clock: looked at with a sweep");
+        m = mount_at(r.tracker, r.table, "btrfsclock");
+        if (!m || !tracker_mount_btrfs(m, &b))
+                b = (struct btrfs_status) {};
+        ok(b.at >= want - 2 && b.at <= want + 2,
+           "btrfs clock: the look's time, %lld, is the tracker's clock's (%lld), not the system's (%lld)",
+           (long long) b.at, (long long) want, (long long) (want + 86400));
+        rig_stop(&r);
+        snprintf(cmd, sizeof cmd, "umount %1$s/btrfsclock; rmdir %1$s/btrfsclock; rm -f %1$s/mountinfo-btrfsclock", base);
+        (void) system(cmd);
+}
+
 int main(void) {
         static const char *const mounts[] = { "kick1", "kick2", "kick3", "kick4" };
         char path[512];
@@ -756,6 +864,7 @@ int main(void) {
                 ready = ready && make_mount(mounts[i], 3) == 0;
         for (size_t i = 0; i < TURN_MOUNTS; i++)
                 ready = ready && make_mount(turn_mounts[i], 3) == 0;
+        ready = ready && make_mount("borrow", 300) == 0;
         ok(ready, "tmpfs mounts made under %s", base);
         if (ready) {
                 test_walk_ticks();
@@ -764,21 +873,24 @@ int main(void) {
                 test_first_figure();
                 test_device_walk();
                 test_fine_turns();
+                test_borrow();
         }
-        if (make_btrfs())
+        if (make_btrfs()) {
                 test_btrfs_look();
+                test_btrfs_clock();
+        }
         else
                 printf("# no btrfs here (mkfs.btrfs, a loop device): the btrfs look not tested\n");
         drop_btrfs();
 
         for (const char *const *n = (const char *const[]) { "walk", "stall", "kick1", "kick2", "kick3", "kick4", "first", "quick",
-                                                             "turn1", "turn2", "turn3", NULL };
+                                                             "turn1", "turn2", "turn3", "borrow", NULL };
              *n; n++) {
                 snprintf(path, sizeof path, "%s/%s", base, *n);
                 (void) umount2(path, MNT_DETACH);
                 (void) rmdir(path);
         }
-        for (const char *const *n = (const char *const[]) { "walk", "kick", "stall", "first", "quick", "turn", NULL }; *n;
+        for (const char *const *n = (const char *const[]) { "walk", "kick", "stall", "first", "quick", "turn", "borrow", NULL }; *n;
              n++) {
                 snprintf(path, sizeof path, "%s/mountinfo-%s", base, *n);
                 (void) unlink(path);
