@@ -320,15 +320,18 @@ static void meter_publish(BtrfsMeter *m, const struct resolved *r, double step_s
         st->per_day = r->bytes * 86400.0 / r->seconds;
         st->per_day_lo = r->lo * 86400.0 / r->seconds;
         st->per_day_hi = r->hi * 86400.0 / r->seconds;
-        st->widened = r->widened;
+        m->sum_widened |= r->widened;
+        st->widened = m->sum_widened;
         st->total += r->measured;
 }
 
 /* What reads of the snapshotted subvolumes the sample does not cover may
  * have un-shared over an interval in which the metadata grew by
  * 'growth': at most their trees' size (each node once until the next
- * snapshot), and no more than the growth where nothing was freed; where
- * atimed could not list them all, the growth itself. 0: nothing unseen. */
+ * snapshot), and no more than the growth where nothing was freed (a
+ * growth of 0 too: what reads un-share lands at a commit, and the
+ * interval it lands in holds it); where atimed could not list them all,
+ * the growth itself. 0: nothing unseen. */
 static double unseen_bound(const struct btrfs_facts *f, double growth) {
         double g = fmax(growth, 0), trees;
 
@@ -337,7 +340,7 @@ static double unseen_bound(const struct btrfs_facts *f, double growth) {
         if (f->unseen.count == 0)
                 return 0;
         trees = (double) f->unseen.tree_bytes * UNSHARE_MARGIN;
-        return g > 0 && f->evidence.dead == 0 ? fmin(trees, g) : trees;
+        return growth >= 0 && f->evidence.dead == 0 ? fmin(trees, g) : trees;
 }
 
 /* One interval modelled: the sample's count priced, its top raised to
@@ -523,13 +526,18 @@ static void meter_lost(BtrfsMeter *m) {
  * prices, what it cannot see (said once), the fsid. */
 static void meter_take(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s) {
         m->status.rate_fresh = false;
-        m->status.widened = false;
+        m->status.widened = m->sum_widened;
         m->prior.file = s->prior.file > 0 && isfinite(s->prior.file) ? s->prior.file : 0;
         m->prior.dir = m->prior.file > 0 && s->prior.dir > 0 && isfinite(s->prior.dir) ? s->prior.dir : 0;
         m->priced = true;
         meter_say(m, l, s->target);
         if (!m->fsid && l->fsid)
                 m->fsid = TAKE_PTR(l->fsid);
+        /* As the last look that could tell found it: a look that could
+         * not list the subvolumes (a helper that does not answer) leaves
+         * it, for the reads it cannot see go on all the same. */
+        if (l->r >= 0 && l->facts.sight == BTRFS_SIGHT_ALL && l->facts.unseen.known)
+                m->status.reaches_unseen = l->facts.unseen.count > 0;
 }
 
 void btrfs_meter_look(BtrfsMeter *m, BtrfsLook *l, const BtrfsSweep *s) {
@@ -663,6 +671,14 @@ void btrfs_meter_status(const BtrfsMeter *m, const char *super_options, struct b
         ret->subvol = id;
         ret->sampled = id == 0 || id == m->subvol;
         ret->looked = ret->have && id != 0 && btrfs_facts_of(&ret->facts, id, &ret->self, &ret->snapshots);
+}
+
+bool btrfs_status_shows_bytes(const struct btrfs_status *b) {
+        int64_t since;
+
+        if (b->looked && btrfs_shares(&b->self, &b->snapshots, &since))
+                return true;
+        return b->have && b->sampled && !b->no_atime && b->reaches_unseen;
 }
 
 void btrfs_status_no_atime(struct btrfs_status *ret) {

@@ -105,11 +105,16 @@ struct btrfs_status {
          * each one): it is not sampled, only looked at (btrfs_meter_look()),
          * and atime un-shares exactly nothing (btrfs_status_no_atime()). */
         bool no_atime;
-        /* The last modelled figure's top was raised to hold what reads of
-         * snapshotted subvolumes the sample does not cover may un-share
-         * (facts.unseen says which; without the helper's full list, what
-         * the metadata grew by). */
+        /* A modelled figure's top, in the mean since atimed started, was
+         * raised to hold what reads of snapshotted subvolumes the sample
+         * does not cover may un-share (facts.unseen says which; without
+         * the helper's full list, what the metadata grew by). */
         bool widened;
+        /* The last look that could list every subvolume found snapshotted
+         * ones that mounts writing atime reach beyond the sample
+         * (facts.unseen: nested below the mount sampled, Docker's layers):
+         * their reads un-share bytes the figures hold. */
+        bool reaches_unseen;
         unsigned pending;   /* intervals held until their commit (BtrfsPending) */
         const char *model_why; /* why the model is not saved, or saved though beyond the table's range; NULL: none */
 };
@@ -172,6 +177,7 @@ typedef struct BtrfsMeter {
         double sum_bytes, sum_lo, sum_hi, sum_seconds; /* every interval with a figure */
         double sum_modelled_bytes; /* of sum_bytes, the modelled intervals' */
         bool sum_modelled;
+        bool sum_widened;  /* a modelled interval of the sums was widened (status.widened) */
         struct btrfs_since since; /* at the last look */
         bool since_measured; /* every interval since the newest snapshot appeared was measured */
         double since_bytes;  /* and their growth */
@@ -234,6 +240,12 @@ const struct btrfs_facts *btrfs_meter_facts(const BtrfsMeter *m);
 /* The model as the measured intervals taught it (or the seed gave it),
  * to keep across a restart. */
 void btrfs_meter_model(const BtrfsMeter *m, BtrfsModel *ret);
+/* Whether a mount shows the bytes atime un-shares (its history, its
+ * advice): its own subvolume shares its tree with snapshots, or it is the
+ * mount the filesystem is sampled through and reads reach snapshotted
+ * subvolumes the sample does not cover (reaches_unseen): the figures,
+ * their tops raised for those, are its. */
+bool btrfs_status_shows_bytes(const struct btrfs_status *b);
 /* The status of a mount of a filesystem no mount writes atime through,
  * looked at or not: a rate of exactly 0 bytes a day, as the atime updates
  * through noatime are exactly 0 (a figure, source BTRFS_BYTES_NO_ATIME,

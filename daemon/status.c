@@ -159,8 +159,8 @@ static const char *btrfs_reason(const struct btrfs_status *b) {
         return "libbtrfsutil could not list the subvolumes";
 }
 
-/* Why the last modelled figure's interval is wider than the sample's:
- * reads the sample does not cover (btrfs-meter.h); NULL: it is not. */
+/* Why the figures' intervals are wider than the sample's: reads the
+ * sample does not cover (btrfs-meter.h); NULL: they are not. */
 static const char *btrfs_unseen_reason(const struct btrfs_status *b) {
         const struct btrfs_facts *f = &b->facts;
 

@@ -217,10 +217,8 @@ static void history_add_sample(Tick *t, const TrackedMount *tm, const struct sta
  * (measured or modelled, btrfs-meter.h), into the activity's sample. */
 static void btrfs_sample(const TrackedMount *tm, struct stats_sample *s) {
         struct btrfs_status b;
-        int64_t since;
 
-        if (!tracker_mount_btrfs(tm, &b) || !b.looked || !b.rate_fresh ||
-            !btrfs_shares(&b.self, &b.snapshots, &since))
+        if (!tracker_mount_btrfs(tm, &b) || !b.rate_fresh || !btrfs_status_shows_bytes(&b))
                 return;
         s->has_unshared = true;
         /* A modelled 0 gives the point no modelled byte (as the meter's

@@ -646,6 +646,21 @@ static void test_meter_unseen(void) {
            "the place shares nothing: 0 modelled, widened");
         ok(fabs(st->per_day_hi - 10000000.0 * 1440) < 1e-3,
            "its top: the metadata's growth, under what the unseen tree holds (%.0f)", st->per_day_hi);
+        /* The place's own mount shows those bytes (its history, its
+         * advice), though its subvolume has no snapshot; another does not. */
+        struct btrfs_status shown = *st;
+
+        shown.sampled = true;
+        ok(st->reaches_unseen && btrfs_status_shows_bytes(&shown), "the mount sampled through shows the bytes");
+        shown.sampled = false;
+        ok(!btrfs_status_shows_bytes(&shown), "a mount not sampled through, sharing nothing of its own, does not");
+        /* An interval in which the metadata did not grow: nothing landed,
+         * the commit that lands it is in a later interval, which holds it. */
+        l = look(22300000, 500000, 0, 0, 0, 220);
+        l.facts.unseen = (struct btrfs_unseen) { .known = true, .count = 1, .tree_bytes = 20000000, .ids = { 258 } };
+        apply(&m, l, false);
+        ok(st->rate_fresh && st->per_day_hi == 0 && st->widened,
+           "no growth: a top of 0, the mean still said widened (%.0f)", st->per_day_hi);
         btrfs_meter_done(&m);
 }
 
