@@ -69,52 +69,13 @@ write_config "[sampler] interval = ${INTERVAL}s" '[probe] interval = 1h' '[mount
         "[mounts] include_fstypes = btrfs" "[store] rings = ${INTERVAL}s:1h, 1min:6h" ${ATIMED_TEST_EXTRA_CONF:+"$ATIMED_TEST_EXTRA_CONF"}
 start_daemon
 
-btrfs_of() { ctl --json status | jq -c --arg t "$1" '.mounts[] | select(.target == $t) | .btrfs'; }
+BTRFS_MOUNT=$M/vol
 # judged: the bytes the kernel says reads un-shared from vol's snapshot
-# since the test began. counted: atimed's bytes, measured or modelled,
-# since it started, with their interval ("bytes lo hi").
+# since the test began.
 judged() { btrfs_cow_bytes vol $NODESIZE $FSID || kill -TERM $$; }
-counted() {
-        ctl --json history $M/vol | jq -r '.btrfs // {} | (.observed_s // 0) as $s |
-                [(.unshared_bytes_per_day // 0), (.unshared_bytes_per_day_lo // 0), (.unshared_bytes_per_day_hi // 0)] |
-                map(. * $s / 86400) | @tsv'
-}
-# settled: two sweeps past now, and the commit period and the slack that
-# confirm a held interval (btrfs.h) after them.
-settled() {
-        local t=$(($(date +%s) + 1))
-        wait_until 60 sh -c "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .activity.at // 0 | . >= $t + 3 * $INTERVAL + ${1:-7}' >/dev/null"
-}
-# judge_stretch NAME J0 C0: atimed's bytes since C0 ("bytes lo hi" at its
-# start) against the kernel's since J0: within 25% with the judge inside
-# the interval, or an interval that holds it and says why it is wide.
-judge_stretch() {
-        local name=$1 j0=$2 c0=$3 j c b
-        j=$(($(judged) - j0))
-        c=$(counted)
-        b=$(btrfs_of $M/vol)
-        set -- $c0
-        local g lo hi
-        g=$(awk -v a="$1" -v b="$(echo "$c" | cut -f1)" 'BEGIN { printf "%.0f", b - a }')
-        lo=$(awk -v a="$2" -v b="$(echo "$c" | cut -f2)" 'BEGIN { printf "%.0f", b - a }')
-        hi=$(awk -v a="$3" -v b="$(echo "$c" | cut -f3)" 'BEGIN { printf "%.0f", b - a }')
-        diag "$name: kernel $j bytes un-shared from the snapshot; atimed $g ($lo-$hi); $(echo "$b" | jq -c '[.source, .rate_source, .bytes_per_inode, .table_bytes_per_inode, .model_intervals]')"
-        # (A node either way: atimed's probe may copy one.)
-        if awk -v g="$g" -v j="$j" -v n=$NODESIZE 'BEGIN { exit !(g >= 0.75 * j - n && g <= 1.25 * j + n) }'; then
-                check "$name: atimed's bytes within 25% of the kernel's" true
-                check "$name: and the kernel's inside their interval" awk -v lo="$lo" -v hi="$hi" -v j="$j" -v n=$NODESIZE \
-                        'BEGIN { exit !(lo <= j + n && j <= hi + n) }'
-        else
-                check "$name: atimed's bytes ($g) not within 25% of the kernel's ($j), their interval holds it" \
-                        awk -v lo="$lo" -v hi="$hi" -v j="$j" -v n=$NODESIZE 'BEGIN { exit !(lo <= j + n && j <= hi + n) }'
-                # Modelled: the sample's error times the model's (or the
-                # cost table's, four times either way), or widened for
-                # what the sample does not cover.
-                like "$name: and says why it is wide" \
-                        "$(echo "$b" | jq -r '.unseen.reason // (if .table_bytes_per_inode then "the cost table" else .rate_source end)')" \
-                        "modelled|cost table|sample"
-        fi
-}
+counted() { btrfs_counted; }
+settled() { btrfs_settled "$@"; }
+judge_stretch() { btrfs_judge_stretch "$@"; }
 # during_reads FROM TO PAUSE SCRIPT: SCRIPT (with $i its round) run over
 # and over, PAUSE seconds apart, while nobody reads FROM..TO-1; then a
 # commit, and the sweeps that confirm what it held.
@@ -224,15 +185,7 @@ diag "blinding: the daemon's high-water memory $(sed -n 's/^VmHWM:[[:space:]]*//
 # returns would hold one of its processes): the daemon is not held, each
 # look gives up at its deadline and says so, the sweeps go on; answering
 # again, the next look sees everything.
-helper_pid() { # the helper's listening process: atimed's image, CAP_SYS_ADMIN alone, not a child of another
-        local p me
-        me=$(readlink -f $ATIMED)
-        for p in /proc/[0-9]*; do
-                [ "$(readlink $p/exe 2>/dev/null)" = "$me" ] && grep -q '^CapEff:.0000000000200000$' $p/status 2>/dev/null &&
-                        [ "$(readlink /proc/$(awk '/^PPid:/ { print $2 }' $p/status)/exe 2>/dev/null)" != "$me" ] && echo ${p#/proc/}
-        done
-}
-HELPER=$(helper_pid)
+HELPER=$(btrfs_helper_pid)
 check "the helper's process found" test -n "$HELPER"
 kill -STOP ${HELPER:-no-helper}
 t=$(($(date +%s) + 1))
