@@ -132,7 +132,11 @@ is "and the daemon holds no CAP_SYS_ADMIN (bit 21) to see them" "$((0x$cap_eff >
 measured_total() { btrfs_of $M/vol | jq -r .unshared_bytes; }
 settle() {
         local t=$(($(date +%s) + 1))
-        wait_until 30 sh -c "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .activity.at // 0 | . >= $t + 3 * $INTERVAL + 7' >/dev/null"
+        # (Bounded, but with room for a host whose CPUs are all taken: a
+        # settle that gave up silently read the total before the interval
+        # was measured, and a pass looked like nothing un-shared.)
+        wait_until 120 sh -c "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .activity.at // 0 | . >= $t + 3 * $INTERVAL + 7' >/dev/null" ||
+                diag "settle: no interval ended past $((t + 3 * INTERVAL + 7)) within 120 s"
 }
 settle
 diag "measuring from $(($(date +%s) - T0))s"
