@@ -33,7 +33,7 @@ static void fs_job_free(struct fs_job *j) {
 static void fs_work(void *arg, const atomic_bool *cancel) {
         struct fs_job *j = arg;
         struct sampler_place pl = { .target = j->target, .mount_id = j->mount_id, .fs_root = j->fs_root,
-                                    .commit_s = j->commit_s, .interval_usec = j->interval_usec };
+                                    .commit_s = j->commit_s };
 
         if (j->hook)
                 j->hook(j->target, j->hook_userdata);
@@ -405,7 +405,6 @@ static int fs_job_make(Filesystem *fs, FsJobKind kind, const TrackedMount *place
                 .min_usec = fs->sampler && (!fs->seen.whole || !fs->figured)
                                     ? t->config->sampler_interval_usec / 2
                                     : t->config->sampler_interval_usec / 10 * 9,
-                .interval_usec = t->config->sampler_interval_usec,
                 .commit_s = mount_commit_seconds(place->entry->fstype, place->entry->super_options),
                 .hook = t->job_hook,
                 .hook_userdata = t->job_hook_userdata,

@@ -344,34 +344,6 @@ static void settle(SampleEntry *e, int64_t tick) {
         estimate_settle(&e->rate, e->looks, CLAMP(span, 0.0, full), &e->credit);
 }
 
-/* An entry's credit, counted over its own looks' span (from the look that
- * began its interval to its last), made a credit over the sweep's
- * interval, which the figure divides by. The two differ by how far into
- * each sweep the entry's look came: on a host with no idle CPU a sweep of
- * 2,000 looks takes seconds, and the next one less or more: in busy.sh's
- * distinct case (files read once) the spans of one interval were
- * 0.93-1.12 of it, 1.04 on average, and of the next 0.85-1.02, 0.93: its
- * figure 4% high, then 7% low, where the sample is good to 5%.
- * Scaled, a file read once counts as the chance that its read fell in a
- * window as long as the interval. A span far from the interval (the
- * realtime clock stepped between the looks) says nothing of it: the
- * credit is left as it is. */
-static void credit_over_interval(struct update_credit *c, const SampleEntry *e, double seconds) {
-        double span = (double) (e->seen_ns - e->interval_ns) / 1e9, f;
-
-        if (span <= 0 || seconds <= 0)
-                return;
-        f = seconds / span;
-        if (f < 0.5 || f > 2)
-                return;
-        c->n *= f;
-        c->lo *= f;
-        c->hi *= f;
-        c->seen *= f;
-        c->unseen *= f;
-        c->var *= f * f;
-}
-
 /* The end of an interval for every entry: its credit goes to the totals,
  * and what it keeps into the next is aged. */
 static void close_interval(Reservoir *res, const struct sampler_place *pl, struct sampler_writer *writers,
@@ -389,7 +361,6 @@ static void close_interval(Reservoir *res, const struct sampler_place *pl, struc
                         for_each_writer(pl, writers, n_writers, e, add_changed);
                 out->modified += e->modified;
                 if (e->credit.n > 0 || e->credit.seen > 0) {
-                        credit_over_interval(&e->credit, e, seconds);
                         e->credit.writebacks = estimate_writebacks(e->credit.n, seconds, pl->commit_s);
                         update_totals_add(&out->updates, &e->credit, sampler_entry_weight(e));
                         for_each_writer(pl, writers, n_writers, e, add_updates);
@@ -616,21 +587,6 @@ int sampler_sweep(Sampler *s, const struct sampler_place *pl, struct sampler_wri
         return 0;
 }
 
-/* An inode that a fine look finds unmoved for longer than an interval
- * leaves the fine sweep. A file read once has made its update, which the
- * sweep that woke it counted; one read every few seconds stays, its
- * updates seen one by one; one read less often than once an interval
- * makes one update an interval at most, which the timed sweep sees. Kept
- * for two intervals after its last move, as before, a file read once cost
- * two intervals of looks a second (600 statx a second per filesystem in
- * busy.sh's cases of files read once). */
-static void fine_leave(Reservoir *res, SampleEntry *e, const struct sampler_place *pl) {
-        if (pl->interval_usec == 0 || e->seen_ns - atime_ns(e) <= (int64_t) pl->interval_usec * 1000)
-                return;
-        e->hot = 0;
-        res->n_hot--;
-}
-
 int sampler_fine_sweep(Sampler *s, const struct sampler_place *pl, const atomic_bool *cancel) {
         Reservoir *res = s->current;
         _cleanup_close_ int fd = -1;
@@ -650,8 +606,7 @@ int sampler_fine_sweep(Sampler *s, const struct sampler_place *pl, const atomic_
                         return -ECANCELED;
                 if (e->gone || !e->baseline || e->hot == 0)
                         continue;
-                if (entry_look(res, e, fd, pl, tick, false, true) == 0)
-                        fine_leave(res, e, pl);
+                (void) entry_look(res, e, fd, pl, tick, false, true);
                 looked++;
         }
         return looked;

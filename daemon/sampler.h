@@ -47,7 +47,6 @@ struct sampler_place {
         const char *fs_root; /* the mount's root inside the filesystem ("/" mostly) */
         double commit_s;     /* how often dirty inodes are written back (the journal's commit) */
         bool sets_as_reads;  /* atimes set by utimensat() taken as reads: for tests that stand for reads so */
-        uint64_t interval_usec; /* the sweeps' interval: an inode unmoved that long leaves the fine sweep */
 };
 
 /* A mount of the filesystem that lets atime be written, by its root inside

@@ -199,7 +199,6 @@ struct fs_job {
         uint64_t end_at; /* and when its interval ended: the count's and the interval clock's reading */
         uint64_t count_mono; /* CLOCK_MONOTONIC usec the count was read at (its edge's, or the sweep's) */
         uint64_t min_usec; /* the shortest interval the sweep measures */
-        uint64_t interval_usec; /* the sweeps' interval, as configured */
         double commit_s;
         FsCounterKind counter_kind; /* FS_JOB_SWEEP: the kernel's count, read as the sweep begins, */
         KcountEdge edge;            /* or, for a journal, at its latest edge before (kcount_edge()) */

@@ -96,7 +96,17 @@ intervals() {
 # second.
 judge() {
         local c=$1
-        intervals $c $2 | judge_windows $T/count-$c >$T/judged-$c
+        intervals $c $2 | awk -v counts=$T/count-$c '
+                function at(x,   i) {
+                        for (i = 2; i <= m; i++) if (ts[i] >= x) return cs[i - 1] + (cs[i] - cs[i - 1]) * (x - ts[i - 1]) / (ts[i] - ts[i - 1])
+                        return -1
+                }
+                function rate(end,   a, b) { a = at(end - $2); b = at(end); return a < 0 || b < 0 ? -1 : (b - a) * 60 / $2 }
+                BEGIN { while ((getline l < counts) > 0) { split(l, f, " "); m++; ts[m] = f[1]; cs[m] = f[2] } }
+                { k = rate($1 + 0.5); lo = hi = k
+                  for (s = 0; s <= 1; s += 0.25) { x = rate($1 + s); if (x < lo) lo = x; if (x > hi) hi = x }
+                  if (lo < 0) next
+                  printf "%s %.1f %.1f %.1f\n", $0, k, lo, hi }' >$T/judged-$c
         diag "$c: interval end, s, atimed/min, ci95 lo, hi, source, kernel/min (range)"
         sed 's/^/#   /' $T/judged-$c
         check "$c: two whole intervals judged" test "$(wc -l <$T/judged-$c)" -ge 2

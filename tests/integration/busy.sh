@@ -136,12 +136,8 @@ for c in $CASES; do
 done
 
 # --- atimed, as the unit runs it, on these mounts alone.
-# (BUSY_COUNTS=0: blind to the kernel's counts, xfs's stats and ext4's
-# journal, so that every figure judged is the sample's.)
-BLIND=()
-[ "${BUSY_COUNTS:-1}" = 0 ] && BLIND=("[device] jbd2 = $T/none" "[device] sysfs = $T/none")
 write_config "[daemon] log_level = ${BUSY_LOG_LEVEL:-info}" '[mounts] include_fstypes = ext4 xfs' \
-        '[probe] interval = 7d' "[sampler] interval = ${IV}s" "${BLIND[@]}"
+        '[probe] interval = 7d' "[sampler] interval = ${IV}s"
 DAEMON_WRAPPER=(nice -n 10 ionice -c 3)
 start_daemon
 check "every mount is measured before the workloads" wait_until 120 sh -c "
@@ -204,7 +200,17 @@ judge() {
         local n=$1 t=$2 k=${1#*-}
         local fs=${1%%-*}
         sort -u $T/polled | awk -v n=$n -v t=$t '$1 == n && $2 - $3 >= t' | sort -k2,2n -u >$T/iv-$n
-        judge_windows $T/count-$n 2 <$T/iv-$n >$T/judged-$n
+        awk -v counts=$T/count-$n '
+                function at(x,   i) {
+                        for (i = 2; i <= m; i++) if (ts[i] >= x) return cs[i - 1] + (cs[i] - cs[i - 1]) * (x - ts[i - 1]) / (ts[i] - ts[i - 1])
+                        return -1
+                }
+                BEGIN { while ((getline l < counts) > 0) { split(l, f, " "); m++; ts[m] = f[1]; cs[m] = f[2] } }
+                function rate(end,   a, b) { a = at(end - $3); b = at(end); return a < 0 || b < 0 ? -1 : (b - a) * 60 / $3 }
+                { k = rate($2 + 0.5); lo = hi = k
+                  for (s = 0; s <= 1; s += 0.25) { x = rate($2 + s); if (x < lo) lo = x; if (x > hi) hi = x }
+                  if (lo < 0) next
+                  printf "%s %.1f %.1f %.1f\n", $0, k, lo, hi }' $T/iv-$n >$T/judged-$n
         diag "$n: interval end, s, atimed/min, ci95 lo, hi, source, kernel/min (range)"
         sed 's/^/#   /' $T/judged-$n
         check "$n: two whole intervals judged" test "$(wc -l <$T/judged-$n)" -ge 2

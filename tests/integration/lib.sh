@@ -310,7 +310,7 @@ TMPFS_ONLY=('[mounts] include_fstypes = tmpfs' "[mounts] exclude_paths += $HOST_
 #       '[SECTION]'               the section, kept even when empty
 # With --bare first, the edits start from an empty file instead.
 config() {
-        local re='^\[([^]]+)\][[:space:]]+([a-z][a-z0-9_]*)([[:space:]]*(\+?=)[[:space:]]*(.*))?$'
+        local re='^\[([^]]+)\][[:space:]]+([a-z_]+)([[:space:]]*(\+?=)[[:space:]]*(.*))?$'
         local -a sections=(mounts sampler) keys=(mounts.exclude_paths sampler.interval sampler.walk_rate)
         local -A val=([mounts.exclude_paths]="[/] [/]${T#/}" [sampler.interval]=1s [sampler.walk_rate]=100000) kept=()
         local e k s
@@ -423,15 +423,7 @@ as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 # ext4_mark_inode_dirty, xfs's xfs_update_time. Each event recorded counts,
 # whether it is still in the small buffer or overwritten (entries + overrun
 # over the CPUs), so nothing need read the events.
-#
-# tmpfs has no event of its own and no device: __mark_inode_dirty()'s
-# writeback_mark_inode_dirty, which every atime update on any filesystem
-# fires (generic_update_time()), names the backing device, "(unknown)" for
-# tmpfs (and pipes, sockets, procfs), and the inode: judge_tmpfs_filter
-# picks the inodes of one tree, and judge_pids the processes that read it
-# (other tmpfs mounts number their inodes from 1 too).
 declare -A JUDGE_EVENT=([ext4]=events/ext4/ext4_mark_inode_dirty [xfs]=events/xfs/xfs_update_time
-        [tmpfs]=events/writeback/writeback_mark_inode_dirty
         [btrfs]=events/btrfs/btrfs_cow_block)
 declare -A JUDGE_OF=() # NAME: the event its instance counts
 JUDGE_INSTANCES=""
@@ -473,46 +465,6 @@ judge_new() {
         echo "${4:-4}" >"$i/buffer_size_kb"
         echo "$3" >"$i/${JUDGE_EVENT[$2]}/filter" || bail "the filter '$3' was refused"
         JUDGE_OF[$1]=${JUDGE_EVENT[$2]}
-}
-
-# judge_tmpfs_filter DIR: judge_new's filter for the inodes of the tmpfs
-# mounted on DIR (made before, none added after): their numbers' range.
-judge_tmpfs_filter() {
-        find "$1" -xdev -mindepth 1 -printf '%i\n' | sort -n | sed -n '1p;$p' | xargs |
-                awk '{ printf "name == \"(unknown)\" && ino >= %d && ino <= %d\n", $1, $2 }'
-}
-
-# judge_pids NAME PID...: the instance counts only what these processes,
-# and the children they fork from now on, do (a reader's atime updates,
-# not a writer's mtime updates of the same inode, nor the writeback's).
-judge_pids() {
-        local i
-        i=$(judge_dir "$1")
-        shift
-        echo 1 >"$i/options/event-fork" && echo "$*" >"$i/set_event_pid" || bail "cannot filter $i by pid"
-}
-
-# judge_windows COUNTS [COLUMN]: each line of stdin, whose COLUMN-th field
-# (1 if not given) is the Unix second an interval ended in ("at", as
-# GetStatus says it) and the next its length in seconds, with the
-# kernel's count over it from the "UNIX-TIME COUNT" lines of COUNTS
-# (judge_record's, interpolated between the readings around each end)
-# appended, per minute: "k lo hi". The interval ends somewhere in that
-# second: k is the count over the window ending at its middle, lo and hi
-# the least and most over windows ending anywhere in it. Lines whose
-# windows the readings do not cover are left out.
-judge_windows() {
-        awk -v counts="$1" -v c="${2:-1}" '
-                function at(x,   i) {
-                        for (i = 2; i <= m; i++) if (ts[i] >= x) return cs[i - 1] + (cs[i] - cs[i - 1]) * (x - ts[i - 1]) / (ts[i] - ts[i - 1])
-                        return -1
-                }
-                function rate(end,   a, b) { a = at(end - $(c + 1)); b = at(end); return a < 0 || b < 0 ? -1 : (b - a) * 60 / $(c + 1) }
-                BEGIN { while ((getline l < counts) > 0) { split(l, f, " "); m++; ts[m] = f[1]; cs[m] = f[2] } }
-                { k = rate($c + 0.5); lo = hi = k
-                  for (s = 0; s <= 1; s += 0.25) { x = rate($c + s); if (x < lo) lo = x; if (x > hi) hi = x }
-                  if (lo < 0) next
-                  printf "%s %.1f %.1f %.1f\n", $0, k, lo, hi }'
 }
 
 # judge_dir NAME: the instance's directory.

@@ -385,55 +385,6 @@ static void sets_are_not_reads(const struct sampler_place *top) {
                 printf("# could not remove %s/st\n", root);
 }
 
-/* A file read once is woken by the sweep that finds it read, and looked at
- * in the fine sweep after; a fine look that finds it unmoved for longer
- * than an interval takes it out (until then it stayed for two intervals,
- * whatever its looks found). */
-static void read_once_leaves_fine(const struct sampler_place *top) {
-        struct sampler_place pl = *top;
-        struct sampler_writer w = { .fs_root = "/" };
-        struct sweep_result res;
-        char p[512], q[512], rel[16], buf[4];
-        Sampler *s = NULL;
-        unsigned steps;
-        int fd;
-
-        snprintf(p, sizeof p, "%s/ro", root);
-        mkdir(p, 0755);
-        for (int i = 0; i < 5; i++) {
-                snprintf(q, sizeof q, "%s/ro/f%d", root, i);
-                fd = open(q, O_CREAT | O_WRONLY, 0644);
-                if (fd >= 0) {
-                        (void) !write(fd, "x\n", 2);
-                        close(fd);
-                }
-                snprintf(rel, sizeof rel, "ro/f%d", i);
-                touch_atime(rel, 1000); /* older than the ctime: a read writes it */
-        }
-        pl.target = p;
-        ok(sampler_new(1000, 7, &s) == 0 && walk_all(s, &pl, 1000, &steps) == 1 &&
-                   sampler_sweep(s, &pl, &w, 1, 1000000, 0, &no_cancel, &res) == 0,
-           "read once: walked, a baseline");
-        snprintf(q, sizeof q, "%s/ro/f0", root);
-        fd = open(q, O_RDONLY);
-        ok(fd >= 0 && read(fd, buf, 1) == 1, "read once: f0 read");
-        if (fd >= 0)
-                close(fd);
-        ok(sampler_sweep(s, &pl, &w, 1, 61000000, 0, &no_cancel, &res) == 0 && res.changed == 1 &&
-                   sampler_has_hot(s),
-           "read once: the sweep finds it moved and wakes it");
-        pl.interval_usec = 3600ULL * 1000000;
-        ok(sampler_fine_sweep(s, &pl, &no_cancel) == 1 && sampler_has_hot(s),
-           "read once: unmoved for less than an interval, it stays in the fine sweep");
-        pl.interval_usec = 1;
-        ok(sampler_fine_sweep(s, &pl, &no_cancel) == 1 && !sampler_has_hot(s),
-           "read once: unmoved for longer than an interval, it leaves the fine sweep");
-        sampler_free(s);
-        snprintf(p, sizeof p, "rm -rf '%s/ro'", root);
-        if (system(p) != 0)
-                printf("# could not remove %s/ro\n", root);
-}
-
 /* One file with 10 names and 5 files of one name each, in a directory of
  * their own: 10 inodes (the 6 files, 'hl' and the top... walked from 'hl'
  * as the mount's root: 6 files + 'hl' = 7 inodes, 16 names). A read of the
@@ -679,7 +630,6 @@ int main(void) {
         sampler_free(s);
 
         hard_links(&pl);
-        read_once_leaves_fine(&pl);
         sets_are_not_reads(&pl);
         whole_seconds_then_fine(&pl);
         count_since(&pl);
