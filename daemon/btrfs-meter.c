@@ -389,11 +389,30 @@ static void meter_learn(BtrfsMeter *m, const struct btrfs_facts *f) {
         m->status.model_why = why;
 }
 
+/* Whether the run holds the bytes its reads un-shared, at the end of 'p',
+ * an interval without reads: they land at the first commit that began
+ * after the last reads, so two commits since (the one under way as they
+ * ended may not hold them), or one and a commit period with the slack
+ * (nothing was left dirty for a second); where the kernel keeps no count,
+ * two periods. A period alone is not enough: on a loaded host the commit
+ * can come later, and a run learnt before it saw half its bytes. */
+static bool run_over(const BtrfsMeter *m, const BtrfsPending *p) {
+        uint64_t period = p->settle.period_usec, last = m->run.last_read_commits;
+
+        if (!(m->run.hits >= 1) || p->hits > 0)
+                return false;
+        if (!m->run.have_commits || !p->have_commits)
+                return p->end_usec >= m->run.last_read_usec + 2 * period;
+        if (p->commits < last)
+                return true; /* mounted again: whatever was dirty was committed */
+        return p->commits >= last + 2 || (p->commits >= last + 1 && p->end_usec >= m->run.last_read_usec + period);
+}
+
 /* A held interval confirmed: its growth measured. Consecutive ones are
  * one run to learn from: the bytes an interval's reads un-share land at
  * the commit after them, often in a later interval, so a run is learnt
- * from once an interval without reads ends a commit period and the slack
- * after its last reads (their bytes are in it then), or once it is long. */
+ * from once an interval without reads ends past that commit (run_over()),
+ * or once it is long. */
 static void meter_measured(BtrfsMeter *m, const struct btrfs_facts *f, const BtrfsPending *p, struct resolved *r) {
         resolved_add(r, false, p->bytes, p->bytes, p->bytes, p->seconds);
         if (p->subvol == m->subvol && p->since == m->since.since)
@@ -407,16 +426,18 @@ static void meter_measured(BtrfsMeter *m, const struct btrfs_facts *f, const Btr
         m->run.inodes += p->inodes;
         m->run.hits += p->hits;
         m->run.intervals++;
-        if (p->hits > 0)
+        if (p->hits > 0) {
                 m->run.last_read_usec = p->end_usec;
-        if ((m->run.hits >= 1 && p->hits == 0 && p->end_usec >= m->run.last_read_usec + p->settle.period_usec) ||
-            m->run.intervals >= RUN_INTERVALS_MAX)
+                m->run.have_commits = p->have_commits;
+                m->run.last_read_commits = p->commits;
+        }
+        if (run_over(m, p) || m->run.intervals >= RUN_INTERVALS_MAX)
                 meter_learn(m, f);
 }
 
 /* The held intervals, at a new look: measured where their writes have
- * been committed and the evidence has not moved since they began,
- * modelled where it has, held on otherwise. */
+ * been committed and the evidence has not moved since they began (in the
+ * order they ended), modelled where it has, held on otherwise. */
 static void meter_settle(BtrfsMeter *m, const BtrfsLook *l, struct resolved *r) {
         unsigned kept = 0;
 
@@ -428,7 +449,10 @@ static void meter_settle(BtrfsMeter *m, const BtrfsLook *l, struct resolved *r) 
                         continue;
                 }
                 (void) btrfs_taint_check(&p->settle, &l->facts, l->at);
-                if (p->settle.on)
+                /* Measured in the order they ended, for the run they make
+                 * (meter_measured()): one confirmed while an older one is
+                 * still held waits for it. */
+                if (p->settle.on || kept > 0)
                         m->pending[kept++] = *p;
                 else
                         meter_measured(m, &l->facts, p, r);
@@ -448,6 +472,8 @@ static void meter_hold(BtrfsMeter *m, const BtrfsLook *l, BtrfsPending *p, doubl
         p->subvol = m->subvol;
         p->since = l->since.since;
         p->end_usec = l->at;
+        p->have_commits = l->facts.have_commits;
+        p->commits = l->facts.commits;
         btrfs_settle_arm(&p->settle, &l->facts, l->at, commit_s);
         m->pending[m->n_pending++] = *p;
 }

@@ -139,6 +139,8 @@ typedef struct BtrfsPending {
         uint64_t subvol;             /* the place, and the newest snapshot, that count was of */
         int64_t since;
         uint64_t end_usec;           /* CLOCK_MONOTONIC usec of its end */
+        bool have_commits;           /* the transactions committed at its end are known: */
+        uint64_t commits;
         BtrfsTaint settle;
 } BtrfsPending;
 
@@ -171,6 +173,8 @@ typedef struct BtrfsMeter {
                 double bytes, inodes, hits;
                 unsigned intervals;
                 uint64_t last_read_usec; /* the end of its last interval with sampled inodes written */
+                bool have_commits;       /* and the transactions committed then, where known */
+                uint64_t last_read_commits;
         } run;
         BtrfsModel model;
         struct btrfs_prior prior; /* the cost table's bytes an inode, as the last sweep gave it (file 0: none) */

@@ -5,21 +5,25 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <sys/un.h>
 #include <time.h>
 
 #include "caps.h"
 #include "helper-proto.h"
 #include "helper-server.h"
+#include "log.h"
 #include "macro.h"
 #include "time-util.h"
 
 /* Set once at start, before any thread; read only after. */
 static HelperVia via = HELPER_VIA_NONE;
 static int control = -1;
+static pid_t child;
 static char *socket_path;
 
 int helper_client_start(bool enabled, const char *path) {
@@ -29,7 +33,7 @@ int helper_client_start(bool enabled, const char *path) {
         if (!enabled)
                 return HELPER_VIA_NONE;
         if (geteuid() == 0 && caps_have(CAP_SYS_ADMIN)) {
-                r = helper_spawn(&control);
+                r = helper_spawn(&control, &child);
                 if (r < 0)
                         return r;
                 /* A helper that stops reading must not hold a worker. */
@@ -48,8 +52,31 @@ int helper_client_start(bool enabled, const char *path) {
         return via;
 }
 
+/* The forked helper, told to go by its control socket's close: reaped,
+ * killed if it has not gone within HELPER_STOP_USEC (an ioctl stuck on a
+ * filesystem). */
+#define HELPER_STOP_USEC (5 * USEC_PER_SEC)
+static void reap_child(void) {
+        uint64_t deadline = now_usec(CLOCK_MONOTONIC) + HELPER_STOP_USEC;
+        pid_t r;
+
+        if (child <= 0)
+                return;
+        while ((r = waitpid(child, NULL, WNOHANG)) == 0 && now_usec(CLOCK_MONOTONIC) < deadline)
+                (void) nanosleep(&(struct timespec) { .tv_nsec = 10 * 1000 * 1000 }, NULL);
+        if (r == 0) {
+                log_warning("The btrfs helper (pid %d) has not stopped within %u s: killed", (int) child,
+                            (unsigned) (HELPER_STOP_USEC / USEC_PER_SEC));
+                (void) kill(child, SIGKILL);
+                while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+                        ;
+        }
+        child = 0;
+}
+
 void helper_client_stop(void) {
         control = safe_close(control);
+        reap_child();
         free(socket_path);
         socket_path = NULL;
         via = HELPER_VIA_NONE;

@@ -26,7 +26,8 @@ typedef enum HelperVia {
  * Returns the way chosen, or -errno where the helper could not be forked
  * (then none). */
 int helper_client_start(bool enabled, const char *socket_path);
-/* Closes the way to a forked helper, which then exits. */
+/* Closes the way to a forked helper, which then exits, and reaps it
+ * (killed after 5 s). */
 void helper_client_stop(void);
 HelperVia helper_client_via(void);
 /* The socket the helper is reached at (HELPER_VIA_SOCKET); else NULL. */

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -164,6 +165,8 @@ static void serve_forked(int fd, int conn, unsigned *n_children, bool *busy_said
                 return;
         }
         if (pid == 0) {
+                /* An ioctl stuck on a filesystem must not outlive the helper. */
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
                 safe_close(fd);
                 _exit(helper_serve_connection(conn) < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
         }
@@ -230,9 +233,9 @@ static _noreturn_ void spawned(int control) {
         _exit(r < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
 }
 
-int helper_spawn(int *ret_control) {
-        int pair[2], status;
-        pid_t pid;
+int helper_spawn(int *ret_control, pid_t *ret_pid) {
+        pid_t parent = getpid(), pid;
+        int pair[2];
 
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
                 return -errno;
@@ -245,20 +248,15 @@ int helper_spawn(int *ret_control) {
                 return r;
         }
         if (pid == 0) {
-                /* Twice: the helper is nobody's child to reap. */
+                /* Killed with the daemon, even by SIGKILL; and gone at
+                 * once if the daemon died before that was asked. */
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+                        _exit(EXIT_FAILURE);
                 safe_close(pair[0]);
-                pid = fork();
-                if (pid == 0)
-                        spawned(pair[1]);
-                _exit(pid < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
+                spawned(pair[1]);
         }
         safe_close(pair[1]);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                safe_close(pair[0]);
-                return -ECHILD;
-        }
         *ret_control = pair[0];
+        *ret_pid = pid;
         return 0;
 }

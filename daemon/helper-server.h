@@ -16,6 +16,7 @@
 #pragma once
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #define HELPER_CONNECTIONS_MAX 16
 
@@ -33,8 +34,8 @@ int helper_server_run(int fd, HelperListen kind);
 int helper_serve_connection(int conn);
 
 /* Called as root with CAP_SYS_ADMIN, single-threaded, before the
- * capabilities are dropped: forks the helper (reparented away from the
- * caller, which has no child to reap) with CAP_SYS_ADMIN alone and
- * no_new_privs, serving what the caller passes over *ret_control; it
- * exits when that is closed. */
-int helper_spawn(int *ret_control);
+ * capabilities are dropped: forks the helper, the caller's child (its pid
+ * in *ret_pid, for the caller to reap), with CAP_SYS_ADMIN alone and
+ * no_new_privs, serving what the caller passes over *ret_control. It
+ * exits when that is closed, and is killed if the caller dies. */
+int helper_spawn(int *ret_control, pid_t *ret_pid);

@@ -108,10 +108,7 @@ check "by default: vol's snapshot seen" wait_until 30 sh -c \
         "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .btrfs.snapshots | .seen == \"all\" and .count == 1' >/dev/null"
 cap_eff=$(sed -n 's/^CapEff:\t//p' /proc/$DAEMON_PID/status)
 is "the daemon holds no CAP_SYS_ADMIN (bit 21)" "$((0x$cap_eff >> 21 & 1))" 0
-helper=$(for p in /proc/[0-9]*; do
-        [ "$(readlink $p/exe 2>/dev/null)" = "$(readlink -f $ATIMED)" ] && [ "${p#/proc/}" != "$DAEMON_PID" ] &&
-                sed -n 's/^CapEff:\t//p' $p/status
-done | sort -u)
+helper=$(btrfs_helper_caps)
 like "its helper process holds CAP_SYS_ADMIN and nothing else" "$helper" '^0000000000200000$'
 check "a measured interval" wait_until 60 sh -c \
         "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$M/vol\") | .btrfs.source == \"measured\"' >/dev/null"

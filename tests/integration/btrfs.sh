@@ -336,8 +336,11 @@ check "a subvolume deleted under atimed: its mount says so" wait_until 30 sh -c 
 is "its snapshots stay: the two left" "$(btrfs_of $M/vol | jq -r .snapshots.count)" 2
 like "the log says so, once" "$(grep -c 'btrfs subvolume (id 256) was deleted' $T/atimed.log)" '^1$'
 check "the atime figures go on" wait_until 30 swept_since $M/vol $(($(date +%s) + 1))
+hp=$(btrfs_helper_pid)
+check "the helper is the daemon's child ($hp)" test -n "$hp"
 stop_daemon
 is "atimed stops cleanly" "$STOP_STATUS" 0
+check "the helper it forked was reaped before it exited" sh -c "! kill -0 ${hp:-0} 2>/dev/null"
 check "no sanitizer's report in the log" sh -c "! grep -q 'Sanitizer' $T/atimed.log"
 umount $M/vol $M/vol-noatime
 
@@ -382,6 +385,17 @@ check "its wide interval holds the kernel's growth" \
         'BEGIN { exit !(j > 0 && lo <= j && j <= hi && hi >= 4 * lo) }'
 check "the advice rests on it, said modelled" wait_until 30 sh -c \
         "$ATIMECTL --socket $T/sock --json recommend $M/busy | jq -e '.recommendations[0].reasons[0] | test(\"un-share .*modelled\")'"
+# A daemon killed outright cannot reap: its helper and the processes
+# serving it are killed with it (PR_SET_PDEATHSIG), never left holding
+# CAP_SYS_ADMIN for no one.
+hp=$(btrfs_helper_pid)
+check "the helper found before kill -9 ($hp)" test -n "$hp"
+kids=$(pgrep -P ${hp:-0} | tr '\n' ' ')
+kill -KILL $DAEMON_PID
+wait $DAEMON_PID 2>/dev/null
+check "kill -9 of the daemon: its helper goes with it" wait_until 10 sh -c "! kill -0 ${hp:-0} 2>/dev/null"
+check "and so do the processes serving it (${kids:-none})" wait_until 10 sh -c "for k in $kids; do ! kill -0 \$k 2>/dev/null || exit 1; done"
+start_daemon
 stop_daemon
 is "atimed stops cleanly after the busy host" "$STOP_STATUS" 0
 check "no sanitizer's report in the log" sh -c "! grep -q 'Sanitizer' $T/atimed.log"

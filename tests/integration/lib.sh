@@ -546,15 +546,33 @@ btrfs_cow_bytes() {
 # btrfs_of TARGET: the btrfs part of the mount's GetStatus entry.
 btrfs_of() { ctl --json status | jq -c --arg t "$1" '.mounts[] | select(.target == $t) | .btrfs'; }
 
-# btrfs_helper_pid: the pid of the daemon's helper's listening process
-# (atimed's image, CAP_SYS_ADMIN alone, not a child of another).
+# btrfs_helper_pid [PID]: the pid of the helper the daemon PID (default
+# DAEMON_PID) forked: its child, atimed's image, CAP_SYS_ADMIN alone (the
+# processes serving its connections are the helper's children, not the
+# daemon's; other tests' daemons and helpers are no one's here).
 btrfs_helper_pid() {
-        local p me
+        local p me parent=${1:-$DAEMON_PID}
         me=$(readlink -f $ATIMED)
         for p in /proc/[0-9]*; do
-                [ "$(readlink $p/exe 2>/dev/null)" = "$me" ] && grep -q '^CapEff:.0000000000200000$' $p/status 2>/dev/null &&
-                        [ "$(readlink /proc/$(awk '/^PPid:/ { print $2 }' $p/status)/exe 2>/dev/null)" != "$me" ] && echo ${p#/proc/}
+                [ "$(readlink $p/exe 2>/dev/null)" = "$me" ] &&
+                        [ "$(awk '/^PPid:/ { print $2 }' $p/status 2>/dev/null)" = "$parent" ] &&
+                        grep -q '^CapEff:.0000000000200000$' $p/status 2>/dev/null && echo ${p#/proc/}
         done
+}
+
+# btrfs_helper_caps: the effective capabilities of the daemon's helper and
+# of the processes serving its connections, one line for each set seen.
+btrfs_helper_caps() {
+        local h p
+        h=$(btrfs_helper_pid)
+        [ -n "$h" ] || return 0
+        for p in /proc/[0-9]*; do
+                case "$(awk '/^PPid:/ { print $2 }' $p/status 2>/dev/null)" in
+                "$DAEMON_PID" | "$h")
+                        [ "${p#/proc/}" = "$h" ] || [ "$(readlink $p/exe 2>/dev/null)" = "$(readlink -f $ATIMED)" ] || continue
+                        sed -n 's/^CapEff:\t//p' $p/status ;;
+                esac
+        done | sort -u
 }
 
 # btrfs_counted: atimed's bytes, measured or modelled, since it started,

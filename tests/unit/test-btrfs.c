@@ -630,6 +630,33 @@ static void test_meter_inflation(void) {
         btrfs_meter_done(&m);
 }
 
+/* A loaded host: the commit that carries a pass's bytes comes long after
+ * its reads, more than a commit period (a transaction thread that got no
+ * CPU). The run is learnt once that commit has come, not a period after
+ * the reads, which learnt a pass of 0 bytes and then bytes without reads
+ * (the model fell to half its value). */
+static void test_meter_late_commit(void) {
+        BtrfsMeter m = {};
+        uint64_t meta = 12300000, commits = 1;
+
+        for (uint64_t t = 40; t <= 400; t += 10) {
+                BtrfsLook l = look(meta, 500000, 1, t >= 130 ? 1000 : 0, t >= 130 ? 100 : 0, t);
+
+                if (t == 180) {
+                        meta += 535000; /* the pass's commit, 50 s after its reads */
+                        commits++;
+                }
+                l.facts.metadata_bytes_used = meta;
+                l.facts.commits = commits;
+                apply(&m, l, true);
+        }
+        ok(m.status.model_intervals == 1 && fabs(m.status.bytes_per_inode - 535) < 1,
+           "the pass's bytes came 50 s after its reads: learnt once they had, 535 bytes an inode (%.1f, %u runs)",
+           m.status.bytes_per_inode, m.status.model_intervals);
+        ok(fabs(m.status.total - 535000) < 1e-6, "and the whole 535 kB measured (%.0f)", m.status.total);
+        btrfs_meter_done(&m);
+}
+
 /* Reads of a snapshotted subvolume the sample does not cover: a modelled
  * interval's top holds what they can un-share (never 0 to 0). */
 static void test_meter_unseen(void) {
@@ -983,6 +1010,7 @@ int main(void) {
         test_evidence();
         test_interval_tracked();
         test_meter_inflation();
+        test_meter_late_commit();
         test_meter_unseen();
         test_look_only();
         test_meter();
