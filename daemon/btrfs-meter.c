@@ -436,26 +436,29 @@ static void meter_measured(BtrfsMeter *m, const struct btrfs_facts *f, const Btr
 }
 
 /* The held intervals, at a new look: measured where their writes have
- * been committed and the evidence has not moved since they began (in the
- * order they ended), modelled where it has, held on otherwise. */
+ * been committed and the evidence has not moved since they began,
+ * modelled where it has, held on otherwise. What was written before a
+ * younger interval's end was written before an older one's: once the
+ * younger one's commit has come, so has the older one's, and they are
+ * measured in the order they ended, for the run they make
+ * (meter_measured()). */
 static void meter_settle(BtrfsMeter *m, const BtrfsLook *l, struct resolved *r) {
-        unsigned kept = 0;
+        unsigned kept = 0, settled = 0;
 
+        for (unsigned i = 0; i < m->n_pending; i++) {
+                (void) btrfs_taint_check(&m->pending[i].settle, &l->facts, l->at);
+                if (!m->pending[i].settle.on)
+                        settled = i + 1;
+        }
         for (unsigned i = 0; i < m->n_pending; i++) {
                 BtrfsPending *p = &m->pending[i];
 
-                if (!btrfs_evidence_still(&p->start, &l->facts.evidence)) {
+                if (!btrfs_evidence_still(&p->start, &l->facts.evidence))
                         meter_model_interval(m, &l->facts, p, r);
-                        continue;
-                }
-                (void) btrfs_taint_check(&p->settle, &l->facts, l->at);
-                /* Measured in the order they ended, for the run they make
-                 * (meter_measured()): one confirmed while an older one is
-                 * still held waits for it. */
-                if (p->settle.on || kept > 0)
-                        m->pending[kept++] = *p;
-                else
+                else if (i < settled)
                         meter_measured(m, &l->facts, p, r);
+                else
+                        m->pending[kept++] = *p;
         }
         m->n_pending = kept;
 }

@@ -605,14 +605,17 @@ btrfs_judge_stretch() {
         lo=$(awk -v a="$2" -v b="$(echo "$c" | cut -f2)" 'BEGIN { printf "%.0f", b - a }')
         hi=$(awk -v a="$3" -v b="$(echo "$c" | cut -f3)" 'BEGIN { printf "%.0f", b - a }')
         diag "$name: the kernel's judge $j bytes; atimed $g ($lo-$hi); $(echo "$b" | jq -c '[.source, .rate_source, .bytes_per_inode, .table_bytes_per_inode, .model_intervals, .unseen.subvolumes]')"
-        # (A node either way: atimed's probe may copy one.)
-        if awk -v g="$g" -v j="$j" -v n=$NODESIZE 'BEGIN { exit !(g >= 0.75 * j - n && g <= 1.25 * j + n) }'; then
+        # (A node either way: atimed's probe may copy one; and a little
+        # more, for the rate times the seconds it covers is not exact:
+        # 10 nodes measured came back as 163,839 bytes.)
+        local n=$((NODESIZE + 256))
+        if awk -v g="$g" -v j="$j" -v n=$n 'BEGIN { exit !(g >= 0.75 * j - n && g <= 1.25 * j + n) }'; then
                 check "$name: atimed's bytes within 25% of the kernel's" true
-                check "$name: and the kernel's inside their interval" awk -v lo="$lo" -v hi="$hi" -v j="$j" -v n=$NODESIZE \
+                check "$name: and the kernel's inside their interval" awk -v lo="$lo" -v hi="$hi" -v j="$j" -v n=$n \
                         'BEGIN { exit !(lo <= j + n && j <= hi + n) }'
         else
                 check "$name: atimed's bytes ($g) not within 25% of the kernel's ($j), their interval holds it" \
-                        awk -v lo="$lo" -v hi="$hi" -v j="$j" -v n=$NODESIZE 'BEGIN { exit !(lo <= j + n && j <= hi + n) }'
+                        awk -v lo="$lo" -v hi="$hi" -v j="$j" -v n=$n 'BEGIN { exit !(lo <= j + n && j <= hi + n) }'
                 # Modelled: the sample's error times the model's (or the
                 # cost table's, four times either way), or widened for
                 # what the sample does not cover.
