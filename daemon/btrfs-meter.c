@@ -463,12 +463,51 @@ static void meter_settle(BtrfsMeter *m, const BtrfsLook *l, struct resolved *r) 
         m->n_pending = kept;
 }
 
+/* Two consecutive held intervals as one: both passed, the older's
+ * evidence is the start, the younger's settle window the end (once it is
+ * settled, so is the older). Only where they counted from the same place
+ * and snapshot. */
+static bool pending_mergeable(const BtrfsPending *a, const BtrfsPending *b) {
+        return a->subvol == b->subvol && a->since == b->since;
+}
+
+static void pending_merge(BtrfsPending *a, const BtrfsPending *b) {
+        a->bytes += b->bytes;
+        a->seconds += b->seconds;
+        a->grew = a->grew && b->grew;
+        a->inodes += b->inodes;
+        a->dirs += b->dirs;
+        a->hits += b->hits;
+        a->end_usec = b->end_usec;
+        a->have_commits = b->have_commits;
+        a->commits = b->commits;
+        a->settle = b->settle;
+}
+
 /* An interval that passed, held until its commit. */
 static void meter_hold(BtrfsMeter *m, const BtrfsLook *l, BtrfsPending *p, double commit_s, struct resolved *r) {
         if (m->n_pending == BTRFS_PENDING_MAX) {
-                /* Never confirmed in time: the oldest is modelled. */
-                meter_model_interval(m, &l->facts, &m->pending[0], r);
-                memmove(m->pending, m->pending + 1, (BTRFS_PENDING_MAX - 1) * sizeof *m->pending);
+                /* Looks come faster than commits (the fine sweeps', a
+                 * second apart, against a 30 s commit): the two
+                 * neighbours that together cover the least time are held
+                 * as one, so that the oldest reaches back further and
+                 * its commit comes; nothing pure is lost to the bound.
+                 * Where none can be, the oldest is modelled. */
+                unsigned best = BTRFS_PENDING_MAX, gone;
+
+                for (unsigned i = 0; i + 1 < m->n_pending; i++)
+                        if (pending_mergeable(&m->pending[i], &m->pending[i + 1]) &&
+                            (best == BTRFS_PENDING_MAX || m->pending[i].seconds + m->pending[i + 1].seconds <
+                                                                  m->pending[best].seconds + m->pending[best + 1].seconds))
+                                best = i;
+                if (best < BTRFS_PENDING_MAX) {
+                        pending_merge(&m->pending[best], &m->pending[best + 1]);
+                        gone = best + 1;
+                } else {
+                        meter_model_interval(m, &l->facts, &m->pending[0], r);
+                        gone = 0;
+                }
+                memmove(m->pending + gone, m->pending + gone + 1, (m->n_pending - gone - 1) * sizeof *m->pending);
                 m->n_pending--;
         }
         p->start = m->status.facts.evidence;

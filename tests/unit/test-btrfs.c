@@ -657,6 +657,34 @@ static void test_meter_late_commit(void) {
         btrfs_meter_done(&m);
 }
 
+/* Looks a second apart (the fine sweeps'), a commit every 30 s: more
+ * intervals are held than the bound keeps before any is confirmed. They
+ * are held together, never modelled for want of room: the pass is
+ * measured, whole. */
+static void test_meter_fast_looks(void) {
+        BtrfsMeter m = {};
+        uint64_t meta = 12300000;
+        bool measured = false;
+        unsigned most = 0;
+
+        for (uint64_t t = 40; t <= 400; t++) {
+                BtrfsLook l = look(meta, 500000, 1, t >= 150 ? 1000 : 0, t >= 150 ? 100 : 0, t);
+
+                if (t == 160)
+                        meta += 535000;
+                l.facts.metadata_bytes_used = meta;
+                l.facts.commits = 1 + (t >= 160) + (t >= 190);
+                apply(&m, l, true);
+                measured |= m.status.source == BTRFS_BYTES_MEASURED;
+                most = m.status.pending > most ? m.status.pending : most;
+        }
+        ok(measured && most <= BTRFS_PENDING_MAX, "looks a second apart: measured (at most %u held)", most);
+        ok(fabs(m.status.total - 535000) < 1e-6, "the pass's 535 kB measured whole (%.0f)", m.status.total);
+        ok(m.status.model_intervals == 1 && fabs(m.status.bytes_per_inode - 535) < 1, "and learnt: %.1f bytes an inode",
+           m.status.bytes_per_inode);
+        btrfs_meter_done(&m);
+}
+
 /* Reads of a snapshotted subvolume the sample does not cover: a modelled
  * interval's top holds what they can un-share (never 0 to 0). */
 static void test_meter_unseen(void) {
@@ -1011,6 +1039,7 @@ int main(void) {
         test_interval_tracked();
         test_meter_inflation();
         test_meter_late_commit();
+        test_meter_fast_looks();
         test_meter_unseen();
         test_look_only();
         test_meter();
