@@ -367,6 +367,8 @@ static void btrfs_note(const RenderContext *c, const ReportMount *m) {
 
         if (b->have && b->model_note)
                 fprintf(c->out, "btrfs %s: %s.\n", escape_tmp(m->target), escape_tmp(b->model_note));
+        if (b->have && b->unseen_reason)
+                fprintf(c->out, "btrfs %s: %s.\n", escape_tmp(m->target), escape_tmp(b->unseen_reason));
         if (!b->have || !b->have_rate || (b->unshared_bytes_per_day <= 0 && !b->have_since))
                 return;
         fprintf(c->out, "btrfs %s: atime un-shares %s/day of metadata from snapshots (%s, last interval)",

@@ -89,6 +89,23 @@ static inline const char *yes_no(bool b) {
         return b ? "yes" : "no";
 }
 
+/* Room for one more element in a growing array (*p, *allocated of them,
+ * n in use), doubling from 'first': 0, or -ENOMEM (the array as it was). */
+static inline int array_grow(void **p, size_t *allocated, size_t n, size_t first, size_t size) {
+        size_t m;
+        void *q;
+
+        if (n < *allocated)
+                return 0;
+        m = *allocated ? 2 * *allocated : first;
+        q = reallocarray(*p, m, size);
+        if (!q)
+                return -ENOMEM;
+        *p = q;
+        *allocated = m;
+        return 0;
+}
+
 /* Return -errno, never 0, for a failed libc call whose errno might be unset. */
 static inline int negative_errno(void) {
         return errno > 0 ? -errno : -EIO;

@@ -5,6 +5,8 @@
 #pragma once
 
 #define ATIMED_SOCKET_DEFAULT RUNDIR "/atimed/io.atimed"
+/* atimed-helper.socket's (helper-proto.h): root's alone. */
+#define ATIMED_HELPER_SOCKET_DEFAULT RUNDIR "/atimed/helper"
 #define ATIMED_SOCKET_ENV "ATIMED_SOCKET"
 
 /* Version of the JSON documents (status, history, ...); bumped on any
@@ -166,6 +168,11 @@
 #define F_EXCLUSIVE "exclusive"
 #define F_SNAPSHOTS_EXCLUSIVE "snapshots_exclusive"
 #define F_INCONSISTENT "inconsistent"
+#define F_UNSEEN "unseen"
+#define F_SUBVOLUMES "subvolumes"
+#define F_TREE_BYTES "tree_bytes"
+#define F_WIDENED "widened"
+#define F_PENDING "pending"
 
 /* GetStatus: what a mount waits for until its first figure */
 #define F_PROGRESS "progress"

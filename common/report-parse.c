@@ -197,6 +197,7 @@ static void activity_from_json(Report *r, json_object *o, ReportActivity *a) {
  * the total since the newest snapshot, and the qgroups. */
 static void btrfs_model_from_json(Report *r, json_object *o, ReportBtrfs *b) {
         json_object *since = member(o, F_SINCE_SNAPSHOT, json_type_object), *q = member(o, F_QGROUPS, json_type_object);
+        json_object *u = member(o, F_UNSEEN, json_type_object);
         double v;
 
         b->rate_source = str(r, o, F_RATE_SOURCE);
@@ -215,6 +216,12 @@ static void btrfs_model_from_json(Report *r, json_object *o, ReportBtrfs *b) {
         b->snapshots_exclusive = q && number(q, F_SNAPSHOTS_EXCLUSIVE, &v) ? clamp_i64(v) : 0;
         b->qgroups_inconsistent = q && boolean(q, F_INCONSISTENT);
         b->qgroups_reason = q ? str(r, q, F_REASON) : NULL;
+        /* Both optional: a daemon before them has neither. */
+        b->have_unseen = u && number(u, F_SUBVOLUMES, &v);
+        b->unseen_subvolumes = b->have_unseen ? clamp_i64(v) : 0;
+        b->unseen_tree_bytes = u && number(u, F_TREE_BYTES, &v) ? clamp_i64(v) : 0;
+        b->unseen_reason = u ? str(r, u, F_REASON) : NULL;
+        b->pending = integer(o, F_PENDING);
         b->have_since = since != NULL;
         b->inodes_since = -1;
         if (!since)

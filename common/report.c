@@ -268,6 +268,23 @@ static json_object *qgroups_to_json(const ReportBtrfs *b) {
         return TAKE_PTR(o);
 }
 
+/* What the sample does not cover, where it is known or the interval was
+ * widened for it; null otherwise. */
+static json_object *unseen_to_json(const ReportBtrfs *b) {
+        _cleanup_json_ json_object *o = NULL;
+
+        if (!b->have_unseen && !b->unseen_reason)
+                return NULL;
+        o = json_object_new_object();
+        if (!o ||
+            add_nullable(o, F_SUBVOLUMES, b->have_unseen ? json_object_new_int64(b->unseen_subvolumes) : NULL) < 0 ||
+            add_nullable(o, F_TREE_BYTES, b->have_unseen ? json_object_new_int64(b->unseen_tree_bytes) : NULL) < 0 ||
+            add(o, F_WIDENED, json_object_new_boolean(b->unseen_reason != NULL)) < 0 ||
+            add_nullable(o, F_REASON, string_or_null(b->unseen_reason)) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
 /* The rate's interval and source, and the model: beside the rest. */
 static int btrfs_model_to_json(json_object *o, const ReportBtrfs *b) {
         if (add_nullable(o, F_UNSHARED_LO, b->have_rate ? report_json_rounded(b->unshared_lo, 0) : NULL) < 0 ||
@@ -282,7 +299,8 @@ static int btrfs_model_to_json(json_object *o, const ReportBtrfs *b) {
                          b->table_bytes_per_inode > 0 ? report_json_rounded(b->table_bytes_per_inode, 1) : NULL) < 0 ||
             add_nullable(o, F_TABLE_BYTES_PER_DIR,
                          b->table_bytes_per_dir > 0 ? report_json_rounded(b->table_bytes_per_dir, 1) : NULL) < 0 ||
-            add_nullable(o, F_QGROUPS, qgroups_to_json(b)) < 0)
+            add_nullable(o, F_QGROUPS, qgroups_to_json(b)) < 0 || add_nullable(o, F_UNSEEN, unseen_to_json(b)) < 0 ||
+            add(o, F_PENDING, json_object_new_int64(b->pending)) < 0)
                 return -ENOMEM;
         return 0;
 }

@@ -134,6 +134,10 @@ typedef struct ReportBtrfs {
         int64_t model_intervals;
         bool sampled;                    /* this mount's subvolume is the one the model samples */
         const char *model_note;          /* where snapshots share it but it is not: what that means; NULL: none */
+        bool have_unseen;                /* every subvolume listed: what the sample does not cover is known: */
+        int64_t unseen_subvolumes, unseen_tree_bytes;
+        const char *unseen_reason;       /* why the modelled figure's interval is wide; NULL: it is not */
+        int64_t pending;                 /* intervals held until their commit */
         bool quotas;                     /* the operator has quotas on: */
         bool have_qgroups, qgroups_inconsistent;
         int64_t exclusive, snapshots_exclusive;

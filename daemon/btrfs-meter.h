@@ -24,51 +24,24 @@
  * look fails: the figures so far stay, the next look starts anew.
  *
  * Measured: the metadata's growth (sysfs bytes_used) over an interval in
- * which nothing but atime updates happened (btrfs_interval()). Modelled,
- * otherwise: the distinct inodes whose atime was written since the newest
- * snapshot (the sample's share of them, scaled: sampler_count_since()),
- * times the bytes each one un-shares, learned from the measured intervals
- * of this filesystem (btrfs_model_*). Each with a 95% interval. */
+ * which nothing but atime updates happened (btrfs_interval()), held until
+ * the commit that would show a write in it has come and counted only if
+ * the filesystem's evidence is still the same then (BtrfsPending).
+ * Modelled, otherwise: the distinct inodes whose atime was written since
+ * the newest snapshot (the sample's share of them, scaled:
+ * sampler_count_since()), times the bytes each one un-shares, learned from
+ * the measured intervals of this filesystem (btrfs-model.h). Each with a
+ * 95% interval, which a modelled interval widens to hold what the reads
+ * of snapshotted subvolumes the sample does not cover can un-share
+ * (btrfs_unseen). */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "btrfs-model.h"
 #include "btrfs.h"
 #include "sampler.h"
-
-/* The bytes each distinct inode written since the newest snapshot
- * un-shares, as the measured intervals taught it. */
-typedef struct BtrfsModel {
-        double bytes;   /* measured growth, summed over the intervals that taught it */
-        double inodes;  /* the growth of the distinct inodes over the same intervals */
-        double hits;    /* the sampled inodes that made that growth (its precision) */
-        unsigned intervals;
-} BtrfsModel;
-
-/* Whether the model has learned anything (a measured interval in which
- * sampled inodes were written). */
-bool btrfs_model_ready(const BtrfsModel *m);
-/* Learns from one measured interval: 'bytes' grown while the distinct
- * inodes grew by 'inodes' (from 'hits' sampled ones). */
-void btrfs_model_learn(BtrfsModel *m, double bytes, double inodes, double hits);
-/* The bytes of 'inodes' distinct inodes (from 'hits' sampled ones), with
- * a 95% interval: the sample's binomial error and the model's own. */
-void btrfs_model_price(const BtrfsModel *m, double inodes, double hits, double *ret, double *ret_lo, double *ret_hi);
-
-/* Before the filesystem's own measured intervals have taught the model
- * (a busy host may never have a pure one): the bytes each inode
- * un-shares from the cost table (atime_cost.unshare_bytes, advisor.h), a
- * starting value measured on another btrfs, with a wide 95% interval: a
- * factor of BTRFS_PRIOR_SPREAD either way, times the sample's own error.
- * 'dirs' of the 'inodes' are directories, priced at the table's bytes a
- * directory (atime_cost.unshare_dir_bytes; 0: a file's). */
-#define BTRFS_PRIOR_SPREAD 4.0
-struct btrfs_prior {
-        double file, dir; /* bytes a file, a directory; file 0: none */
-};
-void btrfs_model_price_prior(const struct btrfs_prior *p, double inodes, double dirs, double hits, double *ret,
-                             double *ret_lo, double *ret_hi);
 
 /* What the figures say, as btrfs_meter_status() gives them. */
 typedef enum BtrfsFigureSource {
@@ -107,7 +80,11 @@ struct btrfs_status {
         bool have_rate;  /* a rate exists (measured or modelled) */
         bool rate_fresh; /* and it is of the interval the last look ended (not an earlier one's) */
         BtrfsFigureSource rate_source;
-        double per_day, per_day_lo, per_day_hi; /* the last interval's growth, per day, and its 95% interval */
+        double per_day, per_day_lo, per_day_hi; /* the last intervals' growth, per day, and its 95% interval */
+        /* The same bytes over the stretch since the previous look alone:
+         * intervals held before are confirmed at once, and the history
+         * (tick.c) must add up to the bytes, not repeat a rate. */
+        double step_per_day, step_lo, step_hi;
         double total;    /* every measured interval's growth, summed */
         /* The mean over every interval with a figure, measured or
          * modelled, per day, and its 95% interval (the intervals' bounds
@@ -128,6 +105,18 @@ struct btrfs_status {
          * each one): it is not sampled, only looked at (btrfs_meter_look()),
          * and atime un-shares exactly nothing (btrfs_status_no_atime()). */
         bool no_atime;
+        /* A modelled figure's top, in the mean since atimed started, was
+         * raised to hold what reads of snapshotted subvolumes the sample
+         * does not cover may un-share (facts.unseen says which; without
+         * the helper's full list, what the metadata grew by). */
+        bool widened;
+        /* The last look that could list every subvolume found snapshotted
+         * ones that mounts writing atime reach beyond the sample
+         * (facts.unseen: nested below the mount sampled, Docker's layers):
+         * their reads un-share bytes the figures hold. */
+        bool reaches_unseen;
+        unsigned pending;   /* intervals held until their commit (BtrfsPending) */
+        const char *model_why; /* why the model is not saved, or saved though beyond the table's range; NULL: none */
 };
 
 /* What the sample says of the inodes written since the newest snapshot. */
@@ -137,10 +126,30 @@ struct btrfs_since {
         struct sampler_since count;
 };
 
+/* An interval that passed btrfs_interval(), held until whatever was
+ * written in it has been committed (its settle window, btrfs_settle_arm()):
+ * measured then if the evidence is still as at its start, modelled if it
+ * moved. */
+#define BTRFS_PENDING_MAX 32
+typedef struct BtrfsPending {
+        struct btrfs_evidence start; /* at the look it began with */
+        double bytes, seconds;       /* the metadata's growth over it */
+        bool grew;                   /* the count since the newest snapshot grew over it by: */
+        double inodes, dirs, hits;
+        uint64_t subvol;             /* the place, and the newest snapshot, that count was of */
+        int64_t since;
+        uint64_t end_usec;           /* CLOCK_MONOTONIC usec of its end */
+        bool have_commits;           /* the transactions committed at its end are known: */
+        uint64_t commits;
+        BtrfsTaint settle;
+} BtrfsPending;
+
 /* One sweep's look, carried by its job. */
 typedef struct BtrfsLook {
         bool on;            /* the sweep is of a btrfs: look */
         uint64_t subvol;    /* the place's subvolid= */
+        struct btrfs_wanted wanted[BTRFS_TRACKED_MAX]; /* the filesystem's mounts' subvolumes (btrfs_look_want()) */
+        size_t n_wanted;
         char *fsid;         /* as the meter knew it, or as the look found it */
         char *sysfs;
         struct btrfs_facts facts;
@@ -155,16 +164,33 @@ typedef struct BtrfsMeter {
         struct btrfs_status status;
         uint64_t at;       /* CLOCK_MONOTONIC usec of the last look */
         BtrfsTaint taint;  /* an impure interval's writes, not committed yet */
+        BtrfsPending pending[BTRFS_PENDING_MAX]; /* oldest first */
+        unsigned n_pending;
+        /* Consecutive measured intervals, learnt from as one run: the
+         * bytes an interval's reads un-share land at the commit, often in
+         * the next interval. */
+        struct {
+                double bytes, inodes, hits;
+                unsigned intervals;
+                uint64_t last_read_usec; /* the end of its last interval with sampled inodes written */
+                bool have_commits;       /* and the transactions committed then, where known */
+                uint64_t last_read_commits;
+        } run;
         BtrfsModel model;
         struct btrfs_prior prior; /* the cost table's bytes an inode, as the last sweep gave it (file 0: none) */
         double sum_bytes, sum_lo, sum_hi, sum_seconds; /* every interval with a figure */
         double sum_modelled_bytes; /* of sum_bytes, the modelled intervals' */
         bool sum_modelled;
+        bool sum_widened;  /* a modelled interval of the sums was widened (status.widened) */
         struct btrfs_since since; /* at the last look */
         bool since_measured; /* every interval since the newest snapshot appeared was measured */
         double since_bytes;  /* and their growth */
         bool look_only;    /* the last look was btrfs_meter_look()'s: no interval ends at it */
+        bool priced;       /* a look brought the cost table's prices (btrfs_meter_seed() waits for them) */
+        bool seed_refused; /* the model kept from before was not taken (status.model_why says why) */
         bool deleted_said, sight_said, space_said, error_said, change_said, qgroup_said, inconsistent_said;
+        bool unseen_said, helper_said;
+        const char *model_said; /* the model_why last logged */
 } BtrfsMeter;
 
 /* A model kept from before a restart (stats_unshare_model, in the
@@ -178,6 +204,11 @@ void btrfs_meter_done(BtrfsMeter *m);
 
 /* Event loop: what a sweep's look needs, copied into 'l' (zeroed first). */
 int btrfs_look_prepare(const BtrfsMeter *m, const char *super_options, const char *sysfs, BtrfsLook *l);
+/* Event loop, after btrfs_look_prepare(): one more mount of the
+ * filesystem, of subvolume 'id' (its subvolid=; 0: unknown, ignored),
+ * through which atime is written or not. The look finds its facts in the
+ * same pass, and relates the snapshotted subvolumes to them. */
+void btrfs_look_want(BtrfsLook *l, uint64_t id, bool writes_atime);
 /* The job's thread: looks at the btrfs mounted at 'target' (its device's
  * kernel name 'devname', to find the fsid; may be NULL). */
 void btrfs_look_run(BtrfsLook *l, const char *target, const char *devname);
@@ -213,6 +244,12 @@ const struct btrfs_facts *btrfs_meter_facts(const BtrfsMeter *m);
 /* The model as the measured intervals taught it (or the seed gave it),
  * to keep across a restart. */
 void btrfs_meter_model(const BtrfsMeter *m, BtrfsModel *ret);
+/* Whether a mount shows the bytes atime un-shares (its history, its
+ * advice): its own subvolume shares its tree with snapshots, or it is the
+ * mount the filesystem is sampled through and reads reach snapshotted
+ * subvolumes the sample does not cover (reaches_unseen): the figures,
+ * their tops raised for those, are its. */
+bool btrfs_status_shows_bytes(const struct btrfs_status *b);
 /* The status of a mount of a filesystem no mount writes atime through,
  * looked at or not: a rate of exactly 0 bytes a day, as the atime updates
  * through noatime are exactly 0 (a figure, source BTRFS_BYTES_NO_ATIME,

@@ -1,6 +1,6 @@
-/* btrfs.c: a btrfs mount's subvolume and snapshots (libbtrfsutil), its
- * filesystem's bytes in use (sysfs), and what an interval of them says
- * (see btrfs.h). */
+/* btrfs.c: a btrfs mount's subvolume and snapshots (atimed's helper, or
+ * libbtrfsutil), its filesystem's bytes in use (sysfs), and what an
+ * interval of them says (see btrfs.h). */
 #include "btrfs.h"
 
 #include <dirent.h>
@@ -10,16 +10,20 @@
 #include <linux/btrfs_tree.h>
 #include <linux/magic.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
 #include "fileio.h"
+#include "helper-client.h"
 #include "macro.h"
 #include "string-table.h"
+#include "time-util.h"
 
 #if HAVE_BTRFSUTIL
 #include <btrfsutil.h>
@@ -29,9 +33,12 @@ DEFINE_FREE_FUNC(DIR, closedir);
 
 /* A sysfs counter is a line of digits. */
 #define SYSFS_COUNTER_MAX 64
-/* Past this many subvolumes a look stops listing: it must end within the
- * job's deadline, and snapper's or btrbk's hundreds are far below it. */
-#define SUBVOLUMES_MAX 100000
+/* libbtrfsutil lists each subvolume with a search of its own (some 11 us
+ * each): past this many a look stops listing and says the rest is not
+ * seen. The helper's scan has no such bound (btrfs-roots.h). */
+#define UTIL_SUBVOLUMES_MAX 100000
+/* The listing's deadline where the caller gives none. */
+#define LIST_TIMEOUT_USEC (10 * USEC_PER_SEC)
 
 static const char *const btrfs_sight_table[_BTRFS_SIGHT_MAX] = {
         [BTRFS_SIGHT_NONE] = "none",
@@ -47,6 +54,8 @@ static const char *const btrfs_bytes_source_table[_BTRFS_BYTES_SOURCE_MAX] = {
         [BTRFS_BYTES_SNAPSHOT_CHANGED] = "snapshot_changed",
         [BTRFS_BYTES_UNREADABLE] = "unreadable",
         [BTRFS_BYTES_NO_ATIME] = "no_atime",
+        [BTRFS_BYTES_PENDING] = "pending",
+        [BTRFS_BYTES_UNPROVEN] = "unproven",
 };
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(btrfs_bytes_source, BtrfsBytesSource);
 
@@ -55,52 +64,6 @@ static bool uuid_is_null(const uint8_t u[16]) {
                 if (u[i])
                         return false;
         return true;
-}
-
-static int cmp_int64(const void *a, const void *b) {
-        int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
-
-        return x < y ? -1 : x > y;
-}
-
-/* The median gap between the creations of self's snapshots. */
-static int64_t snapshot_period(const struct btrfs_subvol *self, const struct btrfs_subvol *subs, size_t n,
-                               unsigned count) {
-        _cleanup_free_ int64_t *t = count >= 2 ? calloc(count, sizeof *t) : NULL;
-        size_t k = 0;
-
-        if (!t)
-                return 0;
-        for (size_t i = 0; i < n && k < count; i++)
-                if (subs[i].id != self->id && memcmp(subs[i].parent_uuid, self->uuid, 16) == 0)
-                        t[k++] = subs[i].otime;
-        qsort(t, k, sizeof *t, cmp_int64);
-        for (size_t i = 0; i + 1 < k; i++)
-                t[i] = t[i + 1] - t[i];
-        if (k < 2)
-                return 0;
-        qsort(t, k - 1, sizeof *t, cmp_int64);
-        return (k - 1) % 2 ? t[(k - 1) / 2] : (t[(k - 1) / 2 - 1] + t[(k - 1) / 2]) / 2;
-}
-
-void btrfs_snapshots_of(const struct btrfs_subvol *self, const struct btrfs_subvol *subs, size_t n,
-                        struct btrfs_snapshots *ret) {
-        *ret = (struct btrfs_snapshots) {};
-        if (uuid_is_null(self->uuid))
-                return;
-        for (size_t i = 0; i < n; i++) {
-                const struct btrfs_subvol *s = &subs[i];
-
-                if (s->id == self->id || memcmp(s->parent_uuid, self->uuid, 16) != 0)
-                        continue;
-                ret->count++;
-                ret->read_only += s->read_only;
-                ret->ids_sum += s->id;
-                ret->exclusive += s->exclusive;
-                if (s->otime > ret->newest_otime)
-                        ret->newest_otime = s->otime;
-        }
-        ret->period_s = snapshot_period(self, subs, n, ret->count);
 }
 
 bool btrfs_shares(const struct btrfs_subvol *self, const struct btrfs_snapshots *s, int64_t *ret_since) {
@@ -139,25 +102,40 @@ bool btrfs_place_better(const struct btrfs_place *a, const struct btrfs_place *b
 }
 
 void btrfs_facts_done(struct btrfs_facts *f) {
-        free(f->subs);
-        f->subs = NULL;
-        f->n_subs = 0;
+        btrfs_tracked_free_all(f->tracked, f->n_tracked);
+        f->tracked = NULL;
+        f->n_tracked = 0;
+}
+
+static const struct btrfs_tracked *tracked_find(const struct btrfs_facts *f, uint64_t id) {
+        for (size_t i = 0; i < f->n_tracked; i++)
+                if (f->tracked[i].sub.id == id)
+                        return &f->tracked[i];
+        return NULL;
+}
+
+bool btrfs_facts_wanted(const struct btrfs_facts *f, uint64_t id) {
+        for (size_t i = 0; i < f->n_wanted; i++)
+                if (f->wanted[i] == id)
+                        return true;
+        return false;
 }
 
 bool btrfs_facts_of(const struct btrfs_facts *f, uint64_t id, struct btrfs_subvol *ret_self,
                     struct btrfs_snapshots *ret_snapshots) {
+        const struct btrfs_tracked *t;
+
         if (f->have_info && f->self.id == id) {
                 *ret_self = f->self;
                 *ret_snapshots = f->snapshots;
                 return f->sight != BTRFS_SIGHT_NONE;
         }
-        for (size_t i = 0; i < f->n_subs; i++)
-                if (f->subs[i].id == id) {
-                        *ret_self = f->subs[i];
-                        btrfs_snapshots_of(ret_self, f->subs, f->n_subs, ret_snapshots);
-                        return true;
-                }
-        return false;
+        t = tracked_find(f, id);
+        if (!t)
+                return false;
+        *ret_self = t->sub;
+        *ret_snapshots = t->snapshots;
+        return true;
 }
 
 int btrfs_parse_bytes(const char *text, uint64_t *ret) {
@@ -271,6 +249,28 @@ void btrfs_taint_note(BtrfsTaint *t, const BtrfsIntervalVerdict *v, const struct
         };
 }
 
+void btrfs_settle_arm(BtrfsTaint *t, const struct btrfs_facts *cur, uint64_t now_usec, double commit_s) {
+        BtrfsIntervalVerdict v = { .writes = true };
+
+        btrfs_taint_note(t, &v, cur, now_usec, commit_s);
+}
+
+/* Whether the snapshots of a subvolume both looks saw changed: only the
+ * tracked ones' count (another's snapshot made by any user says nothing
+ * of the bytes the tracked ones share, and is only a write). */
+static bool snapshots_changed(const struct btrfs_facts *a, const struct btrfs_facts *b) {
+        if (a->sight != b->sight || a->snapshots.count != b->snapshots.count ||
+            a->snapshots.ids_sum != b->snapshots.ids_sum)
+                return true;
+        for (size_t i = 0; i < b->n_tracked; i++) {
+                const struct btrfs_tracked *x = tracked_find(a, b->tracked[i].sub.id), *y = &b->tracked[i];
+
+                if (x && (x->snapshots.count != y->snapshots.count || x->snapshots.ids_sum != y->snapshots.ids_sum))
+                        return true;
+        }
+        return false;
+}
+
 BtrfsIntervalVerdict btrfs_interval(const BtrfsIntervalInput *in) {
         const struct btrfs_facts *a = in->prev, *b = in->cur;
         BtrfsIntervalVerdict v = { .source = BTRFS_BYTES_WAITING };
@@ -287,21 +287,27 @@ BtrfsIntervalVerdict btrfs_interval(const BtrfsIntervalInput *in) {
         }
         /* Snapshots made or deleted: a deletion frees metadata as the
          * cleaner gets to it, a new snapshot shares what was un-shared. */
-        if (a->sight != b->sight || a->snapshots.count != b->snapshots.count ||
-            a->snapshots.ids_sum != b->snapshots.ids_sum || a->n_subs != b->n_subs || a->subs_ids_sum != b->subs_ids_sum) {
+        if (snapshots_changed(a, b)) {
                 v.source = BTRFS_BYTES_SNAPSHOT_CHANGED;
                 v.writes = true;
                 return v;
         }
-        /* Data written or freed, anything the sample saw change, or
-         * metadata that shrank (something was deleted): not atime's. */
+        /* Data written or freed, anything the sample saw change, metadata
+         * that shrank (something was deleted), or the filesystem's own
+         * evidence of a write (a tree grown or shrunk, a checksum, a
+         * subvolume made or deleted, by anyone): not atime's. */
         v.writes = !in->pure || a->data_bytes_used != b->data_bytes_used ||
-                   b->metadata_bytes_used < a->metadata_bytes_used;
+                   b->metadata_bytes_used < a->metadata_bytes_used ||
+                   (a->evidence.have && b->evidence.have && !btrfs_evidence_still(&a->evidence, &b->evidence));
         if (v.writes || in->tainted) {
                 v.source = BTRFS_BYTES_IMPURE;
                 return v;
         }
-        v.source = BTRFS_BYTES_MEASURED;
+        if (!a->evidence.have || !b->evidence.have) {
+                v.source = BTRFS_BYTES_UNPROVEN;
+                return v;
+        }
+        v.source = BTRFS_BYTES_PENDING;
         v.bytes = (double) (b->metadata_bytes_used - a->metadata_bytes_used);
         v.per_day = v.bytes * 86400.0 / in->seconds;
         return v;
@@ -384,10 +390,26 @@ static int read_exclusive(const char *sysfs, const char *fsid, uint64_t id, uint
         return read_qgroup(sysfs, fsid, what, ret);
 }
 
-/* The qgroups' exclusive bytes of self and of every subvolume listed,
+
+/* The exclusive bytes of a tracked subvolume's qgroup and of its newest
+ * snapshots' (btrfs.h). */
+static int tracked_qgroups(const char *sysfs, const char *fsid, struct btrfs_tracked *t) {
+        int r = read_exclusive(sysfs, fsid, t->sub.id, &t->sub.exclusive);
+
+        t->snapshots.exclusive = 0;
+        for (size_t i = 0; r >= 0 && i < t->n_snapshot_ids; i++) {
+                uint64_t v = 0;
+
+                r = read_exclusive(sysfs, fsid, t->snapshot_ids[i], &v);
+                t->snapshots.exclusive += v;
+        }
+        return r;
+}
+
+/* The qgroups' exclusive bytes of self and of the tracked subvolumes,
  * where quotas are on (btrfs.h). */
-static int look_qgroups(const char *sysfs, const char *fsid, struct btrfs_subvol *subs, size_t n,
-                        struct btrfs_facts *f) {
+static int look_qgroups(const char *sysfs, const char *fsid, struct btrfs_facts *f) {
+        const struct btrfs_tracked *t;
         uint64_t v = 0;
         int r = read_qgroup(sysfs, fsid, "enabled", &v);
 
@@ -397,9 +419,14 @@ static int look_qgroups(const char *sysfs, const char *fsid, struct btrfs_subvol
         if (!f->quotas || !f->have_info)
                 return 0;
         f->qgroups_inconsistent = read_qgroup(sysfs, fsid, "inconsistent", &v) >= 0 && v != 0;
-        r = read_exclusive(sysfs, fsid, f->self.id, &f->self.exclusive);
-        for (size_t i = 0; r >= 0 && i < n; i++)
-                r = read_exclusive(sysfs, fsid, subs[i].id, &subs[i].exclusive);
+        r = 0;
+        for (size_t i = 0; r >= 0 && i < f->n_tracked; i++)
+                r = tracked_qgroups(sysfs, fsid, &f->tracked[i]);
+        if (r >= 0 && (t = tracked_find(f, f->self.id))) {
+                f->self.exclusive = t->sub.exclusive;
+                f->snapshots.exclusive = t->snapshots.exclusive;
+        } else if (r >= 0)
+                r = read_exclusive(sysfs, fsid, f->self.id, &f->self.exclusive);
         if (r == -ENOMEM)
                 return r;
         f->have_qgroups = r >= 0;
@@ -407,97 +434,9 @@ static int look_qgroups(const char *sysfs, const char *fsid, struct btrfs_subvol
         return 0;
 }
 
-#if HAVE_BTRFSUTIL
-/* libbtrfsutil's errors carry errno; a few of its own are not one. */
-static int util_errno(enum btrfs_util_error e) {
-        if (e == BTRFS_UTIL_ERROR_NO_MEMORY)
-                return -ENOMEM;
-        if (e == BTRFS_UTIL_ERROR_SUBVOLUME_NOT_FOUND)
-                return -ENOENT;
-        return errno > 0 ? -errno : -EIO;
-}
-
-static void subvol_from_info(const struct btrfs_util_subvolume_info *i, struct btrfs_subvol *ret) {
-        *ret = (struct btrfs_subvol) {
-                .id = i->id,
-                .read_only = i->flags & BTRFS_ROOT_SUBVOL_RDONLY,
-                .otime = i->otime.tv_sec,
-        };
-        memcpy(ret->uuid, i->uuid, 16);
-        memcpy(ret->parent_uuid, i->parent_uuid, 16);
-}
-
-/* One more subvolume into a growing list. */
-static int subs_push(struct btrfs_subvol **subs, size_t *n, size_t *allocated,
-                     const struct btrfs_util_subvolume_info *info) {
-        if (*n >= SUBVOLUMES_MAX)
-                return -E2BIG;
-        if (*n == *allocated) {
-                size_t m = *allocated ? 2 * *allocated : 64;
-                struct btrfs_subvol *p = reallocarray(*subs, m, sizeof *p);
-
-                if (!p)
-                        return -ENOMEM;
-                *subs = p;
-                *allocated = m;
-        }
-        subvol_from_info(info, &(*subs)[(*n)++]);
-        return 0;
-}
-
-/* Every subvolume the library lets this process see, into *ret. */
-static int list_subvolumes(int fd, BtrfsSight *sight, struct btrfs_subvol **ret, size_t *ret_n) {
-        struct btrfs_util_subvolume_iterator *it = NULL;
-        struct btrfs_subvol *subs = NULL;
-        size_t n = 0, allocated = 0;
-        enum btrfs_util_error e;
-        /* As root the library searches the tree (top = the filesystem's
-         * root: all of it); as another user only beneath fd's subvolume. */
-        bool root = geteuid() == 0;
-        int r = 0;
-
-        *sight = root ? BTRFS_SIGHT_ALL : BTRFS_SIGHT_BENEATH;
-        e = btrfs_util_create_subvolume_iterator_fd(fd, root ? BTRFS_FS_TREE_OBJECTID : 0, 0, &it);
-        if (e)
-                return util_errno(e);
-        for (;;) {
-                struct btrfs_util_subvolume_info info;
-
-                e = btrfs_util_subvolume_iterator_next_info(it, NULL, &info);
-                if (e == BTRFS_UTIL_ERROR_STOP_ITERATION)
-                        break;
-                if (e) {
-                        r = util_errno(e);
-                        break;
-                }
-                r = subs_push(&subs, &n, &allocated, &info);
-                if (r < 0)
-                        break;
-        }
-        btrfs_util_destroy_subvolume_iterator(it);
-        /* The iterator lists what lies beneath the top level, not the top
-         * level itself: it is listed too, for a mount of it to find its
-         * own facts while the filesystem is looked at through another
-         * (place.c's place). Where it cannot be read, it is left out. */
-        if (r == 0 && root) {
-                struct btrfs_util_subvolume_info info;
-
-                if (btrfs_util_subvolume_info_fd(fd, BTRFS_FS_TREE_OBJECTID, &info) == BTRFS_UTIL_OK)
-                        r = subs_push(&subs, &n, &allocated, &info);
-        }
-        if (r < 0) {
-                free(subs);
-                return r;
-        }
-        *ret = subs;
-        *ret_n = n;
-        return 0;
-}
-
-#endif
-
-/* The filesystem's bytes in use and commits; -ENOMEM only. */
+/* The filesystem's bytes in use, commits and node size; -ENOMEM only. */
 static int look_space(const char *sysfs, const char *fsid, struct btrfs_facts *ret) {
+        uint64_t v;
         int r;
 
         if (!fsid) {
@@ -515,48 +454,261 @@ static int look_space(const char *sysfs, const char *fsid, struct btrfs_facts *r
         if (r == -ENOMEM)
                 return r;
         ret->have_commits = r >= 0;
+        r = read_fs_counter(sysfs, fsid, "nodesize", &v);
+        if (r == -ENOMEM)
+                return r;
+        ret->nodesize = r >= 0 && v <= UINT32_MAX ? (uint32_t) v : 0;
         return 0;
 }
 
+/* ---------------------------------------------------------------- the subvolumes */
+
+/* The digests' key: one per process, so that no one can make two states
+ * of the filesystem digest alike (btrfs_evidence). */
+static uint64_t digest_key;
+static pthread_once_t digest_once = PTHREAD_ONCE_INIT;
+
+static void digest_init(void) {
+        if (getrandom(&digest_key, sizeof digest_key, GRND_NONBLOCK) != sizeof digest_key)
+                digest_key = now_usec(CLOCK_MONOTONIC) ^ (uint64_t) getpid() << 32;
+}
+
+/* The wanted subvolumes and the one looked through, gathered from the
+ * records 'list' brings. */
+typedef int (*list_fn)(int fd, const BtrfsLookArgs *a, BtrfsRoots *roots, struct btrfs_roots_end *end, void *userdata);
+
+static int gather(int fd, const BtrfsLookArgs *a, uint64_t self, list_fn list, void *userdata,
+                  struct btrfs_roots_result *ret, struct btrfs_facts *f) {
+        struct btrfs_wanted w[BTRFS_TRACKED_MAX];
+        size_t n = 0;
+        BtrfsRoots *roots = NULL;
+        struct btrfs_roots_end end;
+        int r;
+
+        (void) pthread_once(&digest_once, digest_init);
+        /* The one looked through first: it is tracked whatever the cap. */
+        if (self != 0)
+                w[n++] = (struct btrfs_wanted) { .id = self };
+        for (size_t i = 0; i < a->n_wanted && n < BTRFS_TRACKED_MAX; i++)
+                w[n++] = a->wanted[i];
+        f->n_wanted = n;
+        for (size_t i = 0; i < n; i++)
+                f->wanted[i] = w[i].id;
+        r = btrfs_roots_new(w, n, self, digest_key, &roots);
+        if (r < 0)
+                return r;
+        r = list(fd, a, roots, &end, userdata);
+        if (r > 0) /* listed, with no end to say */
+                r = btrfs_roots_finish(roots, NULL, ret);
+        else if (r == 0)
+                r = btrfs_roots_finish(roots, &end, ret);
+        btrfs_roots_free(roots);
+        return r;
+}
+
+static uint64_t list_deadline(const BtrfsLookArgs *a) {
+        return a->deadline_usec ? a->deadline_usec : now_usec(CLOCK_MONOTONIC) + LIST_TIMEOUT_USEC;
+}
+
+static int list_roots(int fd, const BtrfsLookArgs *a, BtrfsRoots *roots, struct btrfs_roots_end *end,
+                      _unused_ void *userdata) {
+        if (a->lister == BTRFS_LIST_SCAN)
+                return btrfs_roots_scan(fd, list_deadline(a), btrfs_roots_add, roots, end);
+        return helper_btrfs_roots(fd, list_deadline(a), btrfs_roots_add, roots, end);
+}
+
+/* The facts of self and its snapshots, from what was gathered. */
+static void take_gathered(struct btrfs_roots_result *g, BtrfsSight sight, struct btrfs_facts *ret) {
+        const struct btrfs_tracked *t;
+
+        ret->sight = sight;
+        ret->tracked = TAKE_PTR(g->tracked);
+        ret->n_tracked = g->n_tracked;
+        ret->subvolumes = g->subvolumes;
+        ret->partial = g->truncated;
+        ret->evidence = g->evidence;
+        ret->unseen = g->unseen;
+        t = ret->have_subvol ? tracked_find(ret, ret->self.id) : NULL;
+        if (!t)
+                return;
+        ret->have_info = true;
+        ret->self = t->sub;
+        ret->snapshots = t->snapshots;
+        /* An orphan: no parent but the top level's. */
+        ret->deleted = t->sub.parent_id == 0 && t->sub.id != BTRFS_FS_TREE_OBJECTID;
+}
+
+/* Through the helper (or this process's own scan): every subvolume. 1
+ * where it answered, 0 where it did not (ret->helper_error), -ENOMEM. */
+static int look_listed(int fd, const BtrfsLookArgs *a, struct btrfs_facts *ret) {
+        struct btrfs_roots_result g;
+        int r;
+
+        if (a->lister == BTRFS_LIST_UTIL || (a->lister == BTRFS_LIST_AUTO && helper_client_via() == HELPER_VIA_NONE)) {
+                ret->helper_error = -ENXIO;
+                return 0;
+        }
+        r = gather(fd, a, ret->self.id, list_roots, NULL, &g, ret);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                ret->helper_error = r;
+                return 0;
+        }
+        take_gathered(&g, BTRFS_SIGHT_ALL, ret);
+        return 1;
+}
+
 #if HAVE_BTRFSUTIL
+/* libbtrfsutil's errors carry errno; a few of its own are not one. */
+static int util_errno(enum btrfs_util_error e) {
+        if (e == BTRFS_UTIL_ERROR_NO_MEMORY)
+                return -ENOMEM;
+        if (e == BTRFS_UTIL_ERROR_SUBVOLUME_NOT_FOUND)
+                return -ENOENT;
+        return errno > 0 ? -errno : -EIO;
+}
+
+static void record_from_info(const struct btrfs_util_subvolume_info *i, struct btrfs_root_record *ret) {
+        *ret = (struct btrfs_root_record) {
+                .id = i->id,
+                .parent_id = i->parent_id,
+                .generation = i->generation,
+                .ctransid = i->ctransid,
+                .otransid = i->otransid,
+                .otime = i->otime.tv_sec,
+                .refs = 1,
+                .read_only = (i->flags & BTRFS_ROOT_SUBVOL_RDONLY) != 0,
+        };
+        memcpy(ret->uuid, i->uuid, 16);
+        memcpy(ret->parent_uuid, i->parent_uuid, 16);
+}
+
+struct util_list {
+        struct btrfs_root_record *v;
+        size_t n, allocated;
+        BtrfsSight sight;
+        bool stopped; /* before the end: too many, or the deadline */
+};
+
+static int util_push(struct util_list *l, const struct btrfs_util_subvolume_info *info) {
+        if (array_grow((void **) &l->v, &l->allocated, l->n, 64, sizeof *l->v) < 0)
+                return -ENOMEM;
+        record_from_info(info, &l->v[l->n++]);
+        return 0;
+}
+
+/* Every subvolume the library lets this process see, up to
+ * UTIL_SUBVOLUMES_MAX and the deadline: 1 where it stopped before the
+ * end. */
+static int util_iterate(int fd, uint64_t deadline, bool root, struct util_list *l) {
+        struct btrfs_util_subvolume_iterator *it = NULL;
+        enum btrfs_util_error e;
+        int r = 0;
+
+        /* As root the library searches the tree (top = the filesystem's
+         * root: all of it); as another user only beneath fd's subvolume. */
+        e = btrfs_util_create_subvolume_iterator_fd(fd, root ? BTRFS_FS_TREE_OBJECTID : 0, 0, &it);
+        if (e)
+                return util_errno(e);
+        for (;;) {
+                struct btrfs_util_subvolume_info info;
+
+                if (l->n >= UTIL_SUBVOLUMES_MAX || now_usec(CLOCK_MONOTONIC) >= deadline) {
+                        r = 1;
+                        break;
+                }
+                e = btrfs_util_subvolume_iterator_next_info(it, NULL, &info);
+                if (e == BTRFS_UTIL_ERROR_STOP_ITERATION)
+                        break;
+                r = e ? util_errno(e) : util_push(l, &info);
+                if (r < 0)
+                        break;
+        }
+        btrfs_util_destroy_subvolume_iterator(it);
+        return r;
+}
+
+static int cmp_record(const void *a, const void *b) {
+        const struct btrfs_root_record *x = a, *y = b;
+
+        return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* A list_fn over libbtrfsutil: the records in order of id, origins before
+ * their snapshots, as the tree of roots has them. */
+static int list_util(int fd, const BtrfsLookArgs *a, BtrfsRoots *roots, _unused_ struct btrfs_roots_end *end,
+                     void *userdata) {
+        struct util_list *l = userdata;
+        bool root = geteuid() == 0;
+        int r;
+
+        l->sight = root ? BTRFS_SIGHT_ALL : BTRFS_SIGHT_BENEATH;
+        r = util_iterate(fd, list_deadline(a), root, l);
+        if (r < 0)
+                return r;
+        l->stopped = r > 0;
+        /* The iterator lists what lies beneath the top level, not the top
+         * level itself: it is listed too, for a mount of it to find its
+         * own facts while the filesystem is looked at through another
+         * (place.c's place). Where it cannot be read, it is left out. */
+        if (root) {
+                struct btrfs_util_subvolume_info info;
+
+                if (btrfs_util_subvolume_info_fd(fd, BTRFS_FS_TREE_OBJECTID, &info) == BTRFS_UTIL_OK &&
+                    (r = util_push(l, &info)) < 0)
+                        return r;
+        }
+        if (l->n > 0)
+                qsort(l->v, l->n, sizeof *l->v, cmp_record);
+        for (size_t i = 0; i < l->n; i++) {
+                r = btrfs_roots_add(&l->v[i], roots);
+                if (r < 0)
+                        return r;
+        }
+        /* No end: no evidence (libbtrfsutil shows no tree's size). */
+        return 1;
+}
+
 /* The subvolume fd lies in, into ret->self: 1 with its info, 0 where the
  * library could not say (ret->sight_error), -ENOMEM. */
-static int look_self(int fd, uint64_t subvol_id, struct btrfs_facts *ret) {
+static int look_self(int fd, struct btrfs_facts *ret) {
         struct btrfs_util_subvolume_info info;
+        struct btrfs_root_record rec;
         enum btrfs_util_error e;
 
-        /* Its id needs no privilege (INO_LOOKUP of the subvolume's root
-         * directory); a mount of a directory inside a subvolume has it too. */
-        if (subvol_id == 0 && btrfs_util_subvolume_id_fd(fd, &subvol_id) != BTRFS_UTIL_OK)
-                subvol_id = 0;
-        if (subvol_id != 0) {
-                ret->have_subvol = true;
-                ret->self.id = subvol_id;
-        }
         /* Asked by id, the library always searches the tree; asked for
          * the subvolume fd is the root of (id 0), it may use the
          * unprivileged ioctl. */
-        e = btrfs_util_subvolume_info_fd(fd, btrfs_util_is_subvolume_fd(fd) == BTRFS_UTIL_OK ? 0 : subvol_id, &info);
+        e = btrfs_util_subvolume_info_fd(fd, btrfs_util_is_subvolume_fd(fd) == BTRFS_UTIL_OK ? 0 : ret->self.id, &info);
         if (e) {
                 ret->sight_error = util_errno(e);
                 return ret->sight_error == -ENOMEM ? -ENOMEM : 0;
         }
         ret->have_subvol = ret->have_info = true;
-        subvol_from_info(&info, &ret->self);
+        record_from_info(&info, &rec);
+        ret->self = (struct btrfs_subvol) { .id = rec.id, .parent_id = rec.parent_id, .read_only = rec.read_only,
+                                            .otime = rec.otime, .generation = rec.generation };
+        memcpy(ret->self.uuid, rec.uuid, 16);
+        memcpy(ret->self.parent_uuid, rec.parent_uuid, 16);
         /* An orphan: no parent but the top level's (libbtrfsutil's
          * parent_id). */
         ret->deleted = info.parent_id == 0 && info.id != BTRFS_FS_TREE_OBJECTID;
         return 1;
 }
 
-/* Every subvolume of the filesystem, as far as atimed may see them: the
- * snapshots of ret->self among them, and their qgroups. */
-static int look_subvolumes(int fd, const char *sysfs, const char *fsid, struct btrfs_facts *ret) {
-        _cleanup_free_ struct btrfs_subvol *subs = NULL;
-        size_t n = 0;
+/* Without the helper: libbtrfsutil, as far as this process's privileges
+ * let it see (btrfs.h). */
+static int look_util(int fd, const BtrfsLookArgs *a, struct btrfs_facts *ret) {
+        struct util_list l = {};
+        struct btrfs_roots_result g;
         int r;
 
-        r = list_subvolumes(fd, &ret->sight, &subs, &n);
+        r = look_self(fd, ret);
+        if (r <= 0)
+                return r;
+        r = gather(fd, a, ret->self.id, list_util, &l, &g, ret);
+        free(l.v);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
@@ -564,20 +716,18 @@ static int look_subvolumes(int fd, const char *sysfs, const char *fsid, struct b
                 ret->sight_error = r;
                 return 0;
         }
-        r = fsid ? look_qgroups(sysfs, fsid, subs, n, ret) : 0;
-        if (r < 0)
-                return r;
-        btrfs_snapshots_of(&ret->self, subs, n, &ret->snapshots);
-        for (size_t i = 0; i < n; i++)
-                ret->subs_ids_sum += subs[i].id;
-        ret->subs = TAKE_PTR(subs);
-        ret->n_subs = n;
+        /* Not every subvolume, or not their trees' sizes: what lies
+         * beneath a mount is not known. */
+        g.unseen.known = false;
+        g.truncated = l.stopped;
+        take_gathered(&g, l.sight, ret);
         return 0;
 }
 #endif
 
-int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, struct btrfs_facts *ret) {
+int btrfs_look(int fd, const BtrfsLookArgs *a, struct btrfs_facts *ret) {
         struct statfs sfs;
+        uint64_t id = a->subvol_id;
         int r;
 
         *ret = (struct btrfs_facts) { .sight = BTRFS_SIGHT_NONE };
@@ -585,22 +735,27 @@ int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, 
                 return -errno;
         if (sfs.f_type != BTRFS_SUPER_MAGIC)
                 return -EMEDIUMTYPE;
-
-        /* The space first: it needs no privilege, and the bytes are
-         * measured whatever the snapshots' sight. */
-        r = look_space(sysfs, fsid, ret);
+#if HAVE_BTRFSUTIL
+        /* Its id needs no privilege (INO_LOOKUP of the subvolume's root
+         * directory); a mount of a directory inside a subvolume has it too. */
+        if (id == 0 && btrfs_util_subvolume_id_fd(fd, &id) != BTRFS_UTIL_OK)
+                id = 0;
+#endif
+        ret->have_subvol = id != 0;
+        ret->self.id = id;
+        /* The subvolumes first, the bytes after (btrfs.h). */
+        r = look_listed(fd, a, ret);
         if (r < 0)
                 return r;
 #if HAVE_BTRFSUTIL
-        r = look_self(fd, subvol_id, ret);
-        if (r <= 0)
+        if (r == 0 && (r = look_util(fd, a, ret)) < 0)
                 return r;
-        return look_subvolumes(fd, sysfs, fsid, ret);
 #else
-        /* Built without libbtrfsutil: the bytes, and no subvolume. */
-        ret->have_subvol = subvol_id != 0;
-        ret->self.id = subvol_id;
-        ret->sight_error = -EOPNOTSUPP;
-        return 0;
+        if (r == 0)
+                ret->sight_error = -EOPNOTSUPP; /* built without libbtrfsutil: the helper alone lists them */
 #endif
+        r = look_space(a->sysfs, a->fsid, ret);
+        if (r < 0)
+                return r;
+        return a->fsid ? look_qgroups(a->sysfs, a->fsid, ret) : 0;
 }

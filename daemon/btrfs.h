@@ -1,22 +1,28 @@
-/* btrfs.h: what a btrfs mount shares with its snapshots, and what its
- * filesystem's metadata weighs. An atime update rewrites the inode's
- * metadata leaf; a leaf shared with a snapshot is copied and the snapshot
- * keeps the old one, so on a snapshotted subvolume atime costs space that
- * stays (issue 31, docs/architecture.md).
+/* btrfs.h: what a btrfs mount shares with its snapshots, what its
+ * filesystem's metadata weighs, and whether an interval's growth of it
+ * was atime's alone. An atime update rewrites the inode's metadata leaf;
+ * a leaf shared with a snapshot is copied and the snapshot keeps the old
+ * one, so on a snapshotted subvolume atime costs space that stays (issue
+ * 31, docs/architecture.md).
  *
- * Facts come from libbtrfsutil and sysfs. What libbtrfsutil needs: as root
- * it searches the tree of roots (BTRFS_IOC_TREE_SEARCH), which needs
- * CAP_SYS_ADMIN, for the subvolume's own info and for any iteration; as
- * any other user it takes the unprivileged ioctls (GET_SUBVOL_INFO,
+ * Where the facts come from (issue 44). The tree of subvolumes is read
+ * whole by atimed's privileged helper (helper-client.h: the daemon never
+ * holds CAP_SYS_ADMIN), which sees every subvolume of the filesystem and
+ * the evidence of what changed (btrfs-roots.h). Without the helper
+ * ([btrfs] snapshot_search = no, or it cannot be reached) libbtrfsutil
+ * is asked as before: run as root it needs CAP_SYS_ADMIN for any
+ * subvolume's info and sees none (BTRFS_SIGHT_NONE, -EPERM); run as
+ * another user it takes the unprivileged ioctls (GET_SUBVOL_INFO,
  * GET_SUBVOL_ROOTREF, INO_LOOKUP_USER), which see only the subvolumes
- * beneath the mount's own. It chooses by geteuid(), not by capability: a
- * root daemon without CAP_SYS_ADMIN (atimed's default, caps.h) sees no
- * snapshot at all, and says so (BTRFS_SIGHT_NONE, -EPERM). */
+ * beneath the mount's own; and no interval can be shown pure
+ * (BTRFS_BYTES_UNPROVEN). The bytes in use come from sysfs either way. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "btrfs-roots.h"
 
 #define BTRFS_UUID_STRING_MAX 37
 
@@ -29,28 +35,6 @@ typedef enum BtrfsSight {
 
 const char *btrfs_sight_to_string(BtrfsSight s);
 
-/* One subvolume, as far as the snapshot count needs it. */
-struct btrfs_subvol {
-        uint64_t id;
-        uint8_t uuid[16];
-        uint8_t parent_uuid[16]; /* all zero: not a snapshot */
-        bool read_only;
-        int64_t otime; /* Unix seconds it was made */
-        uint64_t exclusive; /* its qgroup's (0/id) exclusive bytes, where quotas are on (btrfs_facts) */
-};
-
-struct btrfs_snapshots {
-        unsigned count;      /* subvolumes whose parent_uuid is the subvolume's uuid */
-        unsigned read_only;  /* of those, read-only */
-        int64_t newest_otime; /* the newest one's creation, Unix seconds; 0: none */
-        uint64_t ids_sum;    /* with count, tells a snapshot made and another deleted apart from none */
-        /* The snapshot rhythm as the filesystem keeps it: the median time
-         * between consecutive snapshots' creations; 0: fewer than two (or
-         * no memory to tell). */
-        int64_t period_s;
-        uint64_t exclusive;  /* their qgroups' exclusive bytes together, where quotas are on */
-};
-
 /* What one look found. */
 struct btrfs_facts {
         bool have_subvol;       /* self.id at least; the rest where sight allowed */
@@ -59,22 +43,30 @@ struct btrfs_facts {
         struct btrfs_subvol self;
         BtrfsSight sight;
         int sight_error;        /* -errno where sight is NONE; 0 otherwise */
+        int helper_error;       /* why the helper did not list them (-ENXIO: there is none); 0: it did */
         struct btrfs_snapshots snapshots;
-        /* Every subvolume seen (sight ALL or BENEATH), owned: the other
-         * mounts' subvolumes are found here (btrfs_facts_of()). */
-        struct btrfs_subvol *subs;
-        size_t n_subs;
-        uint64_t subs_ids_sum; /* with n_subs, tells a subvolume made and another deleted apart from none */
+        /* The subvolumes of the filesystem's mounts (btrfs_look_args'
+         * wanted), as the look saw them, owned: each mount finds its own
+         * here (btrfs_facts_of()). */
+        struct btrfs_tracked *tracked;
+        size_t n_tracked;
+        uint64_t wanted[BTRFS_TRACKED_MAX]; /* the ids looked for (a mount's not among them: not looked up) */
+        size_t n_wanted;
+        uint64_t subvolumes;    /* seen, live */
+        bool partial;           /* the listing ended before its end (deadline, or too many to list) */
+        struct btrfs_evidence evidence; /* from the helper only */
+        struct btrfs_unseen unseen;     /* the same */
         bool have_space;        /* allocation/{metadata,data}/bytes_used were read */
         uint64_t metadata_bytes_used, data_bytes_used;
         int space_error;        /* -errno where they could not be */
         bool have_commits;      /* commit_stats was read (kernel 6.0 and later) */
         uint64_t commits;       /* transactions committed since mount */
+        uint32_t nodesize;      /* sysfs nodesize; 0: unknown */
         /* Where the operator has quotas on (sysfs qgroups/enabled; atimed
-         * never turns them on): each subvolume's qgroup's (0/id)
-         * exclusive bytes, in self and subs, and the snapshots' together:
-         * what the snapshots keep that the subvolume no longer shares
-         * grows theirs. */
+         * never turns them on): each tracked subvolume's qgroup's (0/id)
+         * exclusive bytes, and the snapshots' together (of the newest
+         * BTRFS_SNAPSHOTS_KEPT): what the snapshots keep that the
+         * subvolume no longer shares grows theirs. */
         bool quotas;            /* quotas are on */
         bool have_qgroups;      /* and the bytes were read */
         bool qgroups_inconsistent; /* qgroups/inconsistent: the bytes wait for a rescan */
@@ -86,14 +78,14 @@ void btrfs_facts_done(struct btrfs_facts *f);
 
 /* ---------------------------------------------------------------- pure */
 
-/* The snapshots of 'self' among the n subvolumes 'subs' (self may be
- * among them; it is no snapshot of itself). */
-void btrfs_snapshots_of(const struct btrfs_subvol *self, const struct btrfs_subvol *subs, size_t n,
-                        struct btrfs_snapshots *ret);
-/* The subvolume 'id' among the subvolumes a look saw, and its snapshots:
- * false where the look did not see it. */
+/* The subvolume 'id' among those a look saw (the tracked ones), and its
+ * snapshots: false where the look did not see it. */
 bool btrfs_facts_of(const struct btrfs_facts *f, uint64_t id, struct btrfs_subvol *ret_self,
                     struct btrfs_snapshots *ret_snapshots);
+/* Whether the look looked for subvolume 'id' (BTRFS_TRACKED_MAX of a
+ * filesystem's mounted subvolumes are): a wanted one it did not find, in
+ * a listing that went to its end, is no more. */
+bool btrfs_facts_wanted(const struct btrfs_facts *f, uint64_t id);
 /* Whether the subvolume 'self' shares its tree: snapshots were made of
  * it, or it is itself a snapshot (writable: reading it un-shares it from
  * its origin). *ret_since: since when, the newer of its newest snapshot's
@@ -134,18 +126,28 @@ void btrfs_uuid_format(const uint8_t uuid[16], char ret[BTRFS_UUID_STRING_MAX]);
  * either may be missing (0, NULL); *ret_path is the caller's to free. */
 int btrfs_subvol_from_options(const char *super_options, uint64_t *ret_id, char **ret_path);
 
-/* What an interval says of the bytes atime un-shares: the metadata's
- * growth is atime's cost only where nothing else happened (the sample's
- * purity: figures.c, as for the kernel's transaction counts, kcount.h),
- * the data did not move, and the snapshots stayed what they were. */
+/* What an interval says of the bytes atime un-shares. Its metadata's
+ * growth is atime's cost only where nothing else happened: the sample
+ * saw no other change (figures.c, as for the kernel's transaction
+ * counts, kcount.h), the data did not move, the metadata did not shrink,
+ * the tracked subvolumes' snapshots stayed what they were, and the
+ * filesystem's own evidence (btrfs_evidence: no tree grew or shrank by a
+ * node, no checksum was written, no subvolume made or deleted) stayed
+ * still. That evidence is the kernel's as of its last commit, while the
+ * bytes in use move before it: an interval that passes is held
+ * (BTRFS_BYTES_PENDING) until its writes, if any, have been committed,
+ * and counted (measured) only if the evidence is still the same then
+ * (btrfs-meter.h). */
 typedef enum BtrfsBytesSource {
         BTRFS_BYTES_WAITING,          /* no interval measured yet */
-        BTRFS_BYTES_MEASURED,         /* the last interval's growth */
+        BTRFS_BYTES_MEASURED,         /* intervals confirmed at this look: their growth */
         BTRFS_BYTES_IMPURE,           /* the filesystem did more than atime updates */
-        BTRFS_BYTES_SNAPSHOT_CHANGED, /* a snapshot was made or deleted in the interval */
+        BTRFS_BYTES_SNAPSHOT_CHANGED, /* a snapshot of a tracked subvolume was made or deleted in the interval */
         BTRFS_BYTES_UNREADABLE,       /* sysfs gave no reading at one end */
         BTRFS_BYTES_NO_ATIME,         /* no mount of the filesystem writes atime: it un-shares exactly
                                        * nothing (btrfs_status_no_atime(); never btrfs_interval()'s) */
+        BTRFS_BYTES_PENDING,          /* pure so far: held until the commit that would show a write */
+        BTRFS_BYTES_UNPROVEN,         /* no evidence to tell (the helper did not read the tree of roots) */
         _BTRFS_BYTES_SOURCE_MAX,
 } BtrfsBytesSource;
 
@@ -160,8 +162,8 @@ typedef struct BtrfsIntervalInput {
 
 typedef struct BtrfsIntervalVerdict {
         BtrfsBytesSource source;
-        double bytes;       /* MEASURED: the metadata's growth over the interval */
-        double per_day;     /* MEASURED: the same, per day */
+        double bytes;       /* PENDING: the metadata's growth over the interval */
+        double per_day;     /* PENDING: the same, per day */
         bool writes;        /* the interval itself did more than atime updates (BtrfsTaint) */
 } BtrfsIntervalVerdict;
 
@@ -193,6 +195,10 @@ bool btrfs_taint_check(BtrfsTaint *t, const struct btrfs_facts *cur, uint64_t no
  * 'commit_s': the filesystem's commit period. */
 void btrfs_taint_note(BtrfsTaint *t, const BtrfsIntervalVerdict *v, const struct btrfs_facts *cur, uint64_t now_usec,
                       double commit_s);
+/* The same window, armed at the end of a pending interval whatever it
+ * did: once btrfs_taint_check() has lifted it, whatever was written
+ * before that end has been committed, and the evidence shows it. */
+void btrfs_settle_arm(BtrfsTaint *t, const struct btrfs_facts *cur, uint64_t now_usec, double commit_s);
 
 /* ---------------------------------------------------------------- I/O */
 
@@ -201,9 +207,30 @@ void btrfs_taint_note(BtrfsTaint *t, const BtrfsIntervalVerdict *v, const struct
  * fsid in *ret (the caller's to free), or -ENOENT. Reads sysfs only. */
 int btrfs_find_fsid(const char *sysfs, const char *devname, char **ret);
 
+/* Where a look lists the subvolumes from. */
+typedef enum BtrfsLister {
+        BTRFS_LIST_AUTO, /* atimed's helper where there is one (helper-client.h), else libbtrfsutil */
+        BTRFS_LIST_SCAN, /* the tree of roots read in this process (it holds CAP_SYS_ADMIN: a tool) */
+        BTRFS_LIST_UTIL, /* libbtrfsutil alone */
+} BtrfsLister;
+
+typedef struct BtrfsLookArgs {
+        uint64_t subvol_id;   /* the mount looked through (subvolid=; 0: unknown) */
+        const char *sysfs;
+        const char *fsid;     /* its directory under sysfs's fs/btrfs; NULL: unknown */
+        /* The filesystem's mounts' subvolumes, looked up in the same pass
+         * (the one looked through is added); may be NULL. */
+        const struct btrfs_wanted *wanted;
+        size_t n_wanted;
+        uint64_t deadline_usec; /* for the listing (CLOCK_MONOTONIC; 0: a default) */
+        BtrfsLister lister;
+} BtrfsLookArgs;
+
 /* Looks at the btrfs mount whose mount point 'fd' is open (O_DIRECTORY):
- * its subvolume, the snapshots of it, and (with an fsid) the metadata and
- * data bytes in use under sysfs. 'subvol_id' is the mount's subvolid= (0:
- * unknown). Fills what it can and says why not for the rest; -errno only
- * where fd is no btrfs at all (-EMEDIUMTYPE) or memory ran out. */
-int btrfs_look(int fd, uint64_t subvol_id, const char *sysfs, const char *fsid, struct btrfs_facts *ret);
+ * its subvolume, the snapshots of it and of the wanted subvolumes, the
+ * evidence, and (with an fsid) the metadata and data bytes in use under
+ * sysfs, read after the subvolumes (a commit between the two shows as a
+ * change at the next look, never as growth the evidence missed). Fills
+ * what it can and says why not for the rest; -errno only where fd is no
+ * btrfs at all (-EMEDIUMTYPE) or memory ran out. */
+int btrfs_look(int fd, const BtrfsLookArgs *a, struct btrfs_facts *ret);

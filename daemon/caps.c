@@ -15,28 +15,17 @@
 #include "macro.h"
 
 static const int keep[] = { CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_DAC_OVERRIDE };
-/* Kept too where the operator asked for btrfs snapshots (caps.h). */
-static bool keep_sys_admin;
 
-static bool kept(int cap) {
-        if (cap == CAP_SYS_ADMIN && keep_sys_admin)
-                return true;
-        for (size_t i = 0; i < ELEMENTSOF(keep); i++)
-                if (keep[i] == cap)
-                        return true;
-        return false;
-}
-
-/* Removes from the bounding set what is in it and not kept. Dropping needs
- * CAP_SETPCAP, which a service manager's CapabilityBoundingSet= has already
- * taken away: there, nothing is left to drop, and nothing is tried. Where
- * something is left and CAP_SETPCAP is not ours (a container started us
- * without it), 1: the bounding set stays as it is. */
-static int drop_bounding_set(bool have_setpcap) {
+/* Removes from the bounding set what is in it and not in 'mask'. Dropping
+ * needs CAP_SETPCAP, which a service manager's CapabilityBoundingSet= has
+ * already taken away: there, nothing is left to drop, and nothing is
+ * tried. Where something is left and CAP_SETPCAP is not ours (a container
+ * started us without it), 1: the bounding set stays as it is. */
+static int drop_bounding_set(uint64_t mask, bool have_setpcap) {
         for (int cap = 0; cap <= 63; cap++) {
                 int r;
 
-                if (kept(cap))
+                if (mask & (UINT64_C(1) << cap))
                         continue;
                 r = prctl(PR_CAPBSET_READ, (unsigned long) cap, 0, 0, 0);
                 if (r < 0) {
@@ -54,25 +43,18 @@ static int drop_bounding_set(bool have_setpcap) {
         return 0;
 }
 
-int caps_drop_to_minimum(bool sys_admin) {
+/* Every set down to 'mask' (what of it is held), and no_new_privs. */
+static int keep_only(uint64_t mask) {
         struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
         struct __user_cap_data_struct d[2] = {};
-        uint64_t mask = 0, effective;
+        uint64_t effective;
         int r;
-
-        if (geteuid() != 0)
-                return 0;
-        keep_sys_admin = sys_admin;
-        for (size_t i = 0; i < ELEMENTSOF(keep); i++)
-                mask |= UINT64_C(1) << keep[i];
-        if (sys_admin)
-                mask |= UINT64_C(1) << CAP_SYS_ADMIN;
 
         if (syscall(SYS_capget, &h, d) < 0)
                 return -errno;
         effective = (uint64_t) d[0].effective | (uint64_t) d[1].effective << 32;
         /* The bounding set first, while CAP_SETPCAP may still be ours. */
-        r = drop_bounding_set(effective & (UINT64_C(1) << CAP_SETPCAP));
+        r = drop_bounding_set(mask, effective & (UINT64_C(1) << CAP_SETPCAP));
         if (r < 0)
                 return r;
         /* Keep only what is kept and held: capset() refuses to add to the
@@ -87,6 +69,33 @@ int caps_drop_to_minimum(bool sys_admin) {
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
                 return -errno;
         return r;
+}
+
+int caps_drop_to_minimum(void) {
+        uint64_t mask = 0;
+
+        if (geteuid() != 0)
+                return 0;
+        for (size_t i = 0; i < ELEMENTSOF(keep); i++)
+                mask |= UINT64_C(1) << keep[i];
+        return keep_only(mask);
+}
+
+bool caps_have(int cap) {
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[2] = {};
+
+        if (cap < 0 || cap > 63 || syscall(SYS_capget, &h, d) < 0)
+                return false;
+        return (((uint64_t) d[0].effective | (uint64_t) d[1].effective << 32) >> cap) & 1;
+}
+
+int caps_keep_only_sys_admin(void) {
+        int r = keep_only(UINT64_C(1) << CAP_SYS_ADMIN);
+
+        if (r < 0)
+                return r;
+        return caps_have(CAP_SYS_ADMIN) ? 0 : -EPERM;
 }
 
 int caps_user_namespace(uint32_t *ret_outside_uid) {

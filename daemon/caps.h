@@ -14,10 +14,15 @@
  * (no CAP_SETPCAP: a container's manager took it), while the rest is done:
  * the process holds the three alone and no_new_privs keeps anything it
  * runs from gaining more, so the bounding set no longer matters; or
- * -errno. With 'sys_admin' CAP_SYS_ADMIN is kept too: libbtrfsutil, run as
- * root, needs it to list a btrfs filesystem's subvolumes (btrfs.h,
- * [btrfs] snapshot_search). */
-int caps_drop_to_minimum(bool sys_admin);
+ * -errno. CAP_SYS_ADMIN, which a btrfs filesystem's tree of subvolumes
+ * needs to be read, is never kept: atimed's helper holds it instead
+ * (helper-server.h). */
+int caps_drop_to_minimum(void);
+/* The same for atimed's helper: CAP_SYS_ADMIN alone; -EPERM where it is
+ * not held. */
+int caps_keep_only_sys_admin(void);
+/* Whether 'cap' is in this thread's effective set. */
+bool caps_have(int cap);
 /* Whether this process runs in a user namespace other than the host's
  * (unshare -U, a rootless container): 1, with the uid outside that root
  * maps to (UINT32_MAX: root is not mapped); 0: the host's; or -errno.

@@ -53,6 +53,7 @@ static const struct config_item config_items[] = {
         ITEM("daemon", "log_level", log_level, log_level, "info", 0, 0),
         ITEM("daemon", "state_dir", path, state_dir, ATIMED_STATE_DIR_DEFAULT, 0, 0),
         ITEM("daemon", "worker_threads", uint, worker_threads, "2", 1, 64),
+        ITEM("daemon", "helper_socket", path, helper_socket, ATIMED_HELPER_SOCKET_DEFAULT, 0, 0),
 
         ITEM("control", "socket", path, socket_path, ATIMED_SOCKET_DEFAULT, 0, 0),
         ITEM("control", "socket_mode", mode, socket_mode, "0666", 0, 0777),
@@ -89,7 +90,7 @@ static const struct config_item config_items[] = {
         ITEM("device", "sysfs", path, sysfs_path, "/sys", 0, 0),
         ITEM("device", "jbd2", path, jbd2_path, "/proc/fs/jbd2", 0, 0),
 
-        ITEM("btrfs", "snapshot_search", boolean, btrfs_snapshot_search, "no", 0, 0),
+        ITEM("btrfs", "snapshot_search", boolean, btrfs_snapshot_search, "yes", 0, 0),
 
         ITEM("consumers", "tmpfiles_dirs", paths, tmpfiles_dirs, "/etc/tmpfiles.d /run/tmpfiles.d /usr/lib/tmpfiles.d", 0, 0),
         ITEM("consumers", "mail_spools", paths, mail_spools, "/var/mail /var/spool/mail", 0, 0),

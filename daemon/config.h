@@ -40,6 +40,7 @@ struct config {
         int log_level;
         char *state_dir;
         unsigned worker_threads;
+        char *helper_socket; /* atimed-helper's, where the service manager runs it (helper-client.h); read at start */
 
         /* [control] */
         char *socket_path;
@@ -82,7 +83,7 @@ struct config {
         char *jbd2_path; /* ext4's journal statistics (fscounter.h) */
 
         /* [btrfs] */
-        bool btrfs_snapshot_search; /* keep CAP_SYS_ADMIN for libbtrfsutil's tree search (btrfs.h); read at start */
+        bool btrfs_snapshot_search; /* read the tree of subvolumes through atimed's helper (helper-client.h); read at start */
 
         /* [consumers] */
         char **tmpfiles_dirs;

@@ -422,6 +422,7 @@ static int fs_job_make(Filesystem *fs, FsJobKind kind, const TrackedMount *place
             (btrfs_look_prepare(&fs->btrfs, place->entry->super_options, t->config->sysfs_path, &j->btrfs) < 0 ||
              (fs->device.kind != DEVICE_NONE && !(j->devname = strdup(fs->device.name)))))
                 goto fail;
+        place_want_btrfs(fs, &j->btrfs);
         if (!j->target || !j->fs_root || fs_job_add_writers(j, fs) < 0 ||
             (kind == FS_JOB_IDENTIFY && !(j->devname = strdup(fs->device.name))))
                 goto fail;

@@ -164,7 +164,8 @@ static json_object *history_verdict(const View *v, const MountHistory *h, int64_
         return verdict_to_json(&h->change, &vd);
 }
 
-/* On a btrfs mount whose subvolume snapshots share: the bytes atime
+/* On a btrfs mount whose subvolume snapshots share, or whose reads reach
+ * snapshotted subvolumes the sample does not cover: the bytes atime
  * un-shared, as a mean over every interval with a figure since atimed
  * started (the points carry each bucket's); NULL elsewhere. */
 static json_object *history_btrfs(const View *v, const char *target) {
@@ -172,17 +173,15 @@ static json_object *history_btrfs(const View *v, const char *target) {
         const TrackedMount *tm = e ? tracker_find(v->tracker, e->id) : NULL;
         _cleanup_json_ json_object *o = NULL;
         struct btrfs_status b;
-        int64_t since;
 
-        if (!tm || !tracker_mount_btrfs(tm, &b) || !b.looked || !btrfs_shares(&b.self, &b.snapshots, &since) ||
-            !(b.mean_seconds > 0))
+        if (!tm || !tracker_mount_btrfs(tm, &b) || !btrfs_status_shows_bytes(&b) || !(b.mean_seconds > 0))
                 return NULL;
         o = json_object_new_object();
         if (!o || reply_add(o, F_UNSHARED_BYTES_PER_DAY, reply_rounded(b.mean_per_day, 0)) < 0 ||
             reply_add(o, F_UNSHARED_LO, reply_rounded(b.mean_lo, 0)) < 0 ||
             reply_add(o, F_UNSHARED_HI, reply_rounded(b.mean_hi, 0)) < 0 ||
             reply_add(o, F_RATE_SOURCE, json_object_new_string(btrfs_figure_source_to_string(b.mean_source))) < 0 ||
-            reply_add(o, F_OBSERVED_S, reply_rounded(b.mean_seconds, 0)) < 0)
+            reply_add(o, F_OBSERVED_S, reply_rounded(b.mean_seconds, 3)) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "helper-client.h"
 #include "log.h"
 #include "journal.h"
 #include "manager.h"
@@ -132,5 +133,9 @@ int main(int argc, char *argv[]) {
                 return 1;
         r = manager_run(m);
         log_debug("Exiting.");
+        /* The workers first, so that none is still asking the helper;
+         * then the helper this process forked, if it did, is reaped. */
+        m = manager_free(m);
+        helper_client_stop();
         return r < 0 ? 1 : 0;
 }

@@ -79,6 +79,15 @@ void place_choose_btrfs(Filesystem *fs) {
         fs->place_rank = best;
 }
 
+/* Every mount's subvolume, looked up in the same pass as the place's
+ * (btrfs_look_want()): each is found, said deleted or said beyond what is
+ * looked up at once, and the ones that write atime tell the look which
+ * snapshotted subvolumes the sample does not cover. */
+void place_want_btrfs(const Filesystem *fs, BtrfsLook *l) {
+        for (size_t i = 0; i < fs->n_mounts && l->on; i++)
+                btrfs_look_want(l, mount_subvol(fs->mounts[i]), mount_measured(fs->mounts[i]));
+}
+
 const TrackedMount *place_of(const Filesystem *fs) {
         return place_ranked(fs, NULL);
 }

@@ -22,6 +22,9 @@ const TrackedMount *place_of(const Filesystem *fs);
  * where atime is written, by the look's facts (btrfs_place_rank()); a look
  * that did not list every subvolume leaves the choice where it was. */
 void place_choose_btrfs(Filesystem *fs);
+/* Into a btrfs look: the subvolume of each of fs's mounts, and whether
+ * that mount writes atime. */
+void place_want_btrfs(const Filesystem *fs, BtrfsLook *l);
 /* A btrfs no mount of which is sampled (each noatime or read-only): looked
  * at alone, at the sweeps' cadence (FS_JOB_LOOK). */
 bool place_looks_only(const Filesystem *fs);

@@ -17,6 +17,7 @@
 #include "control.h"
 #include "fileio.h"
 #include "group.h"
+#include "helper-client.h"
 #include "log.h"
 
 /* Under socket activation the service manager made the socket: the
@@ -147,12 +148,29 @@ static int prepare_state_dir(const char *d, int *ret_lock) {
         return lock_state_dir(d, dfd, ret_lock);
 }
 
+/* Before the capabilities are dropped: atimed's privileged helper, forked
+ * here where CAP_SYS_ADMIN is held, else reached at its socket
+ * (helper-client.h). The daemon itself never keeps CAP_SYS_ADMIN. */
+static void start_helper(const struct config *c) {
+        int r = helper_client_start(c->btrfs_snapshot_search, c->helper_socket);
+
+        if (r < 0)
+                log_warning_errno(r, "Cannot start the helper that reads btrfs subvolumes: %m; their snapshots are "
+                                  "looked for as far as atimed's own privileges allow");
+        else if (r == HELPER_VIA_CHILD)
+                log_debug("btrfs subvolumes are read by a helper process that keeps CAP_SYS_ADMIN alone");
+        else if (r == HELPER_VIA_SOCKET)
+                log_debug("btrfs subvolumes are read by atimed-helper, at %s", c->helper_socket);
+}
+
 /* Capabilities dropped, and said at the level of what it means: in a
  * container or a user namespace, what cannot be done is said once, plainly. */
 static void drop_capabilities(const struct config *c) {
         uint32_t outside;
-        int r = caps_drop_to_minimum(c->btrfs_snapshot_search);
+        int r;
 
+        start_helper(c);
+        r = caps_drop_to_minimum();
         if (r < 0)
                 log_warning_errno(r, "Failed to drop capabilities; atimed runs on with those it was started with: %m");
         else if (r > 0)
@@ -160,8 +178,7 @@ static void drop_capabilities(const struct config *c) {
                          "holds only CAP_DAC_READ_SEARCH, CAP_FOWNER and CAP_DAC_OVERRIDE, and no_new_privs keeps "
                          "anything it runs from gaining more");
         else
-                log_debug("Capabilities reduced to CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_DAC_OVERRIDE%s",
-                          c->btrfs_snapshot_search ? " and CAP_SYS_ADMIN ([btrfs] snapshot_search)" : "");
+                log_debug("Capabilities reduced to CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_DAC_OVERRIDE");
         if (caps_user_namespace(&outside) > 0 && geteuid() == 0)
                 log_notice("Running in a user namespace (root here is %s outside): directories of users not mapped "
                            "here cannot be read without changing their atime and are skipped, and no probe can be "

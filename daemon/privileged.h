@@ -4,8 +4,11 @@
  * said so where the configuration's socket settings do not apply); the
  * state directory (made, checked to be atimed's alone, locked, so that a
  * second daemon pointed at it exits before it reads or writes anything
- * there); then the capabilities dropped to the three kept (caps.h), said
- * at the level of what it means (a container, a user namespace). The
+ * there); atimed's privileged helper for btrfs (helper-client.h), forked
+ * while CAP_SYS_ADMIN is still held or reached at the service manager's
+ * socket; then the capabilities dropped to the three kept (caps.h), never
+ * CAP_SYS_ADMIN, said at the level of what it means (a container, a user
+ * namespace). The
  * drop must come before any worker thread exists: capabilities are per
  * thread, and the threads inherit what the main thread has left.
  *

@@ -167,12 +167,16 @@ static void add_btrfs(const View *v, const TrackedMount *tm, int64_t now, struct
         int64_t since;
 
         /* No mount of its filesystem writes atime: nothing to save. */
-        if (!tracker_mount_btrfs(tm, &b) || b.no_atime || !b.looked || !btrfs_shares(&b.self, &b.snapshots, &since))
+        if (!tracker_mount_btrfs(tm, &b) || b.no_atime || !btrfs_status_shows_bytes(&b))
                 return;
         in->btrfs_shared = true;
         if (!b.sampled)
                 in->unshared_note = "this subvolume's own reads counted only where measured, not modelled: the "
                                     "filesystem is sampled through another";
+        else if (!b.looked || !btrfs_shares(&b.self, &b.snapshots, &since))
+                in->unshared_note = "reads of snapshotted subvolumes reached through this mount are not in the "
+                                    "sample: measured where the filesystem proves them atime's alone, else held "
+                                    "within an interval that allows for them";
         in->snapshot_period_s = (double) b.snapshots.period_s;
         in->dir_share = b.inodes_since > 0 ? b.dirs_since / b.inodes_since : 0;
         if (h)

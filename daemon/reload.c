@@ -84,6 +84,12 @@ void reload_keep_running(struct config *c, const struct config *running) {
         if (c->worker_threads != running->worker_threads)
                 log_warning("worker_threads changed; it takes effect when atimed restarts.");
         c->worker_threads = running->worker_threads;
+        /* The helper is started, or its socket chosen, while atimed still
+         * holds its privileges: once. */
+        if (c->btrfs_snapshot_search != running->btrfs_snapshot_search ||
+            !streq_ptr(c->helper_socket, running->helper_socket))
+                log_warning("[btrfs] snapshot_search or [daemon] helper_socket changed; they take effect when atimed "
+                            "restarts.");
         if (c->rings.n != running->rings.n ||
             memcmp(c->rings.spec, running->rings.spec, c->rings.n * sizeof c->rings.spec[0]) != 0 ||
             c->max_histories != running->max_histories)

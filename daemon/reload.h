@@ -30,8 +30,8 @@
 int reload_read_config(const char *config_path, const char *override_socket, const char *override_state_dir,
                        struct config **ret, char ***ret_errors);
 /* What only a restart changes (the socket, the state dir, the worker
- * threads, the rings) is kept from the running configuration in c, and
- * each change said. */
+ * threads, the rings, the btrfs helper) is kept from the running
+ * configuration in c, and each change said. */
 void reload_keep_running(struct config *c, const struct config *running);
 /* The privileged group named is not there: said, in the same words at
  * start and at a reload. */

@@ -113,6 +113,7 @@ struct stats_change {
 struct stats_unshare_model {
         double bytes, inodes, hits;
         uint32_t intervals;
+        bool agreed; /* beyond the cost table's range, kept for its measured runs agreed (btrfs-model.h) */
 };
 
 typedef struct MountHistory {

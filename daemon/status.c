@@ -117,24 +117,61 @@ static void fill_progress(ReportProgress *rp, const TrackedMount *tm) {
         *rp = (ReportProgress) { .have = true, .stage = p.stage, .walked = p.walked, .inodes = p.inodes, .eta_s = p.eta_s };
 }
 
+/* Why atimed's helper did not list the subvolumes (btrfs.h). */
+static const char *btrfs_helper_reason(const struct btrfs_facts *f) {
+        if (f->helper_error == -ENXIO)
+                return "atimed's helper is not used ([btrfs] snapshot_search = no, or it could not be started)";
+        if (f->helper_error == -ENOENT || f->helper_error == -ECONNREFUSED)
+                return "atimed's helper is not running (atimed-helper.socket)";
+        return "atimed's helper could not read the subvolumes (see the log)";
+}
+
 /* Why a btrfs mount's snapshots were not all seen; NULL: they were. */
 static const char *btrfs_reason(const struct btrfs_status *b) {
+        const struct btrfs_facts *f = &b->facts;
+
         if (!b->have && b->no_atime && b->error >= 0)
                 return "no mount of this filesystem writes atime (noatime or read-only): not looked at yet";
         if (!b->have)
                 return b->error < 0 ? "the filesystem's subvolume could not be looked at" : "not looked at yet";
-        if (b->facts.sight == BTRFS_SIGHT_ALL)
-                return b->looked ? NULL : "this mount's subvolume is no longer among the filesystem's: deleted";
-        if (b->facts.sight == BTRFS_SIGHT_BENEATH)
-                return b->looked ? "atimed does not run as root: libbtrfsutil shows it only the subvolumes beneath this one"
-                                 : "atimed does not run as root, and this mount's subvolume is not beneath the one "
-                                   "it looks through";
-        if (b->facts.sight_error == -EPERM)
-                return "atimed runs as root without CAP_SYS_ADMIN, which libbtrfsutil's search of the subvolumes "
-                       "needs ([btrfs] snapshot_search = yes keeps it)";
-        if (b->facts.sight_error == -EOPNOTSUPP)
-                return "atimed was built without libbtrfsutil";
+        if (f->sight != BTRFS_SIGHT_NONE && b->subvol != 0 && !b->looked && !btrfs_facts_wanted(f, b->subvol))
+                return "more subvolumes of this filesystem are mounted than atimed looks up at once (64): not this one";
+        if (f->sight == BTRFS_SIGHT_ALL && f->helper_error == 0)
+                return b->looked ? (f->partial ? "the listing of the subvolumes ended before its end (its deadline): "
+                                                 "snapshots made last may be missing"
+                                               : NULL)
+                                 : "this mount's subvolume is no longer among the filesystem's: deleted";
+        if (f->sight == BTRFS_SIGHT_ALL)
+                return b->looked ? btrfs_helper_reason(f) : "this mount's subvolume is no longer among the filesystem's: deleted";
+        if (f->sight == BTRFS_SIGHT_BENEATH)
+                return b->looked ? "atimed does not run as root and has no helper: libbtrfsutil shows it only the "
+                                   "subvolumes beneath this one"
+                                 : "atimed does not run as root and has no helper, and this mount's subvolume is not "
+                                   "beneath the one it looks through";
+        if (f->sight_error == -EPERM)
+                return f->helper_error == -ENXIO
+                               ? "atimed's helper is not used ([btrfs] snapshot_search = no), and atimed never holds "
+                                 "the CAP_SYS_ADMIN libbtrfsutil's search of the subvolumes needs"
+                               : "atimed's helper is not running or could not read them (see the log), and atimed never "
+                                 "holds the CAP_SYS_ADMIN libbtrfsutil's search of the subvolumes needs";
+        if (f->sight_error == -EOPNOTSUPP)
+                return "atimed was built without libbtrfsutil, and its helper did not list them";
         return "libbtrfsutil could not list the subvolumes";
+}
+
+/* Why the figures' intervals are wider than the sample's: reads the
+ * sample does not cover (btrfs-meter.h); NULL: they are not. */
+static const char *btrfs_unseen_reason(const struct btrfs_status *b) {
+        const struct btrfs_facts *f = &b->facts;
+
+        if (!b->widened || !b->have)
+                return NULL;
+        if (f->sight == BTRFS_SIGHT_ALL && f->unseen.known)
+                return "snapshotted subvolumes that mounts writing atime reach are not in the sample (those beneath "
+                       "the sampled one, or mounted elsewhere): the interval's top holds what their reads may "
+                       "un-share (their trees' size, or the metadata's growth where smaller)";
+        return "atimed could not list every subvolume: the interval's top holds the metadata's growth, in case reads "
+               "of snapshotted subvolumes the sample does not cover made it";
 }
 
 /* Where snapshots share this mount's subvolume but the filesystem is
@@ -150,6 +187,23 @@ static const char *btrfs_model_note(const struct btrfs_status *b) {
                 return NULL;
         return "the filesystem is sampled through another subvolume, whose snapshots are newer or more: what reads "
                "of this one un-share is counted only in measured intervals, never modelled";
+}
+
+/* What the sample does not cover, the intervals held, and the qgroups. */
+static void fill_btrfs_rest(ReportBtrfs *rb, const struct btrfs_status *b) {
+        rb->have_unseen = b->have && b->facts.sight == BTRFS_SIGHT_ALL && b->facts.unseen.known;
+        rb->unseen_subvolumes = b->facts.unseen.count;
+        rb->unseen_tree_bytes = (int64_t) MIN(b->facts.unseen.tree_bytes, (uint64_t) INT64_MAX);
+        rb->unseen_reason = btrfs_unseen_reason(b);
+        rb->pending = b->pending;
+        rb->quotas = b->have && b->facts.quotas;
+        rb->have_qgroups = rb->quotas && b->facts.have_qgroups && b->looked;
+        rb->exclusive = (int64_t) b->self.exclusive;
+        rb->snapshots_exclusive = (int64_t) b->snapshots.exclusive;
+        rb->qgroups_inconsistent = b->facts.qgroups_inconsistent;
+        rb->qgroups_reason = !rb->quotas || rb->have_qgroups ? NULL
+                             : b->facts.qgroup_error < 0 ? "the qgroups' bytes could not be read under sysfs"
+                                                         : "this mount's subvolume was not seen";
 }
 
 static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const TrackedMount *tm) {
@@ -172,7 +226,9 @@ static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const Tr
         /* Deleted under its mount: the one looked through says so itself;
          * another is missing from the full list. */
         rb->subvol_deleted = b.have && id != 0 &&
-                             ((b.facts.deleted && b.facts.self.id == id) || (b.facts.sight == BTRFS_SIGHT_ALL && !b.looked));
+                             ((b.facts.deleted && b.facts.self.id == id) ||
+                              (b.facts.sight == BTRFS_SIGHT_ALL && !b.looked && !b.facts.partial &&
+                               btrfs_facts_wanted(&b.facts, id)));
         rb->seen = btrfs_sight_to_string(b.looked ? b.facts.sight : BTRFS_SIGHT_NONE);
         rb->reason = btrfs_reason(&b);
         rb->have_snapshots = b.looked;
@@ -203,14 +259,7 @@ static void fill_btrfs(Report *r, ReportBtrfs *rb, const MountEntry *e, const Tr
         rb->model_intervals = b.model_intervals;
         rb->sampled = b.sampled;
         rb->model_note = btrfs_model_note(&b);
-        rb->quotas = b.have && b.facts.quotas;
-        rb->have_qgroups = rb->quotas && b.facts.have_qgroups && b.looked;
-        rb->exclusive = (int64_t) b.self.exclusive;
-        rb->snapshots_exclusive = (int64_t) b.snapshots.exclusive;
-        rb->qgroups_inconsistent = b.facts.qgroups_inconsistent;
-        rb->qgroups_reason = !rb->quotas || rb->have_qgroups ? NULL
-                             : b.facts.qgroup_error < 0 ? "the qgroups' bytes could not be read under sysfs"
-                                                        : "this mount's subvolume was not seen";
+        fill_btrfs_rest(rb, &b);
 }
 
 static void fill_mount(const View *v, Report *r, ReportMount *rm, const MountEntry *e, const TrackedMount *tm) {

@@ -487,7 +487,7 @@ void store_set_unshare_model(Store *s, const char *key, const struct stats_unsha
         if (m->intervals != cur->intervals &&
             (cur->intervals < 16 || fabs(per_inode(m) - per_inode(cur)) > 0.01 * per_inode(cur)))
                 s->changes_dirty = true;
-        if (cur->intervals == 0)
+        if (cur->intervals == 0 || cur->agreed != m->agreed)
                 s->changes_dirty = true;
         *cur = *m;
 }
@@ -1366,13 +1366,26 @@ static json_object *change_to_json(const struct stats_change *c) {
 }
 
 static json_object *model_to_json(const struct stats_unshare_model *m) {
-        return record_to_json(m, model_fields, ELEMENTSOF(model_fields));
+        json_object *o = record_to_json(m, model_fields, ELEMENTSOF(model_fields));
+
+        /* Written only where set: a file read by an older atimed stays valid. */
+        if (o && m->agreed && json_object_object_add(o, "agreed", json_object_new_boolean(true)) < 0)
+                o = (json_object_put(o), NULL);
+        return o;
 }
 
 static bool json_int(json_object *o, const char *key, int64_t lo, int64_t hi, int64_t *ret);
 
 static bool model_from_json(json_object *o, struct stats_unshare_model *ret) {
-        return record_from_json(o, model_fields, ELEMENTSOF(model_fields), ret);
+        json_object *v;
+
+        if (!record_from_json(o, model_fields, ELEMENTSOF(model_fields), ret))
+                return false;
+        /* Optional: a model saved before atimed bounded it has none, and
+         * is judged against the cost table again (btrfs-model.h). */
+        ret->agreed = json_object_object_get_ex(o, "agreed", &v) && json_object_is_type(v, json_type_boolean) &&
+                      json_object_get_boolean(v);
+        return true;
 }
 
 static int encode_changes(const Store *s, char **ret) {

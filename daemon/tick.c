@@ -217,18 +217,17 @@ static void history_add_sample(Tick *t, const TrackedMount *tm, const struct sta
  * (measured or modelled, btrfs-meter.h), into the activity's sample. */
 static void btrfs_sample(const TrackedMount *tm, struct stats_sample *s) {
         struct btrfs_status b;
-        int64_t since;
 
-        if (!tracker_mount_btrfs(tm, &b) || !b.looked || !b.rate_fresh ||
-            !btrfs_shares(&b.self, &b.snapshots, &since))
+        if (!tracker_mount_btrfs(tm, &b) || !b.rate_fresh || !btrfs_status_shows_bytes(&b))
                 return;
         s->has_unshared = true;
         /* A modelled 0 gives the point no modelled byte (as the meter's
          * mean_source): the point is not said modelled for it. */
         s->unshared_modelled = b.rate_source == BTRFS_FIGURE_MODELLED && b.per_day > 0;
-        s->unshared_per_day = (float) b.per_day;
-        s->unshared_lo = (float) b.per_day_lo;
-        s->unshared_hi = (float) b.per_day_hi;
+        /* Over this interval alone: held intervals confirmed now count here. */
+        s->unshared_per_day = (float) b.step_per_day;
+        s->unshared_lo = (float) b.step_lo;
+        s->unshared_hi = (float) b.step_hi;
 }
 
 /* The btrfs model travels with the history of the mount it is learned
@@ -243,17 +242,19 @@ static void btrfs_model_keep(Tick *t, const TrackedMount *tm) {
                 return;
         if (m.intervals == 0 && h->unshare_model.intervals > 0) {
                 BtrfsModel saved = { .bytes = h->unshare_model.bytes, .inodes = h->unshare_model.inodes,
-                                     .hits = h->unshare_model.hits, .intervals = h->unshare_model.intervals };
+                                     .hits = h->unshare_model.hits, .intervals = h->unshare_model.intervals,
+                                     .agreed = h->unshare_model.agreed };
 
                 tracker_mount_btrfs_seed(tm, &saved);
-        } else if (m.intervals > 0) {
+        } else if (m.intervals > 0 && m.keep) { /* one beyond the cost table's range is not saved (btrfs-model.h) */
                 struct btrfs_status b;
 
                 /* Kept with the mount looked through, not every mount of the filesystem. */
                 if (tracker_mount_btrfs(tm, &b) && b.looked && b.sampled)
                         store_set_unshare_model(t->store, key,
                                                 &(struct stats_unshare_model) { .bytes = m.bytes, .inodes = m.inodes,
-                                                                                .hits = m.hits, .intervals = m.intervals });
+                                                                                .hits = m.hits, .intervals = m.intervals,
+                                                                                .agreed = m.agreed });
         }
 }
 

@@ -28,6 +28,10 @@ container_preflight() {
 NSPAWN_PID=""
 LEADER=""
 BOOTS=0
+# More systemd-nspawn options for every boot (a --bind=, say).
+NSPAWN_EXTRA=()
+# Run on exit after the container is gone (a test's own host mounts).
+CONTAINER_CLEANUP_MORE=""
 
 # The packages of the base root: the package's libraries come in with it,
 # so that installing it needs no network.
@@ -114,6 +118,7 @@ poweroff() {
 # (KEEP_TEST_DIR keeps a copy of T and leaves ROOT).
 container_cleanup() {
         poweroff
+        [ -z "$CONTAINER_CLEANUP_MORE" ] || eval "$CONTAINER_CLEANUP_MORE"
         [ -z "${KEEP_TEST_DIR:-}" ] || cp -r "$T" "$KEEP_TEST_DIR" 2>/dev/null
         rm -rf "$T"
         [ -n "${KEEP_TEST_DIR:-}" ] || rm -rf "$ROOT"
@@ -127,7 +132,7 @@ Csh() { nsenter -t "$LEADER" -a sh -c "$1"; }
 boot() {
         local i c state=""
         BOOTS=$((BOOTS + 1))
-        systemd-nspawn -D "$ROOT" --boot --register=no --keep-unit --machine="$MACHINE" \
+        systemd-nspawn -D "$ROOT" --boot --register=no --keep-unit --machine="$MACHINE" "${NSPAWN_EXTRA[@]}" \
                 </dev/null >"$T/console.$BOOTS" 2>&1 &
         NSPAWN_PID=$!
         # The leader: nspawn's child that is PID 1 of its own namespace.

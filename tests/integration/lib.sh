@@ -423,7 +423,8 @@ as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 # ext4_mark_inode_dirty, xfs's xfs_update_time. Each event recorded counts,
 # whether it is still in the small buffer or overwritten (entries + overrun
 # over the CPUs), so nothing need read the events.
-declare -A JUDGE_EVENT=([ext4]=events/ext4/ext4_mark_inode_dirty [xfs]=events/xfs/xfs_update_time)
+declare -A JUDGE_EVENT=([ext4]=events/ext4/ext4_mark_inode_dirty [xfs]=events/xfs/xfs_update_time
+        [btrfs]=events/btrfs/btrfs_cow_block)
 declare -A JUDGE_OF=() # NAME: the event its instance counts
 JUDGE_INSTANCES=""
 JUDGE_PIDS=""
@@ -508,6 +509,120 @@ judge_cleanup() {
                 rmdir "$p" 2>/dev/null
         done
         JUDGE_INSTANCES=""
+}
+
+# btrfs: the metadata an atime update un-shares from a snapshot, judged by
+# the tree blocks it copies away from. btrfs_cow_start NAME ROOT [OP]: an
+# instance recording btrfs:btrfs_cow_block for subvolume tree ROOT (its
+# id; with OP '>=', every subvolume's from ROOT up), or 1 where the kernel
+# lacks it. btrfs_cow_bytes NAME NODESIZE FSID:
+# the bytes of the blocks of filesystem FSID (its uuid: another btrfs's
+# tree of the same id matches the filter too) copied away from, each
+# counted once (a block copied again later in the pass was itself a copy
+# of it), times the node size, so far (it goes on recording); it fails,
+# saying so, where the buffer (some 150,000 events a CPU) overran.
+btrfs_cow_start() {
+        judge_init --try btrfs || return 1
+        judge_new "$1" btrfs "root_objectid ${3:-==} $2" 16384
+        judge_on "$1"
+}
+btrfs_cow_bytes() {
+        if awk '/^overrun:/ && $2 > 0 { lost = 1 } END { exit !lost }' "$(judge_dir "$1")"/per_cpu/cpu*/stats; then
+                echo "btrfs_cow_bytes: $1: the trace buffer overran, events were lost" >&2
+                return 1
+        fi
+        awk -v node="$2" -v fs="$3:" '
+                index($0, " " fs " ") == 0 { next }
+                { for (i = 1; i <= NF; i++) { if ($i ~ /^orig_buf=/) o = substr($i, 10); if ($i ~ /^cow_buf=/) c = substr($i, 9) }
+                  orig[o] = 1; copy[c] = 1 }
+                END { n = 0; for (b in orig) if (!(b in copy)) n++; print n * node }' "$(judge_dir "$1")/trace"
+}
+
+# --- btrfs stretches judged by the kernel (btrfs-attacks.sh,
+# btrfs-nested.sh). They read BTRFS_MOUNT (the mount whose figures are
+# judged), INTERVAL (the sampler's, seconds), NODESIZE, and call judged
+# (the test's: the kernel's bytes so far).
+
+# btrfs_of TARGET: the btrfs part of the mount's GetStatus entry.
+btrfs_of() { ctl --json status | jq -c --arg t "$1" '.mounts[] | select(.target == $t) | .btrfs'; }
+
+# btrfs_helper_pid [PID]: the pid of the helper the daemon PID (default
+# DAEMON_PID) forked: its child, atimed's image, CAP_SYS_ADMIN alone (the
+# processes serving its connections are the helper's children, not the
+# daemon's; other tests' daemons and helpers are no one's here).
+btrfs_helper_pid() {
+        local p me parent=${1:-$DAEMON_PID}
+        me=$(readlink -f $ATIMED)
+        for p in /proc/[0-9]*; do
+                [ "$(readlink $p/exe 2>/dev/null)" = "$me" ] &&
+                        [ "$(awk '/^PPid:/ { print $2 }' $p/status 2>/dev/null)" = "$parent" ] &&
+                        grep -q '^CapEff:.0000000000200000$' $p/status 2>/dev/null && echo ${p#/proc/}
+        done
+}
+
+# btrfs_helper_caps: the effective capabilities of the daemon's helper and
+# of the processes serving its connections, one line for each set seen.
+btrfs_helper_caps() {
+        local h p
+        h=$(btrfs_helper_pid)
+        [ -n "$h" ] || return 0
+        for p in /proc/[0-9]*; do
+                case "$(awk '/^PPid:/ { print $2 }' $p/status 2>/dev/null)" in
+                "$DAEMON_PID" | "$h")
+                        [ "${p#/proc/}" = "$h" ] || [ "$(readlink $p/exe 2>/dev/null)" = "$(readlink -f $ATIMED)" ] || continue
+                        sed -n 's/^CapEff:\t//p' $p/status ;;
+                esac
+        done | sort -u
+}
+
+# btrfs_counted: atimed's bytes, measured or modelled, since it started,
+# with their interval ("bytes lo hi": GetHistory's mean times the seconds
+# it covers).
+btrfs_counted() {
+        ctl --json history "$BTRFS_MOUNT" | jq -r '.btrfs // {} | (.observed_s // 0) as $s |
+                [(.unshared_bytes_per_day // 0), (.unshared_bytes_per_day_lo // 0), (.unshared_bytes_per_day_hi // 0)] |
+                map(. * $s / 86400) | @tsv'
+}
+
+# btrfs_settled [SLACK]: two sweeps past now, and the commit period and the
+# slack that confirm a held interval (btrfs.h) after them.
+btrfs_settled() {
+        local t=$(($(date +%s) + 1))
+        wait_until 60 sh -c "$ATIMECTL --socket $T/sock --json status | jq -e '.mounts[] | select(.target == \"$BTRFS_MOUNT\") | .activity.at // 0 | . >= $t + 3 * $INTERVAL + ${1:-7}' >/dev/null"
+}
+
+# btrfs_judge_stretch NAME J0 C0 [REASON]: atimed's bytes since C0 ("bytes
+# lo hi" at its start) against the kernel's since J0: within 25% with the
+# judge inside the interval, or an interval that holds it and says why it
+# is wide (its reason matching REASON, by default any of the model's).
+btrfs_judge_stretch() {
+        local name=$1 j0=$2 c0=$3 why=${4:-modelled|cost table|sample} j c b g lo hi
+        j=$(($(judged) - j0))
+        c=$(btrfs_counted)
+        b=$(btrfs_of "$BTRFS_MOUNT")
+        set -- $c0
+        g=$(awk -v a="$1" -v b="$(echo "$c" | cut -f1)" 'BEGIN { printf "%.0f", b - a }')
+        lo=$(awk -v a="$2" -v b="$(echo "$c" | cut -f2)" 'BEGIN { printf "%.0f", b - a }')
+        hi=$(awk -v a="$3" -v b="$(echo "$c" | cut -f3)" 'BEGIN { printf "%.0f", b - a }')
+        diag "$name: the kernel's judge $j bytes; atimed $g ($lo-$hi); $(echo "$b" | jq -c '[.source, .rate_source, .bytes_per_inode, .table_bytes_per_inode, .model_intervals, .unseen.subvolumes]')"
+        # (A node either way: atimed's probe may copy one; and a little
+        # more, for the rate times the seconds it covers is not exact:
+        # 10 nodes measured came back as 163,839 bytes.)
+        local n=$((NODESIZE + 256))
+        if awk -v g="$g" -v j="$j" -v n=$n 'BEGIN { exit !(g >= 0.75 * j - n && g <= 1.25 * j + n) }'; then
+                check "$name: atimed's bytes within 25% of the kernel's" true
+                check "$name: and the kernel's inside their interval" awk -v lo="$lo" -v hi="$hi" -v j="$j" -v n=$n \
+                        'BEGIN { exit !(lo <= j + n && j <= hi + n) }'
+        else
+                check "$name: atimed's bytes ($g) not within 25% of the kernel's ($j), their interval holds it" \
+                        awk -v lo="$lo" -v hi="$hi" -v j="$j" -v n=$n 'BEGIN { exit !(lo <= j + n && j <= hi + n) }'
+                # Modelled: the sample's error times the model's (or the
+                # cost table's, four times either way), or widened for
+                # what the sample does not cover.
+                like "$name: and says why it is wide" \
+                        "$(echo "$b" | jq -r '.unseen.reason // (if .table_bytes_per_inode then "the cost table" else .rate_source end)')" \
+                        "$why"
+        fi
 }
 
 # judged_config INTERVAL SAMPLE_SIZE [EDIT...]: config's output for a

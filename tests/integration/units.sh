@@ -7,17 +7,19 @@ T=$(mktemp -d /tmp/atimed-test.XXXXXX) || bail mktemp
 trap 'rm -rf "$T"' EXIT
 
 mkdir -p "$T/units" "$T/man/man5" "$T/man/man8"
-for u in atimed.service atimed.socket; do
+for u in atimed.service atimed.socket atimed-helper.service atimed-helper.socket; do
         [ -f "$top_builddir/systemd/$u" ] || bail "systemd/$u not generated"
         # Point ExecStart and ExecReload at the binaries just built: verify
         # checks they exist.
-        sed -e "s|^ExecStart=.*/atimed|ExecStart=$top_builddir/atimed|" \
+        sed -e "s|^ExecStart=.*/atimed-helper$|ExecStart=$top_builddir/atimed-helper|" \
+                -e "s|^ExecStart=.*/atimed$|ExecStart=$top_builddir/atimed|" \
                 -e "s|^ExecReload=.*/atimectl |ExecReload=$top_builddir/atimectl |" "$top_builddir/systemd/$u" >"$T/units/$u"
 done
 cp "$top_srcdir/man/atimed.8" "$top_srcdir/man/atimectl.8" "$T/man/man8/"
 cp "$top_srcdir/man/atimed.conf.5" "$T/man/man5/"
 
-MANPATH=$T/man systemd-analyze verify "$T/units/atimed.socket" "$T/units/atimed.service" >"$T/verify.out" 2>&1
+MANPATH=$T/man systemd-analyze verify "$T/units/atimed.socket" "$T/units/atimed.service" "$T/units/atimed-helper.socket" \
+        "$T/units/atimed-helper.service" >"$T/verify.out" 2>&1
 is "systemd-analyze verify passes" "$?" "0"
 is "and prints nothing" "$(grep -v '^$' "$T/verify.out")" ""
 
@@ -40,10 +42,22 @@ fi
 like "the bounding set is exactly what the code needs" "$(grep ^CapabilityBoundingSet= $T/units/atimed.service)" \
         "^CapabilityBoundingSet=CAP_DAC_READ_SEARCH CAP_FOWNER CAP_DAC_OVERRIDE$"
 
+# The helper: CAP_SYS_ADMIN and nothing else, its socket root's alone,
+# and atimed.service asks it rather than holding the capability.
+like "the helper's bounding set: CAP_SYS_ADMIN alone" "$(grep ^CapabilityBoundingSet= $T/units/atimed-helper.service)" \
+        "^CapabilityBoundingSet=CAP_SYS_ADMIN$"
+like "as a user of its own" "$(cat $T/units/atimed-helper.service)" "^DynamicUser=yes$"
+like "its socket is root's alone" "$(cat $T/units/atimed-helper.socket)" "^SocketMode=0600$"
+like "it listens where the daemon looks for it" "$(cat $T/units/atimed-helper.socket)" \
+        "^ListenSequentialPacket=$("$ATIMED" --check-config --config /dev/null | sed -n 's/^helper_socket = //p')$"
+like "atimed.service wants it" "$(cat $T/units/atimed.service)" "^Wants=atimed-helper.socket$"
+
 if systemd-analyze security --help 2>/dev/null | grep -q -- --offline; then
-        systemd-analyze security --offline=true "$T/units/atimed.service" >"$T/security.out" 2>&1
-        score=$(sed -n 's/.*Overall exposure level for atimed.service: \([0-9.]*\).*/\1/p' "$T/security.out")
-        diag "systemd-analyze security exposure: $score"
-        check "exposure is 3.0 or below" awk -v s="$score" 'BEGIN { exit !(s != "" && s <= 3.0) }'
+        for u in atimed.service atimed-helper.service; do
+                systemd-analyze security --offline=true "$T/units/$u" >"$T/security.out" 2>&1
+                score=$(sed -n "s/.*Overall exposure level for $u: \([0-9.]*\).*/\1/p" "$T/security.out")
+                diag "systemd-analyze security exposure of $u: $score"
+                check "$u: exposure is 3.0 or below" awk -v s="$score" 'BEGIN { exit !(s != "" && s <= 3.0) }'
+        done
 fi
 done_testing

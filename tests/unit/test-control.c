@@ -383,7 +383,7 @@ static pid_t server_without_caps(const char *path, const struct control_limits *
                 close(ready[0]);
                 sigemptyset(&ss);
                 sigaddset(&ss, SIGTERM);
-                if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0 || caps_drop_to_minimum(false) < 0 || sd_event_new(&e) < 0 ||
+                if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0 || caps_drop_to_minimum() < 0 || sd_event_new(&e) < 0 ||
                     sd_event_add_signal(e, NULL, SIGTERM, NULL, NULL) < 0 ||
                     control_socket_bind(path, 0666, (gid_t) -1, &lfd) < 0 ||
                     control_server_new(e, lfd, lim, dispatch, NULL, &srv) < 0)
