@@ -88,7 +88,7 @@ dpkg -L atimed >"$B/files"
 diag "dpkg -L atimed: $(wc -l <"$B/files") paths, $(while read -r f; do [ -d "$f" ] || echo "$f"; done <"$B/files" | wc -l) files"
 for f in /usr/sbin/atimed /usr/bin/atimectl /lib/systemd/system/atimed.service /lib/systemd/system/atimed.socket \
         /etc/atimed/atimed.conf /usr/share/man/man8/atimed.8.gz /usr/share/man/man8/atimectl.8.gz \
-        /usr/share/man/man5/atimed.conf.5.gz /usr/share/doc/atimed/copyright \
+        /usr/share/man/man5/atimed.conf.5.gz /usr/share/man/man8/atimed-helper.8.gz /usr/share/doc/atimed/copyright \
         /usr/share/doc/atimed/examples/atimed.rules.yml /usr/share/doc/atimed/examples/atimed.json; do
         check "dpkg -L lists $f and it is there" sh -c "grep -qx '$f' '$B/files' && test -e '$f'"
 done

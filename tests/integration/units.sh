@@ -15,7 +15,7 @@ for u in atimed.service atimed.socket atimed-helper.service atimed-helper.socket
                 -e "s|^ExecStart=.*/atimed$|ExecStart=$top_builddir/atimed|" \
                 -e "s|^ExecReload=.*/atimectl |ExecReload=$top_builddir/atimectl |" "$top_builddir/systemd/$u" >"$T/units/$u"
 done
-cp "$top_srcdir/man/atimed.8" "$top_srcdir/man/atimectl.8" "$T/man/man8/"
+cp "$top_srcdir/man/atimed.8" "$top_srcdir/man/atimectl.8" "$top_srcdir/man/atimed-helper.8" "$T/man/man8/"
 cp "$top_srcdir/man/atimed.conf.5" "$T/man/man5/"
 
 MANPATH=$T/man systemd-analyze verify "$T/units/atimed.socket" "$T/units/atimed.service" "$T/units/atimed-helper.socket" \
