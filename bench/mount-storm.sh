@@ -1,0 +1,75 @@
+#!/bin/bash
+# mount-storm: atimed's CPU per mount change on a container host's table
+# (issue 47), by the kernel's events (fanotify, statmount) and by reading
+# mountinfo again, side by side in one run.
+#
+# Per size, SIZE tmpfs mounts under $B/mnt/storm/b, excluded by path: in
+# the table as a container host's secrets and overlays are, not tracked.
+# For each way (events, mountinfo; ABBA over ROUNDS rounds) a daemon is
+# started on that table and left alone IDLE seconds (its own CPU then is
+# the idle rate); then CHANGES changes, a tmpfs mounted and umounted on
+# $B/mnt/storm/c (excluded too) GAP_MS apart, so that at the default
+# rescan_delay of 200 ms each change is read alone. The figure: the CPU
+# (schedstat, every thread) over the changes, less the idle rate over
+# their length, per change. Median over the rounds, min-max beside it.
+#
+#   sudo make bench BENCH=mount-storm
+#   (SIZES="500 5000 20000" CHANGES=100 GAP_MS=250 ROUNDS=2 IDLE=10)
+. "$top_srcdir/bench/lib.sh"
+bench_enter_namespace
+SIZES=${SIZES:-500 5000 20000}
+CHANGES=${CHANGES:-100}
+GAP_MS=${GAP_MS:-250}
+ROUNDS=${ROUNDS:-2}
+IDLE=${IDLE:-10}
+STORM=$top_builddir/tests/helpers/mountstorm
+D=$B/mnt/storm
+mkdir -p "$D/b"
+
+machine_line
+echo "changes: $CHANGES per run, $GAP_MS ms apart; idle $IDLE s before them; $ROUNDS rounds of each way (ABBA)"
+
+now_ns() { date +%s%N; }
+
+# one WAY: prints the CPU per change in microseconds.
+one() {
+        local way=$1 ev=yes c0 c1 c2 c3 t0 t1 t2 t3 src
+        [ "$way" = mountinfo ] && ev=no
+        start_atimed "$(printf '[mounts]\nexclude_paths = [/] %s\nevents = %s\n' "$D" "$ev")"
+        src=$("$ATIMECTL" --socket "$B/sock" --json status | jq -r .mount_changes.source)
+        [ "$src" = "$way" ] || echo "bench: asked for $way, the daemon follows $src" >&2
+        sleep 2
+        c0=$(cpu_ns "$ATIMED_PID") t0=$(now_ns)
+        sleep "$IDLE"
+        c1=$(cpu_ns "$ATIMED_PID") t1=$(now_ns)
+        c2=$(cpu_ns "$ATIMED_PID") t2=$(now_ns)
+        "$STORM" cost "$D" 0 "$CHANGES" "$GAP_MS"
+        sleep 0.5 # the last change's read
+        c3=$(cpu_ns "$ATIMED_PID") t3=$(now_ns)
+        kill "$ATIMED_PID"
+        wait "$ATIMED_PID" 2>/dev/null
+        awk -v c0="$c0" -v c1="$c1" -v c2="$c2" -v c3="$c3" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v t3="$t3" -v n="$CHANGES" \
+                'BEGIN { idle = (c1 - c0) / (t1 - t0); printf "%.1f\n", ((c3 - c2) - idle * (t3 - t2)) / n / 1000 }'
+}
+
+have=0
+printf '%-8s %-10s %-28s %-28s %s\n' mounts in-table "events us/change (min-max)" "mountinfo us/change (min-max)" ratio
+for size in $SIZES; do
+        if [ "$have" -lt "$size" ]; then
+                "$STORM" base "$D" "$size" "$have" || exit 1 # more, numbered on from those there
+                have=$size
+        fi
+        ev=() mi=()
+        for ((r = 0; r < ROUNDS; r++)); do
+                if ((r % 2 == 0)); then
+                        ev+=("$(one events)") mi+=("$(one mountinfo)")
+                else
+                        mi+=("$(one mountinfo)") ev+=("$(one events)")
+                fi
+        done
+        e=$(printf '%s\n' "${ev[@]}" | median) m=$(printf '%s\n' "${mi[@]}" | median)
+        printf '%-8s %-10s %-28s %-28s %s\n' "$size" "$(wc -l </proc/self/mountinfo)" \
+                "$e ($(printf '%s\n' "${ev[@]}" | minimum)-$(printf '%s\n' "${ev[@]}" | maximum))" \
+                "$m ($(printf '%s\n' "${mi[@]}" | minimum)-$(printf '%s\n' "${mi[@]}" | maximum))" \
+                "$(awk -v e="$e" -v m="$m" 'BEGIN { if (e > 0) printf "%.0fx", m / e; else print "-" }')"
+done
