@@ -14,7 +14,11 @@
 # (excluded too) GAP_MS apart, so that at the default rescan_delay of
 # 200 ms each change is read alone. The figure: the CPU (schedstat, every
 # thread) over the changes, less the idle rate over their length, per
-# change. Median over the rounds, min-max beside it.
+# change. Median over the rounds, min-max beside it. Beside them, the
+# floor: the same changes watched by the least a watcher can do (a child
+# of mountstorm waiting on a fanotify group, one statmount per mount
+# reported): what this machine's wakeups and kernel cost, which no daemon
+# goes below.
 #
 # Then the storm of tests/integration/mount-storm.sh at STORM_BASE mounts
 # (STORM_OPS operations in STORM_SECONDS: new, nested, bind, moved,
@@ -78,7 +82,8 @@ one() {
 }
 
 have=0
-printf '%-8s %-10s %-28s %-28s %s\n' mounts in-table "events us/change (min-max)" "mountinfo us/change (min-max)" ratio
+printf '%-8s %-10s %-28s %-28s %-7s %s\n' mounts in-table "events us/change (min-max)" "mountinfo us/change (min-max)" ratio \
+        "floor us/change"
 for size in $SIZES; do
         if [ "$have" -lt "$size" ]; then
                 "$STORM" base "$D" "$size" "$have" || exit 1 # more, numbered on from those there
@@ -93,10 +98,11 @@ for size in $SIZES; do
                 fi
         done
         e=$(printf '%s\n' "${ev[@]}" | median) m=$(printf '%s\n' "${mi[@]}" | median)
-        printf '%-8s %-10s %-28s %-28s %s\n' "$size" "$(wc -l </proc/self/mountinfo)" \
+        printf '%-8s %-10s %-28s %-28s %-7s %s\n' "$size" "$(wc -l </proc/self/mountinfo)" \
                 "$e ($(printf '%s\n' "${ev[@]}" | minimum)-$(printf '%s\n' "${ev[@]}" | maximum))" \
                 "$m ($(printf '%s\n' "${mi[@]}" | minimum)-$(printf '%s\n' "${mi[@]}" | maximum))" \
-                "$(awk -v e="$e" -v m="$m" 'BEGIN { if (e > 0) printf "%.0fx", m / e; else print "-" }')"
+                "$(awk -v e="$e" -v m="$m" 'BEGIN { if (e > 0) printf "%.0fx", m / e; else print "-" }')" \
+                "$("$STORM" floor "$D" 0 "$CHANGES" "$GAP_MS")"
 done
 
 # The storm, with a status every 20 ms.

@@ -196,6 +196,7 @@ static void on_events_lost(int error, void *userdata) {
         Manager *m = userdata;
 
         m->mount_events_on = false;
+        mount_monitor_set_leading(m->monitor, false);
         snprintf(m->mount_changes_reason, sizeof m->mount_changes_reason,
                  "the kernel's mount events failed (%s): mountinfo is read again on each change", strerror(-error));
         log_warning_errno(error, "Mount events failed (%m); the mount table is read again on each change from now on");
@@ -272,6 +273,7 @@ static void manager_start_mount_events(Manager *m) {
         }
         if (m->mount_events_on) {
                 m->mount_changes_reason[0] = 0;
+                mount_monitor_set_leading(m->monitor, true);
                 log_info("Mount changes are followed by the kernel's events (fanotify, statmount): %zu mounts here",
                          m->mounts ? m->mounts->n_all : 0);
         } else

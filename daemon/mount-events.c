@@ -554,6 +554,8 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
                 }
                 if (kmount_events_parse(buf, (size_t) n, on_event, m, &overflow) < 0 || overflow)
                         m->resync = true;
+                if ((size_t) n < sizeof buf - 256)
+                        break; /* all there was: a read more would only say EAGAIN */
         }
         settle(m);
         return 0;

@@ -522,6 +522,20 @@ static int table_from_raw(MountTable *t, struct raw *raw, size_t n, const struct
         }
         if (t->n > 0)
                 qsort(t->entries, t->n, sizeof *t->entries, cmp_entry_id);
+        /* One entry per id. mountinfo read while mounts move can show a
+         * mount twice (the kernel's list walked in pieces as it changes):
+         * the copy kept is one of them, and the next read puts it right. */
+        if (t->n > 1) {
+                size_t w = 1;
+
+                for (size_t i = 1; i < t->n; i++)
+                        if (t->entries[i].id == t->entries[w - 1].id) {
+                                mount_entry_done(&t->entries[w - 1]);
+                                t->entries[w - 1] = t->entries[i];
+                        } else
+                                t->entries[w++] = t->entries[i];
+                t->n = w;
+        }
         return 0;
 }
 
@@ -674,6 +688,8 @@ struct MountMonitor {
         sd_event_source *io;
         sd_event_source *timer;
         uint64_t delay;
+        bool leading;       /* cb at once when none came within the delay */
+        uint64_t last_call; /* CLOCK_MONOTONIC of the last cb */
         mount_monitor_cb cb;
         void *userdata;
 };
@@ -691,6 +707,7 @@ MountMonitor *mount_monitor_free(MountMonitor *m) {
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         MountMonitor *m = userdata;
 
+        m->last_call = usec;
         m->cb(m->userdata);
         return 0;
 }
@@ -707,7 +724,14 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         if (enabled != SD_EVENT_OFF)
                 return 0; /* a re-parse is already due */
         (void) sd_event_now(sd_event_source_get_event(s), CLOCK_MONOTONIC, &now);
-        (void) sd_event_source_set_time(m->timer, now + m->delay);
+        if (m->leading && (m->last_call == 0 || now >= m->last_call + m->delay)) {
+                /* A change alone is answered now, one wakeup less; those
+                 * that follow it within the delay, once at its end. */
+                m->last_call = now;
+                m->cb(m->userdata);
+                return 0;
+        }
+        (void) sd_event_source_set_time(m->timer, m->leading ? m->last_call + m->delay : now + m->delay);
         (void) sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT);
         return 0;
 }
@@ -747,6 +771,10 @@ int mount_monitor_new(sd_event *e, uint64_t delay_usec, mount_monitor_cb cb, voi
 
 void mount_monitor_set_delay(MountMonitor *m, uint64_t delay_usec) {
         m->delay = delay_usec;
+}
+
+void mount_monitor_set_leading(MountMonitor *m, bool leading) {
+        m->leading = leading;
 }
 
 /* ---------------------------------------------------------------- the reader */

@@ -191,5 +191,11 @@ typedef struct MountMonitor MountMonitor;
 typedef void (*mount_monitor_cb)(void *userdata);
 int mount_monitor_new(sd_event *e, uint64_t delay_usec, mount_monitor_cb cb, void *userdata, MountMonitor **ret);
 void mount_monitor_set_delay(MountMonitor *m, uint64_t delay_usec);
+/* cb at once for a change that comes when none came within the delay (the
+ * burst's first), and once more at the delay's end for those after it:
+ * where each call is cheap (the event path's recheck of the tracked
+ * mounts), a change alone costs one wakeup less. Off: each burst's cb
+ * comes a delay after its first change (a re-read of the whole table). */
+void mount_monitor_set_leading(MountMonitor *m, bool leading);
 MountMonitor *mount_monitor_free(MountMonitor *m);
 DEFINE_FREE_FUNC(MountMonitor, mount_monitor_free);
