@@ -102,6 +102,15 @@
 #define F_REACHABLE "reachable"
 #define F_STUCK_THREADS "stuck_threads"
 #define F_ADVICE_CHANGES "advice_changes"
+#define F_MOUNT_CHANGES "mount_changes"
+/* MountChanges: "events" or "mountinfo", why not events, the ids the
+ * kernel reported, the full reads after its queue overflowed, the mounts
+ * in atimed's namespace */
+#define F_MC_SOURCE "source"
+#define F_MC_REASON "reason"
+#define F_MC_EVENTS "events"
+#define F_MC_RESYNCS "resyncs"
+#define F_MC_MOUNTS "mounts"
 
 /* GetStatus: a mount's probe (also the reply of Probe) */
 #define F_PROBE "probe"

@@ -450,6 +450,17 @@ static void daemon_from_json(Report *r, json_object *status) {
         r->uptime_s = integer_or(status, F_UPTIME_S, -1);
         r->stuck_threads = integer_or(status, F_STUCK_THREADS, -1);
         r->advice_changes = integer_or(status, F_ADVICE_CHANGES, -1);
+        {
+                json_object *mc = member(status, F_MOUNT_CHANGES, json_type_object);
+
+                if (mc) {
+                        r->mount_changes.source = str(r, mc, F_MC_SOURCE);
+                        r->mount_changes.reason = str(r, mc, F_MC_REASON);
+                        r->mount_changes.events = integer_or(mc, F_MC_EVENTS, -1);
+                        r->mount_changes.resyncs = integer_or(mc, F_MC_RESYNCS, -1);
+                        r->mount_changes.mounts = integer_or(mc, F_MC_MOUNTS, -1);
+                }
+        }
         r->taken_at = r->started_at >= 0 && r->uptime_s >= 0 && r->started_at <= INT64_MAX - r->uptime_s
                               ? r->started_at + r->uptime_s
                               : -1;

@@ -195,6 +195,12 @@ typedef struct Report {
         const char *version, *hostname;
         int64_t started_at, uptime_s, stuck_threads, advice_changes;
         int64_t taken_at; /* Unix seconds: when the figures were read */
+        /* How the daemon follows the mount table (GetStatus's
+         * mount_changes): "events" or "mountinfo"; NULL: not said. */
+        struct {
+                const char *source, *reason;
+                int64_t events, resyncs, mounts;
+        } mount_changes;
         bool have_advice; /* the mounts' advice was filled in */
         bool oom;         /* a report_strdup() failed: the report is incomplete */
         const char *config;  /* Reload: the file in force; NULL: the defaults */

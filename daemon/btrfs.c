@@ -544,7 +544,7 @@ static int look_listed(int fd, const BtrfsLookArgs *a, struct btrfs_facts *ret) 
         struct btrfs_roots_result g;
         int r;
 
-        if (a->lister == BTRFS_LIST_UTIL || (a->lister == BTRFS_LIST_AUTO && helper_client_via() == HELPER_VIA_NONE)) {
+        if (a->lister == BTRFS_LIST_UTIL || (a->lister == BTRFS_LIST_AUTO && !helper_client_btrfs())) {
                 ret->helper_error = -ENXIO;
                 return 0;
         }

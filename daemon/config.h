@@ -62,6 +62,7 @@ struct config {
         char **exclude_fstypes;
         char **exclude_paths;
         uint64_t rescan_delay_usec;
+        bool mount_events; /* changes by fanotify and statmount where the kernel has them (mount-events.h); read at start */
 
         /* [probe] */
         uint64_t probe_interval_usec;

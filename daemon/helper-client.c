@@ -86,6 +86,16 @@ HelperVia helper_client_via(void) {
         return via;
 }
 
+static bool btrfs_on = true;
+
+void helper_client_set_btrfs(bool on) {
+        btrfs_on = on;
+}
+
+bool helper_client_btrfs(void) {
+        return via != HELPER_VIA_NONE && btrfs_on;
+}
+
 const char *helper_client_socket(void) {
         return via == HELPER_VIA_SOCKET ? socket_path : NULL;
 }
@@ -190,4 +200,39 @@ int helper_btrfs_roots(int fd, uint64_t deadline_usec, btrfs_root_fn each, void 
                 r = n < 0 ? (int) n : roots_reply(buf, (size_t) n, each, userdata, ret_end, &done);
         }
         return r == -EPIPE ? -ECONNRESET : r;
+}
+
+int helper_mount_events(int nsfd, uint64_t deadline_usec, int *ret_fd) {
+        _cleanup_close_ int conn = -1, fd = -1;
+        struct helper_request q = {
+                .magic = HELPER_MAGIC,
+                .version = HELPER_VERSION,
+                .op = HELPER_OP_MOUNT_EVENTS,
+        };
+        struct helper_reply h;
+        uint8_t buf[sizeof h + sizeof(struct btrfs_roots_end)];
+        ssize_t n;
+        int r;
+
+        conn = helper_connect();
+        if (conn < 0)
+                return conn;
+        r = helper_send(conn, &q, sizeof q, nsfd);
+        if (r < 0)
+                return r == -EPIPE ? -ECONNRESET : r;
+        n = helper_recv(conn, buf, sizeof buf, &fd, deadline_usec);
+        if (n < 0)
+                return (int) n;
+        r = helper_reply_check(buf, (size_t) n);
+        if (r < 0)
+                return r;
+        if (r != HELPER_REPLY_END)
+                return -EPROTO;
+        memcpy(&h, buf, sizeof h);
+        if (h.status < 0)
+                return h.status;
+        if (fd < 0)
+                return -EPROTO;
+        *ret_fd = TAKE_FD(fd);
+        return 0;
 }

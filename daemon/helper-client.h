@@ -30,6 +30,11 @@ int helper_client_start(bool enabled, const char *socket_path);
  * (killed after 5 s). */
 void helper_client_stop(void);
 HelperVia helper_client_via(void);
+/* Whether btrfs subvolumes are asked of the helper: it is there, and
+ * [btrfs] snapshot_search did not say no (the helper may run for mount
+ * events alone). Set at start; true unless said. */
+void helper_client_set_btrfs(bool on);
+bool helper_client_btrfs(void);
 /* The socket the helper is reached at (HELPER_VIA_SOCKET); else NULL. */
 const char *helper_client_socket(void);
 
@@ -41,3 +46,8 @@ const char *helper_client_socket(void);
  * it lacks CAP_SYS_ADMIN). */
 int helper_btrfs_roots(int fd, uint64_t deadline_usec, btrfs_root_fn each, void *userdata,
                        struct btrfs_roots_end *ret_end);
+
+/* HELPER_OP_MOUNT_EVENTS on 'nsfd' (a mount namespace): the fanotify
+ * group reporting its mounts attached and detached, into *ret_fd. 0, or
+ * -errno as helper_btrfs_roots() says them. */
+int helper_mount_events(int nsfd, uint64_t deadline_usec, int *ret_fd);

@@ -22,7 +22,7 @@
  *     Replies: HELPER_REPLY_ROOTS messages, each 'count' records (struct
  *     btrfs_root_record, btrfs-roots.h), then HELPER_REPLY_END followed
  *     by struct btrfs_roots_end.
- *   HELPER_OP_MOUNT_EVENTS (reserved, not served yet): the fd is a mount
+ *   HELPER_OP_MOUNT_EVENTS: the fd is a mount
  *     namespace (/proc/self/ns/mnt); the helper makes a fanotify group
  *     reporting its mounts being attached and detached
  *     (fanotify_init(FAN_REPORT_MNT), fanotify_mark(FAN_MARK_MNTNS)),
@@ -46,7 +46,7 @@
 
 typedef enum HelperOp {
         HELPER_OP_BTRFS_ROOTS = 1,
-        HELPER_OP_MOUNT_EVENTS = 2, /* reserved (see above) */
+        HELPER_OP_MOUNT_EVENTS = 2,
 } HelperOp;
 
 typedef enum HelperReply {

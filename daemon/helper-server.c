@@ -19,6 +19,7 @@
 #include "helper-proto.h"
 #include "log.h"
 #include "macro.h"
+#include "mount-kernel.h"
 #include "time-util.h"
 
 /* A connection with no request for this long is closed. */
@@ -52,7 +53,7 @@ static int batch_add(const struct btrfs_root_record *rec, void *userdata) {
         return b->m.h.count == HELPER_ROOTS_PER_MESSAGE ? batch_send(b) : 0;
 }
 
-static int reply_end(int conn, int status, const void *data, size_t len) {
+static int reply_end_fd(int conn, int status, const void *data, size_t len, int fd) {
         struct {
                 struct helper_reply h;
                 struct btrfs_roots_end end;
@@ -64,7 +65,21 @@ static int reply_end(int conn, int status, const void *data, size_t len) {
                 return -EINVAL;
         if (data)
                 memcpy(&m.end, data, len);
-        return helper_send(conn, &m, sizeof m.h + (status == 0 ? len : 0), -1);
+        return helper_send(conn, &m, sizeof m.h + (status == 0 ? len : 0), fd);
+}
+
+static int reply_end(int conn, int status, const void *data, size_t len) {
+        return reply_end_fd(conn, status, data, len, -1);
+}
+
+/* The group is made here, where CAP_SYS_ADMIN is held, and handed over:
+ * reading it needs nothing. */
+static int serve_mount_events(int conn, int nsfd) {
+        _cleanup_close_ int fan = kmount_events_open(nsfd);
+
+        if (fan < 0)
+                return reply_end(conn, fan, NULL, 0);
+        return reply_end_fd(conn, 0, NULL, 0, fan);
 }
 
 static int serve_roots(int conn, int fd, uint32_t timeout_ms) {
@@ -112,6 +127,8 @@ int helper_serve_connection(int conn) {
                         r = reply_end(conn, -EBADF, NULL, 0);
                 else if (q.op == HELPER_OP_BTRFS_ROOTS)
                         r = serve_roots(conn, fd, q.timeout_ms);
+                else if (q.op == HELPER_OP_MOUNT_EVENTS)
+                        r = serve_mount_events(conn, fd);
                 else
                         r = reply_end(conn, -EOPNOTSUPP, NULL, 0);
                 if (r < 0)

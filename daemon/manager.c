@@ -6,6 +6,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +17,11 @@
 
 #include "export.h"
 #include "group.h"
+#include "helper-client.h"
 #include "log.h"
 #include "methods.h"
+#include "mount-events.h"
+#include "report.h"
 #include "mountlog.h"
 #include "privileged.h"
 #include "reload.h"
@@ -152,10 +156,18 @@ static int on_table_read(MountTable *t, void *userdata) {
         return apply_table(userdata, t);
 }
 
-static void on_mounts_changed(void *userdata) {
-        Manager *m = userdata;
+/* The table checked again: by the events' model, a statmount of each
+ * tracked mount; else a read of mountinfo, parsed only if it reads
+ * differently. */
+static void manager_recheck_mounts(Manager *m) {
+        if (m->mount_events_on)
+                mount_events_refresh(m->mount_events);
+        else
+                mount_reader_request(m->mount_reader);
+}
 
-        mount_reader_request(m->mount_reader);
+static void on_mounts_changed(void *userdata) {
+        manager_recheck_mounts(userdata);
 }
 
 /* The table is read again every few seconds besides: a change whose
@@ -168,8 +180,104 @@ static int on_mounts_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
         (void) sd_event_source_set_time(s, usec + MOUNTS_RECHECK_USEC);
-        mount_reader_request(m->mount_reader);
+        /* The events miss nothing (an overflow resyncs). */
+        if (!m->mount_events_on)
+                mount_reader_request(m->mount_reader);
         return 0;
+}
+
+/* ---------------------------------------------------------------- mount changes by event */
+
+static int on_events_table(MountTable *t, void *userdata) {
+        return apply_table(userdata, t);
+}
+
+static void on_events_lost(int error, void *userdata) {
+        Manager *m = userdata;
+
+        m->mount_events_on = false;
+        mount_monitor_set_leading(m->monitor, false);
+        snprintf(m->mount_changes_reason, sizeof m->mount_changes_reason,
+                 "the kernel's mount events failed (%s): mountinfo is read again on each change", strerror(-error));
+        log_warning_errno(error, "Mount events failed (%m); the mount table is read again on each change from now on");
+        mount_reader_request(m->mount_reader);
+}
+
+static void mount_changes_report(void *userdata, Report *r) {
+        Manager *m = userdata;
+        struct mount_events_stats st = {};
+
+        if (m->mount_events)
+                mount_events_get_stats(m->mount_events, &st);
+        r->mount_changes.source = m->mount_events_on ? "events" : "mountinfo";
+        r->mount_changes.reason = m->mount_events_on ? NULL : report_strdup(r, m->mount_changes_reason);
+        r->mount_changes.events = (int64_t) st.events;
+        r->mount_changes.resyncs = (int64_t) st.resyncs;
+        r->mount_changes.mounts = m->mount_events_on ? (int64_t) st.n_all
+                                  : m->mounts           ? (int64_t) m->mounts->n_all
+                                                        : 0;
+}
+
+/* Why the events cannot be had, in words, from what the helper said. */
+static const char *events_refused(int r) {
+        switch (r) {
+        case -ENXIO:
+                return "atimed has no helper to make the fanotify group (it needs CAP_SYS_ADMIN)";
+        case -ENOENT:
+        case -ECONNREFUSED:
+        case -ECONNRESET:
+                return "atimed-helper is not running";
+        case -EINVAL:
+                return "this kernel has no fanotify mount events (Linux 6.15 and later)";
+        case -ENOSYS:
+        case -EPERM:
+        case -EACCES:
+                return "the kernel or a seccomp filter refuses the calls";
+        default:
+                return NULL;
+        }
+}
+
+#define MOUNT_EVENTS_HELPER_USEC (5 * USEC_PER_SEC)
+
+/* The table by the kernel's events where it can be had; else why not,
+ * said once. */
+static void manager_start_mount_events(Manager *m) {
+        struct mount_filter f;
+        _cleanup_close_ int ns = -1;
+        int fan = -1, r;
+        char *why = m->mount_changes_reason;
+        size_t wl = sizeof m->mount_changes_reason;
+
+        if (!m->config->mount_events)
+                snprintf(why, wl, "[mounts] events = no");
+        else if (!streq(m->config->mountinfo_path, "/proc/self/mountinfo"))
+                snprintf(why, wl, "[mounts] mountinfo is not /proc/self/mountinfo");
+        else if ((ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+                snprintf(why, wl, "cannot open /proc/self/ns/mnt: %s", strerror(errno));
+        else if ((r = helper_mount_events(ns, now_usec(CLOCK_MONOTONIC) + MOUNT_EVENTS_HELPER_USEC, &fan)) < 0)
+                snprintf(why, wl, "%s (%s)", events_refused(r) ?: "the helper could not make the fanotify group",
+                         strerror(-r));
+        else {
+                config_mount_filter(m->config, &f);
+                r = mount_events_new(m->event, fan, &f, on_events_table, on_events_lost, m, &m->mount_events);
+                if (r >= 0) {
+                        mount_events_set_delay(m->mount_events, m->config->rescan_delay_usec);
+                        m->mount_events_on = true;
+                        r = mount_events_load(m->mount_events);
+                        m->mount_events_on = r >= 0;
+                }
+                if (r < 0)
+                        snprintf(why, wl, "%s (%s)", events_refused(r) ?: "the mount events could not be set up",
+                                 strerror(-r));
+        }
+        if (m->mount_events_on) {
+                m->mount_changes_reason[0] = 0;
+                mount_monitor_set_leading(m->monitor, true);
+                log_info("Mount changes are followed by the kernel's events (fanotify, statmount): %zu mounts here",
+                         m->mounts ? m->mounts->n_all : 0);
+        } else
+                log_info("Mount changes are followed by reading %s again: %s", m->config->mountinfo_path, why);
 }
 
 /* ---------------------------------------------------------------- consumers */
@@ -213,6 +321,7 @@ static int on_consumers_timer(sd_event_source *s, uint64_t usec, void *userdata)
  * table parsed with the new filter. Takes c and table. */
 static void on_reload_read(void *userdata, struct config *c, gid_t gid, MountTable *table, int table_r) {
         Manager *m = userdata;
+        struct mount_filter f;
         struct control_limits lim;
         int r;
 
@@ -236,7 +345,16 @@ static void on_reload_read(void *userdata, struct config *c, gid_t gid, MountTab
         limits_from_config(m->config, gid, &lim);
         control_server_set_limits(m->control, &lim);
         mount_monitor_set_delay(m->monitor, m->config->rescan_delay_usec);
-        if (table_r < 0)
+        if (m->mount_events)
+                mount_events_set_delay(m->mount_events, m->config->rescan_delay_usec);
+        if (m->mount_events_on) {
+                /* The model has every mount: the new filter applies to it. */
+                mount_table_free(table);
+                config_mount_filter(m->config, &f);
+                r = mount_events_set_filter(m->mount_events, &f);
+                if (r < 0)
+                        log_error_errno(r, "Failed to apply the new mount filter, keeping the previous table: %m");
+        } else if (table_r < 0)
                 log_error_errno(table_r, "Failed to read mount table %s, keeping the previous one: %m",
                                 m->config->mountinfo_path);
         else
@@ -278,7 +396,7 @@ static void on_tick(int64_t t, void *userdata) {
         Manager *m = userdata;
 
         tick_complete(m->tick);
-        mount_reader_request(m->mount_reader); /* parsed only if it reads differently */
+        manager_recheck_mounts(m);
         tick_begin(m->tick, t);
 }
 
@@ -388,6 +506,7 @@ int manager_new(struct config *config, const char *config_path, const char *over
                 .reload = op_reload,
                 .probe = op_probe,
                 .history_refused = op_history_refused,
+                .mount_changes = mount_changes_report,
                 .userdata = m,
         };
         if ((config_path && !(m->config_path = strdup(config_path))) ||
@@ -520,9 +639,12 @@ int manager_start(Manager *m) {
         r = mount_monitor_new(m->event, m->config->rescan_delay_usec, on_mounts_changed, m, &m->monitor);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch the mount table: %m");
-        r = manager_rescan_mounts(m);
-        if (r < 0)
-                return r;
+        manager_start_mount_events(m);
+        if (!m->mount_events_on) {
+                r = manager_rescan_mounts(m);
+                if (r < 0)
+                        return r;
+        }
 
         r = manager_start_rechecks(m);
         if (r < 0)
@@ -588,6 +710,7 @@ Manager *manager_free(Manager *m) {
         }
         mount_monitor_free(m->monitor);
         mount_table_free(m->mounts);
+        mount_events_free(m->mount_events); /* after the table that asks it for types */
         sd_event_unref(m->event);
         config_free(m->config);
         free(m->config_path);

@@ -40,6 +40,12 @@ typedef struct Manager {
         MountTable *mounts;
         struct Trimmer *trimmer;    /* the heap given back when much of it is free (trim.h) */
         MountMonitor *monitor;
+        /* The table kept by the kernel's events (mount-events.h), when
+         * mount_events_on; else the reader's. Kept to the end once made:
+         * the tables it built ask it for types. */
+        struct MountEvents *mount_events;
+        bool mount_events_on;
+        char mount_changes_reason[256]; /* why not by events; "" when by events */
         WorkerPool *pool;
         Tracker *tracker;
         Store *store;

@@ -191,21 +191,22 @@ static int dup_or_empty(const char *s, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-static int entry_fill(MountEntry *e, struct libmnt_fs *fs) {
+/* An entry from one mount, said by a parse of the text or by the kernel. */
+static int entry_fill(MountEntry *e, const MountSeed *s) {
         *e = (MountEntry) {
-                .id = mnt_fs_get_id(fs),
-                .parent_id = mnt_fs_get_parent_id(fs),
-                .devno = mnt_fs_get_devno(fs),
+                .id = s->id,
+                .parent_id = s->parent_id,
+                .devno = s->devno,
         };
-        if (dup_or_empty(mnt_fs_get_target(fs), &e->target) < 0 ||
-            dup_or_empty(mnt_fs_get_source(fs), &e->source) < 0 ||
-            dup_or_empty(mnt_fs_get_fstype(fs), &e->fstype) < 0 || dup_or_empty(mnt_fs_get_root(fs), &e->root) < 0 ||
-            dup_or_empty(mnt_fs_get_vfs_options(fs), &e->vfs_options) < 0 ||
-            dup_or_empty(mnt_fs_get_fs_options(fs), &e->super_options) < 0)
+        if (dup_or_empty(s->target, &e->target) < 0 || dup_or_empty(s->source, &e->source) < 0 ||
+            dup_or_empty(s->fstype, &e->fstype) < 0 || dup_or_empty(s->root, &e->root) < 0 ||
+            dup_or_empty(s->vfs_options, &e->vfs_options) < 0 ||
+            dup_or_empty(s->super_options, &e->super_options) < 0)
                 return -ENOMEM;
         mount_policy_from_options(e->vfs_options, e->super_options, &e->policy);
         return 0;
 }
+
 
 static int parser_errcb(struct libmnt_table *tb, const char *filename, int line) {
         unsigned *bad = mnt_table_get_userdata(tb);
@@ -215,11 +216,31 @@ static int parser_errcb(struct libmnt_table *tb, const char *filename, int line)
 }
 
 struct raw {
-        struct libmnt_fs *fs;
+        struct libmnt_fs *fs;       /* from a parse of the text; or */
+        const MountSeed *seed;      /* from the kernel's word on one mount */
         const char *target;
+        const char *fstype;         /* NULL: none said */
         int id, parent_id;
         bool hidden;
 };
+
+static int entry_fill_raw(MountEntry *e, const struct raw *raw) {
+        struct libmnt_fs *fs = raw->fs;
+
+        if (raw->seed)
+                return entry_fill(e, raw->seed);
+        return entry_fill(e, &(const MountSeed) {
+                                     .id = mnt_fs_get_id(fs),
+                                     .parent_id = mnt_fs_get_parent_id(fs),
+                                     .devno = mnt_fs_get_devno(fs),
+                                     .target = mnt_fs_get_target(fs),
+                                     .source = mnt_fs_get_source(fs),
+                                     .fstype = mnt_fs_get_fstype(fs),
+                                     .root = mnt_fs_get_root(fs),
+                                     .vfs_options = mnt_fs_get_vfs_options(fs),
+                                     .super_options = mnt_fs_get_fs_options(fs),
+                             });
+}
 
 static int cmp_raw_target(const void *a, const void *b) {
         const struct raw *x = a, *y = b;
@@ -414,7 +435,7 @@ static int index_types(MountTable *t, const struct raw *raw, size_t n) {
         if (!lines || !t->types)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++)
-                if (mnt_fs_get_fstype(raw[i].fs))
+                if (raw[i].fstype)
                         lines[k++] = (struct line_at) { raw[i].target, i };
         if (k > 1)
                 qsort(lines, k, sizeof *lines, cmp_line_at);
@@ -425,7 +446,7 @@ static int index_types(MountTable *t, const struct raw *raw, size_t n) {
                         continue;
                 ty = &t->types[t->n_types++]; /* counted even when half-filled, so it is freed */
                 ty->target = strdup(lines[i].target);
-                ty->fstype = strdup(mnt_fs_get_fstype(raw[lines[i].line].fs));
+                ty->fstype = strdup(raw[lines[i].line].fstype);
                 if (!ty->target || !ty->fstype)
                         return -ENOMEM;
         }
@@ -458,6 +479,7 @@ static int raw_collect(struct libmnt_table *tb, struct raw **ret, size_t *ret_n)
                 raw[n++] = (struct raw) {
                         .fs = fs,
                         .target = mnt_fs_get_target(fs) ?: "",
+                        .fstype = mnt_fs_get_fstype(fs),
                         .id = mnt_fs_get_id(fs),
                         .parent_id = mnt_fs_get_parent_id(fs),
                 };
@@ -467,28 +489,19 @@ static int raw_collect(struct libmnt_table *tb, struct raw **ret, size_t *ret_n)
         return 0;
 }
 
-static int parse_text(char *text, size_t len, const char *path, const struct mount_filter *filter, MountTable **ret) {
-        _cleanup_(mount_table_freep) MountTable *t = calloc(1, sizeof *t);
-        _cleanup_free_ struct raw *raw = NULL;
+/* t's entries and type index from every mount in raw (n of them, sorted
+ * here): the tracked ones not stacked under another, with whether a lookup
+ * of their target reaches them. */
+static int table_from_raw(MountTable *t, struct raw *raw, size_t n, const struct mount_filter *filter,
+                          bool index) {
         _cleanup_free_ struct id_index *ids = NULL;
-        _cleanup_(mnt_unref_tablep) struct libmnt_table *tb = NULL;
-        size_t n = 0, root;
+        size_t root;
         int r;
 
-        if (!t)
-                return -ENOMEM;
-        r = table_from_text(text, len, path, &t->n_bad_lines, &tb);
-        if (r < 0)
-                return r;
-        r = raw_collect(tb, &raw, &n);
-        if (r < 0)
-                return r;
         mark_hidden(raw, n);
-        t->n_all = n;
-        r = index_types(t, raw, n);
+        r = index ? index_types(t, raw, n) : 0;
         if (r < 0)
                 return r;
-
         t->entries = calloc(n ? n : 1, sizeof *t->entries);
         ids = calloc(n ? n : 1, sizeof *ids);
         if (!t->entries || !ids)
@@ -499,11 +512,9 @@ static int parse_text(char *text, size_t len, const char *path, const struct mou
                 qsort(ids, n, sizeof *ids, cmp_id_index);
         root = raw_root(raw, n);
         for (size_t i = 0; i < n; i++) {
-                const char *fstype = mnt_fs_get_fstype(raw[i].fs);
-
-                if (raw[i].hidden || !fstype || !mount_filter_match(filter, fstype, raw[i].target))
+                if (raw[i].hidden || !raw[i].fstype || !mount_filter_match(filter, raw[i].fstype, raw[i].target))
                         continue;
-                r = entry_fill(&t->entries[t->n], raw[i].fs);
+                r = entry_fill_raw(&t->entries[t->n], &raw[i]);
                 t->n++; /* counted even when half-filled, so it is freed */
                 if (r < 0)
                         return r;
@@ -511,8 +522,67 @@ static int parse_text(char *text, size_t len, const char *path, const struct mou
         }
         if (t->n > 0)
                 qsort(t->entries, t->n, sizeof *t->entries, cmp_entry_id);
+        /* One entry per id. mountinfo read while mounts move can show a
+         * mount twice (the kernel's list walked in pieces as it changes):
+         * the copy kept is one of them, and the next read puts it right. */
+        if (t->n > 1) {
+                size_t w = 1;
+
+                for (size_t i = 1; i < t->n; i++)
+                        if (t->entries[i].id == t->entries[w - 1].id) {
+                                mount_entry_done(&t->entries[w - 1]);
+                                t->entries[w - 1] = t->entries[i];
+                        } else
+                                t->entries[w++] = t->entries[i];
+                t->n = w;
+        }
+        return 0;
+}
+
+static int parse_text(char *text, size_t len, const char *path, const struct mount_filter *filter, MountTable **ret) {
+        _cleanup_(mount_table_freep) MountTable *t = calloc(1, sizeof *t);
+        _cleanup_free_ struct raw *raw = NULL;
+        _cleanup_(mnt_unref_tablep) struct libmnt_table *tb = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!t)
+                return -ENOMEM;
+        r = table_from_text(text, len, path, &t->n_bad_lines, &tb);
+        if (r < 0)
+                return r;
+        r = raw_collect(tb, &raw, &n);
+        if (r < 0)
+                return r;
+        t->n_all = n;
+        r = table_from_raw(t, raw, n, filter, true);
+        if (r < 0)
+                return r;
         t->text = text;
         t->text_len = len;
+        *ret = TAKE_PTR(t);
+        return 0;
+}
+
+int mount_table_from_seeds(const MountSeed *seeds, size_t n, const struct mount_filter *filter, MountTable **ret) {
+        _cleanup_(mount_table_freep) MountTable *t = calloc(1, sizeof *t);
+        _cleanup_free_ struct raw *raw = calloc(n ? n : 1, sizeof *raw);
+        int r;
+
+        if (!t || !raw)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                raw[i] = (struct raw) {
+                        .seed = &seeds[i],
+                        .target = seeds[i].target ?: "",
+                        .fstype = seeds[i].fstype,
+                        .id = seeds[i].id,
+                        .parent_id = seeds[i].parent_id,
+                };
+        t->n_all = n;
+        r = table_from_raw(t, raw, n, filter, false);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(t);
         return 0;
 }
@@ -557,6 +627,8 @@ int mount_table_load(const char *path, const struct mount_filter *filter, MountT
 const char *mount_table_fstype_at(const MountTable *t, const char *target) {
         const struct mount_type_at *found;
 
+        if (t && t->fstype_at)
+                return target ? t->fstype_at(t->fstype_at_userdata, target) : NULL;
         if (!t || t->n_types == 0 || !target)
                 return NULL;
         found = bsearch(target, t->types, t->n_types, sizeof *t->types, cmp_target_type_at);
@@ -577,6 +649,20 @@ static bool entry_changed(const MountEntry *a, const MountEntry *b) {
         return !mount_policy_equal(&a->policy, &b->policy) || !streq(a->vfs_options, b->vfs_options) ||
                !streq(a->super_options, b->super_options) || !streq(a->target, b->target) ||
                !streq(a->source, b->source);
+}
+
+bool mount_table_equal(const MountTable *a, const MountTable *b) {
+        if (a->n != b->n)
+                return false;
+        for (size_t i = 0; i < a->n; i++) {
+                const MountEntry *x = &a->entries[i], *y = &b->entries[i];
+
+                if (x->id != y->id || x->parent_id != y->parent_id || x->devno != y->devno ||
+                    x->reachable != y->reachable || entry_changed(x, y) || !streq(x->fstype, y->fstype) ||
+                    !streq(x->root, y->root))
+                        return false;
+        }
+        return true;
 }
 
 void mount_table_diff(const MountTable *old, const MountTable *new, mount_diff_cb cb, void *userdata) {
@@ -602,6 +688,8 @@ struct MountMonitor {
         sd_event_source *io;
         sd_event_source *timer;
         uint64_t delay;
+        bool leading;       /* cb at once when none came within the delay */
+        uint64_t last_call; /* CLOCK_MONOTONIC of the last cb */
         mount_monitor_cb cb;
         void *userdata;
 };
@@ -619,6 +707,7 @@ MountMonitor *mount_monitor_free(MountMonitor *m) {
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         MountMonitor *m = userdata;
 
+        m->last_call = usec;
         m->cb(m->userdata);
         return 0;
 }
@@ -635,7 +724,14 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         if (enabled != SD_EVENT_OFF)
                 return 0; /* a re-parse is already due */
         (void) sd_event_now(sd_event_source_get_event(s), CLOCK_MONOTONIC, &now);
-        (void) sd_event_source_set_time(m->timer, now + m->delay);
+        if (m->leading && (m->last_call == 0 || now >= m->last_call + m->delay)) {
+                /* A change alone is answered now, one wakeup less; those
+                 * that follow it within the delay, once at its end. */
+                m->last_call = now;
+                m->cb(m->userdata);
+                return 0;
+        }
+        (void) sd_event_source_set_time(m->timer, m->leading ? m->last_call + m->delay : now + m->delay);
         (void) sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT);
         return 0;
 }
@@ -675,6 +771,10 @@ int mount_monitor_new(sd_event *e, uint64_t delay_usec, mount_monitor_cb cb, voi
 
 void mount_monitor_set_delay(MountMonitor *m, uint64_t delay_usec) {
         m->delay = delay_usec;
+}
+
+void mount_monitor_set_leading(MountMonitor *m, bool leading) {
+        m->leading = leading;
 }
 
 /* ---------------------------------------------------------------- the reader */

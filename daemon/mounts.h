@@ -87,7 +87,35 @@ typedef struct MountTable {
                 char *fstype;
         } *types;
         size_t n_types;
+        /* Where the table comes from the kernel's events (mount-events.h),
+         * the type at a target is asked of that model instead of 'types',
+         * which would cost a copy of every target per change. The model
+         * outlives every table it makes. */
+        const char *(*fstype_at)(const void *userdata, const char *target);
+        const void *fstype_at_userdata;
 } MountTable;
+
+/* One mount as the kernel describes it (statmount(2), mount-events.h):
+ * strings borrowed. */
+typedef struct MountSeed {
+        int id;
+        int parent_id;
+        dev_t devno;
+        const char *target;
+        const char *source;
+        const char *fstype;
+        const char *root;
+        const char *vfs_options;
+        const char *super_options;
+} MountSeed;
+
+/* The table that the mounts in seeds make: those the filter tracks and
+ * that are not stacked under another, each with whether its target
+ * reaches it. For that, seeds must hold every mount on the way: at "/",
+ * at each directory above a tracked mount's target and at the target, and
+ * its chain of parents. n_all is n; no type index: the caller sets
+ * fstype_at. */
+int mount_table_from_seeds(const MountSeed *seeds, size_t n, const struct mount_filter *filter, MountTable **ret);
 
 /* Parses a mountinfo file and keeps the mounts the filter tracks and that
  * are not hidden under another mount on the same target. */
@@ -114,6 +142,9 @@ const char *mount_table_fstype_at(const MountTable *t, const char *target);
 
 /* The mount at target; of several (over-mounted), the one reachable there. */
 const MountEntry *mount_table_find_target(const MountTable *t, const char *target);
+
+/* Whether the two tables track the same mounts, alike in every field. */
+bool mount_table_equal(const MountTable *a, const MountTable *b);
 
 /* Calls cb for each mount added (old NULL), removed (new NULL) or changed in
  * place (both set; same id, other policy or options). */
@@ -160,5 +191,11 @@ typedef struct MountMonitor MountMonitor;
 typedef void (*mount_monitor_cb)(void *userdata);
 int mount_monitor_new(sd_event *e, uint64_t delay_usec, mount_monitor_cb cb, void *userdata, MountMonitor **ret);
 void mount_monitor_set_delay(MountMonitor *m, uint64_t delay_usec);
+/* cb at once for a change that comes when none came within the delay (the
+ * burst's first), and once more at the delay's end for those after it:
+ * where each call is cheap (the event path's recheck of the tracked
+ * mounts), a change alone costs one wakeup less. Off: each burst's cb
+ * comes a delay after its first change (a re-read of the whole table). */
+void mount_monitor_set_leading(MountMonitor *m, bool leading);
 MountMonitor *mount_monitor_free(MountMonitor *m);
 DEFINE_FREE_FUNC(MountMonitor, mount_monitor_free);

@@ -152,15 +152,19 @@ static int prepare_state_dir(const char *d, int *ret_lock) {
  * here where CAP_SYS_ADMIN is held, else reached at its socket
  * (helper-client.h). The daemon itself never keeps CAP_SYS_ADMIN. */
 static void start_helper(const struct config *c) {
-        int r = helper_client_start(c->btrfs_snapshot_search, c->helper_socket);
+        int r = helper_client_start(c->btrfs_snapshot_search || c->mount_events, c->helper_socket);
+
+        helper_client_set_btrfs(c->btrfs_snapshot_search);
 
         if (r < 0)
-                log_warning_errno(r, "Cannot start the helper that reads btrfs subvolumes: %m; their snapshots are "
-                                  "looked for as far as atimed's own privileges allow");
+                log_warning_errno(r, "Cannot start the helper that reads btrfs subvolumes and watches mounts: %m; "
+                                  "btrfs snapshots are looked for as far as atimed's own privileges allow, and "
+                                  "the mount table is read again on each change");
         else if (r == HELPER_VIA_CHILD)
-                log_debug("btrfs subvolumes are read by a helper process that keeps CAP_SYS_ADMIN alone");
+                log_debug("btrfs subvolumes and mount events come from a helper process that keeps CAP_SYS_ADMIN "
+                          "alone");
         else if (r == HELPER_VIA_SOCKET)
-                log_debug("btrfs subvolumes are read by atimed-helper, at %s", c->helper_socket);
+                log_debug("btrfs subvolumes and mount events come from atimed-helper, at %s", c->helper_socket);
 }
 
 /* Capabilities dropped, and said at the level of what it means: in a

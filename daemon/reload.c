@@ -90,6 +90,9 @@ void reload_keep_running(struct config *c, const struct config *running) {
             !streq_ptr(c->helper_socket, running->helper_socket))
                 log_warning("[btrfs] snapshot_search or [daemon] helper_socket changed; they take effect when atimed "
                             "restarts.");
+        if (c->mount_events != running->mount_events)
+                log_warning("[mounts] events changed; it takes effect when atimed restarts.");
+        c->mount_events = running->mount_events;
         if (c->rings.n != running->rings.n ||
             memcmp(c->rings.spec, running->rings.spec, c->rings.n * sizeof c->rings.spec[0]) != 0 ||
             c->max_histories != running->max_histories)

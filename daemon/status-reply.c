@@ -60,6 +60,20 @@ json_object *status_reply_mount(const View *v, const ReportMount *rm, int64_t hi
         return j;
 }
 
+static json_object *mount_changes_new(const Report *rep) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+
+        if (!o || reply_add(o, F_MC_SOURCE, json_object_new_string(rep->mount_changes.source)) < 0 ||
+            json_object_object_add(o, F_MC_REASON,
+                                   rep->mount_changes.reason ? varlink_name_new(rep->mount_changes.reason) : NULL) <
+                    0 ||
+            reply_add(o, F_MC_EVENTS, json_object_new_int64(rep->mount_changes.events)) < 0 ||
+            reply_add(o, F_MC_RESYNCS, json_object_new_int64(rep->mount_changes.resyncs)) < 0 ||
+            reply_add(o, F_MC_MOUNTS, json_object_new_int64(rep->mount_changes.mounts)) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
 json_object *status_reply_finish(const Report *rep, struct printbuf *mounts) {
         _cleanup_json_ json_object *p = json_object_new_object();
         _cleanup_(reply_printbuf_freep) struct printbuf *list = mounts;
@@ -73,6 +87,7 @@ json_object *status_reply_finish(const Report *rep, struct printbuf *mounts) {
             reply_add(p, F_UPTIME_S, json_object_new_int64(rep->uptime_s)) < 0 ||
             reply_add(p, F_STUCK_THREADS, json_object_new_int64(rep->stuck_threads)) < 0 ||
             reply_add(p, F_ADVICE_CHANGES, json_object_new_int64(rep->advice_changes)) < 0 ||
+            (rep->mount_changes.source && reply_add(p, F_MOUNT_CHANGES, mount_changes_new(rep)) < 0) ||
             reply_add(p, F_MOUNTS, reply_text_new(TAKE_PTR(list))) < 0)
                 return NULL;
         return varlink_reply_new(TAKE_PTR(p));

@@ -341,6 +341,8 @@ static void fill_daemon(const View *v, Report *r) {
         r->taken_at = (int64_t) (now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
         r->stuck_threads = tracker_stuck_threads(v->tracker);
         r->advice_changes = v->counters ? (int64_t) status_counters_advice_changes(v->counters) : 0;
+        if (v->ops.mount_changes)
+                v->ops.mount_changes(v->ops.userdata, r);
 }
 
 int status_report_begin(const View *v, bool with_advice, size_t n_mounts, Report **ret) {

@@ -19,6 +19,7 @@
 #include "tracker.h"
 
 typedef struct StatusCounters StatusCounters; /* status.h */
+struct Report;                                /* report.h */
 
 /* Actions that must reach the manager: privileged, called by methods on
  * behalf of a client the methods module has checked. Each may be NULL (not
@@ -39,6 +40,9 @@ typedef struct ViewOps {
         /* Whether the history of the tracked mount 'mount_id' could not be
          * stored (its key refused by the store). */
         bool (*history_refused)(void *userdata, int mount_id);
+        /* How mount changes are followed, into the report (may be NULL:
+         * not said). */
+        void (*mount_changes)(void *userdata, struct Report *r);
         void *userdata;
 } ViewOps;
 

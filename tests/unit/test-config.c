@@ -57,6 +57,7 @@ static const struct key_case key_cases[] = {
         { "mounts", "exclude_fstypes", "fuse.*  nfs", "fuse.* nfs", "\002", "expected printable words" },
         { "mounts", "exclude_paths", "/a, /b/*", "/a /b/*", "/a, b", "expected absolute paths or globs" },
         { "mounts", "rescan_delay", "0", "0", "11s", OUT_OF_RANGE("0", "10s") },
+        { "mounts", "events", "no", "no", "maybe", "expected yes or no" },
         { "probe", "interval", "1h", "1h", "8d", OUT_OF_RANGE("1s", "7d") },
         { "probe", "timeout", "60s", "1min", "50ms", OUT_OF_RANGE("100ms", "10min") },
         { "probe", "dir", ".atimed/p", ".atimed/p", "a/../b", "without .." },

@@ -66,8 +66,16 @@ static void test_requests(void) {
         /* / is whatever the test runs on; a btrfs root would be read. */
         int r = ask(pair[0], HELPER_MAGIC, HELPER_OP_BTRFS_ROOTS, tmp);
         ok(r == -EMEDIUMTYPE || r == 0 || r == -EPERM, "the tree of roots of a file: read, or refused by what it is on (%d)", r);
-        is_int(ask(pair[0], HELPER_MAGIC, HELPER_OP_MOUNT_EVENTS, tmp), -EOPNOTSUPP,
-               "mount events: reserved, not served yet: said, and the connection goes on");
+        is_int(ask(pair[0], HELPER_MAGIC, HELPER_OP_MOUNT_EVENTS, tmp), -EINVAL,
+               "mount events on a file that is no mount namespace: refused, and the connection goes on");
+        {
+                int ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+
+                r = ask(pair[0], HELPER_MAGIC, HELPER_OP_MOUNT_EVENTS, ns);
+                ok(caps_have(CAP_SYS_ADMIN) ? r == 0 : r == -EPERM,
+                   "mount events on a mount namespace: a group made where CAP_SYS_ADMIN is held, else -EPERM (%d)", r);
+                safe_close(ns);
+        }
         is_int(ask(pair[0], HELPER_MAGIC, 99, tmp), -EOPNOTSUPP, "an operation it does not know: said");
         is_int(ask(pair[0], HELPER_MAGIC, HELPER_OP_BTRFS_ROOTS, -1), -EBADF, "no file passed: said");
         is_int(ask(pair[0], 0x12345678, HELPER_OP_BTRFS_ROOTS, tmp), -EPROTO, "another protocol: said");
@@ -158,6 +166,15 @@ static void test_client(void) {
         is_int(helper_client_start(true, "/nowhere"), HELPER_VIA_CHILD, "root holding CAP_SYS_ADMIN forks its helper");
         r = helper_btrfs_roots(tmp, now_usec(CLOCK_MONOTONIC) + 5 * USEC_PER_SEC, count_record, &n, &end);
         ok(r == -EMEDIUMTYPE || r == 0, "and it answers (%s)", r ? strerror(-r) : "a btrfs");
+        {
+                int ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC), fan = -1;
+
+                is_int(helper_mount_events(ns, now_usec(CLOCK_MONOTONIC) + 5 * USEC_PER_SEC, &fan), 0,
+                       "it makes the fanotify group for mount events");
+                ok(fan >= 0 && (fcntl(fan, F_GETFL) & O_NONBLOCK), "and hands its fd over, non-blocking");
+                safe_close(fan);
+                safe_close(ns);
+        }
         helper_client_stop();
 
         ok(mkdtemp(dir) != NULL, "a directory for the socket");

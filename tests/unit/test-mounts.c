@@ -186,6 +186,22 @@ static void test_changed(void) {
         unlink(path);
 }
 
+/* mountinfo read while a mount moves can list it twice (the kernel walks
+ * its list in pieces): one entry per id, never two (tick_set_table()
+ * asserts it, and a storm of moves crashed atimed on it). */
+static void test_torn_read(void) {
+        _cleanup_(mount_table_freep) MountTable *t = NULL;
+        struct mount_filter def = {};
+        char *text = strdup("20 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
+                            "30 20 0:40 / /a rw,relatime - tmpfs tmpfs rw\n"
+                            "31 20 0:41 / /b rw - tmpfs tmpfs rw\n"
+                            "30 20 0:40 / /c rw,relatime - tmpfs tmpfs rw\n");
+
+        ok(text && mount_table_parse(text, strlen(text), "torn", &def, &t) == 0 && t, "a torn read parses");
+        ok(t && t->n == 3 && t->entries[0].id == 20 && t->entries[1].id == 30 && t->entries[2].id == 31,
+           "each id once, in order (%zu entries)", t ? t->n : 0);
+}
+
 /* Over-mounted: a mount hidden under one on a directory above it, or on a
  * parent that was itself mounted over, is listed but not reachable; two
  * mounts then share a target and a lookup by it finds the reachable one. */
@@ -311,6 +327,7 @@ int main(void) {
         test_fixture();
         test_diff();
         test_changed();
+        test_torn_read();
         test_reachable();
         test_reader();
         return tap_done();
