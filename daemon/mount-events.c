@@ -415,7 +415,7 @@ static int take_at(MountEvents *m, void *ctx, const char *path, size_t len) {
 /* What mount_table_from_seeds() needs: the tracked mounts, every mount on
  * the way to each, and each one's chain of parents. */
 static int gather(MountEvents *m, struct seeds *s) {
-        int r;
+        int r = 0;
 
         m->epoch++;
         for (size_t i = 0; i < m->n_cands; i++) {
