@@ -73,7 +73,7 @@ static const struct config_item config_items[] = {
         ITEM("mounts", "exclude_fstypes", words, exclude_fstypes, "", 0, 0),
         ITEM("mounts", "exclude_paths", paths, exclude_paths, "", 0, 0),
         ITEM("mounts", "rescan_delay", duration, rescan_delay_usec, "200ms", 0, 10 * SEC),
-        ITEM("mounts", "events", boolean, mount_events, "yes", 0, 0),
+        ITEM("mounts", "events", boolean, mount_events, "no", 0, 0),
 
         ITEM("probe", "interval", duration, probe_interval_usec, "10min", 1 * SEC, 7 * 86400 * SEC),
         ITEM("probe", "timeout", duration, probe_timeout_usec, "10s", 100000, 600 * SEC),

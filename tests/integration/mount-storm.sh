@@ -53,7 +53,7 @@ mounts_here() { wc -l </proc/self/mountinfo; }
 
 for mode in ${STORM_MODES:-events mountinfo}; do
         case $mode in
-        events) write_config "[mounts] exclude_paths += $D/b" ;;
+        events) write_config "[mounts] exclude_paths += $D/b" "[mounts] events = yes" ;;
         mountinfo) write_config "[mounts] exclude_paths += $D/b" "[mounts] events = no" ;;
         esac
         start_daemon
